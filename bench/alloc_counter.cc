@@ -1,0 +1,24 @@
+#include "alloc_counter.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace stormguard::bench {
+namespace {
+thread_local std::uint64_t allocations = 0;
+}  // namespace
+std::uint64_t ThreadAllocations() noexcept { return allocations; }
+
+void* CountedAlloc(std::size_t n) {
+  ++allocations;
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace stormguard::bench
+
+void* operator new(std::size_t n) { return stormguard::bench::CountedAlloc(n); }
+void* operator new[](std::size_t n) { return stormguard::bench::CountedAlloc(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }

@@ -1,0 +1,11 @@
+// tools/commands.h: each subcommand of the `stormguard` CLI registers itself
+// on the app; main() only parses and reports errors (exit status 2).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace stormguard::cli {
+
+void RegisterBackoffCommand(CLI::App& app);
+
+}  // namespace stormguard::cli
