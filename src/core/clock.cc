@@ -1,5 +1,7 @@
 #include "stormguard/core/clock.h"
 
+#include <time.h>
+
 
 namespace stormguard {
 namespace {
@@ -8,6 +10,12 @@ class SteadyClock final : public Clock {
  public:
   TimePoint Now() const noexcept override {
     return std::chrono::time_point_cast<Duration>(std::chrono::steady_clock::now());
+  }
+
+  TimePoint CoarseNow() const noexcept override {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);  // same axis as steady_clock, tick resolution
+    return TimePoint(std::chrono::seconds(ts.tv_sec) + Duration(ts.tv_nsec));
   }
 
   bool SleepUntil(TimePoint t, std::stop_token stop) override {
