@@ -2,7 +2,9 @@
 //
 // A slot is a BulkheadPermit (RAII, movable); it is given back when the
 // permit is destroyed. TryAcquire never waits; Acquire waits up to
-// `max_wait` for a slot, served first come first served.
+// `max_wait` for a slot. A freed slot goes to the oldest waiter, unless a
+// caller on the lock-free path takes it first (no strict fairness against
+// callers that arrive just as a slot frees).
 //
 //   auto bulkhead = Bulkhead::Create({.max_concurrent = 10, .max_wait = 50ms});
 //   Result<BulkheadPermit> permit = (*bulkhead)->Acquire(clock, stop);
@@ -26,8 +28,9 @@
 // that finds no free slot times out immediately.
 //
 // Thread safety: every method is thread-safe. TryAcquire and a release with
-// nobody waiting are lock-free (one CAS / one atomic decrement); waiting and
-// handing a slot to a waiter take a mutex.
+// nobody waiting are lock-free (one CAS / one atomic decrement) and allocate
+// nothing; waiting and handing a slot to a waiter take a mutex, and a wait
+// allocates once (the waiter's std::stop_source).
 #pragma once
 
 #include <atomic>

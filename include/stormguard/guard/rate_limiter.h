@@ -6,8 +6,9 @@
 // once. A call may wait for its token up to a maximum (`max_wait`, 0 by
 // default: refuse at once).
 //
-//   auto limiter = RateLimiter::Create({.rate = 100, .burst = 10});
-//   if (Status s = (*limiter)->TryAcquire(clock.Now()); !s.ok()) return s;
+//   std::unique_ptr<RateLimiter> limiter =
+//       std::move(RateLimiter::Create({.rate = 100, .burst = 10})).value();
+//   if (Status s = limiter->TryAcquire(clock.Now()); !s.ok()) return s;
 //   // s: RESOURCE_EXHAUSTED "rate limit 100/s (burst 10) exceeded; next token
 //   //    in 3.2ms, max wait 0" [rate_limiter]
 //
