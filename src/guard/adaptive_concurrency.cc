@@ -1,5 +1,7 @@
 #include "stormguard/guard/adaptive_concurrency.h"
 
+#include <algorithm>
+
 #include "limits_util.h"
 #include "stormguard/core/validation.h"
 
@@ -27,8 +29,9 @@ Result<std::unique_ptr<AdaptiveLimiter>> AdaptiveLimiter::Create(const AdaptiveL
   return Create(std::move(algorithm), options.listener);
 }
 
-std::unique_ptr<AdaptiveLimiter> AdaptiveLimiter::Create(std::unique_ptr<LimitAlgorithm> algorithm,
-                                                         Listener* listener) {
+Result<std::unique_ptr<AdaptiveLimiter>> AdaptiveLimiter::Create(
+    std::unique_ptr<LimitAlgorithm> algorithm, Listener* listener) {
+  if (algorithm == nullptr) return Status::InvalidArgument("adaptive limiter: algorithm is null");
   return std::unique_ptr<AdaptiveLimiter>(new AdaptiveLimiter(std::move(algorithm), listener));
 }
 
@@ -54,7 +57,7 @@ Result<AdaptiveLimiter::Token> AdaptiveLimiter::TryAcquire(TimePoint now) {
 void AdaptiveLimiter::Sample(TimePoint now, Duration rtt, int inflight, bool dropped) {
   std::lock_guard lock(mu_);
   const int before = limit_.load(std::memory_order_relaxed);
-  const int after = algorithm_->OnSample(now, rtt, inflight, dropped);
+  const int after = std::max(1, algorithm_->OnSample(now, rtt, inflight, dropped));
   if (after == before) return;
   limit_.store(after, std::memory_order_relaxed);
   // Reported under the lock so listeners see limit changes in order.

@@ -46,6 +46,7 @@ TEST(AdaptiveLimiterTest, ValidateChecksOnlyTheChosenAlgorithm) {
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ((*ok)->algorithm_name(), "gradient");
   EXPECT_EQ((*ok)->limit(), 20);
+  EXPECT_EQ(AdaptiveLimiter::Create(nullptr).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(AdaptiveLimiterTest, AdmitsUpToTheLimitThenRejectsWithReason) {
@@ -96,7 +97,7 @@ TEST(AdaptiveLimiterTest, AimdGrowsOnBusySuccessesAndShrinksOnDrop) {
 
 TEST(AdaptiveLimiterTest, TokenReportsRttFromAcquireAndInflightAtAdmission) {
   std::vector<FixedProbe::Sample> samples;
-  auto limiter = AdaptiveLimiter::Create(std::make_unique<FixedProbe>(&samples));
+  auto limiter = std::move(AdaptiveLimiter::Create(std::make_unique<FixedProbe>(&samples))).value();
   auto first = limiter->TryAcquire(kT0);
   auto second = limiter->TryAcquire(kT0 + 10ms);
   second->OnDropped(kT0 + 52ms);
@@ -113,7 +114,7 @@ TEST(AdaptiveLimiterTest, TokenReportsRttFromAcquireAndInflightAtAdmission) {
 
 TEST(AdaptiveLimiterTest, IgnoredOrDroppedTokensFreeTheirSlotWithoutASample) {
   std::vector<FixedProbe::Sample> samples;
-  auto limiter = AdaptiveLimiter::Create(std::make_unique<FixedProbe>(&samples));
+  auto limiter = std::move(AdaptiveLimiter::Create(std::make_unique<FixedProbe>(&samples))).value();
   {
     auto t = limiter->TryAcquire(kT0);
     auto moved = std::move(*t);
@@ -149,6 +150,24 @@ TEST(AdaptiveLimiterTest, GradientLimiterShrinksUnderSlowResponsesAndRecovers) {
   EXPECT_EQ(round(now, 10ms), shrunk);
   for (int i = 0; i < 20; ++i, now += 1s) round(now, 10ms);
   EXPECT_EQ(limiter->limit(), 40);
+}
+
+// An algorithm that always answers 0.
+class ZeroLimit final : public LimitAlgorithm {
+ public:
+  std::string_view name() const noexcept override { return "zero"; }
+  int limit() const noexcept override { return 0; }
+  int OnSample(TimePoint, Duration, int, bool) override { return 0; }
+};
+
+TEST(AdaptiveLimiterTest, CustomAlgorithmCannotLockTheLimiterOut) {
+  auto limiter = std::move(AdaptiveLimiter::Create(std::make_unique<ZeroLimit>())).value();
+  EXPECT_EQ(limiter->limit(), 1);
+  auto t = limiter->TryAcquire(kT0);
+  ASSERT_TRUE(t.ok());
+  t->OnDropped(kT0 + 1ms);
+  EXPECT_EQ(limiter->limit(), 1);
+  EXPECT_TRUE(limiter->TryAcquire(kT0).ok());
 }
 
 TEST(AdaptiveLimiterTest, ContendedAcquireNeverExceedsTheLimit) {

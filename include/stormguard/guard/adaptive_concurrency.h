@@ -26,6 +26,7 @@
 // takes a mutex to run the algorithm.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -90,9 +91,11 @@ class AdaptiveLimiter {
 
   // Validates; INVALID_ARGUMENT names every bad field.
   static Result<std::unique_ptr<AdaptiveLimiter>> Create(const AdaptiveLimiterOptions& options);
-  // With an algorithm of the caller's own.
-  static std::unique_ptr<AdaptiveLimiter> Create(std::unique_ptr<LimitAlgorithm> algorithm,
-                                                 Listener* listener = nullptr);
+  // With an algorithm of the caller's own (INVALID_ARGUMENT when null). Its
+  // limits are used as they come, raised to 1 so the limiter never locks
+  // itself out: a limit of 0 would admit no request and get no sample.
+  static Result<std::unique_ptr<AdaptiveLimiter>> Create(std::unique_ptr<LimitAlgorithm> algorithm,
+                                                         Listener* listener = nullptr);
 
   AdaptiveLimiter(const AdaptiveLimiter&) = delete;
   AdaptiveLimiter& operator=(const AdaptiveLimiter&) = delete;
@@ -107,7 +110,7 @@ class AdaptiveLimiter {
 
  private:
   AdaptiveLimiter(std::unique_ptr<LimitAlgorithm> algorithm, Listener* listener) noexcept
-      : algorithm_(std::move(algorithm)), listener_(listener), limit_(algorithm_->limit()) {}
+      : algorithm_(std::move(algorithm)), listener_(listener), limit_(std::max(1, algorithm_->limit())) {}
 
   void Sample(TimePoint now, Duration rtt, int inflight, bool dropped);
 
