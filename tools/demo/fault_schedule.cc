@@ -1,0 +1,19 @@
+#include "demo/fault_schedule.h"
+
+namespace stormguard::demo {
+
+double FaultSchedule::Uniform() {
+  std::lock_guard lock(mu_);
+  return rng_.UniformDouble();
+}
+
+Fault FaultSchedule::Draw() {
+  const double u = Uniform();
+  if (u < rates_.error) return Fault::kError;
+  if (u < rates_.error + rates_.slow) return Fault::kSlow;
+  return Fault::kNone;
+}
+
+bool FaultSchedule::DrawLostResponse() { return Uniform() < rates_.lost_response; }
+
+}  // namespace stormguard::demo
