@@ -63,7 +63,9 @@ Duration Backoff::Ceiling(int retry) const noexcept {
     }
     case BackoffKind::kExponential:
       // pow() overflows to +inf for huge n; the comparison below caps it.
-      wait = base * std::pow(o_.multiplier, n - 1);
+      // A zero base stays zero (0 * inf would be NaN, which the cap check
+      // would turn into the cap).
+      if (base > 0) wait = base * std::pow(o_.multiplier, n - 1);
       break;
   }
   const double cap = static_cast<double>(o_.cap.count());
