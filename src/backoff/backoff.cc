@@ -136,11 +136,16 @@ std::pair<Duration, Duration> Backoff::Range(int retry) const noexcept {
 
 Duration Backoff::Expected(int retry) const noexcept {
   if (o_.jitter == Jitter::kDecorrelated) {
-    const double mean = DecorrelatedMean(static_cast<double>(o_.base.count()),
-                                         o_.decorrelated_growth, std::max(retry, 1));
-    // The chain grows monotonically, so capping the result equals capping
-    // every step. Compared as doubles: the cap may be Duration::max().
-    if (!(mean < static_cast<double>(o_.cap.count()))) return o_.cap;
+    // A draw is uniform in [base, min(cap, growth * previous)]. The uncapped
+    // chain mean is exact; min() is concave and the capped chain is never
+    // above the uncapped one, so capping the previous mean's upper end gives
+    // an upper bound, exact while the cap cuts no draw short.
+    const double base = static_cast<double>(o_.base.count());
+    const double cap = static_cast<double>(o_.cap.count());
+    const double previous = DecorrelatedMean(base, o_.decorrelated_growth, std::max(retry, 1) - 1);
+    const double mean = (base + std::min(cap, o_.decorrelated_growth * previous)) / 2;
+    // Compared as doubles: the cap may be Duration::max(), 2^63 as a double.
+    if (!(mean < cap)) return o_.cap;
     return Duration(static_cast<Duration::rep>(mean));
   }
   const auto [lo, hi] = Range(retry);

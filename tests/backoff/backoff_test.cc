@@ -384,6 +384,30 @@ TEST(BackoffTest, DecorrelatedExpectedFollowsTheChainMean) {
   }
 }
 
+TEST(BackoffTest, DecorrelatedExpectedIsExactUntilTheCapBindsThenAnUpperBound) {
+  const Backoff b = Make({.base = 100ms, .cap = 30s, .jitter = Jitter::kDecorrelated});
+  Random rng(32);
+  constexpr int kChains = 20000;
+  constexpr int kRetries = 12;
+  std::vector<double> sum_ms(kRetries, 0.0);
+  for (int c = 0; c < kChains; ++c) {
+    const auto waits = Schedule(b, kRetries, rng);
+    for (int n = 0; n < kRetries; ++n) sum_ms[n] += ToMillis(waits[n]);
+  }
+  for (int n = 1; n <= kRetries; ++n) {
+    const double mean = sum_ms[n - 1] / kChains;
+    const double expected = ToMillis(b.Expected(n));
+    if (b.Range(n).second < 30s) {
+      EXPECT_NEAR(mean, expected, expected * 0.02) << n;
+    } else {
+      EXPECT_LE(mean, expected * 1.02) << n;
+    }
+  }
+  // Far out every draw is uniform in [base, cap] at best.
+  EXPECT_EQ(b.Expected(1000), 15050ms);
+  EXPECT_EQ(b.Expected(INT_MAX), 15050ms);
+}
+
 TEST(BackoffTest, DecorrelatedExpectedIsFastForHugeRetryNumbers) {
   // Growth below 2 converges to base / (2 - growth) without ever reaching the cap.
   const Backoff b = Make({.base = 100ms, .cap = kDay, .jitter = Jitter::kDecorrelated,
