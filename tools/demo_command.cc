@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "commands.h"
+#include "duration_flag.h"
 
 #ifdef STORMGUARD_CLI_HAS_DEMO
 #include "demo/demo_runner.h"
@@ -20,10 +22,10 @@ namespace stormguard::cli {
 #ifdef STORMGUARD_CLI_HAS_DEMO
 namespace {
 
+using namespace std::chrono_literals;
+
 struct DemoFlags {
-  double rate = 50;
-  double healthy_s = 6, down_s = 4, recovered_s = 6;
-  std::uint64_t seed = 1;
+  demo::DemoOptions options;
   bool json = false;
   std::string svg = "stormguard-demo.svg";
 };
@@ -35,7 +37,16 @@ struct ServiceFlags {
   int max_lifetime_s = 120;
 };
 
-Duration Seconds(double s) { return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s)); }
+// Phases long enough to hold an operation, short enough to end in a minute.
+CLI::Validator PhaseLength() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::optional<Duration> d = ParseDuration(text);
+        if (!d || (*d >= 500ms && *d <= 60s)) return "";  // DurationValidator reports garbage
+        return "'" + text + "' is not between 500ms and 60s";
+      },
+      "", "phase length");
+}
 
 bool WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -44,9 +55,7 @@ bool WriteFile(const std::string& path, const std::string& text) {
 }
 
 void RunDemoCommand(const DemoFlags& f) {
-  const demo::DemoOptions options{.rate = f.rate, .healthy = Seconds(f.healthy_s), .down = Seconds(f.down_s),
-                                  .recovered = Seconds(f.recovered_s), .seed = f.seed};
-  Result<demo::DemoReport> report = demo::RunDemo(options, stderr);
+  Result<demo::DemoReport> report = demo::RunDemo(f.options, stderr);
   if (!report.ok()) {
     std::fprintf(stderr, "stormguard demo: %s\n", report.status().ToString().c_str());
     std::exit(1);
@@ -73,7 +82,7 @@ void RegisterService(CLI::App& app) {
   cmd->add_option("--role", f->role, "A, B or C")->required()->check(CLI::IsMember({"A", "B", "C"}));
   cmd->add_option("--mode", f->mode, "naive or stormguard")->required()->check(CLI::IsMember({"naive", "stormguard"}));
   cmd->add_option("--downstream", f->downstream, "port of the next service (A, B)")->check(CLI::Range(1, 65535));
-  cmd->add_option("--seed", f->seed, "seed of C's failures");
+  cmd->add_option("--seed", f->seed, "seed of C's failures")->check(CLI::NonNegativeNumber);
   cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")->check(CLI::Range(1, 3600));
   cmd->callback([f] {
     if (f->role != "C" && f->downstream == 0) throw CLI::RequiredError("--downstream (for --role A and B)");
@@ -89,11 +98,16 @@ void RegisterDemoCommand(CLI::App& app) {
   auto f = std::make_shared<DemoFlags>();
   CLI::App* cmd = app.add_subcommand(
       "demo", "run services A -> B -> C on loopback and compare naive retries with stormguard, phase by phase");
-  cmd->add_option("--rate", f->rate, "requests per second offered to A")->check(CLI::Range(1.0, 500.0));
-  cmd->add_option("--healthy", f->healthy_s, "seconds of the healthy phase")->check(CLI::Range(0.5, 60.0));
-  cmd->add_option("--down", f->down_s, "seconds C is down")->check(CLI::Range(0.5, 60.0));
-  cmd->add_option("--recovered", f->recovered_s, "seconds after C recovered")->check(CLI::Range(1.0, 60.0));
-  cmd->add_option("--seed", f->seed, "seed of the load mix and C's failures");
+  demo::DemoOptions& o = f->options;
+  cmd->add_option("--rate", o.rate, "requests per second offered to A")
+      ->check(CLI::Range(1.0, 500.0))
+      ->capture_default_str();
+  AddDurationOption(*cmd, "--healthy", o.healthy, "length of the healthy phase")->check(PhaseLength());
+  AddDurationOption(*cmd, "--down", o.down, "how long C is down")->check(PhaseLength());
+  AddDurationOption(*cmd, "--recovered", o.recovered, "length of the phase after C recovered")->check(PhaseLength());
+  cmd->add_option("--seed", o.seed, "seed of the load mix and C's failures")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--json", f->json, "print one JSON object instead of the tables");
   cmd->add_option("--svg", f->svg, "where to write the SVG timeline")->capture_default_str();
   cmd->callback([f] { RunDemoCommand(*f); });

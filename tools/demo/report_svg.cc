@@ -96,8 +96,10 @@ std::string TimelineSvg(const DemoReport& r) {
   std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + Num(kWidth) + "\" height=\"" +
                     Num(kHeight) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   out += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  out += "<text x=\"" + Num(kLeft) + "\" y=\"24\" font-size=\"15\">Attempts reaching C, " + Num(r.rate) +
-         " requests/s offered to A: naive retries vs stormguard</text>\n";
+  char title[128];
+  std::snprintf(title, sizeof title, "Attempts reaching C, %g requests/s offered to A: naive retries vs stormguard",
+                r.rate);
+  out += "<text x=\"" + Num(kLeft) + "\" y=\"24\" font-size=\"15\">" + title + "</text>\n";
   out += PhaseBands(r, sc) + Axes(sc);
   const char* colors[] = {"#d62728", "#1f77b4"};
   for (std::size_t i = 0; i < r.modes.size(); ++i) {

@@ -12,7 +12,7 @@ using namespace std::chrono_literals;
 using testing::CliProcess;
 
 TEST(DemoIntegrationTest, StormguardStopsTheStormThatNaiveRetriesStart) {
-  CliProcess cli({"demo", "--json", "--healthy", "3", "--down", "2", "--recovered", "3", "--svg", "timeline.svg"});
+  CliProcess cli({"demo", "--json", "--healthy", "3s", "--down", "4s", "--recovered", "3s", "--svg", "timeline.svg"});
   const int status = cli.Wait(100s);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << cli.Stderr();
   const auto j = nlohmann::json::parse(cli.Stdout());
@@ -46,7 +46,7 @@ TEST(DemoIntegrationTest, StormguardStopsTheStormThatNaiveRetriesStart) {
 }
 
 TEST(DemoIntegrationTest, PrintsOneTablePerPhaseWithBothModes) {
-  CliProcess cli({"demo", "--healthy", "1", "--down", "1", "--recovered", "1", "--rate", "20"});
+  CliProcess cli({"demo", "--healthy", "1s", "--down", "1s", "--recovered", "1s", "--rate", "20"});
   const int status = cli.Wait(60s);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << cli.Stderr();
   const std::string out = cli.Stdout();
@@ -59,7 +59,7 @@ TEST(DemoIntegrationTest, PrintsOneTablePerPhaseWithBothModes) {
 }
 
 TEST(DemoIntegrationTest, InterruptStopsEveryServiceBeforeTheDemoDies) {
-  CliProcess cli({"demo", "--healthy", "30"});
+  CliProcess cli({"demo", "--healthy", "30s"});
   ASSERT_TRUE(cli.AwaitStderr("naive: healthy", 20s)) << cli.Stderr();
   const std::vector<pid_t> services = testing::ChildrenOf(cli.pid());
   EXPECT_EQ(services.size(), 3u);
@@ -72,7 +72,7 @@ TEST(DemoIntegrationTest, InterruptStopsEveryServiceBeforeTheDemoDies) {
 }
 
 TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
-  CliProcess cli({"demo", "--healthy", "30"});
+  CliProcess cli({"demo", "--healthy", "30s"});
   ASSERT_TRUE(cli.AwaitStderr("naive: healthy", 20s)) << cli.Stderr();
   const std::vector<pid_t> services = testing::ChildrenOf(cli.pid());
   EXPECT_EQ(services.size(), 3u);
@@ -84,7 +84,8 @@ TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
 
 TEST(DemoIntegrationTest, BadFlagsExitWithStatusTwoAndNameTheFlag) {
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"demo", "--rate", "0"}, {"demo", "--down", "abc"}, {"demo", "--bogus"}}) {
+       {std::vector<std::string>{"demo", "--rate", "0"}, {"demo", "--down", "abc"}, {"demo", "--down", "10ms"},
+        {"demo", "--bogus"}}) {
     CliProcess cli(args);
     const int status = cli.Wait(10s);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << args[1] << " " << status;
