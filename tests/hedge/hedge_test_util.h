@@ -3,11 +3,15 @@
 // synchronization points (every wait gives up after kBound, so a broken
 // driver fails a test instead of hanging it). Declare them before the
 // Executor whose tasks use them, so the executor joins its threads first.
+// Their own namespace: one test binary links every helper header, and two
+// inline classes of one name in one namespace are an ODR violation.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <mutex>
 #include <stop_token>
@@ -20,11 +24,20 @@
 #include "stormguard/hedge/hedge_policy.h"
 #include "stormguard/retry/retry_budget.h"
 
-namespace stormguard::testing {
+namespace stormguard::hedge_testing {
 
 inline constexpr auto kBound = std::chrono::seconds(10);
 
-// Counts arrivals; WaitFor(n) blocks until n have arrived (or kBound).
+// A wait that ran out of kBound means a thread is stuck; returning would
+// only block again in a destructor (a std::async future, the executor), so
+// report and end the process: the test fails fast instead of hanging.
+[[noreturn]] inline void Stuck(const char* what) {
+  std::fprintf(stderr, "hedge test: %s did not happen within %llds\n", what,
+               static_cast<long long>(kBound.count()));
+  std::abort();
+}
+
+// Counts arrivals; WaitFor(n) blocks until n have arrived (or Stuck).
 class Checkpoint {
  public:
   // Notifies under the lock: a waiter may destroy the checkpoint as soon as
@@ -34,9 +47,9 @@ class Checkpoint {
     ++count_;
     cv_.notify_all();
   }
-  bool WaitFor(int n) {
+  void WaitFor(int n) {
     std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, kBound, [&] { return count_ >= n; });
+    if (!cv_.wait_for(lock, kBound, [&] { return count_ >= n; })) Stuck("a checkpoint arrival");
   }
   int count() {
     std::lock_guard lock(mu_);
@@ -133,8 +146,8 @@ auto Async(Fn fn) {
 
 template <class T>
 T Get(std::future<T>& f) {
-  EXPECT_EQ(f.wait_for(kBound), std::future_status::ready);
+  if (f.wait_for(kBound) != std::future_status::ready) Stuck("the call's return");
   return f.get();
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::hedge_testing
