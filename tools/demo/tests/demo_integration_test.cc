@@ -58,11 +58,17 @@ TEST(DemoIntegrationTest, PrintsOneTablePerPhaseWithBothModes) {
   EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
 }
 
+// The three services of a demo that runs long enough to be stopped mid-way.
+std::vector<pid_t> ServicesOnceServing(const CliProcess& cli) {
+  EXPECT_TRUE(cli.AwaitStderr("naive: healthy", 20s)) << cli.Stderr();
+  std::vector<pid_t> services = testing::ChildrenOf(cli.pid());
+  EXPECT_EQ(services.size(), 3u);
+  return services;
+}
+
 TEST(DemoIntegrationTest, InterruptStopsEveryServiceBeforeTheDemoDies) {
   CliProcess cli({"demo", "--healthy", "30s"});
-  ASSERT_TRUE(cli.AwaitStderr("naive: healthy", 20s)) << cli.Stderr();
-  const std::vector<pid_t> services = testing::ChildrenOf(cli.pid());
-  EXPECT_EQ(services.size(), 3u);
+  const std::vector<pid_t> services = ServicesOnceServing(cli);
   ASSERT_EQ(::kill(cli.pid(), SIGINT), 0);
   const int status = cli.Wait(10s);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
@@ -73,9 +79,7 @@ TEST(DemoIntegrationTest, InterruptStopsEveryServiceBeforeTheDemoDies) {
 
 TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
   CliProcess cli({"demo", "--healthy", "30s"});
-  ASSERT_TRUE(cli.AwaitStderr("naive: healthy", 20s)) << cli.Stderr();
-  const std::vector<pid_t> services = testing::ChildrenOf(cli.pid());
-  EXPECT_EQ(services.size(), 3u);
+  const std::vector<pid_t> services = ServicesOnceServing(cli);
   ASSERT_EQ(::kill(cli.pid(), SIGKILL), 0);
   cli.Wait(5s);
   // Orphaned, they are reparented to this subreaper and die of PDEATHSIG.
