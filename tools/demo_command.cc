@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "duration_flag.h"
@@ -34,6 +35,7 @@ struct ServiceFlags {
   std::string role, mode;
   int downstream = 0;
   std::uint64_t seed = 1;
+  std::vector<std::string> outage_phases;
   int max_lifetime_s = 120;
 };
 
@@ -83,12 +85,13 @@ void RegisterService(CLI::App& app) {
   cmd->add_option("--mode", f->mode, "naive or stormguard")->required()->check(CLI::IsMember({"naive", "stormguard"}));
   cmd->add_option("--downstream", f->downstream, "port of the next service (A, B)")->check(CLI::Range(1, 65535));
   cmd->add_option("--seed", f->seed, "seed of C's failures")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--outage-phase", f->outage_phases, "C: operations of this phase find it down (repeatable)");
   cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")->check(CLI::Range(1, 3600));
   cmd->callback([f] {
     if (f->role != "C" && f->downstream == 0) throw CLI::RequiredError("--downstream (for --role A and B)");
     std::exit(demo::RunService({.role = f->role[0], .mode = *demo::ParseMode(f->mode),
                                 .downstream_port = f->downstream, .seed = f->seed,
-                                .max_lifetime = std::chrono::seconds(f->max_lifetime_s)}));
+                                .outage_phases = f->outage_phases, .max_lifetime = std::chrono::seconds(f->max_lifetime_s)}));
   });
 }
 

@@ -27,7 +27,7 @@ void Answer(httplib::Response& res, int status, const char* body) {
 
 class BottomService final : public Service {
  public:
-  explicit BottomService(const ServiceOptions& o) : faults_(FaultRates{}, o.seed) {
+  explicit BottomService(const ServiceOptions& o) : faults_(FaultRates{}, o.seed, o.outage_phases) {
     if (o.mode == Mode::kNaive) return;
     store_ = Must(http::IdempotencyStore::Create({.max_entries = 100'000, .ttl = 10min}));
     middleware_ = Must(http::Middleware::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
@@ -37,10 +37,6 @@ class BottomService final : public Service {
   void Install(httplib::Server& server) override {
     server.Get("/stock", Measured(Work()));
     server.Post("/charge", Measured(Work()));
-    server.Post("/admin/phase", [this](const httplib::Request& req, httplib::Response& res) {
-      faults_.SetDown(req.get_param_value("down") == "1");
-      Answer(res, 200, "ok");
-    });
     server.Get("/admin/stats", [this](const httplib::Request&, httplib::Response& res) {
       res.set_content(ToJson(ledger_.Snapshot()).dump(), "application/json");
     });
@@ -72,7 +68,7 @@ class BottomService final : public Service {
     const TimePoint start = clock.Now();
     const Measure m = ReadMeasure(req.headers);
     const std::int64_t giveup = EarliestGiveup(m.giveup_ms, WallMsOf(deadline, start, http::UnixNowMs()));
-    if (faults_.down()) return Answer(res, 503, "C is down");
+    if (faults_.InOutage(m.phase)) return Answer(res, 503, "C is down");
     const Fault fault = faults_.Draw();
     if (fault == Fault::kError) return Answer(res, 503, "transient error");
     if (fault == Fault::kSlow) {

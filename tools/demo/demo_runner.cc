@@ -18,17 +18,12 @@ constexpr Duration kDrainLimit = 3s;   // C finishing its last (slow) work
 
 std::string Url(int port, const std::string& path) { return "http://127.0.0.1:" + std::to_string(port) + path; }
 
-Result<http::HttpResponse> Admin(const std::string& method, const std::string& url) {
-  const TimePoint now = Clock::Real().Now();
-  Result<http::HttpResponse> r =
-      http::PerformOnce({.method = method, .url = url}, {}, {Deadline::After(now, 2s), 1s, now}, {});
-  if (r.ok() && r->status != 200) return Status::Internal(url + " answered " + std::to_string(r->status));
-  return r;
-}
-
 Result<BottomSnapshot> ReadLedger(int port) {
-  Result<http::HttpResponse> r = Admin("GET", Url(port, "/admin/stats"));
+  const std::string url = Url(port, "/admin/stats");
+  const TimePoint now = Clock::Real().Now();
+  Result<http::HttpResponse> r = http::PerformOnce({.url = url}, {}, {Deadline::After(now, 2s), 1s, now}, {});
   if (!r.ok()) return r.status();
+  if (r->status != 200) return Status::Internal(url + " answered " + std::to_string(r->status));
   try {
     return BottomSnapshotFromJson(nlohmann::json::parse(r->body));
   } catch (const std::exception& e) {
@@ -57,6 +52,9 @@ Result<Services> StartServices(Mode mode, const DemoOptions& o) {
                                      std::to_string(o.seed), "--max-lifetime",
                                      std::to_string(std::chrono::ceil<std::chrono::seconds>(o.max_lifetime).count())};
     if (downstream != 0) args.insert(args.end(), {"--downstream", std::to_string(downstream)});
+    for (const Phase& p : o.Phases()) {
+      if (downstream == 0 && p.bottom_down) args.insert(args.end(), {"--outage-phase", p.name});
+    }
     auto s = ServiceProcess::Start(o.self_exe, args);
     if (!s.ok()) return Status::Unavailable("service " + std::string(role) + ": " + s.status().ToString());
     downstream = (*s)->port();
@@ -76,11 +74,8 @@ Result<ModeReport> RunMode(Mode mode, const DemoOptions& o, std::FILE* progress)
   const LoadPlan plan{.rate = o.rate, .phases = phases, .seed = o.seed, .start = Clock::Real().Now() + 100ms};
   const std::int64_t start_unix_ms = http::UnixNowMs() + 100;
 
-  Status admin = Status::Ok();  // written by the scheduling thread only
   const PhaseFn on_phase = [&](std::size_t p) {
     std::fprintf(progress, "%s: %s\n", name.c_str(), phases[p].name.c_str());
-    auto r = Admin("POST", Url(bottom, "/admin/phase?down=" + std::string(phases[p].bottom_down ? "1" : "0")));
-    if (!r.ok() && admin.ok()) admin = r.status();
   };
   const SendFn send = [&](const Operation& op) {
     // Naive callers ignore the deadline and the key; stormguard's use both.
@@ -93,7 +88,6 @@ Result<ModeReport> RunMode(Mode mode, const DemoOptions& o, std::FILE* progress)
     return caller->Call(request, {.op = std::to_string(op.id), .phase = phases[op.phase].name}, root).ok();
   };
   const std::vector<OperationResult> results = RunOpenLoop(plan, send, on_phase);
-  if (!admin.ok()) return admin;
   std::fprintf(progress, "%s: every operation answered; reading C's ledger\n", name.c_str());
   Result<BottomSnapshot> ledger = ReadSettledLedger(bottom);
   if (!ledger.ok()) return ledger.status();

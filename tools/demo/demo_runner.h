@@ -4,10 +4,9 @@
 //   if (r.ok()) std::fputs(FormatTables(*r).c_str(), stdout);
 //
 // For each mode (naive, then stormguard): starts fresh services C, B, A as
-// child processes on loopback, offers the load of every phase to A while
-// switching C's failure schedule at the phase boundaries, waits until every
-// operation and C's last piece of work have finished, reads C's ledger and
-// stops the services. While it runs, SIGINT/SIGTERM/SIGHUP stop the services
+// child processes on loopback (C told which phases are outages), offers the
+// load of every phase to A, waits until every operation and C's last piece
+// of work have finished, reads C's ledger and stops the services. While it runs, SIGINT/SIGTERM/SIGHUP stop the services
 // first (InterruptGuard).
 //
 // Call from the main thread: the services die with the thread that started

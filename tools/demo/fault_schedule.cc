@@ -1,6 +1,12 @@
 #include "demo/fault_schedule.h"
 
+#include <algorithm>
+
 namespace stormguard::demo {
+
+bool FaultSchedule::InOutage(std::string_view phase) const noexcept {
+  return std::find(outage_phases_.begin(), outage_phases_.end(), phase) != outage_phases_.end();
+}
 
 double FaultSchedule::Uniform() {
   std::lock_guard lock(mu_);

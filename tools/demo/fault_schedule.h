@@ -7,18 +7,28 @@
 // every caller's timeout). Down: every request gets a 503 at once (seed 000:
 // "the downstream keeps answering 503").
 //
-//   FaultSchedule faults(FaultRates{}, seed);
-//   if (faults.down()) return Reply(503);
+// The outage is per operation, like a header-keyed fault injector (Envoy's
+// fault filter): every attempt of an operation offered during an outage
+// phase fails, whenever it arrives. Switching C by wall time instead lets
+// the numbers depend on which retries straddle a boundary: a healthy
+// operation retried into the outage fails, and the last operations of a
+// short outage retry into the recovered C (naive spreads its 27 attempts
+// over 2.6 s). Per operation, each phase shows its steady state.
+//
+//   FaultSchedule faults(FaultRates{}, seed, {"down"});
+//   if (faults.InOutage(m.phase)) return Reply(503);
 //   switch (faults.Draw()) { case Fault::kError: ...; case Fault::kSlow: ...; }
 //
 // Thread safety: all methods; draws share one seeded Random under a mutex
 // (a few thousand draws a second at most).
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "stormguard/core/random.h"
 #include "stormguard/core/time.h"
@@ -38,10 +48,11 @@ enum class Fault { kNone, kError, kSlow };
 
 class FaultSchedule {
  public:
-  FaultSchedule(FaultRates rates, std::uint64_t seed) : rates_(rates), rng_(seed) {}
+  FaultSchedule(FaultRates rates, std::uint64_t seed, std::vector<std::string> outage_phases)
+      : rates_(rates), outage_phases_(std::move(outage_phases)), rng_(seed) {}
 
-  void SetDown(bool down) noexcept { down_.store(down, std::memory_order_relaxed); }
-  bool down() const noexcept { return down_.load(std::memory_order_relaxed); }
+  // Operations offered in this phase find C down.
+  bool InOutage(std::string_view phase) const noexcept;
 
   Fault Draw();
   bool DrawLostResponse();
@@ -51,7 +62,7 @@ class FaultSchedule {
   double Uniform();
 
   const FaultRates rates_;
-  std::atomic<bool> down_{false};
+  const std::vector<std::string> outage_phases_;
   std::mutex mu_;
   Random rng_;
 };

@@ -15,7 +15,7 @@ std::string Format(const char* fmt, auto... args) {
 double Seconds(Duration d) { return ToMillis(d) / 1000.0; }
 
 std::string Describe(const Phase& p) {
-  if (p.bottom_down) return "C answers every request with 503 at once";
+  if (p.bottom_down) return "C is down: every attempt of these operations gets a 503 at once";
   const FaultRates f;
   return Format("C fails %.0f%% at once, %.0f%% take %.1f s, %.0f%% of charges lose their answer",
                 f.error * 100, f.slow * 100, Seconds(f.slow_time), f.lost_response * 100);

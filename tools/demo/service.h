@@ -2,9 +2,9 @@
 //
 // `stormguard demo` starts each as its own process (`stormguard
 // demo-service --role C --mode naive ...`). A and B relay GET /stock and
-// POST /charge to the next service; C does the work and fails on the
-// schedule its parent sets through POST /admin/phase?down=0|1, and reports
-// what it saw on GET /admin/stats (see bottom_ledger.h).
+// POST /charge to the next service; C does the work, fails as
+// fault_schedule.h says, and reports what it saw on GET /admin/stats (see
+// bottom_ledger.h).
 //
 //   return RunService({.role = 'B', .mode = Mode::kStormguard, .downstream_port = c_port});
 //
@@ -19,6 +19,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "demo/demo_options.h"
 
@@ -29,6 +31,7 @@ struct ServiceOptions {
   Mode mode = Mode::kNaive;
   int downstream_port = 0;  // for A and B
   std::uint64_t seed = 1;   // C's fault draws
+  std::vector<std::string> outage_phases;  // C: operations of these phases find it down
   Duration max_lifetime = std::chrono::seconds(120);
 };
 

@@ -12,7 +12,7 @@ using namespace std::chrono_literals;
 using testing::CliProcess;
 
 TEST(DemoIntegrationTest, StormguardStopsTheStormThatNaiveRetriesStart) {
-  CliProcess cli({"demo", "--json", "--healthy", "3s", "--down", "4s", "--recovered", "3s", "--svg", "timeline.svg"});
+  CliProcess cli({"demo", "--json", "--healthy", "3s", "--down", "2s", "--recovered", "3s", "--svg", "timeline.svg"});
   const int status = cli.Wait(100s);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << cli.Stderr();
   const auto j = nlohmann::json::parse(cli.Stdout());

@@ -16,7 +16,7 @@ class BottomServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     auto c = ServiceProcess::Start(STORMGUARD_CLI_PATH, {"--role", "C", "--mode", "stormguard", "--seed", "7",
-                                                         "--max-lifetime", "60"});
+                                                         "--outage-phase", "down", "--max-lifetime", "60"});
     ASSERT_TRUE(c.ok()) << c.status().ToString();
     c_ = std::move(c).value();
   }
@@ -71,15 +71,18 @@ TEST_F(BottomServiceTest, ChargeRepeatedWithOneKeyTakesEffectOnce) {
   EXPECT_EQ(c.duplicate_effects, 0u);
 }
 
-TEST_F(BottomServiceTest, DownAnswers503AtOnceUntilRecovered) {
-  ASSERT_TRUE(Send("POST", "/admin/phase?down=1", {}).ok());
+TEST_F(BottomServiceTest, OperationsOfTheOutageGet503AtOnceAndNoWork) {
   for (int i = 0; i < 5; ++i) {
-    auto r = Send("GET", "/stock", {{"x-demo-phase", "t"}});
+    auto r = Send("POST", "/charge", {{"x-demo-op", std::to_string(i)}, {"x-demo-phase", "down"}}, "k" + std::to_string(i));
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->status, 503);
   }
-  ASSERT_TRUE(Send("POST", "/admin/phase?down=0", {}).ok());
-  EXPECT_EQ(Ledger().completed, 0u);
+  auto r = Send("GET", "/admin/stats", {});
+  ASSERT_TRUE(r.ok());
+  const BottomCounts down = BottomSnapshotFromJson(nlohmann::json::parse(r->body)).phases["down"];
+  EXPECT_EQ(down.reached, 5u);
+  EXPECT_EQ(down.completed, 0u);
+  EXPECT_EQ(down.effects, 0u);
 }
 
 TEST_F(BottomServiceTest, StopReapsTheProcess) {

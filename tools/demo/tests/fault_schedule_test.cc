@@ -6,7 +6,7 @@ namespace stormguard::demo {
 namespace {
 
 TEST(FaultScheduleTest, DrawsErrorsSlownessAndLostAnswersAtTheirRates) {
-  FaultSchedule faults(FaultRates{}, 42);
+  FaultSchedule faults(FaultRates{}, 42, {});
   int errors = 0, slow = 0, lost = 0;
   constexpr int kDraws = 100'000;
   for (int i = 0; i < kDraws; ++i) {
@@ -22,17 +22,17 @@ TEST(FaultScheduleTest, DrawsErrorsSlownessAndLostAnswersAtTheirRates) {
 }
 
 TEST(FaultScheduleTest, SameSeedSameFaults) {
-  FaultSchedule a(FaultRates{}, 7), b(FaultRates{}, 7);
+  FaultSchedule a(FaultRates{}, 7, {}), b(FaultRates{}, 7, {});
   for (int i = 0; i < 1'000; ++i) ASSERT_EQ(a.Draw(), b.Draw());
 }
 
-TEST(FaultScheduleTest, DownIsSetByTheParent) {
-  FaultSchedule faults(FaultRates{}, 1);
-  EXPECT_FALSE(faults.down());
-  faults.SetDown(true);
-  EXPECT_TRUE(faults.down());
-  faults.SetDown(false);
-  EXPECT_FALSE(faults.down());
+TEST(FaultScheduleTest, OnlyOperationsOfAnOutagePhaseFindCDown) {
+  FaultSchedule faults(FaultRates{}, 1, {"down"});
+  EXPECT_TRUE(faults.InOutage("down"));
+  EXPECT_FALSE(faults.InOutage("healthy"));
+  EXPECT_FALSE(faults.InOutage("recovered"));
+  EXPECT_FALSE(faults.InOutage(""));
+  EXPECT_FALSE(FaultSchedule(FaultRates{}, 1, {}).InOutage("down"));
 }
 
 }  // namespace
