@@ -42,7 +42,7 @@ std::string PhaseBands(const DemoReport& r, const Scale& sc) {
     out += "<rect x=\"" + Num(sc.X(t)) + "\" y=\"" + Num(kTop) + "\" width=\"" + Num(sc.X(end) - sc.X(t)) +
            "\" height=\"" + Num(kPlotH) + "\" fill=\"" + fill + "\"/>\n";
     out += "<text x=\"" + Num((sc.X(t) + sc.X(end)) / 2) + "\" y=\"" + Num(kTop + 16) +
-           "\" text-anchor=\"middle\" fill=\"#555\">" + p.name + (p.bottom_down ? " (C down)" : "") + "</text>\n";
+           "\" text-anchor=\"middle\" fill=\"#555\">" + p.name + (p.bottom_down ? " (every attempt fails)" : "") + "</text>\n";
     t = end;
   }
   return out;
