@@ -13,7 +13,20 @@ std::optional<Mode> ParseMode(std::string_view name) noexcept {
 }
 
 std::vector<Phase> DemoOptions::Phases() const {
-  return {{"healthy", healthy, false}, {"down", down, true}, {"recovered", recovered, false}};
+  return {{"healthy", healthy, false},
+          {"down", down, true, kSettleBeforeOutage},
+          {"recovered", recovered, false}};
+}
+
+std::vector<PhaseSpan> PhaseSpans(const std::vector<Phase>& phases) {
+  std::vector<PhaseSpan> spans;
+  Duration t{};
+  for (const Phase& p : phases) {
+    t += p.settle;
+    spans.push_back({t, t + p.length});
+    t += p.length;
+  }
+  return spans;
 }
 
 }  // namespace stormguard::demo

@@ -28,7 +28,21 @@ struct Phase {
   std::string name;  // "healthy", "down", "recovered"
   Duration length{};
   bool bottom_down = false;  // C answers every request with 503 at once
+  // No load is offered for this long before the phase starts.
+  Duration settle{};
 };
+
+// When each phase starts and ends, since the start of the load (settles included).
+struct PhaseSpan {
+  Duration start{}, end{};
+};
+std::vector<PhaseSpan> PhaseSpans(const std::vector<Phase>& phases);
+
+// The pause before an outage: every operation of the phase before it (at
+// most stormguard's 1 s entry budget) ends first, so none of them loses its
+// retry to a retry budget the outage has already drained. The end of the
+// outage has no pause: the recovery from it is what the last phase shows.
+inline constexpr Duration kSettleBeforeOutage = std::chrono::seconds(1);
 
 struct DemoOptions {
   double rate = 50;  // logical requests per second offered to A

@@ -49,10 +49,10 @@ class WorkQueue {
 void Schedule(const LoadPlan& plan, const PhaseFn& on_phase, WorkQueue& queue) {
   Random rng(plan.seed);
   const Duration gap = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(1.0 / plan.rate));
-  TimePoint phase_start = plan.start;
+  const std::vector<PhaseSpan> spans = PhaseSpans(plan.phases);
   std::uint64_t id = 0;
   for (std::size_t p = 0; p < plan.phases.size(); ++p) {
-    const TimePoint phase_end = phase_start + plan.phases[p].length;
+    const TimePoint phase_start = plan.start + spans[p].start, phase_end = plan.start + spans[p].end;
     Clock::Real().SleepUntil(phase_start, {});
     on_phase(p);
     for (std::uint64_t i = 0;; ++i) {
@@ -61,7 +61,6 @@ void Schedule(const LoadPlan& plan, const PhaseFn& on_phase, WorkQueue& queue) {
       Clock::Real().SleepUntil(due, {});
       queue.Push({.id = ++id, .phase = p, .charge = rng.Below(2) == 1, .due = due});
     }
-    phase_start = phase_end;
   }
 }
 

@@ -33,17 +33,19 @@ struct Scale {
   double Y(double r) const { return kTop + kPlotH * (1 - r / max_rate); }
 };
 
+double Seconds(Duration d) { return ToMillis(d) / 1000.0; }
+
 std::string PhaseBands(const DemoReport& r, const Scale& sc) {
   std::string out;
-  double t = 0;
-  for (const Phase& p : r.phases) {
-    const double end = t + ToMillis(p.length) / 1000.0;
+  const std::vector<PhaseSpan> spans = PhaseSpans(r.phases);
+  for (std::size_t i = 0; i < r.phases.size(); ++i) {
+    const Phase& p = r.phases[i];
+    const double t = Seconds(spans[i].start), end = Seconds(spans[i].end);
     const char* fill = p.bottom_down ? "#fbe3e1" : "#eaf5ea";
     out += "<rect x=\"" + Num(sc.X(t)) + "\" y=\"" + Num(kTop) + "\" width=\"" + Num(sc.X(end) - sc.X(t)) +
            "\" height=\"" + Num(kPlotH) + "\" fill=\"" + fill + "\"/>\n";
     out += "<text x=\"" + Num((sc.X(t) + sc.X(end)) / 2) + "\" y=\"" + Num(kTop + 16) +
            "\" text-anchor=\"middle\" fill=\"#555\">" + p.name + (p.bottom_down ? " (every attempt fails)" : "") + "</text>\n";
-    t = end;
   }
   return out;
 }
@@ -85,8 +87,8 @@ std::string Line(const ModeReport& m, const Scale& sc, const char* color, int in
 }  // namespace
 
 std::string TimelineSvg(const DemoReport& r) {
-  double seconds = 0, peak = 0;
-  for (const Phase& p : r.phases) seconds += ToMillis(p.length) / 1000.0;
+  const double seconds = r.phases.empty() ? 0 : Seconds(PhaseSpans(r.phases).back().end);
+  double peak = 0;
   for (const ModeReport& m : r.modes) {
     for (const auto& [s, rate] : m.timeline) {
       if (s <= seconds) peak = std::max(peak, rate);

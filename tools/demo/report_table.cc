@@ -41,8 +41,11 @@ std::string FormatTables(const DemoReport& r) {
                            "(half GET /stock, half POST /charge), %.1f s\n",
                            r.rate, Seconds(r.wall));
   for (std::size_t p = 0; p < r.phases.size(); ++p) {
-    out += Format("\n%s (%.1f s): ", r.phases[p].name.c_str(), Seconds(r.phases[p].length));
-    out += Describe(r.phases[p]) + "\n";
+    const Phase& phase = r.phases[p];
+    out += Format("\n%s (%.1f s", phase.name.c_str(), Seconds(phase.length));
+    if (phase.settle > Duration::zero()) out += Format(", after %.1f s without load", Seconds(phase.settle));
+    out += "): ";
+    out += Describe(phase) + "\n";
     out += "mode        offered reached C amplification  success  p50 ms  p99 ms orphan work  duplicates\n";
     for (const ModeReport& m : r.modes) out += Row(m, m.phases[p]);
   }

@@ -10,17 +10,13 @@ double Ratio(double num, double den) { return den > 0 ? num / den : 0; }
 
 // The end of the last outage phase (offset from the start) and of the demo.
 std::optional<std::pair<Duration, Duration>> AfterLastOutage(const std::vector<Phase>& phases) {
-  Duration t{}, outage_end{};
-  bool any = false;
-  for (const Phase& p : phases) {
-    t += p.length;
-    if (p.bottom_down) {
-      outage_end = t;
-      any = true;
-    }
+  const std::vector<PhaseSpan> spans = PhaseSpans(phases);
+  for (std::size_t p = phases.size(); p-- > 0;) {
+    if (!phases[p].bottom_down) continue;
+    if (spans[p].end == spans.back().end) return std::nullopt;
+    return std::pair{spans[p].end, spans.back().end};
   }
-  if (!any || outage_end == t) return std::nullopt;
-  return std::pair{outage_end, t};
+  return std::nullopt;
 }
 
 std::vector<std::pair<double, double>> Timeline(const BottomSnapshot& bottom, std::int64_t start_unix_ms) {

@@ -67,5 +67,27 @@ TEST(DemoSummaryTest, TimelineIsInAttemptsPerSecondSinceTheStart) {
   EXPECT_DOUBLE_EQ(r.timeline[0].second, 20.0);
 }
 
+TEST(DemoSummaryTest, PhaseSpansLeaveTheSettleBeforeAPhaseWithoutLoad) {
+  const std::vector<PhaseSpan> spans =
+      PhaseSpans({{"healthy", 2s, false}, {"down", 3s, true, 1s}, {"recovered", 4s, false}});
+  ASSERT_EQ(spans.size(), 3u);
+  EXPECT_EQ(spans[0].start, 0s);
+  EXPECT_EQ(spans[0].end, 2s);
+  EXPECT_EQ(spans[1].start, 3s);
+  EXPECT_EQ(spans[1].end, 6s);
+  EXPECT_EQ(spans[2].start, 6s);
+  EXPECT_EQ(spans[2].end, 10s);
+  EXPECT_EQ(DemoOptions{}.Phases()[1].settle, kSettleBeforeOutage);
+}
+
+TEST(DemoSummaryTest, RecoveryCountsFromTheEndOfTheOutageAfterItsSettle) {
+  const std::vector<Phase> phases = {{"healthy", 2s, false}, {"down", 2s, true, 1s}, {"recovered", 4s, false}};
+  std::vector<OperationResult> ops;
+  for (Duration t = 5s; t < 9s; t += 20ms) ops.push_back(Op(2, t, t >= 5500ms));
+  const ModeReport r = Summarize(Mode::kStormguard, phases, ops, {}, 0);
+  ASSERT_TRUE(r.recovery.has_value());
+  EXPECT_EQ(*r.recovery, 500ms);
+}
+
 }  // namespace
 }  // namespace stormguard::demo
