@@ -57,12 +57,14 @@ bool WriteFile(const std::string& path, const std::string& text) {
 }
 
 void RunDemoCommand(const DemoFlags& f) {
+  const std::string svg = std::filesystem::absolute(f.svg).string();
+  // Say so before a run of half a minute, not after it.
+  if (!std::ofstream(svg, std::ios::app)) throw CLI::ValidationError("--svg", "cannot write " + svg);
   Result<demo::DemoReport> report = demo::RunDemo(f.options, stderr);
   if (!report.ok()) {
     std::fprintf(stderr, "stormguard demo: %s\n", report.status().ToString().c_str());
     std::exit(1);
   }
-  const std::string svg = std::filesystem::absolute(f.svg).string();
   const bool wrote = WriteFile(svg, demo::TimelineSvg(*report));
   if (f.json) {
     std::printf("%s\n", demo::ReportJson(*report).dump(2).c_str());

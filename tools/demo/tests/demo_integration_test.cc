@@ -89,12 +89,13 @@ TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
 TEST(DemoIntegrationTest, BadFlagsExitWithStatusTwoAndNameTheFlag) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"demo", "--rate", "0"}, {"demo", "--down", "abc"}, {"demo", "--down", "10ms"},
-        {"demo", "--bogus"}}) {
+        {"demo", "--bogus"}, {"demo", "--svg", "/nonexistent/dir/t.svg"}}) {
     CliProcess cli(args);
     const int status = cli.Wait(10s);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << args[1] << " " << status;
     const std::string err = cli.Stderr();
     EXPECT_NE(err.find(args[1]), std::string::npos) << err;
+    EXPECT_EQ(err.find("naive: starting"), std::string::npos) << err;  // refused before running
     EXPECT_EQ(err.find('\n'), err.size() - 1) << err;  // one line
   }
 }
