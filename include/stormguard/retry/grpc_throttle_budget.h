@@ -1,0 +1,66 @@
+// stormguard/retry/grpc_throttle_budget.h: gRPC's retryThrottling (A6).
+//
+// Exactly what a gRPC client does with `"retryThrottling": {"maxTokens": 10,
+// "tokenRatio": 0.1}`, in integer milli-tokens:
+//   - tokens start at max_tokens;
+//   - every FAILURE takes 1 token (never below 0);
+//   - every success adds token_ratio (never above max_tokens);
+//   - a retry is allowed only while tokens > max_tokens / 2, strictly
+//     (milli-tokens > max_milli_tokens / 2, integer division).
+// Unlike seed 000's bucket, the retry itself costs nothing: the failure
+// that caused it already paid. token_ratio keeps three decimals and cuts
+// the rest, as gRPC's config parser does (0.1009 counts as 0.100).
+//
+//   auto budget = GrpcThrottleBudget::Create({.max_tokens = 10, .token_ratio = 0.1});
+//   (*budget)->RecordFailure(now);
+//   bool may_retry = (*budget)->TryAcquireRetry(now);  // 9 > 5: yes
+//
+// Thread safety: every method is lock-free. TryAcquireRetry and a success
+// on a full bucket only read; failures and refilling successes update one
+// shared atomic.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stormguard/core/result.h"
+#include "stormguard/core/striped_counter.h"
+#include "stormguard/retry/retry_budget.h"
+
+namespace stormguard {
+
+struct GrpcThrottleBudgetOptions {
+  double max_tokens = 10;    // gRPC maxTokens, in (0, 1000]
+  double token_ratio = 0.1;  // gRPC tokenRatio, > 0 after keeping three decimals
+
+  std::vector<std::string> Validate() const;
+};
+
+class GrpcThrottleBudget final : public RetryBudget {
+ public:
+  static Result<std::shared_ptr<GrpcThrottleBudget>> Create(const GrpcThrottleBudgetOptions& options = {});
+
+  std::string_view name() const noexcept override { return "grpc_throttle"; }
+  void RecordSuccess(TimePoint now) noexcept override;
+  void RecordFailure(TimePoint now) noexcept override;
+  bool TryAcquireRetry(TimePoint now) noexcept override;
+
+  double tokens() const noexcept;
+  std::int64_t max_milli_tokens() const noexcept { return max_milli_; }
+  std::int64_t milli_token_ratio() const noexcept { return ratio_milli_; }
+  const GrpcThrottleBudgetOptions& options() const noexcept { return options_; }
+
+ private:
+  explicit GrpcThrottleBudget(const GrpcThrottleBudgetOptions& options);
+
+  GrpcThrottleBudgetOptions options_;
+  std::int64_t max_milli_;
+  std::int64_t ratio_milli_;
+  alignas(kCacheLineSize) std::atomic<std::int64_t> milli_tokens_;
+};
+
+}  // namespace stormguard
