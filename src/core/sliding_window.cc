@@ -9,38 +9,24 @@
 namespace stormguard {
 namespace {
 
-// The window's state word: the newest epoch (bucket number) seen, and a
-// 2-bit generation that changes whenever time jumps a whole ring ahead.
-constexpr std::uint64_t kGenMask = 3;
-constexpr std::uint64_t LastOf(std::uint64_t state) { return state >> 2; }
-constexpr std::uint64_t GenOf(std::uint64_t state) { return state & kGenMask; }
-constexpr std::uint64_t State(std::uint64_t last, std::uint64_t gen) { return (last << 2) | (gen & kGenMask); }
-
-// A bucket word: tag (12 bits) | first (26 bits) | second (26 bits). The tag
-// is the bucket's epoch modulo 1024 and the generation. Live tags are never
-// more than ring + buckets <= 1024 epochs apart, so within one generation
-// they never collide; a jump of a whole ring (the only way to leave words
-// that old behind) starts a new generation, so older words never match.
-constexpr int kCountBits = 26;
-constexpr std::uint64_t kCountMask = (std::uint64_t{1} << kCountBits) - 1;
-constexpr std::uint64_t kEpochTagMask = 1023;
-
-constexpr std::uint64_t Tag(std::uint64_t epoch, std::uint64_t gen) {
-  return ((epoch & kEpochTagMask) << 2) | gen;
+// A bucket's starting point: the low 16 bits of its epoch (the tag) above
+// the low 48 bits of the cumulative counter. Starts are rewritten for every
+// bucket the window enters, so a slot only ever holds one of the last
+// ring-size epochs and 16-bit tags never collide; counts within a window
+// stay far below 2^47, so 48-bit differences are exact.
+constexpr int kValueBits = 48;
+constexpr std::uint64_t kValueMask = (std::uint64_t{1} << kValueBits) - 1;
+constexpr std::uint64_t Tag(std::uint64_t epoch) { return epoch & 0xFFFF; }
+constexpr std::uint64_t TagOf(std::uint64_t start) { return start >> kValueBits; }
+constexpr std::uint64_t Pack(std::uint64_t epoch, std::uint64_t value) {
+  return (Tag(epoch) << kValueBits) | (value & kValueMask);
 }
-constexpr std::uint64_t TagOf(std::uint64_t w) { return w >> (2 * kCountBits); }
-constexpr std::int64_t FirstOf(std::uint64_t w) {
-  return static_cast<std::int64_t>((w >> kCountBits) & kCountMask);
-}
-constexpr std::int64_t SecondOf(std::uint64_t w) { return static_cast<std::int64_t>(w & kCountMask); }
-constexpr std::uint64_t Pack(std::uint64_t tag, std::int64_t first, std::int64_t second) {
-  return (tag << (2 * kCountBits)) | (static_cast<std::uint64_t>(first) << kCountBits) |
-         static_cast<std::uint64_t>(second);
+// (a - b) over the low 48 bits, as a signed number.
+constexpr std::int64_t Difference48(std::uint64_t a, std::uint64_t b) {
+  return static_cast<std::int64_t>((a - b) << (64 - kValueBits)) >> (64 - kValueBits);
 }
 
-static_assert(2 * SlidingWindow::kMaxBuckets <= kEpochTagMask + 1, "tags must outlive ring + window");
-static_assert(Tag(kEpochTagMask, kGenMask) < (std::uint64_t{1} << (64 - 2 * kCountBits)));
-static_assert(SlidingWindow::kMaxCount == static_cast<std::int64_t>(kCountMask));
+static_assert(SlidingWindow::kMaxBuckets * 2 <= 0xFFFF, "tags must outlive the ring");
 
 }  // namespace
 
@@ -68,89 +54,100 @@ SlidingWindow::SlidingWindow(const SlidingWindowOptions& o)
       buckets_(static_cast<std::uint64_t>(o.buckets)),
       ring_mask_(std::bit_ceil(static_cast<std::uint64_t>(o.buckets)) - 1),
       stripe_mask_(static_cast<std::size_t>(ResolveStripes(o.stripes)) - 1),
-      stripe_words_((ring_mask_ + kWordsPerLine) / kWordsPerLine * kWordsPerLine),
-      lines_(new Line[1 + (stripe_mask_ + 1) * stripe_words_ / kWordsPerLine]()) {}
+      newest_(new Newest),
+      counters_(new Counters[stripe_mask_ + 1]),
+      starts_(new std::atomic<std::uint64_t>[(stripe_mask_ + 1) * (ring_mask_ + 1) * 2]()) {}
 
-std::uint64_t SlidingWindow::EpochOf(TimePoint now) const noexcept {
+// `now`'s bucket number. Nearly always it is the newest bucket, which a
+// multiply confirms; only other times pay for a division.
+std::uint64_t SlidingWindow::EpochOf(TimePoint now, std::uint64_t newest) const noexcept {
   const std::int64_t ns = now.time_since_epoch().count();
-  return ns <= 0 ? 0 : static_cast<std::uint64_t>(ns / width_);
-}
-
-std::atomic<std::uint64_t>& SlidingWindow::word(std::size_t stripe, std::uint64_t epoch) const noexcept {
-  const std::size_t i = stripe * stripe_words_ + static_cast<std::size_t>(epoch & ring_mask_);
-  return lines_[1 + i / kWordsPerLine].word[i % kWordsPerLine];
+  if (ns <= 0) return 0;
+  const auto width = static_cast<std::uint64_t>(width_);
+  const auto offset = static_cast<std::uint64_t>(ns) - newest * width;  // wraps if ns is older
+  if (offset < width) return newest;
+  return static_cast<std::uint64_t>(ns) / width;
 }
 
 bool SlidingWindow::Add(TimePoint now, int first, int second) noexcept {
-  const std::uint64_t epoch = EpochOf(now);
-  std::uint64_t state = state_word().load(std::memory_order_acquire);
-  if (epoch > LastOf(state)) state = Advance(state, epoch);
-  if (LastOf(state) - epoch >= buckets_) return false;  // already outside the window
-  std::atomic<std::uint64_t>& w = word(ThreadStripe() & stripe_mask_, epoch);
-  const std::uint64_t tag = Tag(epoch, GenOf(state));
-  std::uint64_t old = w.load(std::memory_order_relaxed);
-  for (;;) {
-    // A word tagged with another epoch is stale: this update starts it over.
-    const bool same = TagOf(old) == tag;
-    const std::int64_t f = (same ? FirstOf(old) : 0) + first;
-    const std::int64_t s = (same ? SecondOf(old) : 0) + second;
-    if (f < 0 || s < 0 || f > kMaxCount || s > kMaxCount) return false;
-    if (w.compare_exchange_weak(old, Pack(tag, f, s), std::memory_order_seq_cst,
-                                std::memory_order_relaxed)) {
-      return true;
-    }
-  }
+  std::uint64_t last = newest_->epoch.load(std::memory_order_acquire);
+  const std::uint64_t epoch = EpochOf(now, last);
+  if (epoch > last) last = Advance(last, epoch);
+  if (last - epoch >= buckets_) return false;  // already outside the window
+  Counters& c = counters_[ThreadStripe() & stripe_mask_];
+  // Negative amounts wrap around; the differences Sum takes undo that.
+  if (first != 0) c.count[0].fetch_add(static_cast<std::uint64_t>(first), std::memory_order_seq_cst);
+  if (second != 0) c.count[1].fetch_add(static_cast<std::uint64_t>(second), std::memory_order_seq_cst);
+  return true;
 }
 
-// Moves the newest epoch up to `epoch` (unless another thread already moved
-// it further) and returns the state the caller must tag its write with.
-std::uint64_t SlidingWindow::Advance(std::uint64_t state, std::uint64_t epoch) noexcept {
-  while (LastOf(state) < epoch) {
-    const std::uint64_t last = LastOf(state);
-    const bool whole_ring = epoch - last > ring_mask_;
-    const std::uint64_t next = State(epoch, GenOf(state) + (whole_ring ? 1 : 0));
-    if (state_word().compare_exchange_weak(state, next, std::memory_order_acq_rel,
-                                           std::memory_order_acquire)) {
-      Clear(last, epoch, GenOf(next));
-      return next;
+// Publishes `epoch` as the newest bucket, unless another thread already
+// published a newer one, and returns the newest. Starting points are
+// recorded before publishing, so whoever sees the bucket also finds them.
+std::uint64_t SlidingWindow::Advance(std::uint64_t last, std::uint64_t epoch) noexcept {
+  while (last < epoch) {
+    RecordStarts(last, epoch);
+    if (newest_->epoch.compare_exchange_strong(last, epoch, std::memory_order_acq_rel,
+                                               std::memory_order_acquire)) {
+      return epoch;
     }
   }
-  return state;
+  return last;
 }
 
-// Stamps the buckets of epochs (after, through] empty in every stripe, so no
-// stripe keeps a bucket from a ring's turn ago, however long it sat idle. A
-// word a writer already stamped with the new tag is left alone.
-void SlidingWindow::Clear(std::uint64_t after, std::uint64_t through, std::uint64_t gen) noexcept {
+// Buckets in (after, through] begin now: nothing happened in the skipped
+// ones, so they all start where the counters stand.
+void SlidingWindow::RecordStarts(std::uint64_t after, std::uint64_t through) noexcept {
   const std::uint64_t begin = through - after > ring_mask_ ? through - ring_mask_ : after + 1;
-  for (std::uint64_t e = begin; e <= through; ++e) {
-    const std::uint64_t tag = Tag(e, gen);
-    for (std::size_t s = 0; s <= stripe_mask_; ++s) {
-      std::atomic<std::uint64_t>& w = word(s, e);
-      std::uint64_t old = w.load(std::memory_order_relaxed);
-      while (TagOf(old) != tag && !w.compare_exchange_weak(old, Pack(tag, 0, 0))) {
+  for (std::size_t s = 0; s <= stripe_mask_; ++s) {
+    for (int which = 0; which < 2; ++which) {
+      const std::uint64_t value = counters_[s].count[which].load(std::memory_order_seq_cst);
+      for (std::uint64_t e = begin; e <= through; ++e) {
+        start(s, e, which).store(Pack(e, value), std::memory_order_release);
       }
     }
   }
 }
 
-WindowCounts SlidingWindow::Sum(TimePoint now) const noexcept {
-  const std::uint64_t epoch = EpochOf(now);
-  const std::uint64_t state = state_word().load(std::memory_order_acquire);
-  const std::uint64_t last = LastOf(state);
-  const std::uint64_t gen = GenOf(state);
-  // Nothing written this recently, or asking about buckets already reused.
-  if (epoch >= last + buckets_ || epoch + ring_mask_ < last) return {};
-  const std::uint64_t oldest = epoch + 1 >= buckets_ ? epoch + 1 - buckets_ : 0;
-  WindowCounts sum;
-  for (std::size_t s = 0; s <= stripe_mask_; ++s) {
-    for (std::uint64_t e = oldest; e <= epoch; ++e) {
-      const std::uint64_t w = word(s, e).load(std::memory_order_seq_cst);
-      const std::int64_t live = TagOf(w) == Tag(e, gen) ? -1 : 0;  // all ones or zero
-      sum.first += FirstOf(w) & live;
-      sum.second += SecondOf(w) & live;
+// What stripe `stripe` counted in the window ending at `epoch`.
+WindowCounts SlidingWindow::StripeCounts(std::size_t stripe, std::uint64_t epoch,
+                                         std::uint64_t last) const noexcept {
+  std::uint64_t upper[2] = {counters_[stripe].count[0].load(std::memory_order_seq_cst),
+                            counters_[stripe].count[1].load(std::memory_order_seq_cst)};
+  if (epoch < last) {  // a reader behind the newest bucket stops where epoch + 1 began
+    for (int which = 0; which < 2; ++which) {
+      const std::uint64_t end = start(stripe, epoch + 1, which).load(std::memory_order_acquire);
+      if (TagOf(end) == Tag(epoch + 1)) upper[which] = end;
     }
   }
+  // Normally the oldest bucket's start is there; a thread stalled while
+  // recording starts may have overwritten it, and then the window counts
+  // from the oldest bucket that still has one.
+  const std::uint64_t oldest = epoch + 1 >= buckets_ ? epoch + 1 - buckets_ : 0;
+  for (std::uint64_t e = oldest; e <= epoch && e <= last; ++e) {
+    const std::uint64_t first = start(stripe, e, 0).load(std::memory_order_acquire);
+    const std::uint64_t second = start(stripe, e, 1).load(std::memory_order_acquire);
+    if (TagOf(first) == Tag(e) && TagOf(second) == Tag(e)) {
+      return {Difference48(upper[0], first), Difference48(upper[1], second)};
+    }
+  }
+  return {};
+}
+
+WindowCounts SlidingWindow::Sum(TimePoint now) const noexcept {
+  const std::uint64_t last = newest_->epoch.load(std::memory_order_acquire);
+  const std::uint64_t epoch = EpochOf(now, last);
+  // Nothing added this recently, or asking about buckets already reused.
+  if (epoch >= last + buckets_ || epoch + ring_mask_ < last) return {};
+  WindowCounts sum;
+  for (std::size_t s = 0; s <= stripe_mask_; ++s) {
+    const WindowCounts c = StripeCounts(s, epoch, last);
+    sum.first += c.first;
+    sum.second += c.second;
+  }
+  // A take-back that raced a bucket start can leave a bucket below zero.
+  sum.first = std::max<std::int64_t>(sum.first, 0);
+  sum.second = std::max<std::int64_t>(sum.second, 0);
   return sum;
 }
 

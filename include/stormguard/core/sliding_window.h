@@ -1,10 +1,10 @@
 // stormguard/core/sliding_window.h: two event counts over the last N time
-// buckets, lock-free.
+// buckets, lock-free, with reads that cost O(stripes) instead of
+// O(buckets x stripes).
 //
 // Seed 003 counts successes and failures in ten one-second buckets and
 // judges the last ten seconds; Finagle's retry budget lets deposits expire
-// the same way. A SlidingWindow keeps a ring of buckets; a bucket whose time
-// has passed is reused for a new one, so old events slide out on their own.
+// the same way. Both ask "how many of each event in the window ending now".
 //
 //   auto window = SlidingWindow::Create({.window = 10s, .buckets = 10});
 //   window->Add(clock.Now(), /*first=*/1, /*second=*/0);   // e.g. a success
@@ -14,21 +14,22 @@
 // an event counts for between window - width and window (width =
 // window / buckets). Times before the clock's epoch count as time zero.
 //
-// Layout: one 64-bit word per (stripe, bucket) holds a 12-bit bucket tag and
-// two 26-bit counts, so a bucket is reset to a new time and counted in one
-// compare-and-swap: no count is lost to a reset, and a bucket left idle for
-// any length of time never comes back to life. Each thread
-// writes its own stripe (core/striped_counter.h), so writers on different
-// cores do not share cache lines; Sum reads buckets x stripes words.
+// How: every stripe (one per thread, core/striped_counter.h) keeps two
+// cumulative counters that only ever grow (an Add is one fetch_add on the
+// caller's own cache line). The first thread to enter a new bucket records
+// every stripe's counters as that bucket's starting point, then publishes
+// the bucket. A sum is "counters now minus counters when the window's
+// oldest bucket began", for each stripe: a handful of loads, whatever the
+// bucket count.
 //
-// Thread safety: Add and Sum may run concurrently from any thread. Add is
-// lock-free (a CAS on this thread's own stripe, normally uncontended); the
-// first Add of each new bucket also clears that bucket in every stripe.
-// Sum is not a snapshot across buckets, but every completed Add is counted.
-// Limits: a bucket counts at most kMaxCount events per stripe (further
-// events are refused, Add returns false); events older than the window are
-// refused; and a thread stalled for a whole window in the middle of Add may,
-// when it resumes, wipe or restore one bucket of one stripe.
+// Thread safety: Add and Sum may run concurrently from any thread; Add is
+// wait-free except for the first Add of each bucket, which records the
+// starting points (O(stripes) stores). No event is ever lost. Precision
+// limits: an event that races with the start of a new bucket may be counted
+// in the neighbouring bucket (it leaves the window one bucket earlier or
+// later); events older than the window are refused; a negative Add that
+// races a bucket start may take back from the neighbouring bucket; and
+// sums read other stripes one at a time, not as one snapshot.
 #pragma once
 
 #include <atomic>
@@ -65,17 +66,14 @@ std::ostream& operator<<(std::ostream& os, const WindowCounts& c);  // "{first, 
 class SlidingWindow {
  public:
   static constexpr int kMaxBuckets = 512;
-  static constexpr std::int64_t kMaxCount = (std::int64_t{1} << 26) - 1;
 
   static Result<SlidingWindow> Create(const SlidingWindowOptions& options);
 
-  // Adds to the bucket holding `now`. Negative amounts take back what this
-  // thread added earlier in the same bucket. Returns false, changing
-  // nothing, when `now` is older than the window, a count would leave
-  // [0, kMaxCount], or a take-back finds its bucket already expired.
+  // Adds to the bucket holding `now` (negative amounts take back). Returns
+  // false, changing nothing, when `now` is older than the window.
   bool Add(TimePoint now, int first, int second) noexcept;
 
-  // The totals over the window ending at `now`.
+  // The totals over the window ending at `now` (never negative).
   WindowCounts Sum(TimePoint now) const noexcept;
 
   Duration bucket_width() const noexcept { return Duration(width_); }
@@ -83,26 +81,33 @@ class SlidingWindow {
   int stripes() const noexcept { return static_cast<int>(stripe_mask_ + 1); }
 
  private:
-  struct alignas(kCacheLineSize) Line {
-    std::atomic<std::uint64_t> word[kCacheLineSize / sizeof(std::uint64_t)];
+  // One stripe's cumulative counters, alone on a cache line.
+  struct alignas(kCacheLineSize) Counters {
+    std::atomic<std::uint64_t> count[2] = {};
   };
-  static constexpr std::size_t kWordsPerLine = kCacheLineSize / sizeof(std::uint64_t);
+  struct alignas(kCacheLineSize) Newest {
+    std::atomic<std::uint64_t> epoch{0};
+  };
 
-  SlidingWindow(const SlidingWindowOptions& options);
+  explicit SlidingWindow(const SlidingWindowOptions& options);
 
-  std::uint64_t EpochOf(TimePoint now) const noexcept;
-  // Newest epoch and generation (see sliding_window.cc).
-  std::atomic<std::uint64_t>& state_word() const noexcept { return lines_[0].word[0]; }
-  std::atomic<std::uint64_t>& word(std::size_t stripe, std::uint64_t epoch) const noexcept;
-  std::uint64_t Advance(std::uint64_t state, std::uint64_t epoch) noexcept;
-  void Clear(std::uint64_t after, std::uint64_t through, std::uint64_t gen) noexcept;
+  std::uint64_t EpochOf(TimePoint now, std::uint64_t newest) const noexcept;
+  // Where stripe `stripe` stood on count `which` when `epoch` began,
+  // stamped with the epoch (see sliding_window.cc).
+  std::atomic<std::uint64_t>& start(std::size_t stripe, std::uint64_t epoch, int which) const noexcept {
+    return starts_[((stripe * (ring_mask_ + 1)) + (epoch & ring_mask_)) * 2 + static_cast<std::size_t>(which)];
+  }
+  std::uint64_t Advance(std::uint64_t last, std::uint64_t epoch) noexcept;
+  void RecordStarts(std::uint64_t after, std::uint64_t through) noexcept;
+  WindowCounts StripeCounts(std::size_t stripe, std::uint64_t epoch, std::uint64_t last) const noexcept;
 
   std::int64_t width_;           // nanoseconds per bucket
   std::uint64_t buckets_;
   std::uint64_t ring_mask_;      // ring size (a power of two >= buckets) - 1
   std::size_t stripe_mask_;
-  std::size_t stripe_words_;     // words per stripe, a whole number of lines
-  std::unique_ptr<Line[]> lines_;  // line 0 holds the state word; stripes follow
+  std::unique_ptr<Newest> newest_;                       // the newest bucket published
+  std::unique_ptr<Counters[]> counters_;                 // per stripe
+  std::unique_ptr<std::atomic<std::uint64_t>[]> starts_;  // per stripe, bucket, count
 };
 
 }  // namespace stormguard

@@ -24,8 +24,10 @@
 //   - TryAcquireRetry charges nothing; a retry's own outcome is recorded
 //     like any other attempt's.
 //
-// Thread safety: lock-free. Recording writes only the calling thread's
-// stripe; TryAcquireRetry only reads (buckets x stripes words).
+// Thread safety: lock-free. Recording is one atomic add on the calling
+// thread's own stripe; TryAcquireRetry only reads (four words per stripe,
+// whatever the bucket count). An outcome recorded just as a new second
+// begins may be counted in the neighbouring second.
 #pragma once
 
 #include <chrono>

@@ -19,11 +19,13 @@
 // ttl is split into `buckets` time buckets (core/sliding_window.h), so a
 // deposit expires between ttl - ttl/buckets and ttl after it was made.
 //
-// Thread safety: every method is lock-free; OnRequestStart writes only the
-// calling thread's stripe. TryAcquireRetry withdraws first and checks the
-// balance after, giving the retry back if it overdrew: it may refuse a
-// retry while a concurrent one is being given back, but never lets the
-// granted retries exceed what was deposited plus the reserve.
+// Thread safety: every method is lock-free; OnRequestStart is one atomic
+// add on the calling thread's own stripe. TryAcquireRetry withdraws first
+// and checks the balance after, giving the retry back if it overdrew: it
+// may refuse a retry while a concurrent one is being given back, but racing
+// callers never overdraw together. (A give-back that races the start of a
+// new bucket may leave one retry of slack for one bucket width; see
+// core/sliding_window.h.)
 #pragma once
 
 #include <chrono>
