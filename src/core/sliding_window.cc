@@ -76,8 +76,8 @@ bool SlidingWindow::Add(TimePoint now, int first, int second) noexcept {
   if (last - epoch >= buckets_) return false;  // already outside the window
   Counters& c = counters_[ThreadStripe() & stripe_mask_];
   // Negative amounts wrap around; the differences Sum takes undo that.
-  if (first != 0) c.count[0].fetch_add(static_cast<std::uint64_t>(first), std::memory_order_seq_cst);
-  if (second != 0) c.count[1].fetch_add(static_cast<std::uint64_t>(second), std::memory_order_seq_cst);
+  if (first != 0) StripedAdd(c.count[0], static_cast<std::uint64_t>(first));
+  if (second != 0) StripedAdd(c.count[1], static_cast<std::uint64_t>(second));
   return true;
 }
 

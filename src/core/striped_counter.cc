@@ -13,6 +13,17 @@ std::size_t NextThreadStripe() noexcept {
 }
 }  // namespace internal
 
+void MoveThreadStripe() noexcept {
+  // One xorshift step: two threads that collided walk off in different
+  // directions, since their numbers differ.
+  std::size_t& s = internal::ThreadStripeSlot();
+  std::uint64_t x = s + 0x9E3779B97F4A7C15ull;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  s = static_cast<std::size_t>(x);
+}
+
 int ResolveStripes(int requested) noexcept {
   int n = requested;
   if (n <= 0) {

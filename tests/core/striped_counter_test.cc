@@ -28,7 +28,13 @@ TEST(StripedCounterTest, ThreadsGetConsecutiveStripeNumbers) {
   std::thread tb([&] { b = ThreadStripe(); });
   tb.join();
   EXPECT_EQ(b, a + 1);
-  EXPECT_EQ(ThreadStripe(), ThreadStripe()) << "a thread's stripe never changes";
+}
+
+TEST(StripedCounterTest, ThreadKeepsItsStripeUntilItMoves) {
+  const std::size_t before = ThreadStripe();
+  EXPECT_EQ(ThreadStripe(), before);
+  MoveThreadStripe();
+  EXPECT_NE(ThreadStripe(), before);
 }
 
 TEST(StripedCounterTest, AddOnOneThreadAndSubtractOnAnotherNetsOut) {

@@ -23,8 +23,8 @@
 // bucket count.
 //
 // Thread safety: Add and Sum may run concurrently from any thread; Add is
-// wait-free except for the first Add of each bucket, which records the
-// starting points (O(stripes) stores). No event is ever lost. Precision
+// lock-free (one CAS, normally uncontended) and the first Add of each
+// bucket also records the starting points (O(stripes) stores). No event is ever lost. Precision
 // limits: an event that races with the start of a new bucket may be counted
 // in the neighbouring bucket (it leaves the window one bucket earlier or
 // later); events older than the window are refused; a negative Add that
