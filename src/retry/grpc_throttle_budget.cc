@@ -2,13 +2,9 @@
 
 #include <cmath>
 
-#include "milli_tokens.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
-
-using internal::FromMilli;
-using internal::ToMilli;
 
 std::vector<std::string> GrpcThrottleBudgetOptions::Validate() const {
   Validator v;
@@ -30,25 +26,14 @@ Result<std::shared_ptr<GrpcThrottleBudget>> GrpcThrottleBudget::Create(const Grp
 }
 
 GrpcThrottleBudget::GrpcThrottleBudget(const GrpcThrottleBudgetOptions& options)
-    : options_(options),
-      max_milli_(ToMilli(options.max_tokens)),
-      ratio_milli_(ToMilli(options.token_ratio)),
-      milli_tokens_(max_milli_) {}
+    : options_(options), tokens_(ToMilli(options.max_tokens), ToMilli(options.token_ratio)) {}
 
-void GrpcThrottleBudget::RecordSuccess(TimePoint /*now*/) noexcept {
-  internal::ClampedAdd(milli_tokens_, ratio_milli_, 0, max_milli_);
-}
+void GrpcThrottleBudget::RecordSuccess(TimePoint /*now*/) noexcept { tokens_.Refill(); }
+void GrpcThrottleBudget::RecordFailure(TimePoint /*now*/) noexcept { tokens_.Spend(1000); }
 
-void GrpcThrottleBudget::RecordFailure(TimePoint /*now*/) noexcept {
-  internal::ClampedAdd(milli_tokens_, -1000, 0, max_milli_);
-}
-
+// gRPC: milli_tokens > max_milli_tokens / 2, in integers.
 bool GrpcThrottleBudget::TryAcquireRetry(TimePoint /*now*/) noexcept {
-  return milli_tokens_.load(std::memory_order_relaxed) > max_milli_ / 2;
-}
-
-double GrpcThrottleBudget::tokens() const noexcept {
-  return FromMilli(milli_tokens_.load(std::memory_order_relaxed));
+  return tokens_.milli() > tokens_.max() / 2;
 }
 
 }  // namespace stormguard

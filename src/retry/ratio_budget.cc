@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "milli_tokens.h"
 #include "stormguard/core/validation.h"
+#include "stormguard/retry/milli_tokens.h"
 
 namespace stormguard {
 namespace {
@@ -40,8 +40,8 @@ Result<std::shared_ptr<RatioBudget>> RatioBudget::Create(const RatioBudgetOption
 
 RatioBudget::RatioBudget(const RatioBudgetOptions& options, SlidingWindow window)
     : options_(options),
-      deposit_units_(internal::ToMilli(options.percent_can_retry)),
-      reserve_units_(internal::ToMilli(options.min_retries_per_second *
+      deposit_units_(ToMilli(options.percent_can_retry)),
+      reserve_units_(ToMilli(options.min_retries_per_second *
                                        std::chrono::duration<double>(options.ttl).count())),
       window_(std::move(window)) {}
 

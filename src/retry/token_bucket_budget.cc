@@ -2,13 +2,9 @@
 
 #include <cmath>
 
-#include "milli_tokens.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
-
-using internal::FromMilli;
-using internal::ToMilli;
 
 std::vector<std::string> TokenBucketBudgetOptions::Validate() const {
   Validator v;
@@ -28,27 +24,12 @@ Result<std::shared_ptr<TokenBucketBudget>> TokenBucketBudget::Create(const Token
 }
 
 TokenBucketBudget::TokenBucketBudget(const TokenBucketBudgetOptions& options)
-    : options_(options),
-      max_milli_(ToMilli(options.max_tokens)),
-      ratio_milli_(ToMilli(options.token_ratio)),
-      milli_tokens_(max_milli_) {}
+    : options_(options), tokens_(ToMilli(options.max_tokens), ToMilli(options.token_ratio)) {}
 
-void TokenBucketBudget::RecordSuccess(TimePoint /*now*/) noexcept {
-  internal::ClampedAdd(milli_tokens_, ratio_milli_, 0, max_milli_);
-}
+void TokenBucketBudget::RecordSuccess(TimePoint /*now*/) noexcept { tokens_.Refill(); }
 
 void TokenBucketBudget::RecordFailure(TimePoint /*now*/) noexcept {}
 
-bool TokenBucketBudget::TryAcquireRetry(TimePoint /*now*/) noexcept {
-  std::int64_t old = milli_tokens_.load(std::memory_order_relaxed);
-  while (old >= 1000) {
-    if (milli_tokens_.compare_exchange_weak(old, old - 1000, std::memory_order_relaxed)) return true;
-  }
-  return false;
-}
-
-double TokenBucketBudget::tokens() const noexcept {
-  return FromMilli(milli_tokens_.load(std::memory_order_relaxed));
-}
+bool TokenBucketBudget::TryAcquireRetry(TimePoint /*now*/) noexcept { return tokens_.TrySpend(1000); }
 
 }  // namespace stormguard

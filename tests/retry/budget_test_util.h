@@ -16,4 +16,11 @@ std::shared_ptr<Budget> Unwrap(Result<std::shared_ptr<Budget>> created) {
   return created.ok() ? std::move(created).value() : nullptr;
 }
 
+// Create() refused the options as INVALID_ARGUMENT.
+template <class Budget>
+void ExpectInvalidArgument(const Result<std::shared_ptr<Budget>>& created) {
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace stormguard::testing

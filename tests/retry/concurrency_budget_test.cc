@@ -13,6 +13,7 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::stormguard::testing::RunConcurrently;
+using ::stormguard::testing::ExpectInvalidArgument;
 using ::stormguard::testing::Unwrap;
 using ::testing::UnorderedElementsAre;
 
@@ -24,9 +25,7 @@ TEST(ConcurrencyBudgetTest, ValidateNamesEveryBadField) {
                    .Validate()),
               UnorderedElementsAre("budget_percent: must be in [0, 100]",
                                    "min_retry_concurrency: must not be negative", "stripes: must be in [0, 64]"));
-  auto bad = ConcurrencyBudget::Create({.budget_percent = -5});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  ExpectInvalidArgument(ConcurrencyBudget::Create({.budget_percent = -5}));
   EXPECT_TRUE(ConcurrencyBudgetOptions{}.Validate().empty());
 }
 

@@ -10,6 +10,7 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::stormguard::testing::RunConcurrently;
+using ::stormguard::testing::ExpectInvalidArgument;
 using ::stormguard::testing::Unwrap;
 using ::testing::UnorderedElementsAre;
 
@@ -27,9 +28,7 @@ TEST(FailureRateGateTest, ValidateNamesEveryBadField) {
               UnorderedElementsAre("window: must be positive", "buckets: must be in [1, 512]",
                                    "failure_rate_threshold: must be in [0, 1]",
                                    "min_requests: must not be negative", "stripes: must be in [0, 64]"));
-  auto bad = FailureRateGate::Create({.failure_rate_threshold = -0.1});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  ExpectInvalidArgument(FailureRateGate::Create({.failure_rate_threshold = -0.1}));
   EXPECT_TRUE(FailureRateGateOptions{}.Validate().empty());
 }
 

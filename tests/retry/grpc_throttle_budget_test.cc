@@ -12,6 +12,7 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::stormguard::testing::RunConcurrently;
+using ::stormguard::testing::ExpectInvalidArgument;
 using ::stormguard::testing::Unwrap;
 using ::testing::UnorderedElementsAre;
 
@@ -26,9 +27,7 @@ TEST(GrpcThrottleBudgetTest, ValidateNamesEveryBadFieldWithGrpcRanges) {
               UnorderedElementsAre("max_tokens: must be at least 0.001 (tokens keep three decimals)",
                                    "token_ratio: must be at least 0.001 (gRPC keeps three decimals)"));
   EXPECT_TRUE((GrpcThrottleBudgetOptions{.max_tokens = 1000, .token_ratio = 0.001}.Validate().empty()));
-  auto bad = GrpcThrottleBudget::Create({.max_tokens = -1});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  ExpectInvalidArgument(GrpcThrottleBudget::Create({.max_tokens = -1}));
 }
 
 TEST(GrpcThrottleBudgetTest, KeepsThreeDecimalsAndCutsTheRestLikeGrpcsParser) {

@@ -12,6 +12,7 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::stormguard::testing::RunConcurrently;
+using ::stormguard::testing::ExpectInvalidArgument;
 using ::stormguard::testing::Unwrap;
 using ::testing::UnorderedElementsAre;
 
@@ -30,9 +31,7 @@ TEST(RatioBudgetTest, ValidateNamesEveryBadField) {
               UnorderedElementsAre("ttl: must be in [1s, 60s]", "min_retries_per_second: must be in [0, 1e6]",
                                    "percent_can_retry: must be in [0, 1000]", "buckets: must be in [1, 512]",
                                    "stripes: must be in [0, 64]"));
-  auto bad = RatioBudget::Create({.ttl = 61s});
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  ExpectInvalidArgument(RatioBudget::Create({.ttl = 61s}));
   EXPECT_TRUE(RatioBudgetOptions{}.Validate().empty());
 }
 

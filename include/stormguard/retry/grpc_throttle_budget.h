@@ -20,7 +20,6 @@
 // shared atomic.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -28,7 +27,7 @@
 #include <vector>
 
 #include "stormguard/core/result.h"
-#include "stormguard/core/striped_counter.h"
+#include "stormguard/retry/milli_tokens.h"
 #include "stormguard/retry/retry_budget.h"
 
 namespace stormguard {
@@ -49,18 +48,16 @@ class GrpcThrottleBudget final : public RetryBudget {
   void RecordFailure(TimePoint now) noexcept override;
   bool TryAcquireRetry(TimePoint now) noexcept override;
 
-  double tokens() const noexcept;
-  std::int64_t max_milli_tokens() const noexcept { return max_milli_; }
-  std::int64_t milli_token_ratio() const noexcept { return ratio_milli_; }
+  double tokens() const noexcept { return tokens_.tokens(); }
+  std::int64_t max_milli_tokens() const noexcept { return tokens_.max(); }
+  std::int64_t milli_token_ratio() const noexcept { return tokens_.refill(); }
   const GrpcThrottleBudgetOptions& options() const noexcept { return options_; }
 
  private:
   explicit GrpcThrottleBudget(const GrpcThrottleBudgetOptions& options);
 
   GrpcThrottleBudgetOptions options_;
-  std::int64_t max_milli_;
-  std::int64_t ratio_milli_;
-  alignas(kCacheLineSize) std::atomic<std::int64_t> milli_tokens_;
+  MilliTokens tokens_;
 };
 
 }  // namespace stormguard

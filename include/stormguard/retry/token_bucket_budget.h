@@ -18,15 +18,13 @@
 // under heavy concurrent use they contend for its cache line.
 #pragma once
 
-#include <atomic>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "stormguard/core/result.h"
-#include "stormguard/core/striped_counter.h"
+#include "stormguard/retry/milli_tokens.h"
 #include "stormguard/retry/retry_budget.h"
 
 namespace stormguard {
@@ -47,16 +45,14 @@ class TokenBucketBudget final : public RetryBudget {
   void RecordFailure(TimePoint now) noexcept override;
   bool TryAcquireRetry(TimePoint now) noexcept override;
 
-  double tokens() const noexcept;
+  double tokens() const noexcept { return tokens_.tokens(); }
   const TokenBucketBudgetOptions& options() const noexcept { return options_; }
 
  private:
   explicit TokenBucketBudget(const TokenBucketBudgetOptions& options);
 
   TokenBucketBudgetOptions options_;
-  std::int64_t max_milli_;
-  std::int64_t ratio_milli_;
-  alignas(kCacheLineSize) std::atomic<std::int64_t> milli_tokens_;
+  MilliTokens tokens_;
 };
 
 }  // namespace stormguard
