@@ -10,6 +10,8 @@
 // Unlike seed 000's bucket, the retry itself costs nothing: the failure
 // that caused it already paid. token_ratio keeps three decimals and cuts
 // the rest, as gRPC's config parser does (0.1009 counts as 0.100).
+// max_tokens may have decimals too (A6 calls it a number in (0, 1000];
+// gRPC C++ accepts only whole numbers, which behave identically here).
 //
 //   auto budget = GrpcThrottleBudget::Create({.max_tokens = 10, .token_ratio = 0.1});
 //   (*budget)->RecordFailure(now);

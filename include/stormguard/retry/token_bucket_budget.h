@@ -12,7 +12,8 @@
 //   (*budget)->RecordSuccess(now);
 //   if ((*budget)->TryAcquireRetry(now)) { /* retry */ }
 //
-// Tokens are kept as integer milli-tokens (three decimals, see tokens()).
+// Tokens are integer milli-tokens (retry/milli_tokens.h): both options keep
+// three decimals.
 // Thread safety: every method is lock-free. A success on a full bucket is a
 // single load; otherwise successes and retries update one shared atomic, so
 // under heavy concurrent use they contend for its cache line.
