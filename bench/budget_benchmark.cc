@@ -86,7 +86,7 @@ template <bool kForRetries>
 void MakeFailureRateGate(const benchmark::State&) {
   g_budget = Must(FailureRateGate::Create({}));
   if (!kForRetries) return;
-  for (int i = 0; i < 1000; ++i) g_budget->RecordSuccess(kStart - std::chrono::seconds(i % 10));
+  for (int i = 0; i < 1000; ++i) g_budget->RecordSuccess(kStart - std::chrono::seconds(9 - i / 100));
   for (int i = 0; i < 10; ++i) g_budget->RecordFailure(kStart);  // 1%: the gate is open
 }
 void DropBudget(const benchmark::State&) { g_budget.reset(); }
