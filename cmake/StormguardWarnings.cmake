@@ -3,7 +3,10 @@
 function(stormguard_set_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
                          -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
-                         -Woverloaded-virtual)
+                         -Woverloaded-virtual
+                         # GCC 12 flags designated initializers that omit defaulted members,
+                         # which is exactly how options structs are meant to be filled.
+                         -Wno-missing-field-initializers)
   if(STORMGUARD_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

@@ -27,6 +27,11 @@ class Clock {
 
   virtual TimePoint Now() const noexcept = 0;
 
+  // Now(), possibly up to a few milliseconds late, for a fraction of the
+  // cost: for statistics windows (budgets, breakers), never for deadlines.
+  // The real clock reads CLOCK_MONOTONIC_COARSE; a ManualClock is exact.
+  virtual TimePoint CoarseNow() const noexcept { return Now(); }
+
   // Blocks until Now() >= t or `stop` is requested. Returns true when the
   // time was reached, false when the wait ended early because of `stop`.
   virtual bool SleepUntil(TimePoint t, std::stop_token stop) = 0;

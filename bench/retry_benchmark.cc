@@ -1,0 +1,28 @@
+// The retry driver around a call that succeeds: what a healthy call pays for
+// being retryable. Compare with BM_Baseline_DirectCall in the same run.
+#include <benchmark/benchmark.h>
+
+#include "bench_util.h"
+#include "stormguard/retry/retry_driver.h"
+
+namespace stormguard::bench {
+namespace {
+
+void BM_Retry_Success(benchmark::State& state) {
+  static const RetryPolicy policy = RetryPolicy::Create(RetryOptions{}).value();
+  CallContext ctx;
+  Random rng(1);
+  Clock& clock = Clock::Real();
+  AllocationMeter allocs(state);
+  for (auto _ : state) {
+    Status s = ExecuteWithRetry(policy, ctx, [](CallContext&) {
+      return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable");
+    }, clock, rng);
+    benchmark::DoNotOptimize(s);
+  }
+}
+BENCHMARK(BM_Retry_Success);
+BENCHMARK(BM_Retry_Success)->Threads(2);
+
+}  // namespace
+}  // namespace stormguard::bench

@@ -1,0 +1,151 @@
+// stormguard/retry/retry_driver.h: the blocking driver that runs a call with retries.
+//
+// ExecuteWithRetry runs `fn(CallContext&)` until the RetryPolicy says stop,
+// sleeping between attempts on the injected Clock. The callable returns a
+// Status or a Result<T>; exceptions it throws are caught and classified
+// (StatusFromException), so exception-style code works too.
+//
+//   CallContext ctx{.deadline = Deadline::After(clock.Now(), 250ms)};
+//   Status s = ExecuteWithRetry(*policy, ctx, [&](CallContext& attempt) {
+//     return client.Call(attempt.deadline, attempt.stop);  // attempt.attempt = 1, 2...
+//   });
+//
+// During an attempt, ctx.attempt is its number and ctx.deadline the attempt's
+// deadline (the call's deadline tightened by per_attempt_timeout); both are
+// restored afterwards. Waits end early when ctx.stop fires and never pass the
+// deadline. When this layer gives up on a failure it could have retried
+// (attempts, budget, deadline, pushback) or a downstream said do-not-retry,
+// the returned status carries hints().do_not_retry and ctx.downstream_gave_up
+// is set: servers turn that into `x-no-retry: 1`, so no layer above retries
+// the same failure again (seed 003 `nomore_retry`).
+//
+// Cancellation: the driver does not interrupt a running attempt; the
+// callable must honour ctx.stop and ctx.deadline (the pipeline's timeout
+// policy arms a timer that fires ctx.stop at the attempt's deadline).
+// Allocation: none on the success path.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <type_traits>
+#include <utility>
+
+#include "stormguard/core/clock.h"
+#include "stormguard/retry/retry_policy.h"
+
+namespace stormguard {
+
+// What one ExecuteWithRetry call did, for tests, logs and the simulator.
+struct RetryRun {
+  int attempts = 0;
+  StopReason reason = StopReason::kSucceeded;
+  Duration waited = Duration::zero();
+};
+
+namespace retry_internal {
+
+// Budget and listener bookkeeping shared by every instantiation.
+void RecordAttempt(const RetryPolicy& p, OutcomeClass outcome, TimePoint now) noexcept;
+void Emit(const RetryPolicy& p, EventKind kind, std::string_view reason, TimePoint now, int attempt,
+          OutcomeClass outcome, Duration d) noexcept;
+// Whether the caller should not retry either (see banner): a downstream gave
+// up, or this layer could retry and stopped because retrying would not help.
+// A layer configured with one attempt passes failures through unmarked, so
+// the one layer that does retry still can.
+bool GivesUpForTheChain(const RetryPolicy& p, StopReason reason) noexcept;
+void MarkGaveUp(Status& status, CallContext& ctx) noexcept;
+
+template <class F>
+auto InvokeCaught(F& fn, CallContext& ctx) noexcept {
+  using R = std::invoke_result_t<F&, CallContext&>;
+  static_assert(std::is_same_v<R, Status> || IsResult<R>::value,
+                "the callable must return stormguard::Status or stormguard::Result<T>");
+  try {
+    return std::invoke(fn, ctx);
+  } catch (...) {
+    return R(StatusFromException(std::current_exception()));
+  }
+}
+
+inline Status& MutableStatus(Status& s) noexcept { return s; }
+template <class T>
+Status& MutableStatus(Result<T>& r) noexcept { return const_cast<Status&>(r.status()); }
+
+}  // namespace retry_internal
+
+template <class F>
+auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
+                      Clock& clock = Clock::Real(), Random& rng = ThreadLocalRandom(),
+                      RetryRun* run = nullptr) {
+  using R = std::invoke_result_t<F&, CallContext&>;
+  RetryBudget* budget = policy.budget();
+  const Deadline call_deadline = ctx.deadline;
+  const int first_attempt = ctx.attempt;
+  RetryRun local;
+  RetryRun& r = run != nullptr ? *run : local;
+  r = RetryRun{};
+  // The success path reads no precise time unless it needs it: budgets get
+  // the coarse clock, attempts need "now" only for a per-attempt timeout or
+  // a listener's latency.
+  const bool timed_attempts =
+      policy.options().per_attempt_timeout != kInfiniteDuration || policy.options().listener != nullptr;
+  Duration previous_wait = Duration::zero();
+  if (budget != nullptr) budget->OnRequestStart(clock.CoarseNow());
+
+  for (;;) {
+    const TimePoint start = timed_attempts ? clock.Now() : TimePoint();
+    ctx.deadline = timed_attempts ? policy.AttemptDeadline(call_deadline, start) : call_deadline;
+    ++r.attempts;
+    R result = retry_internal::InvokeCaught(fn, ctx);
+    ctx.deadline = call_deadline;
+    const Status& status = StatusOf(result);
+    const OutcomeClass outcome = policy.Classify(status);
+    if (outcome == OutcomeClass::kSuccess && policy.options().listener == nullptr) {
+      if (budget != nullptr) {
+        const TimePoint t = clock.CoarseNow();
+        budget->RecordSuccess(t);
+        if (ctx.attempt > first_attempt) budget->OnRetryEnd(t);
+        budget->OnRequestEnd(t);
+      }
+      ctx.attempt = first_attempt;
+      return result;
+    }
+    const TimePoint end = clock.Now();
+    retry_internal::RecordAttempt(policy, outcome, clock.CoarseNow());
+    if (outcome == OutcomeClass::kDoNotRetry) ctx.downstream_gave_up = true;
+    if (ctx.attempt > first_attempt && budget != nullptr) budget->OnRetryEnd(clock.CoarseNow());
+    retry_internal::Emit(policy, EventKind::kAttemptEnded, {}, end, ctx.attempt, outcome,
+                         timed_attempts ? end - start : Duration::zero());
+
+    const RetryDecision d = policy.Decide(outcome, status, ctx, end, previous_wait, rng);
+    if (!d.retry) {
+      r.reason = d.reason;
+      if (retry_internal::GivesUpForTheChain(policy, d.reason)) {
+        retry_internal::MarkGaveUp(retry_internal::MutableStatus(result), ctx);
+      }
+      if (d.reason != StopReason::kSucceeded) {
+        retry_internal::Emit(policy, EventKind::kGaveUp, StopReasonName(d.reason), end, ctx.attempt,
+                             outcome, Duration::zero());
+      }
+      if (budget != nullptr) budget->OnRequestEnd(clock.CoarseNow());
+      ctx.attempt = first_attempt;
+      return result;
+    }
+    retry_internal::Emit(policy, EventKind::kRetryScheduled, {}, end, ctx.attempt, outcome, d.wait);
+    const bool slept = clock.SleepUntil(std::min(SaturatingAdd(end, d.wait), call_deadline.time()), ctx.stop);
+    r.waited += d.wait;
+    previous_wait = d.wait;
+    if (!slept) {
+      if (budget != nullptr) {
+        budget->OnRetryEnd(clock.CoarseNow());  // the acquired retry never ran
+        budget->OnRequestEnd(clock.CoarseNow());
+      }
+      r.reason = StopReason::kCancelled;
+      ctx.attempt = first_attempt;
+      return R(Status::Cancelled("cancelled while waiting to retry"));
+    }
+    ++ctx.attempt;
+  }
+}
+
+}  // namespace stormguard

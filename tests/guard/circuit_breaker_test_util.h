@@ -1,0 +1,20 @@
+// Helpers shared by the circuit breaker tests: a one-line way to build a
+// breaker that must be valid (events are recorded by RecordingListener).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "guard/recording_listener.h"
+#include "stormguard/guard/circuit_breaker.h"
+
+namespace stormguard::testing {
+
+inline std::unique_ptr<CircuitBreaker> MakeBreaker(CircuitBreakerOptions options) {
+  auto made = CircuitBreaker::Create(std::move(options));
+  EXPECT_TRUE(made.ok()) << made.status().ToString();
+  return made.ok() ? std::move(*made) : nullptr;
+}
+
+}  // namespace stormguard::testing
