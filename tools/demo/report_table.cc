@@ -53,7 +53,7 @@ std::string FormatTables(const DemoReport& r) {
   for (std::size_t i = 0; i < r.modes.size(); ++i) out += (i ? ", " : " ") + Recovery(r.modes[i]);
   out += "\n\nnaive: every hop (load generator -> A -> B -> C) tries 3 times, 100 ms apart, 1 s per attempt,"
          " POST too.\nstormguard: 1 s budget at the entry, 10% kept per hop, backoff 50 ms x2 with full jitter,"
-         "\n  x-retry-attempt and x-no-retry,"
+         "\n  a retry budget per destination (10 tokens, 0.1 per success), x-retry-attempt and x-no-retry,"
          "\n  one Idempotency-Key per charge, C stops work at the deadline it was given.\n";
   return out;
 }

@@ -1,12 +1,14 @@
 // The library at every hop: http::HttpClient with deadline propagation (10%
-// reserve per hop), exponential backoff with full jitter, one idempotency
-// key across a POST's retries, x-retry-attempt / x-no-retry through the
-// middleware on the serving side.
+// reserve per hop), exponential backoff with full jitter, a retry budget
+// shared by every call to the destination (seed 000's token bucket, 10
+// tokens, 0.1 per success), one idempotency key across a POST's retries,
+// x-retry-attempt / x-no-retry through the middleware on the serving side.
 #include "demo/caller.h"
 #include "demo/must.h"
 #include "stormguard/core/clock.h"
 #include "stormguard/http/client.h"
 #include "stormguard/http/server.h"
+#include "stormguard/retry/token_bucket_budget.h"
 
 namespace stormguard::demo {
 namespace {
@@ -22,6 +24,7 @@ http::HttpClientOptions ClientOptions(NextHop next) {
   // relay leaves each attempt the whole deadline, so the layer below can
   // finish its own retries.
   if (next == NextHop::kBottom) retry.per_attempt_timeout = 250ms;
+  retry.budget = Must(TokenBucketBudget::Create({.max_tokens = 10, .token_ratio = 0.1}));
   return {.connect_timeout = 200ms, .default_timeout = 1s, .reserve = {.fraction = 0.1}, .retry = retry};
 }
 

@@ -50,7 +50,7 @@ TEST(DemoIntegrationTest, PrintsOneTablePerPhaseWithBothModes) {
   const int status = cli.Wait(60s);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << cli.Stderr();
   const std::string out = cli.Stdout();
-  for (const char* text : {"healthy (1.0 s)", "down (1.0 s)", "recovered (1.0 s)", "amplification", "naive ",
+  for (const char* text : {"healthy (1.0 s)", "down (1.0 s, after 1.0 s without load)", "recovered (1.0 s)", "amplification", "naive ",
                            "stormguard ", "timeline: "}) {
     EXPECT_NE(out.find(text), std::string::npos) << text << "\n" << out;
   }
