@@ -1,4 +1,4 @@
-// stormguard/core/striped_time_window.h: two event counts over the last N time
+// stormguard/core/sliding_window.h: two event counts over the last N time
 // buckets, lock-free, with reads that cost O(stripes) instead of
 // O(buckets x stripes).
 //
@@ -6,9 +6,9 @@
 // judges the last ten seconds; Finagle's retry budget lets deposits expire
 // the same way. Both ask "how many of each event in the window ending now".
 //
-//   auto window = StripedTimeWindow::Create({.window = 10s, .buckets = 10});
+//   auto window = SlidingWindow::Create({.window = 10s, .buckets = 10});
 //   window->Add(clock.Now(), /*first=*/1, /*second=*/0);   // e.g. a success
-//   PairCounts c = window->Sum(clock.Now());              // last 10 s
+//   WindowCounts c = window->Sum(clock.Now());              // last 10 s
 //
 // The window covers the bucket holding `now` and the buckets-1 before it, so
 // an event counts for between window - width and window (width =
@@ -46,9 +46,9 @@
 
 namespace stormguard {
 
-struct StripedTimeWindowOptions {
+struct SlidingWindowOptions {
   Duration window = std::chrono::seconds(10);
-  int buckets = 10;   // in [1, StripedTimeWindow::kMaxBuckets]
+  int buckets = 10;   // in [1, SlidingWindow::kMaxBuckets]
   int stripes = 0;    // see ResolveStripes(); 0 = one per hardware thread
 
   std::vector<std::string> Validate() const;
@@ -56,25 +56,25 @@ struct StripedTimeWindowOptions {
 
 // What a window counted. The two counts mean whatever the owner decides
 // (successes and failures; requests and retries).
-struct PairCounts {
+struct WindowCounts {
   std::int64_t first = 0;
   std::int64_t second = 0;
-  friend bool operator==(const PairCounts&, const PairCounts&) = default;
+  friend bool operator==(const WindowCounts&, const WindowCounts&) = default;
 };
-std::ostream& operator<<(std::ostream& os, const PairCounts& c);  // "{first, second}"
+std::ostream& operator<<(std::ostream& os, const WindowCounts& c);  // "{first, second}"
 
-class StripedTimeWindow {
+class SlidingWindow {
  public:
   static constexpr int kMaxBuckets = 512;
 
-  static Result<StripedTimeWindow> Create(const StripedTimeWindowOptions& options);
+  static Result<SlidingWindow> Create(const SlidingWindowOptions& options);
 
   // Adds to the bucket holding `now` (negative amounts take back). Returns
   // false, changing nothing, when `now` is older than the window.
   bool Add(TimePoint now, int first, int second) noexcept;
 
   // The totals over the window ending at `now` (never negative).
-  PairCounts Sum(TimePoint now) const noexcept;
+  WindowCounts Sum(TimePoint now) const noexcept;
 
   Duration bucket_width() const noexcept { return Duration(width_); }
   int buckets() const noexcept { return static_cast<int>(buckets_); }
@@ -89,17 +89,17 @@ class StripedTimeWindow {
     std::atomic<std::uint64_t> epoch{0};
   };
 
-  explicit StripedTimeWindow(const StripedTimeWindowOptions& options);
+  explicit SlidingWindow(const SlidingWindowOptions& options);
 
   std::uint64_t EpochOf(TimePoint now, std::uint64_t newest) const noexcept;
   // Where stripe `stripe` stood on count `which` when `epoch` began,
-  // stamped with the epoch (see striped_time_window.cc).
+  // stamped with the epoch (see sliding_window.cc).
   std::atomic<std::uint64_t>& start(std::size_t stripe, std::uint64_t epoch, int which) const noexcept {
     return starts_[((stripe * (ring_mask_ + 1)) + (epoch & ring_mask_)) * 2 + static_cast<std::size_t>(which)];
   }
   std::uint64_t Advance(std::uint64_t last, std::uint64_t epoch) noexcept;
   void RecordStarts(std::uint64_t after, std::uint64_t through) noexcept;
-  PairCounts StripeCounts(std::size_t stripe, std::uint64_t epoch, std::uint64_t last) const noexcept;
+  WindowCounts StripeCounts(std::size_t stripe, std::uint64_t epoch, std::uint64_t last) const noexcept;
 
   std::int64_t width_;           // nanoseconds per bucket
   std::uint64_t buckets_;
