@@ -23,9 +23,10 @@ void Emit(const RetryPolicy& p, EventKind kind, std::string_view reason, TimePoi
                    .attempt = attempt, .outcome = outcome, .duration = d});
 }
 
-bool GivesUpForTheChain(StopReason reason) noexcept {
+bool GivesUpForTheChain(const RetryPolicy& p, StopReason reason) noexcept {
+  if (reason == StopReason::kDownstreamGaveUp) return true;
+  if (p.options().max_attempts <= 1) return false;
   switch (reason) {
-    case StopReason::kDownstreamGaveUp:
     case StopReason::kAttemptsExhausted:
     case StopReason::kPushbackStop:
     case StopReason::kDeadline:

@@ -216,6 +216,18 @@ TEST(RetryDriverTest, DownstreamDoNotRetryPropagatesUpward) {
   EXPECT_TRUE(ctx.downstream_gave_up);
 }
 
+TEST(RetryDriverTest, LayerThatNeverRetriesPassesFailuresThroughUnmarked) {
+  ManualClock clock;
+  Random rng(1);
+  CallContext ctx;
+  RetryRun run;
+  Status s = ExecuteWithRetry(Make(Fixed(1, 1ms)), ctx, [](CallContext&) { return Status::Unavailable("x"); },
+                              clock, rng, &run);
+  EXPECT_EQ(run.reason, StopReason::kAttemptsExhausted);
+  EXPECT_FALSE(s.hints().do_not_retry);  // the layer above may still retry
+  EXPECT_FALSE(ctx.downstream_gave_up);
+}
+
 TEST(RetryDriverTest, ListenerSeesAttemptsRetriesAndTheReasonForGivingUp) {
   ManualClock clock;
   Random rng(1);

@@ -48,8 +48,11 @@ namespace retry_internal {
 void RecordAttempt(const RetryPolicy& p, OutcomeClass outcome, TimePoint now) noexcept;
 void Emit(const RetryPolicy& p, EventKind kind, std::string_view reason, TimePoint now, int attempt,
           OutcomeClass outcome, Duration d) noexcept;
-// Marks a status the caller should not retry either (see banner).
-bool GivesUpForTheChain(StopReason reason) noexcept;
+// Whether the caller should not retry either (see banner): a downstream gave
+// up, or this layer could retry and stopped because retrying would not help.
+// A layer configured with one attempt passes failures through unmarked, so
+// the one layer that does retry still can.
+bool GivesUpForTheChain(const RetryPolicy& p, StopReason reason) noexcept;
 void MarkGaveUp(Status& status, CallContext& ctx) noexcept;
 
 template <class F>
@@ -117,7 +120,7 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
     const RetryDecision d = policy.Decide(outcome, status, ctx, end, previous_wait, rng);
     if (!d.retry) {
       r.reason = d.reason;
-      if (retry_internal::GivesUpForTheChain(d.reason)) {
+      if (retry_internal::GivesUpForTheChain(policy, d.reason)) {
         retry_internal::MarkGaveUp(retry_internal::MutableStatus(result), ctx);
       }
       if (d.reason != StopReason::kSucceeded) {
