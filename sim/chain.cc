@@ -379,7 +379,7 @@ class ChainSim final : public Actor {
     // The answer going up: the failure's code, plus the marker when this
     // node announces that it gave up. Nothing else crosses the wire.
     Status out(status.code(), status.message());
-    if (spec_.hops[c.node].mark_gave_up && retry_internal::GivesUpForTheChain(d.reason)) {
+    if (spec_.hops[c.node].mark_gave_up && retry_internal::GivesUpForTheChain(h.policy, d.reason)) {
       out.mutable_hints().do_not_retry = true;
       ++r_.hops[c.node].marked_gave_up;
     }

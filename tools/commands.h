@@ -7,5 +7,6 @@
 namespace stormguard::cli {
 
 void RegisterBackoffCommand(CLI::App& app);
+void RegisterSimulateCommand(CLI::App& app);
 
 }  // namespace stormguard::cli

@@ -1,0 +1,138 @@
+// `stormguard simulate SCENARIO`: runs one of the simulator's scenarios
+// (sim/) with the library's own policies on virtual time and prints a
+// table, or one JSON object with --json; --svg FILE also writes a plot.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "simulate_flags.h"
+#include "simulate_report.h"
+#include "stormguard/core/validation.h"
+
+namespace stormguard::cli {
+namespace {
+
+using simflags::AddDuration;
+
+struct Output {
+  bool json = false;
+  bool series = false;
+  std::string svg;
+};
+
+void AddOutputFlags(CLI::App& cmd, Output& out) {
+  cmd.add_flag("--json", out.json, "print one JSON object instead of the table");
+  cmd.add_flag("--series", out.series, "add the per-bucket time series to the table or JSON");
+  cmd.add_option("--svg", out.svg, "also write a plot of the run to this SVG file");
+}
+
+// A library validation error ("cap: must be at least base; ...") as a
+// one-line flag error: "--cap: must be at least base".
+[[noreturn]] void FailOn(const Status& s) {
+  std::string msg = s.message();
+  const std::size_t colon = msg.find(": ");
+  if (colon != std::string::npos) msg = msg.substr(colon + 2);  // drop "storm options: "
+  const std::size_t semi = msg.find("; ");
+  if (semi != std::string::npos) msg = msg.substr(0, semi);     // the first bad field is enough
+  std::string field = msg.substr(0, msg.find(':'));
+  for (char& c : field) c = c == '_' ? '-' : c;
+  throw CLI::ValidationError("--" + field + msg.substr(field.size()));
+}
+
+void Emit(const Output& out, const Report& r) {
+  if (!out.svg.empty()) {
+    std::ofstream f(out.svg, std::ios::binary);
+    f << sim::RenderSvg(r.plot);
+    if (!f) throw CLI::ValidationError("--svg", "cannot write '" + out.svg + "'");
+  }
+  if (out.json) {
+    std::cout << r.json.dump(2) << "\n";
+  } else {
+    std::cout << r.table;
+  }
+}
+
+// A progress bar on stderr, only for a person watching a terminal.
+[[maybe_unused]] std::function<void(double)> ProgressBar(const Output& out) {
+  if (out.json || isatty(STDERR_FILENO) == 0) return {};
+  auto last = std::make_shared<int>(-1);
+  return [last](double fraction) {
+    const int pct = static_cast<int>(fraction * 100);
+    if (pct == *last) return;
+    *last = pct;
+    std::fprintf(stderr, "\r[%-40s] %3d%%", std::string(static_cast<std::size_t>(pct * 40 / 100), '#').c_str(), pct);
+    if (pct >= 100) std::fprintf(stderr, "\r%60s\r", "");
+    std::fflush(stderr);
+  };
+}
+
+[[maybe_unused]] void EndProgress(const Output& out) {
+  if (!out.json && isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%60s\r", "");
+}
+
+std::vector<std::string> StrategyNames(bool with_none) {
+  std::vector<std::string> names;
+  if (with_none) names.emplace_back(sim::StrategyName(sim::Strategy::kNone));
+  for (sim::Strategy s : sim::kBackoffStrategies) names.emplace_back(sim::StrategyName(s));
+  return names;
+}
+
+void AddStorm(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("storm", "seed 000: clients failing at once, retry peaks per strategy");
+  auto o = std::make_shared<sim::StormOptions>();
+  auto out = std::make_shared<Output>();
+  auto backoff = std::make_shared<std::string>();
+  cmd->add_option("--clients", o->clients, "clients failing at the same instant")->capture_default_str()
+      ->check(CLI::Range(1, 10'000'000));
+  cmd->add_option("--retries", o->retries, "retries per client")->capture_default_str()->check(CLI::Range(0, 1000));
+  AddDuration(*cmd, "--base", o->base, "first wait");
+  AddDuration(*cmd, "--cap", o->cap, "largest wait");
+  AddDuration(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")->check(CLI::IsMember(StrategyNames(false)));
+  cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
+  AddOutputFlags(*cmd, *out);
+  cmd->callback([o, out, backoff] {
+    if (!backoff->empty()) o->strategies = {*sim::ParseStrategy(*backoff)};
+    Result<sim::StormResult> r = sim::RunStorm(*o);
+    if (!r.ok()) FailOn(r.status());
+    Emit(*out, StormReport(*r, out->series));
+  });
+}
+
+void AddContention(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("contention", "AWS 2015: writers racing on one row, calls and time per strategy");
+  auto o = std::make_shared<sim::ContentionOptions>();
+  auto out = std::make_shared<Output>();
+  auto backoff = std::make_shared<std::string>();
+  cmd->add_option("--clients", o->clients, "writers starting together")->capture_default_str()
+      ->check(CLI::Range(1, 100'000));
+  AddDuration(*cmd, "--base", o->base, "first wait");
+  AddDuration(*cmd, "--cap", o->cap, "largest wait");
+  AddDuration(*cmd, "--network", o->network.a, "mean network delay each way");
+  AddDuration(*cmd, "--network-sd", o->network.b, "its standard deviation");
+  cmd->add_option("--runs", o->runs, "average over this many runs")->capture_default_str()->check(CLI::Range(1, 100'000));
+  cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")->check(CLI::IsMember(StrategyNames(true)));
+  cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
+  AddOutputFlags(*cmd, *out);
+  cmd->callback([o, out, backoff] {
+    if (!backoff->empty()) o->strategies = {*sim::ParseStrategy(*backoff)};
+    Result<sim::ContentionResult> r = sim::RunContention(*o);
+    if (!r.ok()) FailOn(r.status());
+    Emit(*out, ContentionReport(*r, out->series));
+  });
+}
+
+}  // namespace
+
+void RegisterSimulateCommand(CLI::App& app) {
+  auto* sim = app.add_subcommand("simulate", "run a scenario on virtual time with the library's own policies");
+  sim->require_subcommand(1);
+  AddStorm(*sim);
+  AddContention(*sim);
+}
+
+}  // namespace stormguard::cli
