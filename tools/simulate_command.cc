@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -31,8 +32,13 @@ void AddOutputFlags(CLI::App& cmd, Output& out) {
 }
 
 // A library validation error ("cap: must be at least base; ...") as a
-// one-line flag error: "--cap: must be at least base".
+// one-line flag error ("--cap: must be at least base", exit status 2); any
+// other failure is printed as it is (exit status 1).
 [[noreturn]] void FailOn(const Status& s) {
+  if (s.code() != StatusCode::kInvalidArgument) {
+    std::fprintf(stderr, "stormguard: %s\n", s.ToString().c_str());
+    std::exit(1);
+  }
   std::string msg = s.message();
   const std::size_t colon = msg.find(": ");
   if (colon != std::string::npos) msg = msg.substr(colon + 2);  // drop "storm options: "
@@ -57,7 +63,7 @@ void Emit(const Output& out, const Report& r) {
 }
 
 // A progress bar on stderr, only for a person watching a terminal.
-[[maybe_unused]] std::function<void(double)> ProgressBar(const Output& out) {
+std::function<void(double)> ProgressBar(const Output& out) {
   if (out.json || isatty(STDERR_FILENO) == 0) return {};
   auto last = std::make_shared<int>(-1);
   return [last](double fraction) {
@@ -70,7 +76,7 @@ void Emit(const Output& out, const Report& r) {
   };
 }
 
-[[maybe_unused]] void EndProgress(const Output& out) {
+void EndProgress(const Output& out) {
   if (!out.json && isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%60s\r", "");
 }
 
@@ -126,12 +132,51 @@ void AddContention(CLI::App& parent) {
   });
 }
 
+std::vector<std::string> ControlNames() {
+  std::vector<std::string> names;
+  for (sim::Control c : sim::kAllControls) names.emplace_back(sim::ControlName(c));
+  return names;
+}
+
+void AddChain(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("chain", "seeds 000/003: retries multiplying down a chain, and the controls");
+  auto o = std::make_shared<sim::ChainScenarioOptions>();
+  auto out = std::make_shared<Output>();
+  auto control = std::make_shared<std::string>();
+  auto failure = std::make_shared<std::string>("error");
+  cmd->add_option("--layers", o->layers, "retrying layers above the bottom")->capture_default_str()->check(CLI::Range(1, 16));
+  cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
+  cmd->add_option("--failure", *failure, "how the bottom fails")->capture_default_str()->check(CLI::IsMember({"error", "hang"}));
+  cmd->add_option("--control", *control, "one control (default: compare all)")->check(CLI::IsMember(ControlNames()));
+  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(CLI::Range(0.001, 1e7));
+  AddDuration(*cmd, "--duration", o->duration, "how long requests arrive");
+  cmd->add_option("--failure-rate", o->failure_rate, "share of bottom calls that fail or hang")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  AddDuration(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
+  AddDuration(*cmd, "--deadline", o->deadline, "the clients' budget (sent down with --control all)");
+  AddDuration(*cmd, "--latency", o->latency, "the bottom's time to answer");
+  AddDuration(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
+  AddOutputFlags(*cmd, *out);
+  cmd->callback([o, out, control, failure] {
+    o->controls = control->empty() ? std::vector<sim::Control>(sim::kAllControls.begin(), sim::kAllControls.end())
+                                   : std::vector<sim::Control>{*sim::ParseControl(*control)};
+    o->failure = *failure == "hang" ? sim::Failure::kHang : sim::Failure::kError;
+    o->progress = ProgressBar(*out);
+    Result<sim::ChainScenarioResult> r = sim::RunChainScenario(*o);
+    EndProgress(*out);
+    if (!r.ok()) FailOn(r.status());
+    Emit(*out, ChainReport(*r, out->series));
+  });
+}
+
 }  // namespace
 
 void RegisterSimulateCommand(CLI::App& app) {
   auto* sim = app.add_subcommand("simulate", "run a scenario on virtual time with the library's own policies");
   sim->require_subcommand(1);
   AddStorm(*sim);
+  AddChain(*sim);
   AddContention(*sim);
 }
 

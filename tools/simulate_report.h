@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stormguard/sim/chain_scenario.h"
 #include "stormguard/sim/contention.h"
 #include "stormguard/sim/storm.h"
 #include "stormguard/sim/svg.h"
@@ -29,5 +30,6 @@ struct Report {
 // `series` adds the per-bucket counts to the table and the JSON.
 Report StormReport(const sim::StormResult& r, bool series);
 Report ContentionReport(const sim::ContentionResult& r, bool series);
+Report ChainReport(const sim::ChainScenarioResult& r, bool series);
 
 }  // namespace stormguard::cli

@@ -69,11 +69,13 @@ struct HopSpec {
   // The downstream request carries the attempt's deadline (x-request-timeout-ms).
   bool propagate_deadline = false;
   HopReserve reserve{.fraction = 0.1};  // kept by this node before handing the deadline down
-  // A node serving a retry sends its own calls marked as retries too, so the
-  // whole subtree of a retry stays retry-free (seed 003 retry_flag; growth
-  // becomes linear). The receiving policy's retry_when_serving_a_retry
+  // A request is marked as a retry when it is one. With this on, a node
+  // serving a retry marks its own calls too (wire InjectOptions::
+  // propagate_incoming_retry), so the whole subtree of a retry stays
+  // retry-free and growth becomes linear (seed 003 retry_flag); off, only
+  // the next hop learns it. The receiving policy's retry_when_serving_a_retry
   // decides whether the marker is honoured.
-  bool forward_retry_flag = true;
+  bool forward_retry_flag = false;
 };
 
 struct LoadSpec {

@@ -1,0 +1,132 @@
+// Reports for the scenarios built on a chain of services: chain, budget,
+// metastable.
+#include "simulate_flags.h"
+#include "simulate_report.h"
+#include "simulate_table.h"
+
+namespace stormguard::cli {
+namespace {
+
+using simflags::ShowDuration;
+
+std::vector<double> BucketTimes(const sim::Series& s, std::size_t n) {
+  std::vector<double> x;
+  for (std::size_t i = 0; i < n; ++i) x.push_back(Seconds(s.bucket * static_cast<std::int64_t>(i)));
+  return x;
+}
+
+std::vector<double> AsDoubles(const sim::Counts& c, std::size_t n) {
+  std::vector<double> y;
+  for (std::size_t i = 0; i < n; ++i) y.push_back(static_cast<double>(sim::At(c, i)));
+  return y;
+}
+
+nlohmann::ordered_json SeriesJson(const sim::Series& s) {
+  nlohmann::ordered_json j;
+  j["bucket_ms"] = Millis(s.bucket);
+  for (std::size_t n = 0; n < s.arrivals.size(); ++n) j["arrivals"].push_back(s.arrivals[n]);
+  for (std::size_t h = 0; h < s.retries.size(); ++h) j["retries"].push_back(s.retries[h]);
+  j["successes"] = s.successes;
+  j["failures"] = s.failures;
+  j["rejections"] = s.rejections;
+  return j;
+}
+
+// Per bucket: arrivals at every node, retries of every hop, outcomes.
+std::string SeriesTable(const sim::Series& s, const std::vector<std::string>& node_names) {
+  std::vector<std::string> header{"t (s)"};
+  for (const auto& n : node_names) header.push_back("in " + n);
+  for (std::size_t h = 0; h < s.retries.size(); ++h) header.push_back("retries " + node_names[h]);
+  for (const char* c : {"ok", "failed", "rejected"}) header.emplace_back(c);
+  TextTable t(header);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    std::vector<std::string> cells{Fixed(Seconds(s.bucket * static_cast<std::int64_t>(i)), 1)};
+    for (const auto& a : s.arrivals) cells.push_back(std::to_string(sim::At(a, i)));
+    for (const auto& r : s.retries) cells.push_back(std::to_string(sim::At(r, i)));
+    for (const auto* c : {&s.successes, &s.failures, &s.rejections}) cells.push_back(std::to_string(sim::At(*c, i)));
+    t.Row(cells);
+  }
+  return "\nper " + ShowDuration(s.bucket) + ":\n" + t.Render();
+}
+
+nlohmann::ordered_json ChainRunJson(const sim::ChainRun& run, bool series) {
+  nlohmann::ordered_json j;
+  j["control"] = sim::ControlName(run.control);
+  j["offered"] = run.offered;
+  j["bottom_attempts"] = run.bottom_attempts;
+  j["amplification"] = Round(run.amplification, 4);
+  j["success_rate"] = Round(run.success_rate, 4);
+  for (const auto& l : run.layers) {
+    nlohmann::ordered_json lj;
+    lj["layer"] = l.name;
+    lj["arrivals"] = l.arrivals;
+    lj["retries"] = l.retries;
+    lj["budget_refused"] = l.budget_refused;
+    lj["timeouts"] = l.timeouts;
+    j["layers"].push_back(lj);
+  }
+  if (series) j["series"] = SeriesJson(run.series);
+  return j;
+}
+
+std::string ChainDetail(const sim::ChainRun& run) {
+  TextTable t({"layer", "arrivals", "x offered", "retries sent", "timeouts", "budget refused"});
+  for (const auto& l : run.layers) {
+    const bool bottom = l.name == "bottom";
+    t.Row({l.name, std::to_string(l.arrivals), Fixed(l.load, 2), bottom ? "" : std::to_string(l.retries),
+           bottom ? "" : std::to_string(l.timeouts), bottom ? "" : std::to_string(l.budget_refused)});
+  }
+  return t.Render();
+}
+
+}  // namespace
+
+Report ChainReport(const sim::ChainScenarioResult& r, bool series) {
+  const sim::ChainScenarioOptions& o = r.options;
+  Report out;
+  out.table = std::to_string(o.layers) + " layers, " + std::to_string(o.retries) + " retries each, " +
+              Fixed(o.rate, 0) + " requests/s for " + ShowDuration(o.duration) + "; the bottom " +
+              (o.failure == sim::Failure::kError ? "fails" : "hangs on") + " " + Fixed(o.failure_rate * 100, 0) +
+              "% of calls; timeout " + ShowDuration(o.timeout) + " per attempt; seed " + std::to_string(o.seed) +
+              "\nevery layer retrying alone: (1+" + std::to_string(o.retries) + ")^" + std::to_string(o.layers) +
+              " = " + Fixed(sim::UncontrolledAmplification(o.layers, o.retries), 0) + "\n\n";
+  out.json["scenario"] = "chain";
+  out.json["layers"] = o.layers;
+  out.json["retries"] = o.retries;
+  out.json["failure"] = sim::FailureName(o.failure);
+  out.json["rate"] = o.rate;
+  out.json["duration_s"] = Seconds(o.duration);
+  out.json["seed"] = o.seed;
+  out.plot = {.title = "attempts reaching the bottom per " + ShowDuration(o.bucket),
+              .x_label = "seconds", .y_label = "attempts at the bottom", .lines = {}};
+  if (r.runs.size() == 1) {
+    const sim::ChainRun& run = r.runs[0];
+    out.table += "control " + std::string(sim::ControlName(run.control)) + "\n\n" + ChainDetail(run) +
+                 "\noffered " + std::to_string(run.offered) + ", bottom attempts " +
+                 std::to_string(run.bottom_attempts) + ", amplification " + Fixed(run.amplification, 2) +
+                 ", success rate " + Fixed(run.success_rate, 3) + "\n";
+    out.json.update(ChainRunJson(run, series));
+  } else {
+    TextTable t({"control", "offered", "bottom attempts", "amplification", "success rate"});
+    for (const auto& run : r.runs) {
+      t.Row({std::string(sim::ControlName(run.control)), std::to_string(run.offered),
+             std::to_string(run.bottom_attempts), Fixed(run.amplification, 2), Fixed(run.success_rate, 3)});
+      out.json["controls"].push_back(ChainRunJson(run, series));
+    }
+    out.table += t.Render();
+  }
+  for (const auto& run : r.runs) {
+    const std::size_t n = run.series.size();
+    out.plot.lines.push_back({.name = std::string(sim::ControlName(run.control)),
+                              .x = BucketTimes(run.series, n),
+                              .y = AsDoubles(run.series.arrivals.back(), n)});
+    if (series) {
+      std::vector<std::string> names;
+      for (const auto& l : run.layers) names.push_back(l.name);
+      out.table += "\n" + std::string(sim::ControlName(run.control)) + SeriesTable(run.series, names);
+    }
+  }
+  return out;
+}
+
+}  // namespace stormguard::cli
