@@ -170,6 +170,37 @@ void AddChain(CLI::App& parent) {
   });
 }
 
+void AddMetastable(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("metastable", "HotOS'21: a capacity dip that retries turn into a lasting outage");
+  auto o = std::make_shared<sim::MetastableOptions>();
+  auto out = std::make_shared<Output>();
+  auto control = std::make_shared<std::string>();
+  cmd->add_option("--control", *control, "one control (default: none and all)")->check(CLI::IsMember(ControlNames()));
+  cmd->add_option("--layers", o->layers, "retrying layers above the service")->capture_default_str()->check(CLI::Range(1, 8));
+  cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
+  cmd->add_option("--load", o->load, "offered load as a share of capacity")->capture_default_str()->check(CLI::Range(0.001, 100.0));
+  cmd->add_option("--workers", o->workers, "the service's workers")->capture_default_str()->check(CLI::Range(1, 100000));
+  AddDuration(*cmd, "--latency", o->latency, "mean service time of one request");
+  cmd->add_option("--drop", o->drop, "share of workers lost during the trigger")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  AddDuration(*cmd, "--trigger-at", o->trigger_at, "when the capacity drops");
+  AddDuration(*cmd, "--trigger-for", o->trigger_for, "how long it stays down");
+  AddDuration(*cmd, "--duration", o->duration, "how long requests arrive");
+  AddDuration(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
+  AddDuration(*cmd, "--patience", o->patience, "how long a client waits (its deadline with --control all)");
+  cmd->add_option("--queue", o->queue, "the service's queue limit")->capture_default_str()->check(CLI::Range(0, 100'000'000));
+  AddDuration(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
+  AddOutputFlags(*cmd, *out);
+  cmd->callback([o, out, control] {
+    if (!control->empty()) o->controls = {*sim::ParseControl(*control)};
+    o->progress = ProgressBar(*out);
+    Result<sim::MetastableResult> r = sim::RunMetastable(*o);
+    EndProgress(*out);
+    if (!r.ok()) FailOn(r.status());
+    Emit(*out, MetastableReport(*r, out->series));
+  });
+}
+
 }  // namespace
 
 void RegisterSimulateCommand(CLI::App& app) {
@@ -177,6 +208,7 @@ void RegisterSimulateCommand(CLI::App& app) {
   sim->require_subcommand(1);
   AddStorm(*sim);
   AddChain(*sim);
+  AddMetastable(*sim);
   AddContention(*sim);
 }
 

@@ -16,6 +16,7 @@
 
 #include "stormguard/sim/chain_scenario.h"
 #include "stormguard/sim/contention.h"
+#include "stormguard/sim/metastable.h"
 #include "stormguard/sim/storm.h"
 #include "stormguard/sim/svg.h"
 
@@ -31,5 +32,6 @@ struct Report {
 Report StormReport(const sim::StormResult& r, bool series);
 Report ContentionReport(const sim::ContentionResult& r, bool series);
 Report ChainReport(const sim::ChainScenarioResult& r, bool series);
+Report MetastableReport(const sim::MetastableResult& r, bool series);
 
 }  // namespace stormguard::cli

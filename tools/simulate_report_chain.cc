@@ -130,3 +130,78 @@ Report ChainReport(const sim::ChainScenarioResult& r, bool series) {
 }
 
 }  // namespace stormguard::cli
+
+namespace stormguard::cli {
+namespace {
+
+std::string Recovery(const std::optional<Duration>& d) {
+  return d ? Fixed(Seconds(*d), 1) + " s" : "never";
+}
+
+nlohmann::ordered_json MetastableRunJson(const sim::MetastableRun& run, bool series) {
+  nlohmann::ordered_json j;
+  j["control"] = sim::ControlName(run.control);
+  j["goodput_before"] = Round(run.goodput_before, 4);
+  j["goodput_during"] = Round(run.goodput_during, 4);
+  j["goodput_after"] = Round(run.goodput_after, 4);
+  j["recovery_s"] = run.recovery ? nlohmann::ordered_json(Seconds(*run.recovery)) : nlohmann::ordered_json();
+  j["offered"] = run.offered;
+  j["amplification"] = Round(run.amplification, 4);
+  j["peak_queue"] = run.peak_queue;
+  if (series) {
+    j["goodput_permille"] = run.goodput_permille;
+    j["series"] = SeriesJson(run.series);
+  }
+  return j;
+}
+
+}  // namespace
+
+Report MetastableReport(const sim::MetastableResult& r, bool series) {
+  const sim::MetastableOptions& o = r.options;
+  Report out;
+  out.table = std::to_string(o.layers) + " layers (" + std::to_string(o.retries) + " retries, " +
+              ShowDuration(o.timeout) + " per attempt) over a service of " + std::to_string(o.workers) +
+              " workers x " + ShowDuration(o.latency) + " (" + Fixed(o.capacity(), 0) + " requests/s) at " +
+              Fixed(o.load * 100, 0) + "% load;\n" + Fixed(o.drop * 100, 0) + "% of its workers are lost from " +
+              ShowDuration(o.trigger_at) + " to " + ShowDuration(o.trigger_at + o.trigger_for) + "; clients wait " +
+              ShowDuration(o.patience) + "; seed " + std::to_string(o.seed) + "\n\n";
+  TextTable t({"control", "goodput before", "during", "after", "recovery", "amplification", "peak queue"});
+  out.json["scenario"] = "metastable";
+  out.json["layers"] = o.layers;
+  out.json["retries"] = o.retries;
+  out.json["load"] = o.load;
+  out.json["capacity_rps"] = Round(o.capacity(), 3);
+  out.json["seed"] = o.seed;
+  out.plot = {.title = "goodput per " + ShowDuration(o.bucket) + " (capacity lost from " +
+                       ShowDuration(o.trigger_at) + " to " + ShowDuration(o.trigger_at + o.trigger_for) + ")",
+              .x_label = "seconds", .y_label = "share of requests that succeed", .lines = {}};
+  for (const auto& run : r.runs) {
+    t.Row({std::string(sim::ControlName(run.control)), Fixed(run.goodput_before, 3), Fixed(run.goodput_during, 3),
+           Fixed(run.goodput_after, 3), Recovery(run.recovery), Fixed(run.amplification, 2),
+           std::to_string(run.peak_queue)});
+    if (r.runs.size() == 1) {
+      out.json.update(MetastableRunJson(run, series));
+    } else {
+      out.json["controls"].push_back(MetastableRunJson(run, series));
+    }
+    sim::PlotLine line{.name = std::string(sim::ControlName(run.control)), .x = {}, .y = {}};
+    for (std::size_t i = 0; i < run.goodput_permille.size(); ++i) {
+      line.x.push_back(Seconds(run.series.bucket * static_cast<std::int64_t>(i)));
+      line.y.push_back(static_cast<double>(run.goodput_permille[i]) / 1000.0);
+    }
+    out.plot.lines.push_back(std::move(line));
+  }
+  out.table += t.Render();
+  if (series) {
+    for (const auto& run : r.runs) {
+      std::vector<std::string> names;
+      for (int i = 1; i <= o.layers; ++i) names.push_back(std::to_string(i));
+      names.emplace_back("service");
+      out.table += "\n" + std::string(sim::ControlName(run.control)) + SeriesTable(run.series, names);
+    }
+  }
+  return out;
+}
+
+}  // namespace stormguard::cli
