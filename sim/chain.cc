@@ -32,12 +32,14 @@ struct Call {
   bool waiting = false;       // client requests only: the client still waits
   bool holds_worker = false;
   bool downstream_gave_up = false;
+  bool breaker_permit = false;  // the attempt in flight holds a breaker permission
   std::uint32_t parent = kNone, parent_gen = 0;
   std::uint32_t child = kNone, child_gen = 0;  // the attempt in flight
   std::uint32_t attempt = 0;
   Deadline deadline;       // as received
   Deadline call_deadline;  // for this node's own downstream call
   TimePoint arrived;
+  TimePoint sent;  // when the attempt in flight went out
   Duration previous_wait = Duration::zero();
 };
 
@@ -308,6 +310,16 @@ class ChainSim final : public Actor {
   void SendAttempt(std::uint32_t idx) {
     const std::uint16_t hop = calls_[idx].node;
     const HopSpec& hs = spec_.hops[hop];
+    if (hs.breaker != nullptr) {
+      Status refused = hs.breaker->Acquire(now());
+      if (!refused.ok()) {
+        ++r_.hops[hop].breaker_refused;
+        r_.series.Add(r_.series.rejections, elapsed());
+        OnAttemptEnd(idx, refused);
+        return;
+      }
+      calls_[idx].breaker_permit = true;
+    }
     const Deadline attempt_deadline = hops_[hop].policy.AttemptDeadline(calls_[idx].call_deadline, now());
     const std::uint32_t child = Alloc();  // calls_ is a deque: references stay valid
     Call& c = calls_[idx];
@@ -319,6 +331,7 @@ class ChainSim final : public Actor {
     if (hs.propagate_deadline) k.deadline = attempt_deadline;
     c.child = child;
     c.child_gen = k.gen;
+    c.sent = now();
     HopStats& st = r_.hops[hop];
     ++st.attempts;
     if (c.attempt > 1) {
@@ -353,6 +366,10 @@ class ChainSim final : public Actor {
     HopState& h = hops_[c.node];
     RetryBudget* budget = h.policy.budget();
     const OutcomeClass outcome = h.policy.Classify(status);
+    if (c.breaker_permit) {
+      c.breaker_permit = false;
+      spec_.hops[c.node].breaker->OnResult(outcome, now() - c.sent, now());
+    }
     if (outcome == OutcomeClass::kSuccess) {
       if (budget != nullptr) {
         budget->RecordSuccess(now());

@@ -58,6 +58,7 @@ ChainRun Summarize(Control control, const ChainResult& r) {
     if (i < r.hops.size()) {
       row.retries = r.hops[i].retries;
       row.budget_refused = r.hops[i].budget_refused;
+      row.breaker_refused = r.hops[i].breaker_refused;
       row.timeouts = r.hops[i].timeouts;
     }
     row.load = r.offered == 0 ? 0 : static_cast<double>(row.arrivals) / static_cast<double>(r.offered);

@@ -11,6 +11,7 @@ std::string_view ControlName(Control c) noexcept {
     case Control::kGate: return "gate";
     case Control::kNoRetry: return "no-retry";
     case Control::kRetryFlag: return "retry-flag";
+    case Control::kBreaker: return "breaker";
     case Control::kAll: return "all";
   }
   return "unknown";
@@ -30,8 +31,10 @@ ControlSet ControlsOf(Control c) noexcept {
     case Control::kGate: return {.gate = true};
     case Control::kNoRetry: return {.no_retry = true};
     case Control::kRetryFlag: return {.retry_flag = true};
+    case Control::kBreaker: return {.breaker = true};
     case Control::kAll:
-      return {.budget = true, .gate = true, .no_retry = true, .retry_flag = true, .deadlines = true};
+      return {.budget = true, .gate = true, .no_retry = true, .retry_flag = true, .breaker = true,
+              .deadlines = true};
   }
   return {};
 }
@@ -40,6 +43,12 @@ Result<HopSpec> MakeHop(const ControlSet& c, const LayerPolicy& p) {
   Result<std::shared_ptr<RetryBudget>> budget = MakeBudgetStack(
       {.token_bucket = c.budget, .gate = c.gate, .max_tokens = p.max_tokens, .token_ratio = p.token_ratio});
   if (!budget.ok()) return std::move(budget).status();
+  std::shared_ptr<CircuitBreaker> breaker;
+  if (c.breaker) {
+    Result<std::unique_ptr<CircuitBreaker>> cb = CircuitBreaker::Create(p.breaker);
+    if (!cb.ok()) return std::move(cb).status();
+    breaker = std::move(cb).value();
+  }
   return HopSpec{.retry = {.max_attempts = p.retries + 1,
                            .backoff = p.backoff,
                            .per_attempt_timeout = p.timeout,
@@ -49,7 +58,8 @@ Result<HopSpec> MakeHop(const ControlSet& c, const LayerPolicy& p) {
                            .budget = std::move(budget).value()},
                  .mark_gave_up = c.no_retry,
                  .propagate_deadline = c.deadlines,
-                 .forward_retry_flag = c.retry_flag};
+                 .forward_retry_flag = c.retry_flag,
+                 .breaker = std::move(breaker)};
 }
 
 }  // namespace stormguard::sim

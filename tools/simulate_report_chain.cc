@@ -62,6 +62,7 @@ nlohmann::ordered_json ChainRunJson(const sim::ChainRun& run, bool series) {
     lj["arrivals"] = l.arrivals;
     lj["retries"] = l.retries;
     lj["budget_refused"] = l.budget_refused;
+    lj["breaker_refused"] = l.breaker_refused;
     lj["timeouts"] = l.timeouts;
     j["layers"].push_back(lj);
   }
@@ -70,11 +71,12 @@ nlohmann::ordered_json ChainRunJson(const sim::ChainRun& run, bool series) {
 }
 
 std::string ChainDetail(const sim::ChainRun& run) {
-  TextTable t({"layer", "arrivals", "x offered", "retries sent", "timeouts", "budget refused"});
+  TextTable t({"layer", "arrivals", "x offered", "retries sent", "timeouts", "budget refused", "breaker refused"});
   for (const auto& l : run.layers) {
     const bool bottom = l.name == "bottom";
     t.Row({l.name, std::to_string(l.arrivals), Fixed(l.load, 2), bottom ? "" : std::to_string(l.retries),
-           bottom ? "" : std::to_string(l.timeouts), bottom ? "" : std::to_string(l.budget_refused)});
+           bottom ? "" : std::to_string(l.timeouts), bottom ? "" : std::to_string(l.budget_refused),
+           bottom ? "" : std::to_string(l.breaker_refused)});
   }
   return t.Render();
 }

@@ -9,8 +9,9 @@
 // its hop: a RetryPolicy (with its backoff, budget, per-attempt timeout and
 // least attempt time), deadline propagation, and seed 003's chain markers
 // (answer "do not retry" after giving up; do not retry while serving a
-// retry). Decisions are RetryPolicy::Decide's and the budgets' own; the
-// simulator only moves time and messages.
+// retry), and optionally a CircuitBreaker. Decisions are RetryPolicy::
+// Decide's, the budgets' and the breaker's own; the simulator only moves
+// time and messages.
 //
 //   sim::ChainSpec spec = ...;               // see the fields below
 //   Result<sim::ChainResult> r = sim::RunChain(spec);  // INVALID_ARGUMENT names bad fields
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "stormguard/core/deadline.h"
+#include "stormguard/guard/circuit_breaker.h"
 #include "stormguard/retry/retry_policy.h"
 #include "stormguard/sim/distribution.h"
 #include "stormguard/sim/series.h"
@@ -76,6 +78,9 @@ struct HopSpec {
   // the next hop learns it. The receiving policy's retry_when_serving_a_retry
   // decides whether the marker is honoured.
   bool forward_retry_flag = false;
+  // Optional: asked before every attempt (a refusal ends the attempt at once
+  // with the breaker's status, pushback included) and told every result.
+  std::shared_ptr<CircuitBreaker> breaker;
 };
 
 struct LoadSpec {
@@ -113,6 +118,7 @@ struct HopStats {
   std::int64_t retries = 0;
   std::int64_t timeouts = 0;  // attempts that hit their deadline
   std::int64_t budget_refused = 0;
+  std::int64_t breaker_refused = 0;  // attempts the breaker did not let out
   std::int64_t marked_gave_up = 0;  // answers that carried do-not-retry
   Duration last_retry = Duration::zero();  // when the last retry was sent
   // The first retry the budget refused, and the traffic seen until then.

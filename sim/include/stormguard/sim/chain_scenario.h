@@ -54,6 +54,7 @@ struct LayerRow {
   std::int64_t arrivals = 0;
   std::int64_t retries = 0;       // sent by this layer (none for the bottom)
   std::int64_t budget_refused = 0;
+  std::int64_t breaker_refused = 0;
   std::int64_t timeouts = 0;
   double load = 0;                // arrivals / offered
 };

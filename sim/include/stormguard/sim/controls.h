@@ -7,6 +7,8 @@
 //   no-retry    seed 003 nomore_retry: a layer that gave up says so; callers stop
 //   retry-flag  seed 003 retry_flag: a request that is a retry (or serves one)
 //               is not retried below; the flag travels down the whole chain
+//   breaker     a circuit breaker per destination (seed 004's settings, but
+//               LayerPolicy::breaker's shorter wait in open)
 //   all         all of the above, plus deadline propagation (each hop keeps
 //               10% and hands the rest down; expired requests are refused)
 //
@@ -26,11 +28,11 @@
 
 namespace stormguard::sim {
 
-enum class Control { kNone, kBudget, kGate, kNoRetry, kRetryFlag, kAll };
+enum class Control { kNone, kBudget, kGate, kNoRetry, kRetryFlag, kBreaker, kAll };
 
-inline constexpr std::array<Control, 6> kAllControls = {Control::kNone,    Control::kNoRetry,
-                                                        Control::kRetryFlag, Control::kGate,
-                                                        Control::kBudget,  Control::kAll};
+inline constexpr std::array<Control, 7> kAllControls = {
+    Control::kNone, Control::kNoRetry, Control::kRetryFlag, Control::kGate,
+    Control::kBudget, Control::kBreaker, Control::kAll};
 
 std::string_view ControlName(Control c) noexcept;
 std::optional<Control> ParseControl(std::string_view name) noexcept;
@@ -40,6 +42,7 @@ struct ControlSet {
   bool gate = false;
   bool no_retry = false;
   bool retry_flag = false;
+  bool breaker = false;
   bool deadlines = false;
 };
 
@@ -56,6 +59,9 @@ struct LayerPolicy {
   Duration min_attempt_time = Duration::zero();  // matters only with deadlines
   double max_tokens = 10;    // the token bucket (seed 000)
   double token_ratio = 0.1;
+  // The breaker: the library's defaults (seed 004) but 1 s open instead of
+  // 30 s, so a breaker probes again within a scenario's few seconds.
+  CircuitBreakerOptions breaker{.wait_in_open = std::chrono::seconds(1)};
 };
 
 Result<HopSpec> MakeHop(const ControlSet& controls, const LayerPolicy& policy);
