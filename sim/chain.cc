@@ -33,6 +33,7 @@ struct Call {
   bool holds_worker = false;
   bool downstream_gave_up = false;
   bool breaker_permit = false;  // the attempt in flight holds a breaker permission
+  bool hung = false;            // will never answer
   std::uint32_t parent = kNone, parent_gen = 0;
   std::uint32_t child = kNone, child_gen = 0;  // the attempt in flight
   std::uint32_t attempt = 0;
@@ -210,7 +211,10 @@ class ChainSim final : public Actor {
     }
     if (hang && !c.holds_worker) {  // unanswered, and nothing to give back
       ++r_.nodes[c.node].hung;
-      Free(idx);
+      // A caller finds out through its own timeout. A client request stays
+      // allocated until the client's patience runs out (its event needs it).
+      c.hung = true;
+      if (c.parent != kNone || spec_.load.patience == kInfiniteDuration) Free(idx);
       return;
     }
     const WorkOutcome out = hang ? kWorkHung : fail ? kWorkFailed : kWorkOk;
@@ -293,6 +297,7 @@ class ChainSim final : public Actor {
     c.waiting = false;
     ++r_.abandoned;
     r_.series.Add(r_.series.failures, elapsed());
+    if (c.hung) Free(idx);
   }
 
   // ---- the retry loop of node `idx`'s downstream call (the driver's protocol) ----
