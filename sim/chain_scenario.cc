@@ -72,18 +72,11 @@ ChainRun Summarize(Control control, const ChainResult& r) {
 Result<ChainScenarioResult> RunChainScenario(const ChainScenarioOptions& options) {
   Status s = ValidationStatus("chain options", options.Validate());
   if (!s.ok()) return s;
+  Result<std::vector<ChainResult>> runs = RunForEachControl(
+      options.controls, [&options](Control c) { return SpecFor(options, c); }, options.progress);
+  if (!runs.ok()) return std::move(runs).status();
   ChainScenarioResult out{.options = options, .runs = {}};
-  const double n = static_cast<double>(options.controls.size());
-  for (std::size_t i = 0; i < options.controls.size(); ++i) {
-    Result<ChainSpec> spec = SpecFor(options, options.controls[i]);
-    if (!spec.ok()) return std::move(spec).status();
-    if (options.progress) {
-      spec->progress = [&options, i, n](double f) { options.progress((static_cast<double>(i) + f) / n); };
-    }
-    Result<ChainResult> r = RunChain(*spec);
-    if (!r.ok()) return std::move(r).status();
-    out.runs.push_back(Summarize(options.controls[i], *r));
-  }
+  for (std::size_t i = 0; i < runs->size(); ++i) out.runs.push_back(Summarize(options.controls[i], (*runs)[i]));
   return out;
 }
 

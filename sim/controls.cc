@@ -62,4 +62,20 @@ Result<HopSpec> MakeHop(const ControlSet& c, const LayerPolicy& p) {
                  .breaker = std::move(breaker)};
 }
 
+Result<std::vector<ChainResult>> RunForEachControl(const std::vector<Control>& controls,
+                                                   const std::function<Result<ChainSpec>(Control)>& spec_for,
+                                                   const std::function<void(double)>& progress) {
+  std::vector<ChainResult> out;
+  const double n = static_cast<double>(controls.size());
+  for (std::size_t i = 0; i < controls.size(); ++i) {
+    Result<ChainSpec> spec = spec_for(controls[i]);
+    if (!spec.ok()) return std::move(spec).status();
+    if (progress) spec->progress = [&progress, i, n](double f) { progress((static_cast<double>(i) + f) / n); };
+    Result<ChainResult> r = RunChain(*spec);
+    if (!r.ok()) return std::move(r).status();
+    out.push_back(std::move(r).value());
+  }
+  return out;
+}
+
 }  // namespace stormguard::sim

@@ -25,7 +25,9 @@ struct Output {
   std::string svg;
 };
 
-void AddOutputFlags(CLI::App& cmd, Output& out) {
+// --seed, --json, --series and --svg: what every scenario takes.
+void AddCommonFlags(CLI::App& cmd, Output& out, std::uint64_t& seed) {
+  cmd.add_option("--seed", seed, "random seed")->capture_default_str();
   cmd.add_flag("--json", out.json, "print one JSON object instead of the table");
   cmd.add_flag("--series", out.series, "add the per-bucket time series to the table or JSON");
   cmd.add_option("--svg", out.svg, "also write a plot of the run to this SVG file");
@@ -76,8 +78,12 @@ std::function<void(double)> ProgressBar(const Output& out) {
   };
 }
 
-void EndProgress(const Output& out) {
+// Clears the progress bar, then prints the run's report or its error.
+template <class R>
+void Show(const Output& out, const Result<R>& r, Report (*report)(const R&, bool)) {
   if (!out.json && isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%60s\r", "");
+  if (!r.ok()) FailOn(r.status());
+  Emit(out, report(*r, out.series));
 }
 
 std::vector<std::string> StrategyNames(bool with_none) {
@@ -99,13 +105,10 @@ void AddStorm(CLI::App& parent) {
   AddDuration(*cmd, "--cap", o->cap, "largest wait");
   AddDuration(*cmd, "--bucket", o->bucket, "width of a time bucket");
   cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")->check(CLI::IsMember(StrategyNames(false)));
-  cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
-  AddOutputFlags(*cmd, *out);
+  AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out, backoff] {
     if (!backoff->empty()) o->strategies = {*sim::ParseStrategy(*backoff)};
-    Result<sim::StormResult> r = sim::RunStorm(*o);
-    if (!r.ok()) FailOn(r.status());
-    Emit(*out, StormReport(*r, out->series));
+    Show(*out, sim::RunStorm(*o), &StormReport);
   });
 }
 
@@ -122,13 +125,10 @@ void AddContention(CLI::App& parent) {
   AddDuration(*cmd, "--network-sd", o->network.b, "its standard deviation");
   cmd->add_option("--runs", o->runs, "average over this many runs")->capture_default_str()->check(CLI::Range(1, 100'000));
   cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")->check(CLI::IsMember(StrategyNames(true)));
-  cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
-  AddOutputFlags(*cmd, *out);
+  AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out, backoff] {
     if (!backoff->empty()) o->strategies = {*sim::ParseStrategy(*backoff)};
-    Result<sim::ContentionResult> r = sim::RunContention(*o);
-    if (!r.ok()) FailOn(r.status());
-    Emit(*out, ContentionReport(*r, out->series));
+    Show(*out, sim::RunContention(*o), &ContentionReport);
   });
 }
 
@@ -156,17 +156,13 @@ void AddChain(CLI::App& parent) {
   AddDuration(*cmd, "--deadline", o->deadline, "the clients' budget (sent down with --control all)");
   AddDuration(*cmd, "--latency", o->latency, "the bottom's time to answer");
   AddDuration(*cmd, "--bucket", o->bucket, "width of a time bucket");
-  cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
-  AddOutputFlags(*cmd, *out);
+  AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out, control, failure] {
     o->controls = control->empty() ? std::vector<sim::Control>(sim::kAllControls.begin(), sim::kAllControls.end())
                                    : std::vector<sim::Control>{*sim::ParseControl(*control)};
     o->failure = *failure == "hang" ? sim::Failure::kHang : sim::Failure::kError;
     o->progress = ProgressBar(*out);
-    Result<sim::ChainScenarioResult> r = sim::RunChainScenario(*o);
-    EndProgress(*out);
-    if (!r.ok()) FailOn(r.status());
-    Emit(*out, ChainReport(*r, out->series));
+    Show(*out, sim::RunChainScenario(*o), &ChainReport);
   });
 }
 
@@ -189,15 +185,11 @@ void AddMetastable(CLI::App& parent) {
   AddDuration(*cmd, "--patience", o->patience, "how long a client waits (its deadline with --control all)");
   cmd->add_option("--queue", o->queue, "the service's queue limit")->capture_default_str()->check(CLI::Range(0, 100'000'000));
   AddDuration(*cmd, "--bucket", o->bucket, "width of a time bucket");
-  cmd->add_option("--seed", o->seed, "random seed")->capture_default_str();
-  AddOutputFlags(*cmd, *out);
+  AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out, control] {
     if (!control->empty()) o->controls = {*sim::ParseControl(*control)};
     o->progress = ProgressBar(*out);
-    Result<sim::MetastableResult> r = sim::RunMetastable(*o);
-    EndProgress(*out);
-    if (!r.ok()) FailOn(r.status());
-    Emit(*out, MetastableReport(*r, out->series));
+    Show(*out, sim::RunMetastable(*o), &MetastableReport);
   });
 }
 

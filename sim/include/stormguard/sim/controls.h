@@ -20,8 +20,10 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "stormguard/core/result.h"
 #include "stormguard/sim/chain.h"
@@ -65,5 +67,11 @@ struct LayerPolicy {
 };
 
 Result<HopSpec> MakeHop(const ControlSet& controls, const LayerPolicy& policy);
+
+// Runs the chain `spec_for(control)` builds for every control in turn, with
+// `progress` (optional) told the fraction done over all of them.
+Result<std::vector<ChainResult>> RunForEachControl(const std::vector<Control>& controls,
+                                                   const std::function<Result<ChainSpec>(Control)>& spec_for,
+                                                   const std::function<void(double)>& progress);
 
 }  // namespace stormguard::sim
