@@ -10,14 +10,12 @@
 #include <memory>
 
 #include "commands.h"
-#include "simulate_flags.h"
+#include "duration_flag.h"
 #include "simulate_report.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard::cli {
 namespace {
-
-using simflags::AddDuration;
 
 struct Output {
   bool json = false;
@@ -101,9 +99,9 @@ void AddStorm(CLI::App& parent) {
   cmd->add_option("--clients", o->clients, "clients failing at the same instant")->capture_default_str()
       ->check(CLI::Range(1, 10'000'000));
   cmd->add_option("--retries", o->retries, "retries per client")->capture_default_str()->check(CLI::Range(0, 1000));
-  AddDuration(*cmd, "--base", o->base, "first wait");
-  AddDuration(*cmd, "--cap", o->cap, "largest wait");
-  AddDuration(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  AddDurationOption(*cmd, "--base", o->base, "first wait");
+  AddDurationOption(*cmd, "--cap", o->cap, "largest wait");
+  AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
   cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")->check(CLI::IsMember(StrategyNames(false)));
   AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out, backoff] {
@@ -119,10 +117,10 @@ void AddContention(CLI::App& parent) {
   auto backoff = std::make_shared<std::string>();
   cmd->add_option("--clients", o->clients, "writers starting together")->capture_default_str()
       ->check(CLI::Range(1, 100'000));
-  AddDuration(*cmd, "--base", o->base, "first wait");
-  AddDuration(*cmd, "--cap", o->cap, "largest wait");
-  AddDuration(*cmd, "--network", o->network.a, "mean network delay each way");
-  AddDuration(*cmd, "--network-sd", o->network.b, "its standard deviation");
+  AddDurationOption(*cmd, "--base", o->base, "first wait");
+  AddDurationOption(*cmd, "--cap", o->cap, "largest wait");
+  AddDurationOption(*cmd, "--network", o->network.a, "mean network delay each way");
+  AddDurationOption(*cmd, "--network-sd", o->network.b, "its standard deviation");
   cmd->add_option("--runs", o->runs, "average over this many runs")->capture_default_str()->check(CLI::Range(1, 100'000));
   cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")->check(CLI::IsMember(StrategyNames(true)));
   AddCommonFlags(*cmd, *out, o->seed);
@@ -149,13 +147,13 @@ void AddChain(CLI::App& parent) {
   cmd->add_option("--failure", *failure, "how the bottom fails")->capture_default_str()->check(CLI::IsMember({"error", "hang"}));
   cmd->add_option("--control", *control, "one control (default: compare all)")->check(CLI::IsMember(ControlNames()));
   cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(CLI::Range(0.001, 1e7));
-  AddDuration(*cmd, "--duration", o->duration, "how long requests arrive");
+  AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
   cmd->add_option("--failure-rate", o->failure_rate, "share of bottom calls that fail or hang")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  AddDuration(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
-  AddDuration(*cmd, "--deadline", o->deadline, "the clients' budget (sent down with --control all)");
-  AddDuration(*cmd, "--latency", o->latency, "the bottom's time to answer");
-  AddDuration(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  AddDurationOption(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
+  AddDurationOption(*cmd, "--deadline", o->deadline, "the clients' budget (sent down with --control all)");
+  AddDurationOption(*cmd, "--latency", o->latency, "the bottom's time to answer");
+  AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
   AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out, control, failure] {
     o->controls = control->empty() ? std::vector<sim::Control>(sim::kAllControls.begin(), sim::kAllControls.end())
@@ -176,15 +174,15 @@ void AddMetastable(CLI::App& parent) {
   cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
   cmd->add_option("--load", o->load, "offered load as a share of capacity")->capture_default_str()->check(CLI::Range(0.001, 100.0));
   cmd->add_option("--workers", o->workers, "the service's workers")->capture_default_str()->check(CLI::Range(1, 100000));
-  AddDuration(*cmd, "--latency", o->latency, "mean service time of one request");
+  AddDurationOption(*cmd, "--latency", o->latency, "mean service time of one request");
   cmd->add_option("--drop", o->drop, "share of workers lost during the trigger")->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  AddDuration(*cmd, "--trigger-at", o->trigger_at, "when the capacity drops");
-  AddDuration(*cmd, "--trigger-for", o->trigger_for, "how long it stays down");
-  AddDuration(*cmd, "--duration", o->duration, "how long requests arrive");
-  AddDuration(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
-  AddDuration(*cmd, "--patience", o->patience, "how long a client waits (its deadline with --control all)");
+  AddDurationOption(*cmd, "--trigger-at", o->trigger_at, "when the capacity drops");
+  AddDurationOption(*cmd, "--trigger-for", o->trigger_for, "how long it stays down");
+  AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
+  AddDurationOption(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
+  AddDurationOption(*cmd, "--patience", o->patience, "how long a client waits (its deadline with --control all)");
   cmd->add_option("--queue", o->queue, "the service's queue limit")->capture_default_str()->check(CLI::Range(0, 100'000'000));
-  AddDuration(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
   AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out, control] {
     if (!control->empty()) o->controls = {*sim::ParseControl(*control)};

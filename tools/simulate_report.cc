@@ -1,12 +1,10 @@
 #include "simulate_report.h"
 
-#include "simulate_flags.h"
+#include "duration_flag.h"
 #include "simulate_table.h"
 
 namespace stormguard::cli {
 namespace {
-
-using simflags::ShowDuration;
 
 double BucketStart(const sim::Series& s, std::size_t i) {
   return static_cast<double>((s.bucket * static_cast<std::int64_t>(i)).count()) / 1e9;
@@ -45,9 +43,9 @@ Report StormReport(const sim::StormResult& r, bool series) {
   const sim::StormOptions& o = r.options;
   Report out;
   out.table = std::to_string(o.clients) + " clients fail at the same instant and retry " +
-              std::to_string(o.retries) + " times (base " + ShowDuration(o.base) + ", cap " +
-              ShowDuration(o.cap) + ", seed " + std::to_string(o.seed) + ")\n\n";
-  TextTable t({"strategy", "total retries", "peak per " + ShowDuration(o.bucket), "last retry"});
+              std::to_string(o.retries) + " times (base " + FormatDuration(o.base) + ", cap " +
+              FormatDuration(o.cap) + ", seed " + std::to_string(o.seed) + ")\n\n";
+  TextTable t({"strategy", "total retries", "peak per " + FormatDuration(o.bucket), "last retry"});
   for (const auto& row : r.rows) {
     t.Row({std::string(sim::StrategyName(row.strategy)), std::to_string(row.total_retries),
            std::to_string(row.peak_per_bucket), Fixed(Seconds(row.last_retry), 1) + " s"});
@@ -68,7 +66,7 @@ Report StormReport(const sim::StormResult& r, bool series) {
     for (const auto& row : r.rows) out.json["strategies"].push_back(StormRowJson(row, series));
   }
 
-  out.plot = {.title = "retries per " + ShowDuration(o.bucket) + ", " + std::to_string(o.clients) +
+  out.plot = {.title = "retries per " + FormatDuration(o.bucket) + ", " + std::to_string(o.clients) +
                        " clients failing at once",
               .x_label = "seconds since the failure", .y_label = "retries per bucket", .lines = {}};
   const sim::Series frame(o.bucket, 0, 0);
@@ -87,8 +85,8 @@ Report ContentionReport(const sim::ContentionResult& r, bool series) {
   const sim::ContentionOptions& o = r.options;
   Report out;
   out.table = std::to_string(o.clients) + " clients update one row with optimistic concurrency (network " +
-              ShowDuration(o.network.a) + " +- " + ShowDuration(o.network.b) + " each way, base " +
-              ShowDuration(o.base) + ", cap " + ShowDuration(o.cap) + ", mean of " + std::to_string(o.runs) +
+              FormatDuration(o.network.a) + " +- " + FormatDuration(o.network.b) + " each way, base " +
+              FormatDuration(o.base) + ", cap " + FormatDuration(o.cap) + ", mean of " + std::to_string(o.runs) +
               " runs from seed " + std::to_string(o.seed) + ")\n\n";
   TextTable t({"strategy", "calls", "calls per client", "completion"});
   out.json["scenario"] = "contention";

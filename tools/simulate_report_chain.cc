@@ -1,13 +1,11 @@
 // Reports for the scenarios built on a chain of services: chain, budget,
 // metastable.
-#include "simulate_flags.h"
+#include "duration_flag.h"
 #include "simulate_report.h"
 #include "simulate_table.h"
 
 namespace stormguard::cli {
 namespace {
-
-using simflags::ShowDuration;
 
 std::vector<double> BucketTimes(const sim::Series& s, std::size_t n) {
   std::vector<double> x;
@@ -46,7 +44,7 @@ std::string SeriesTable(const sim::Series& s, const std::vector<std::string>& no
     for (const auto* c : {&s.successes, &s.failures, &s.rejections}) cells.push_back(std::to_string(sim::At(*c, i)));
     t.Row(cells);
   }
-  return "\nper " + ShowDuration(s.bucket) + ":\n" + t.Render();
+  return "\nper " + FormatDuration(s.bucket) + ":\n" + t.Render();
 }
 
 nlohmann::ordered_json ChainRunJson(const sim::ChainRun& run, bool series) {
@@ -87,9 +85,9 @@ Report ChainReport(const sim::ChainScenarioResult& r, bool series) {
   const sim::ChainScenarioOptions& o = r.options;
   Report out;
   out.table = std::to_string(o.layers) + " layers, " + std::to_string(o.retries) + " retries each, " +
-              Fixed(o.rate, 0) + " requests/s for " + ShowDuration(o.duration) + "; the bottom " +
+              Fixed(o.rate, 0) + " requests/s for " + FormatDuration(o.duration) + "; the bottom " +
               (o.failure == sim::Failure::kError ? "fails" : "hangs on") + " " + Fixed(o.failure_rate * 100, 0) +
-              "% of calls; timeout " + ShowDuration(o.timeout) + " per attempt; seed " + std::to_string(o.seed) +
+              "% of calls; timeout " + FormatDuration(o.timeout) + " per attempt; seed " + std::to_string(o.seed) +
               "\nevery layer retrying alone: (1+" + std::to_string(o.retries) + ")^" + std::to_string(o.layers) +
               " = " + Fixed(sim::UncontrolledAmplification(o.layers, o.retries), 0) + "\n\n";
   out.json["scenario"] = "chain";
@@ -99,7 +97,7 @@ Report ChainReport(const sim::ChainScenarioResult& r, bool series) {
   out.json["rate"] = o.rate;
   out.json["duration_s"] = Seconds(o.duration);
   out.json["seed"] = o.seed;
-  out.plot = {.title = "attempts reaching the bottom per " + ShowDuration(o.bucket),
+  out.plot = {.title = "attempts reaching the bottom per " + FormatDuration(o.bucket),
               .x_label = "seconds", .y_label = "attempts at the bottom", .lines = {}};
   if (r.runs.size() == 1) {
     const sim::ChainRun& run = r.runs[0];
@@ -163,11 +161,11 @@ Report MetastableReport(const sim::MetastableResult& r, bool series) {
   const sim::MetastableOptions& o = r.options;
   Report out;
   out.table = std::to_string(o.layers) + " layers (" + std::to_string(o.retries) + " retries, " +
-              ShowDuration(o.timeout) + " per attempt) over a service of " + std::to_string(o.workers) +
-              " workers x " + ShowDuration(o.latency) + " (" + Fixed(o.capacity(), 0) + " requests/s) at " +
+              FormatDuration(o.timeout) + " per attempt) over a service of " + std::to_string(o.workers) +
+              " workers x " + FormatDuration(o.latency) + " (" + Fixed(o.capacity(), 0) + " requests/s) at " +
               Fixed(o.load * 100, 0) + "% load;\n" + Fixed(o.drop * 100, 0) + "% of its workers are lost from " +
-              ShowDuration(o.trigger_at) + " to " + ShowDuration(o.trigger_at + o.trigger_for) + "; clients wait " +
-              ShowDuration(o.patience) + "; seed " + std::to_string(o.seed) + "\n\n";
+              FormatDuration(o.trigger_at) + " to " + FormatDuration(o.trigger_at + o.trigger_for) + "; clients wait " +
+              FormatDuration(o.patience) + "; seed " + std::to_string(o.seed) + "\n\n";
   TextTable t({"control", "goodput before", "during", "after", "recovery", "amplification", "peak queue"});
   out.json["scenario"] = "metastable";
   out.json["layers"] = o.layers;
@@ -175,8 +173,8 @@ Report MetastableReport(const sim::MetastableResult& r, bool series) {
   out.json["load"] = o.load;
   out.json["capacity_rps"] = Round(o.capacity(), 3);
   out.json["seed"] = o.seed;
-  out.plot = {.title = "goodput per " + ShowDuration(o.bucket) + " (capacity lost from " +
-                       ShowDuration(o.trigger_at) + " to " + ShowDuration(o.trigger_at + o.trigger_for) + ")",
+  out.plot = {.title = "goodput per " + FormatDuration(o.bucket) + " (capacity lost from " +
+                       FormatDuration(o.trigger_at) + " to " + FormatDuration(o.trigger_at + o.trigger_for) + ")",
               .x_label = "seconds", .y_label = "share of requests that succeed", .lines = {}};
   for (const auto& run : r.runs) {
     t.Row({std::string(sim::ControlName(run.control)), Fixed(run.goodput_before, 3), Fixed(run.goodput_during, 3),
