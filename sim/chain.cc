@@ -11,7 +11,7 @@ namespace chain_internal {
 
 ChainSim::ChainSim(const ChainSpec& spec)
     : spec_(spec), engine_(spec.seed), arrivals_rng_(spec.seed ^ 0x5eed0a771e5ULL) {
-  for (const HopSpec& h : spec.hops) hops_.push_back(HopState{RetryPolicy::Create(h.retry).value(), {}, {}, false});
+  for (const HopSpec& h : spec.hops) hops_.push_back(HopState{RetryPolicy::Create(h.retry).value(), {}, {}, false, {}});
   nodes_.resize(spec.services.size());
   r_.nodes.resize(spec.services.size());
   r_.hops.resize(spec.hops.size());

@@ -78,7 +78,8 @@ void ChainSim::ArmTimeouts(std::uint16_t hop) {
   }
   if (h.timeouts.empty()) return;
   h.armed = true;
-  engine_.At(h.timeouts.front().at, this, kTimeoutCheck, hop);
+  if (!h.checks) h.checks = engine_.NewLane();
+  engine_.AtInLane(*h.checks, h.timeouts.front().at, this, kTimeoutCheck, hop);
 }
 
 void ChainSim::OnTimeoutCheck(std::uint16_t hop) {

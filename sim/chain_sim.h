@@ -74,6 +74,7 @@ struct HopState {
   CallContext scratch;  // reused for every Decide(): no allocation per attempt
   std::deque<PendingTimeout> timeouts;
   bool armed = false;   // a kTimeoutCheck event is pending
+  std::optional<Engine::Lane> checks;  // kTimeoutCheck events come in time order too
 };
 
 class ChainSim final : public Actor {
