@@ -82,7 +82,7 @@ void ChainSim::Free(std::uint32_t idx) {
 
 void ChainSim::ScheduleNextArrival() {
   const auto mean = std::chrono::duration_cast<Duration>(std::chrono::duration<double>(1.0 / spec_.load.rate));
-  const TimePoint next = SaturatingAdd(now(), arrivals_rng_.Exponential(mean));
+  const TimePoint next = SaturatingAdd(now(), spec_.load.evenly_spaced ? mean : arrivals_rng_.Exponential(mean));
   if (next - engine_.start() < spec_.load.duration) engine_.At(next, this, kArrival);
 }
 

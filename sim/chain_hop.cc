@@ -135,6 +135,7 @@ void ChainSim::OnAttemptEnd(std::uint32_t idx, const Status& status) {
   h.scratch.downstream_gave_up = c.downstream_gave_up;
   const RetryDecision d = h.policy.Decide(outcome, status, h.scratch, now(), c.previous_wait, engine_.rng());
   if (d.retry) {
+    ++r_.hops[c.node].retries_granted;
     c.previous_wait = d.wait;
     engine_.After(d.wait, this, kRetryWake, idx, Pack(c.gen, c.attempt));
     return;
@@ -156,7 +157,7 @@ void ChainSim::NoteBudgetRefusal(std::uint16_t hop) {
   if (st.budget_refused++ == 0) {
     st.first_budget_refusal = elapsed();
     st.offered_before_refusal = r_.offered;
-    st.retries_before_refusal = st.retries;
+    st.granted_before_refusal = st.retries_granted;
   }
   r_.series.Add(r_.series.rejections, elapsed());
 }

@@ -28,6 +28,14 @@ std::string TextTable::Render() const {
   return out;
 }
 
+std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows) {
+  std::size_t width = 0;
+  for (const auto& [key, value] : rows) width = std::max(width, key.size());
+  std::string out;
+  for (const auto& [key, value] : rows) out += key + std::string(width - key.size() + 2, ' ') + value + "\n";
+  return out;
+}
+
 std::string Fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);

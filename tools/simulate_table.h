@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stormguard/core/time.h"
@@ -25,6 +26,9 @@ class TextTable {
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// "key    value" lines, the values in one column.
+std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows);
 
 // `v` with exactly `decimals` digits after the point.
 std::string Fixed(double v, int decimals);

@@ -87,6 +87,7 @@ struct LoadSpec {
   int burst = 0;                       // requests at time zero
   double rate = 0.0;                   // open-loop Poisson arrivals per second...
   Duration duration = Duration::zero();  // ...for this long
+  bool evenly_spaced = false;          // one every 1/rate instead (a rate limiter in front)
   Duration deadline = kInfiniteDuration;  // sent with each request (infinite: none sent)
   Duration patience = kInfiniteDuration;  // the client stops waiting (counted as failed)
 };
@@ -116,6 +117,7 @@ struct HopStats {
   std::int64_t calls = 0;     // logical calls (retry loops started)
   std::int64_t attempts = 0;
   std::int64_t retries = 0;
+  std::int64_t retries_granted = 0;  // Decide said retry (sent after the wait)
   std::int64_t timeouts = 0;  // attempts that hit their deadline
   std::int64_t budget_refused = 0;
   std::int64_t breaker_refused = 0;  // attempts the breaker did not let out
@@ -124,7 +126,7 @@ struct HopStats {
   // The first retry the budget refused, and the traffic seen until then.
   std::optional<Duration> first_budget_refusal;
   std::int64_t offered_before_refusal = 0;
-  std::int64_t retries_before_refusal = 0;
+  std::int64_t granted_before_refusal = 0;
 };
 
 struct ChainResult {
