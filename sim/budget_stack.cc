@@ -1,5 +1,8 @@
 #include "stormguard/sim/budget_stack.h"
 
+#include "stormguard/retry/failure_rate_gate.h"
+#include "stormguard/retry/token_bucket_budget.h"
+
 namespace stormguard::sim {
 
 void BudgetStack::OnRequestStart(TimePoint now) noexcept {
@@ -28,9 +31,19 @@ bool BudgetStack::TryAcquireRetry(TimePoint now) noexcept {
 }
 
 Result<std::shared_ptr<RetryBudget>> MakeBudgetStack(const BudgetStackOptions& o) {
-  if (!o.token_bucket && !o.gate) return std::shared_ptr<RetryBudget>();
-  // Interim until the budgets branch lands on main.
-  return Status(StatusCode::kUnimplemented, "retry budgets are not available yet");
+  std::vector<std::shared_ptr<RetryBudget>> members;
+  if (o.gate) {  // first: it charges nothing when it says yes
+    auto gate = FailureRateGate::Create();
+    if (!gate.ok()) return std::move(gate).status();
+    members.push_back(std::move(gate).value());
+  }
+  if (o.token_bucket) {
+    auto bucket = TokenBucketBudget::Create({.max_tokens = o.max_tokens, .token_ratio = o.token_ratio});
+    if (!bucket.ok()) return std::move(bucket).status();
+    members.push_back(std::move(bucket).value());
+  }
+  if (members.size() <= 1) return members.empty() ? std::shared_ptr<RetryBudget>() : members[0];
+  return std::shared_ptr<RetryBudget>(std::make_shared<BudgetStack>(std::move(members)));
 }
 
 }  // namespace stormguard::sim

@@ -79,3 +79,58 @@ TEST(ChainScenarioTest, InvalidOptionsNameTheField) {
 
 }  // namespace
 }  // namespace stormguard::sim
+
+namespace stormguard::sim {
+namespace {
+using namespace std::chrono_literals;
+
+double LayerRatio(const ChainRun& r, std::size_t layer) {
+  return static_cast<double>(r.layers[layer + 1].arrivals) / static_cast<double>(r.layers[layer].arrivals);
+}
+
+// Seed 003: with the failure-rate gate a layer adds at most ~10% retries,
+// whatever the failure rate.
+TEST(ChainControlsTest, TheGateKeepsEveryLayerAtOrUnderOnePointOne) {
+  for (double failure_rate : {0.02, 0.05, 0.08, 0.1, 0.2, 0.5, 1.0}) {
+    const ChainRun r = RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate},
+                              Control::kGate);
+    for (std::size_t layer = 0; layer < 3; ++layer) {
+      EXPECT_LE(LayerRatio(r, layer), 1.1) << "failure rate " << failure_rate << ", layer " << layer + 1;
+    }
+    EXPECT_LE(r.amplification, 1.1 * 1.1 * 1.1);
+  }
+}
+
+// Seed 000: the token bucket lets a layer retry about token_ratio (0.1)
+// times per success, plus its 10 starting tokens: the extra load is bounded
+// by the budget, not by the retry count.
+TEST(ChainControlsTest, TheBudgetBoundsEachLayerByItsTokens) {
+  for (double failure_rate : {0.3, 0.5, 1.0}) {
+    const ChainRun none = RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate},
+                                 Control::kNone);
+    const ChainRun r = RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate},
+                              Control::kBudget);
+    for (std::size_t layer = 0; layer < 3; ++layer) {
+      EXPECT_LE(LayerRatio(r, layer), 1.0 + 0.1 + 10.0 / static_cast<double>(r.layers[layer].arrivals))
+          << failure_rate << " layer " << layer + 1;
+    }
+    EXPECT_LT(r.amplification, 1.34);
+    EXPECT_LT(r.amplification, none.amplification);
+  }
+}
+
+TEST(ChainControlsTest, AllControlsTogetherKeepTheBottomAtOrUnderTheOfferedLoad) {
+  for (Failure f : {Failure::kError, Failure::kHang}) {
+    const ChainRun r = RunOne({.layers = 3, .retries = 2, .failure = f, .duration = 10s}, Control::kAll);
+    EXPECT_LE(r.amplification, 1.0) << FailureName(f);
+  }
+}
+
+TEST(ChainControlsTest, AllControlsLeaveAHealthyChainAlone) {
+  const ChainRun r = RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = 0.01}, Control::kAll);
+  EXPECT_GT(r.success_rate, 0.999);
+  EXPECT_LT(r.amplification, 1.02);
+}
+
+}  // namespace
+}  // namespace stormguard::sim

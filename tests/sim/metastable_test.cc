@@ -46,3 +46,28 @@ TEST(MetastableTest, InvalidOptionsNameTheField) {
 
 }  // namespace
 }  // namespace stormguard::sim
+
+namespace stormguard::sim {
+namespace {
+using namespace std::chrono_literals;
+
+TEST(MetastableControlsTest, WithAllControlsTheServiceRecoversWhenCapacityReturns) {
+  const MetastableRun r = RunOne(Control::kAll);
+  EXPECT_GT(r.goodput_before, 0.99);
+  EXPECT_GT(r.goodput_after, 0.95);
+  ASSERT_TRUE(r.recovery.has_value());
+  EXPECT_LE(*r.recovery, 3s);
+  EXPECT_LE(r.amplification, 1.1);
+}
+
+TEST(MetastableControlsTest, RecoversOnEverySeedWhileNoControlNeverDoes) {
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const MetastableRun all = RunOne(Control::kAll, {.seed = seed});
+    const MetastableRun none = RunOne(Control::kNone, {.seed = seed});
+    EXPECT_TRUE(all.recovery.has_value()) << seed;
+    EXPECT_FALSE(none.recovery.has_value()) << seed;
+  }
+}
+
+}  // namespace
+}  // namespace stormguard::sim
