@@ -110,6 +110,41 @@ void AddStorm(CLI::App& parent) {
   });
 }
 
+void AddDeadline(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("deadline", "seed 000: retries judged by the time left, not by a count");
+  auto o = std::make_shared<sim::DeadlineOptions>();
+  auto out = std::make_shared<Output>();
+  AddDurationOption(*cmd, "--budget", o->budget, "the call's whole budget");
+  AddDurationOption(*cmd, "--call", o->call, "how long every call takes");
+  cmd->add_option("--max-attempts", o->max_attempts, "attempts, counting the first")->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  AddDurationOption(*cmd, "--base", o->base, "first backoff ceiling");
+  AddDurationOption(*cmd, "--cap", o->cap, "largest backoff");
+  AddDurationOption(*cmd, "--min-call", o->min_call, "least time a call needs");
+  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str();
+  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str();
+  AddCommonFlags(*cmd, *out, o->seed);
+  cmd->callback([o, out] { Show(*out, sim::RunDeadlineDemo(*o), &DeadlineReport); });
+}
+
+void AddBudget(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("budget", "seed 000 Q5: a token bucket meeting 50% failures");
+  auto o = std::make_shared<sim::BudgetScenarioOptions>();
+  auto out = std::make_shared<Output>();
+  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(CLI::Range(0.001, 1e7));
+  cmd->add_option("--failure-rate", o->failure_rate, "share of calls that fail")->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str();
+  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str();
+  AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
+  cmd->add_option("--retries", o->retries, "retries per request at most")->capture_default_str()
+      ->check(CLI::Range(0, 100));
+  AddDurationOption(*cmd, "--latency", o->latency, "the service's answer time");
+  AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  AddCommonFlags(*cmd, *out, o->seed);
+  cmd->callback([o, out] { Show(*out, sim::RunBudgetScenario(*o), &BudgetReport); });
+}
+
 void AddContention(CLI::App& parent) {
   auto* cmd = parent.add_subcommand("contention", "AWS 2015: writers racing on one row, calls and time per strategy");
   auto o = std::make_shared<sim::ContentionOptions>();
@@ -197,6 +232,8 @@ void RegisterSimulateCommand(CLI::App& app) {
   auto* sim = app.add_subcommand("simulate", "run a scenario on virtual time with the library's own policies");
   sim->require_subcommand(1);
   AddStorm(*sim);
+  AddDeadline(*sim);
+  AddBudget(*sim);
   AddChain(*sim);
   AddMetastable(*sim);
   AddContention(*sim);

@@ -1,5 +1,7 @@
 #include "simulate_report.h"
 
+#include <algorithm>
+
 #include "duration_flag.h"
 #include "simulate_table.h"
 
@@ -35,6 +37,14 @@ std::string StormSeriesTable(const sim::StormResult& r) {
     t.Row(cells);
   }
   return "\nretries per bucket:\n" + t.Render();
+}
+
+std::string TimeLeft(const sim::DeadlineResult& r) {
+  std::string left = Fixed(Millis(r.options.budget - r.elapsed), 1) + " ms";
+  if (r.stop_reason == StopReason::kDeadline) {
+    left += ", less than the next wait plus a call (" + FormatDuration(r.options.min_call) + ")";
+  }
+  return left;
 }
 
 }  // namespace
@@ -78,6 +88,58 @@ Report StormReport(const sim::StormResult& r, bool series) {
     }
     out.plot.lines.push_back(std::move(line));
   }
+  return out;
+}
+
+Report DeadlineReport(const sim::DeadlineResult& r, bool /*series*/) {
+  const sim::DeadlineOptions& o = r.options;
+  Report out;
+  out.table = "one call with a " + FormatDuration(o.budget) + " budget; every call takes " + FormatDuration(o.call) +
+              " and answers 503; up to " + std::to_string(o.max_attempts) + " attempts, full-jitter backoff " +
+              FormatDuration(o.base) + " to " + FormatDuration(o.cap) + ", a call needs " +
+              FormatDuration(o.min_call) + "; token bucket " + Fixed(o.max_tokens, 1) + " tokens, +" +
+              Fixed(o.token_ratio, 1) + " per success; seed " + std::to_string(o.seed) + "\n\n";
+  TextTable attempts({"attempt", "start", "end", "wait after"});
+  sim::PlotLine left{.name = "budget left (ms)", .x = {0}, .y = {Millis(o.budget)}};
+  for (const auto& a : r.attempts) {
+    attempts.Row({std::to_string(a.number), Fixed(Millis(a.start), 1) + " ms", Fixed(Millis(a.end), 1) + " ms",
+                  a.wait > Duration::zero() ? Fixed(Millis(a.wait), 1) + " ms" : ""});
+    nlohmann::ordered_json j;
+    j["attempt"] = a.number;
+    j["start_ms"] = Millis(a.start);
+    j["end_ms"] = Millis(a.end);
+    j["wait_ms"] = Millis(a.wait);
+    out.json["attempts"].push_back(j);
+    for (Duration t : {a.start, a.end, a.end + a.wait}) {
+      left.x.push_back(Millis(t));
+      left.y.push_back(std::max(0.0, Millis(o.budget - t)));
+    }
+  }
+  out.table += attempts.Render();
+  out.table += "\n" + KeyValues({{"calls", std::to_string(r.calls)},
+                                  {"tokens left", Fixed(r.tokens_left, 1)},
+                                  {"elapsed", Fixed(Millis(r.elapsed), 1) + " ms"},
+                                  {"time left", TimeLeft(r)},
+                                  {"stopped", std::string(sim::StopExplanation(r.stop_reason)) + " (" +
+                                                  std::string(StopReasonName(r.stop_reason)) + ")"},
+                                  {"result", r.final_status}});
+
+  nlohmann::ordered_json head;
+  head["scenario"] = "deadline";
+  head["budget_ms"] = Millis(o.budget);
+  head["call_ms"] = Millis(o.call);
+  head["max_attempts"] = o.max_attempts;
+  head["seed"] = o.seed;
+  head["calls"] = r.calls;
+  head["tokens_left"] = Round(r.tokens_left, 3);
+  head["stop_reason"] = StopReasonName(r.stop_reason);
+  head["stop_explanation"] = sim::StopExplanation(r.stop_reason);
+  head["elapsed_ms"] = Millis(r.elapsed);
+  head["result"] = r.final_status;
+  head.update(out.json);
+  out.json = std::move(head);
+  out.plot = {.title = "time left in a " + FormatDuration(o.budget) + " budget, attempt by attempt",
+              .x_label = "milliseconds", .y_label = "milliseconds left", .lines = {std::move(left)}};
   return out;
 }
 

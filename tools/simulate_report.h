@@ -14,8 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stormguard/sim/budget_scenario.h"
 #include "stormguard/sim/chain_scenario.h"
 #include "stormguard/sim/contention.h"
+#include "stormguard/sim/deadline_demo.h"
 #include "stormguard/sim/metastable.h"
 #include "stormguard/sim/storm.h"
 #include "stormguard/sim/svg.h"
@@ -30,6 +32,8 @@ struct Report {
 
 // `series` adds the per-bucket counts to the table and the JSON.
 Report StormReport(const sim::StormResult& r, bool series);
+Report DeadlineReport(const sim::DeadlineResult& r, bool series);
+Report BudgetReport(const sim::BudgetScenarioResult& r, bool series);
 Report ContentionReport(const sim::ContentionResult& r, bool series);
 Report ChainReport(const sim::ChainScenarioResult& r, bool series);
 Report MetastableReport(const sim::MetastableResult& r, bool series);

@@ -81,6 +81,47 @@ std::string ChainDetail(const sim::ChainRun& run) {
 
 }  // namespace
 
+Report BudgetReport(const sim::BudgetScenarioResult& r, bool series) {
+  const sim::BudgetScenarioOptions& o = r.options;
+  Report out;
+  out.table = Fixed(o.rate, 0) + " requests/s for " + FormatDuration(o.duration) + "; the service fails " +
+              Fixed(o.failure_rate * 100, 0) + "% of calls; " + std::to_string(o.retries) +
+              " retry per request at most; token bucket " + Fixed(o.max_tokens, 1) + " tokens, +" +
+              Fixed(o.token_ratio, 1) + " per success; seed " + std::to_string(o.seed) + "\n\n";
+  out.table += KeyValues(
+      {{"tokens exhausted after", r.exhausted_after ? Fixed(Millis(*r.exhausted_after), 1) + " ms" : "never"},
+       {"retries per request before", Fixed(r.retries_per_request_before, 3)},
+       {"retries per request after", Fixed(r.retries_per_request_after, 3)},
+       {"requests", std::to_string(r.offered)},
+       {"retries sent", std::to_string(r.retries)},
+       {"retries refused", std::to_string(r.refused)},
+       {"success rate", Fixed(r.success_rate, 3)}});
+  if (series) out.table += SeriesTable(r.series, {"clients", "service"});
+
+  out.json["scenario"] = "budget";
+  out.json["rate"] = o.rate;
+  out.json["failure_rate"] = o.failure_rate;
+  out.json["max_tokens"] = o.max_tokens;
+  out.json["token_ratio"] = o.token_ratio;
+  out.json["seed"] = o.seed;
+  out.json["exhausted_after_ms"] =
+      r.exhausted_after ? nlohmann::ordered_json(Millis(*r.exhausted_after)) : nlohmann::ordered_json();
+  out.json["retries_per_request_before"] = Round(r.retries_per_request_before, 4);
+  out.json["retries_per_request_after"] = Round(r.retries_per_request_after, 4);
+  out.json["offered"] = r.offered;
+  out.json["retries"] = r.retries;
+  out.json["refused"] = r.refused;
+  out.json["success_rate"] = Round(r.success_rate, 4);
+  if (series) out.json["series"] = SeriesJson(r.series);
+
+  const std::size_t n = r.series.size();
+  out.plot = {.title = "retries per " + FormatDuration(r.series.bucket) + " under a token bucket",
+              .x_label = "seconds", .y_label = "retries", .lines = {}};
+  out.plot.lines.push_back({.name = "sent", .x = BucketTimes(r.series, n), .y = AsDoubles(r.series.retries[0], n)});
+  out.plot.lines.push_back({.name = "refused", .x = BucketTimes(r.series, n), .y = AsDoubles(r.series.rejections, n)});
+  return out;
+}
+
 Report ChainReport(const sim::ChainScenarioResult& r, bool series) {
   const sim::ChainScenarioOptions& o = r.options;
   Report out;

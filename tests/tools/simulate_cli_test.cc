@@ -62,8 +62,52 @@ TEST(SimulateCliTest, ChainAmplificationIsExactWithoutControls) {
   EXPECT_EQ(j["success_rate"], 0.0);
 }
 
+TEST(SimulateCliTest, DeadlineReproducesSeed000) {
+  const nlohmann::json j = Json(
+      "simulate deadline --budget 250ms --call 60ms --max-attempts 5 --base 20ms --cap 200ms "
+      "--min-call 60ms --max-tokens 10 --token-ratio 0.1 --seed 7");
+  EXPECT_EQ(j["calls"], 3);
+  EXPECT_EQ(j["tokens_left"], 8.0);
+  EXPECT_EQ(j["stop_reason"], "deadline");
+  EXPECT_EQ(j["stop_explanation"], "the remaining budget cannot fit another wait plus a call");
+  EXPECT_LE(j["elapsed_ms"].get<double>(), 250.0);
+  const CliRun table = RunCli("simulate deadline");
+  EXPECT_THAT(table.out, HasSubstr("the remaining budget cannot fit another wait plus a call"));
+}
+
+TEST(SimulateCliTest, BudgetRunsOutInAboutTwentyMilliseconds) {
+  const nlohmann::json j =
+      Json("simulate budget --rate 1000 --failure-rate 0.5 --max-tokens 10 --token-ratio 0.1 --duration 10s");
+  EXPECT_GE(j["exhausted_after_ms"].get<double>(), 10.0);
+  EXPECT_LE(j["exhausted_after_ms"].get<double>(), 40.0);
+  EXPECT_NEAR(j["retries_per_request_after"].get<double>(), 0.05, 0.01);
+}
+
+TEST(SimulateCliTest, MetastableStaysDownWithoutControlsAndRecoversWithAll) {
+  const nlohmann::json none = Json("simulate metastable --control none");
+  EXPECT_GT(none["goodput_before"].get<double>(), 0.99);
+  EXPECT_LT(none["goodput_after"].get<double>(), 0.05);
+  EXPECT_TRUE(none["recovery_s"].is_null());
+  const nlohmann::json all = Json("simulate metastable --control all");
+  EXPECT_GT(all["goodput_after"].get<double>(), 0.95);
+  EXPECT_LE(all["recovery_s"].get<double>(), 3.0);
+}
+
+TEST(SimulateCliTest, ChainWithoutControlListsEveryControl) {
+  const nlohmann::json j = Json("simulate chain --duration 5s");
+  ASSERT_EQ(j["controls"].size(), 7u);
+  EXPECT_EQ(j["controls"][0]["control"], "none");
+  EXPECT_EQ(j["controls"][0]["amplification"], 27.0);
+  for (const auto& run : j["controls"]) {
+    if (run["control"] != "none") {
+      EXPECT_LT(run["amplification"].get<double>(), 27.0) << run["control"];
+    }
+  }
+}
+
 TEST(SimulateCliTest, SameSeedSameBytes) {
-  for (const char* args : {"simulate storm", "simulate chain --duration 3s --failure-rate 0.5",
+  for (const char* args : {"simulate storm", "simulate deadline", "simulate budget --duration 2s",
+                           "simulate chain --duration 3s --failure-rate 0.5",
                            "simulate metastable --duration 25s --trigger-at 5s --trigger-for 5s",
                            "simulate contention --runs 3"}) {
     const CliRun a = RunCli(std::string(args) + " --seed 17 --series");
