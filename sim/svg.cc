@@ -91,7 +91,7 @@ void Lines(std::string& svg, const Plot& p, const Frame& f) {
 double NiceCeiling(double v) noexcept {
   if (!(v > 0)) return 1;
   const double p = std::pow(10.0, std::floor(std::log10(v)));
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+  for (double m : {1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0}) {
     if (m * p >= v * (1 - 1e-12)) return m * p;
   }
   return 10 * p;

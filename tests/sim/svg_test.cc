@@ -42,12 +42,13 @@ TEST(SvgTest, AnEmptyPlotIsStillAValidDocument) {
   EXPECT_EQ(Count(svg, "<polyline"), 0);
 }
 
-TEST(SvgTest, NiceCeilingRoundsUpToOneTwoOrFive) {
+TEST(SvgTest, NiceCeilingRoundsUpToARoundNumber) {
   EXPECT_EQ(NiceCeiling(164), 200);
   EXPECT_EQ(NiceCeiling(1000), 1000);
-  EXPECT_EQ(NiceCeiling(1001), 2000);
-  EXPECT_EQ(NiceCeiling(3.2), 5);
-  EXPECT_DOUBLE_EQ(NiceCeiling(0.37), 0.5);
+  EXPECT_EQ(NiceCeiling(1001), 1500);
+  EXPECT_EQ(NiceCeiling(3.2), 4);
+  EXPECT_EQ(NiceCeiling(55.5), 60);
+  EXPECT_DOUBLE_EQ(NiceCeiling(0.37), 0.4);
   EXPECT_EQ(NiceCeiling(0), 1);
   EXPECT_EQ(NiceCeiling(-4), 1);
 }
