@@ -58,11 +58,13 @@ nlohmann::ordered_json ChainRunJson(const sim::ChainRun& run, bool series) {
     nlohmann::ordered_json lj;
     lj["layer"] = l.name;
     lj["arrivals"] = l.arrivals;
-    lj["retries"] = l.retries;
-    lj["budget_refused"] = l.budget_refused;
-    lj["breaker_refused"] = l.breaker_refused;
-    lj["timeouts"] = l.timeouts;
-    j["layers"].push_back(lj);
+    if (l.name != "bottom") {
+      lj["retries"] = l.retries;
+      lj["timeouts"] = l.timeouts;
+      lj["budget_refused"] = l.budget_refused;
+      lj["breaker_refused"] = l.breaker_refused;
+    }
+    j["by_layer"].push_back(lj);
   }
   if (series) j["series"] = SeriesJson(run.series);
   return j;

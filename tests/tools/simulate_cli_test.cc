@@ -60,6 +60,10 @@ TEST(SimulateCliTest, ChainAmplificationIsExactWithoutControls) {
   EXPECT_EQ(j["amplification"], 27.0);
   EXPECT_EQ(j["bottom_attempts"].get<long>(), 27 * j["offered"].get<long>());
   EXPECT_EQ(j["success_rate"], 0.0);
+  EXPECT_EQ(j["layers"], 3);
+  ASSERT_EQ(j["by_layer"].size(), 4u);
+  EXPECT_EQ(j["by_layer"][3]["layer"], "bottom");
+  EXPECT_EQ(j["by_layer"][3]["arrivals"], j["bottom_attempts"]);
 }
 
 TEST(SimulateCliTest, DeadlineReproducesSeed000) {
