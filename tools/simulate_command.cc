@@ -44,9 +44,10 @@ void AddCommonFlags(CLI::App& cmd, Output& out, std::uint64_t& seed) {
   if (colon != std::string::npos) msg = msg.substr(colon + 2);  // drop "storm options: "
   const std::size_t semi = msg.find("; ");
   if (semi != std::string::npos) msg = msg.substr(0, semi);     // the first bad field is enough
-  std::string field = msg.substr(0, msg.find(':'));
-  for (char& c : field) c = c == '_' ? '-' : c;
-  throw CLI::ValidationError("--" + field + msg.substr(field.size()));
+  const std::string path = msg.substr(0, msg.find(':'));  // "max_tokens", "backoff.cap"
+  std::string flag = path.substr(path.rfind('.') + 1);
+  for (char& c : flag) c = c == '_' ? '-' : c;
+  throw CLI::ValidationError("--" + flag + msg.substr(path.size()));
 }
 
 void Emit(const Output& out, const Report& r) {

@@ -133,6 +133,9 @@ TEST(SimulateCliTest, BadFlagsAndValuesFailWithOneLineNamingTheFlag) {
            {"simulate chain --control sometimes", "--control"},
            {"simulate chain --failure-rate 2", "--failure-rate"},
            {"simulate metastable --drop -1", "--drop"},
+           {"simulate deadline --base 300ms", "--cap: must be at least base"},
+           {"simulate deadline --max-tokens 0", "--max-tokens"},
+           {"simulate budget --duration 0s", "--duration: must be positive"},
            {"simulate storm --no-such-flag", "--no-such-flag"}}) {
     const CliRun run = RunCli(args);
     EXPECT_EQ(run.status, 2) << args;
