@@ -8,5 +8,6 @@ namespace stormguard::cli {
 
 void RegisterBackoffCommand(CLI::App& app);
 void RegisterSimulateCommand(CLI::App& app);
+void RegisterDemoCommand(CLI::App& app);
 
 }  // namespace stormguard::cli

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   stormguard::cli::RegisterBackoffCommand(app);
   stormguard::cli::RegisterSimulateCommand(app);
+  stormguard::cli::RegisterDemoCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
