@@ -7,6 +7,7 @@
 namespace stormguard::cli {
 
 void RegisterBackoffCommand(CLI::App& app);
+void RegisterSimulateCommand(CLI::App& app);
 void RegisterDemoCommand(CLI::App& app);
 
 }  // namespace stormguard::cli

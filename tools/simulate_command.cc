@@ -1,0 +1,243 @@
+// `stormguard simulate SCENARIO`: runs one of the simulator's scenarios
+// (sim/) with the library's own policies on virtual time and prints a
+// table, or one JSON object with --json; --svg FILE also writes a plot.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "duration_flag.h"
+#include "simulate_report.h"
+#include "stormguard/core/validation.h"
+
+namespace stormguard::cli {
+namespace {
+
+struct Output {
+  bool json = false;
+  bool series = false;
+  std::string svg;
+};
+
+// --seed, --json, --series and --svg: what every scenario takes.
+void AddCommonFlags(CLI::App& cmd, Output& out, std::uint64_t& seed) {
+  cmd.add_option("--seed", seed, "random seed")->capture_default_str();
+  cmd.add_flag("--json", out.json, "print one JSON object instead of the table");
+  cmd.add_flag("--series", out.series, "add the per-bucket time series to the table or JSON");
+  cmd.add_option("--svg", out.svg, "also write a plot of the run to this SVG file");
+}
+
+// A library validation error ("cap: must be at least base; ...") as a
+// one-line flag error ("--cap: must be at least base", exit status 2); any
+// other failure is printed as it is (exit status 1).
+[[noreturn]] void FailOn(const Status& s) {
+  if (s.code() != StatusCode::kInvalidArgument) {
+    std::fprintf(stderr, "stormguard: %s\n", s.ToString().c_str());
+    std::exit(1);
+  }
+  std::string msg = s.message();
+  const std::size_t colon = msg.find(": ");
+  if (colon != std::string::npos) msg = msg.substr(colon + 2);  // drop "storm options: "
+  const std::size_t semi = msg.find("; ");
+  if (semi != std::string::npos) msg = msg.substr(0, semi);     // the first bad field is enough
+  const std::string path = msg.substr(0, msg.find(':'));  // "max_tokens", "backoff.cap"
+  std::string flag = path.substr(path.rfind('.') + 1);
+  for (char& c : flag) c = c == '_' ? '-' : c;
+  throw CLI::ValidationError("--" + flag + msg.substr(path.size()));
+}
+
+void Emit(const Output& out, const Report& r) {
+  if (!out.svg.empty()) {
+    std::ofstream f(out.svg, std::ios::binary);
+    f << sim::RenderSvg(r.plot);
+    if (!f) throw CLI::ValidationError("--svg", "cannot write '" + out.svg + "'");
+  }
+  if (out.json) {
+    std::cout << r.json.dump(2) << "\n";
+  } else {
+    std::cout << r.table;
+  }
+}
+
+// A progress bar on stderr, only for a person watching a terminal.
+std::function<void(double)> ProgressBar(const Output& out) {
+  if (out.json || isatty(STDERR_FILENO) == 0) return {};
+  auto last = std::make_shared<int>(-1);
+  return [last](double fraction) {
+    const int pct = static_cast<int>(fraction * 100);
+    if (pct == *last) return;
+    *last = pct;
+    std::fprintf(stderr, "\r[%-40s] %3d%%", std::string(static_cast<std::size_t>(pct * 40 / 100), '#').c_str(), pct);
+    if (pct >= 100) std::fprintf(stderr, "\r%60s\r", "");
+    std::fflush(stderr);
+  };
+}
+
+// Clears the progress bar, then prints the run's report or its error.
+template <class R>
+void Show(const Output& out, const Result<R>& r, Report (*report)(const R&, bool)) {
+  if (!out.json && isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%60s\r", "");
+  if (!r.ok()) FailOn(r.status());
+  Emit(out, report(*r, out.series));
+}
+
+std::vector<std::string> StrategyNames(bool with_none) {
+  std::vector<std::string> names;
+  if (with_none) names.emplace_back(sim::StrategyName(sim::Strategy::kNone));
+  for (sim::Strategy s : sim::kBackoffStrategies) names.emplace_back(sim::StrategyName(s));
+  return names;
+}
+
+void AddStorm(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("storm", "seed 000: clients failing at once, retry peaks per strategy");
+  auto o = std::make_shared<sim::StormOptions>();
+  auto out = std::make_shared<Output>();
+  auto backoff = std::make_shared<std::string>();
+  cmd->add_option("--clients", o->clients, "clients failing at the same instant")->capture_default_str()
+      ->check(CLI::Range(1, 10'000'000));
+  cmd->add_option("--retries", o->retries, "retries per client")->capture_default_str()->check(CLI::Range(0, 1000));
+  AddDurationOption(*cmd, "--base", o->base, "first wait");
+  AddDurationOption(*cmd, "--cap", o->cap, "largest wait");
+  AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")->check(CLI::IsMember(StrategyNames(false)));
+  AddCommonFlags(*cmd, *out, o->seed);
+  cmd->callback([o, out, backoff] {
+    if (!backoff->empty()) o->strategies = {*sim::ParseStrategy(*backoff)};
+    Show(*out, sim::RunStorm(*o), &StormReport);
+  });
+}
+
+void AddDeadline(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("deadline", "seed 000: retries judged by the time left, not by a count");
+  auto o = std::make_shared<sim::DeadlineOptions>();
+  auto out = std::make_shared<Output>();
+  AddDurationOption(*cmd, "--budget", o->budget, "the call's whole budget");
+  AddDurationOption(*cmd, "--call", o->call, "how long every call takes");
+  cmd->add_option("--max-attempts", o->max_attempts, "attempts, counting the first")->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  AddDurationOption(*cmd, "--base", o->base, "first backoff ceiling");
+  AddDurationOption(*cmd, "--cap", o->cap, "largest backoff");
+  AddDurationOption(*cmd, "--min-call", o->min_call, "least time a call needs");
+  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str();
+  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str();
+  AddCommonFlags(*cmd, *out, o->seed);
+  cmd->callback([o, out] { Show(*out, sim::RunDeadlineDemo(*o), &DeadlineReport); });
+}
+
+void AddBudget(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("budget", "seed 000 Q5: a token bucket meeting 50% failures");
+  auto o = std::make_shared<sim::BudgetScenarioOptions>();
+  auto out = std::make_shared<Output>();
+  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(CLI::Range(0.001, 1e7));
+  cmd->add_option("--failure-rate", o->failure_rate, "share of calls that fail")->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str();
+  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str();
+  AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
+  cmd->add_option("--retries", o->retries, "retries per request at most")->capture_default_str()
+      ->check(CLI::Range(0, 100));
+  AddDurationOption(*cmd, "--latency", o->latency, "the service's answer time");
+  AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  AddCommonFlags(*cmd, *out, o->seed);
+  cmd->callback([o, out] { Show(*out, sim::RunBudgetScenario(*o), &BudgetReport); });
+}
+
+void AddContention(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("contention", "AWS 2015: writers racing on one row, calls and time per strategy");
+  auto o = std::make_shared<sim::ContentionOptions>();
+  auto out = std::make_shared<Output>();
+  auto backoff = std::make_shared<std::string>();
+  cmd->add_option("--clients", o->clients, "writers starting together")->capture_default_str()
+      ->check(CLI::Range(1, 100'000));
+  AddDurationOption(*cmd, "--base", o->base, "first wait");
+  AddDurationOption(*cmd, "--cap", o->cap, "largest wait");
+  AddDurationOption(*cmd, "--network", o->network.a, "mean network delay each way");
+  AddDurationOption(*cmd, "--network-sd", o->network.b, "its standard deviation");
+  cmd->add_option("--runs", o->runs, "average over this many runs")->capture_default_str()->check(CLI::Range(1, 100'000));
+  cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")->check(CLI::IsMember(StrategyNames(true)));
+  AddCommonFlags(*cmd, *out, o->seed);
+  cmd->callback([o, out, backoff] {
+    if (!backoff->empty()) o->strategies = {*sim::ParseStrategy(*backoff)};
+    Show(*out, sim::RunContention(*o), &ContentionReport);
+  });
+}
+
+std::vector<std::string> ControlNames() {
+  std::vector<std::string> names;
+  for (sim::Control c : sim::kAllControls) names.emplace_back(sim::ControlName(c));
+  return names;
+}
+
+void AddChain(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("chain", "seeds 000/003: retries multiplying down a chain, and the controls");
+  auto o = std::make_shared<sim::ChainScenarioOptions>();
+  auto out = std::make_shared<Output>();
+  auto control = std::make_shared<std::string>();
+  auto failure = std::make_shared<std::string>("error");
+  cmd->add_option("--layers", o->layers, "retrying layers above the bottom")->capture_default_str()->check(CLI::Range(1, 16));
+  cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
+  cmd->add_option("--failure", *failure, "how the bottom fails")->capture_default_str()->check(CLI::IsMember({"error", "hang"}));
+  cmd->add_option("--control", *control, "one control (default: compare all)")->check(CLI::IsMember(ControlNames()));
+  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(CLI::Range(0.001, 1e7));
+  AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
+  cmd->add_option("--failure-rate", o->failure_rate, "share of bottom calls that fail or hang")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  AddDurationOption(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
+  AddDurationOption(*cmd, "--deadline", o->deadline, "the clients' budget (sent down with --control all)");
+  AddDurationOption(*cmd, "--latency", o->latency, "the bottom's time to answer");
+  AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  AddCommonFlags(*cmd, *out, o->seed);
+  cmd->callback([o, out, control, failure] {
+    o->controls = control->empty() ? std::vector<sim::Control>(sim::kAllControls.begin(), sim::kAllControls.end())
+                                   : std::vector<sim::Control>{*sim::ParseControl(*control)};
+    o->failure = *failure == "hang" ? sim::Failure::kHang : sim::Failure::kError;
+    o->progress = ProgressBar(*out);
+    Show(*out, sim::RunChainScenario(*o), &ChainReport);
+  });
+}
+
+void AddMetastable(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("metastable", "HotOS'21: a capacity dip that retries turn into a lasting outage");
+  auto o = std::make_shared<sim::MetastableOptions>();
+  auto out = std::make_shared<Output>();
+  auto control = std::make_shared<std::string>();
+  cmd->add_option("--control", *control, "one control (default: none and all)")->check(CLI::IsMember(ControlNames()));
+  cmd->add_option("--layers", o->layers, "retrying layers above the service")->capture_default_str()->check(CLI::Range(1, 8));
+  cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
+  cmd->add_option("--load", o->load, "offered load as a share of capacity")->capture_default_str()->check(CLI::Range(0.001, 100.0));
+  cmd->add_option("--workers", o->workers, "the service's workers")->capture_default_str()->check(CLI::Range(1, 100000));
+  AddDurationOption(*cmd, "--latency", o->latency, "mean service time of one request");
+  cmd->add_option("--drop", o->drop, "share of workers lost during the trigger")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  AddDurationOption(*cmd, "--trigger-at", o->trigger_at, "when the capacity drops");
+  AddDurationOption(*cmd, "--trigger-for", o->trigger_for, "how long it stays down");
+  AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
+  AddDurationOption(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
+  AddDurationOption(*cmd, "--patience", o->patience, "how long a client waits (its deadline with --control all)");
+  cmd->add_option("--queue", o->queue, "the service's queue limit")->capture_default_str()->check(CLI::Range(0, 100'000'000));
+  AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
+  AddCommonFlags(*cmd, *out, o->seed);
+  cmd->callback([o, out, control] {
+    if (!control->empty()) o->controls = {*sim::ParseControl(*control)};
+    o->progress = ProgressBar(*out);
+    Show(*out, sim::RunMetastable(*o), &MetastableReport);
+  });
+}
+
+}  // namespace
+
+void RegisterSimulateCommand(CLI::App& app) {
+  auto* sim = app.add_subcommand("simulate", "run a scenario on virtual time with the library's own policies");
+  sim->require_subcommand(1);
+  AddStorm(*sim);
+  AddDeadline(*sim);
+  AddBudget(*sim);
+  AddChain(*sim);
+  AddMetastable(*sim);
+  AddContention(*sim);
+}
+
+}  // namespace stormguard::cli

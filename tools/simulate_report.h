@@ -1,0 +1,41 @@
+// tools/simulate_report.h: what `stormguard simulate` prints for each scenario.
+//
+// Each scenario's library result becomes a Report: a readable table, one
+// JSON object with the same numbers, and a plot for --svg. The simulation
+// itself lives in sim/; nothing here computes a result, it only formats.
+//
+//   Report r = StormReport(*sim::RunStorm(options), /*series=*/false);
+//   std::cout << r.table;
+//
+// Thread safety: plain functions over values.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "stormguard/sim/budget_scenario.h"
+#include "stormguard/sim/chain_scenario.h"
+#include "stormguard/sim/contention.h"
+#include "stormguard/sim/deadline_demo.h"
+#include "stormguard/sim/metastable.h"
+#include "stormguard/sim/storm.h"
+#include "stormguard/sim/svg.h"
+
+namespace stormguard::cli {
+
+struct Report {
+  std::string table;
+  nlohmann::ordered_json json;
+  sim::Plot plot;
+};
+
+// `series` adds the per-bucket counts to the table and the JSON.
+Report StormReport(const sim::StormResult& r, bool series);
+Report DeadlineReport(const sim::DeadlineResult& r, bool series);
+Report BudgetReport(const sim::BudgetScenarioResult& r, bool series);
+Report ContentionReport(const sim::ContentionResult& r, bool series);
+Report ChainReport(const sim::ChainScenarioResult& r, bool series);
+Report MetastableReport(const sim::MetastableResult& r, bool series);
+
+}  // namespace stormguard::cli

@@ -1,0 +1,53 @@
+#include "simulate_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace stormguard::cli {
+
+std::string TextTable::Render() const {
+  std::vector<std::size_t> width(header_.size(), 0);
+  auto measure = [&](const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size() && i < width.size(); ++i) width[i] = std::max(width[i], cells[i].size());
+  };
+  measure(header_);
+  for (const auto& r : rows_) measure(r);
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (std::size_t i = 0; i < width.size(); ++i) {
+      const std::string cell = i < cells.size() ? cells[i] : "";
+      const std::string pad(width[i] - cell.size(), ' ');
+      out += i == 0 ? cell + pad : "  " + pad + cell;
+    }
+    out.erase(out.find_last_not_of(' ') + 1);
+    return out + "\n";
+  };
+  std::string out = line(header_);
+  for (const auto& r : rows_) out += line(r);
+  return out;
+}
+
+std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows) {
+  std::size_t width = 0;
+  for (const auto& [key, value] : rows) width = std::max(width, key.size());
+  std::string out;
+  for (const auto& [key, value] : rows) out += key + std::string(width - key.size() + 2, ' ') + value + "\n";
+  return out;
+}
+
+std::string Fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+double Round(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+double Seconds(Duration d, int decimals) { return Round(static_cast<double>(d.count()) / 1e9, decimals); }
+double Millis(Duration d, int decimals) { return Round(static_cast<double>(d.count()) / 1e6, decimals); }
+
+}  // namespace stormguard::cli
