@@ -1,0 +1,160 @@
+// stormguard/pipeline/timer_service.h: deadlines that fire a stop_source.
+//
+// A TimerService arms one timer per call (or per attempt) and, when its
+// deadline passes, requests stop on the call's std::stop_source, so a
+// timeout really cancels (seed 000 rule 3). Most timers are disarmed before
+// they fire, so arming and disarming must cost next to nothing:
+//
+//   std::stop_source stop;
+//   TimerHandle h = TimerService::Default().Schedule(deadline.time(), stop);
+//   Status s = Call(stop.get_token());
+//   bool fired = !TimerService::Cancel(h);   // every handle is cancelled once
+//
+// Design: timers live in shards, each a hashed timing wheel (256 buckets of
+// one tick) with a free list of preallocated nodes behind a tiny spinlock. A
+// thread always uses the same shard, so threads rarely meet on a lock, and a
+// node is taken from the free list, never allocated per schedule (a shard's
+// node pool grows in blocks of 64 only when more timers are armed at once
+// than ever before). One background thread shared by every call advances the
+// wheels once per tick while timers are armed and parks when none have been
+// armed for a while; the next Schedule wakes it.
+//
+// Precision: a timer fires at its deadline or up to one tick (default 1 ms,
+// rounded up to a power of two nanoseconds) plus scheduling delay later,
+// never before. Without a background thread (options.background_thread =
+// false), nothing fires until RunDue() is called: with a ManualClock, tests
+// move the clock and call RunDue() and timers fire exactly at their deadline.
+//
+// Thread safety: Schedule and Cancel may be called from any thread, and a
+// handle may be cancelled from a thread other than the one that armed it.
+// Cancel against a concurrent firing: a callback starts only while its timer
+// is armed, and Cancel waits until a callback that already started has
+// returned, so after Cancel returns the target (the stop_source) may be
+// destroyed. Callbacks run on the timer thread (or in RunDue); they must be
+// short, must not throw and must not cancel their own handle.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <condition_variable>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "stormguard/core/clock.h"
+#include "stormguard/core/result.h"
+
+namespace stormguard {
+
+struct TimerServiceOptions {
+  Duration tick = std::chrono::milliseconds(1);  // rounded up to a power of two ns
+  // Run a background thread that fires timers. Without it, RunDue() fires them.
+  bool background_thread = true;
+  // Number of shards; 0 picks twice the hardware threads (a power of two, 8..64).
+  int shards = 0;
+  // Ticks with nothing armed before the background thread parks.
+  int idle_ticks_before_park = 100;
+
+  std::vector<std::string> Validate() const;
+};
+
+namespace timer_internal {
+struct Node;
+}  // namespace timer_internal
+
+// One armed timer. Obtained from Schedule; pass it to Cancel exactly once.
+// An empty handle (nothing was armed) cancels trivially.
+class TimerHandle {
+ public:
+  TimerHandle() noexcept = default;
+  bool armed() const noexcept { return node_ != nullptr; }
+
+ private:
+  friend class TimerService;
+  explicit TimerHandle(timer_internal::Node* n) noexcept : node_(n) {}
+  timer_internal::Node* node_ = nullptr;
+};
+
+class TimerService {
+ public:
+  using Callback = void (*)(void* arg) noexcept;
+
+  // Validates the options; the background thread (if any) starts here.
+  static Result<std::unique_ptr<TimerService>> Create(Clock& clock, TimerServiceOptions options = {});
+
+  // The process-wide service on the real clock, with a background thread.
+  // Created on first use and never destroyed (calls may run during exit).
+  static TimerService& Default();
+
+  ~TimerService();
+  TimerService(const TimerService&) = delete;
+  TimerService& operator=(const TimerService&) = delete;
+
+  // Calls callback(arg) once `deadline` has passed, unless cancelled first.
+  // An infinite deadline arms nothing and returns an empty handle.
+  TimerHandle Schedule(TimePoint deadline, Callback callback, void* arg) noexcept;
+  // Requests stop on `target` at `deadline`. `target` must outlive the handle.
+  TimerHandle Schedule(TimePoint deadline, std::stop_source& target) noexcept;
+
+  // Disarms the timer and releases its node; resets `h` to empty. Returns
+  // true when the callback never ran and never will, false when it ran (if
+  // it was running, Cancel waited for it to return).
+  static bool Cancel(TimerHandle& h) noexcept;
+
+  // Fires every timer whose deadline is <= clock.Now(); returns how many.
+  // Meant for services without a background thread (tests, simulators).
+  std::size_t RunDue();
+
+  Duration tick() const noexcept { return Duration(Duration::rep{1} << tick_shift_); }
+  Clock& clock() const noexcept { return clock_; }
+  // Timers armed and not yet fired or cancelled, over all shards.
+  std::size_t armed() const;
+
+  struct Shard;
+
+ private:
+  TimerService(Clock& clock, const TimerServiceOptions& options);
+  Shard& ShardForThisThread() noexcept;
+  std::size_t Advance(TimePoint now, bool* any_armed);
+  void Run(std::stop_token stop);
+  bool ParkUntilScheduled(std::stop_token& stop);
+  void Wake();
+
+  Clock& clock_;
+  int tick_shift_;
+  int idle_ticks_before_park_;
+  std::vector<std::unique_ptr<Shard>> shards_;
+  std::size_t shard_mask_;
+  std::atomic<bool> parked_{false};
+  std::mutex park_mu_;
+  std::condition_variable_any park_cv_;
+  std::jthread thread_;  // last: starts after everything above exists
+};
+
+// Arms a timer for its lifetime: disarms (and waits out a running firing) on
+// destruction. fired() after Disarm() tells whether the deadline was hit.
+class ScopedTimer {
+ public:
+  ScopedTimer(TimerService& service, TimePoint deadline, std::stop_source& target) noexcept
+      : handle_(service.Schedule(deadline, target)) {}
+  ~ScopedTimer() { Disarm(); }
+  ScopedTimer(const ScopedTimer&) = delete;
+  ScopedTimer& operator=(const ScopedTimer&) = delete;
+
+  // Idempotent. Returns true when the timer fired (now or earlier).
+  bool Disarm() noexcept {
+    if (handle_.armed()) fired_ = !TimerService::Cancel(handle_);
+    return fired_;
+  }
+  bool fired() const noexcept { return fired_; }
+
+ private:
+  TimerHandle handle_;
+  bool fired_ = false;
+};
+
+}  // namespace stormguard
