@@ -66,8 +66,16 @@ struct alignas(64) TimerService::Shard {
   std::vector<std::unique_ptr<Node[]>> blocks;
 
   void Lock() noexcept {
-    while (locked.exchange(true, std::memory_order_acquire)) {
-      while (locked.load(std::memory_order_relaxed)) Pause();
+    // Hold times are a few dozen instructions; yield after a short spin so
+    // a preempted holder on an oversubscribed machine gets to run.
+    for (int spins = 0; locked.exchange(true, std::memory_order_acquire);) {
+      while (locked.load(std::memory_order_relaxed)) {
+        if (++spins < 64) {
+          Pause();
+        } else {
+          std::this_thread::yield();
+        }
+      }
     }
   }
   void Unlock() noexcept { locked.store(false, std::memory_order_release); }

@@ -1,0 +1,122 @@
+// stormguard/pipeline/stage.h: one policy of a pipeline, and the rest of the call.
+//
+// A Stage wraps the rest of the pipeline: it may refuse (returning a Status
+// whose source() names it), call `next` once or several times, and look at
+// what came back. Stages are built once, are immutable, and run concurrently
+// for every call of every thread:
+//
+//   class Audit final : public Stage {
+//     StageKind kind() const noexcept override { return StageKind::kCustom; }
+//     std::string_view name() const noexcept override { return "audit"; }
+//     Status Execute(CallContext& ctx, Next next) const override {
+//       if (ctx.idempotency_key.empty()) return Status::FailedPrecondition("no key").WithSource(name());
+//       return next(ctx);
+//     }
+//   };
+//
+// The status path is type-erased: a stage sees only the Status of what ran
+// inside it; the callable's value (for Result<T> calls) goes straight into a
+// slot in Pipeline::Execute's frame and never travels through the stages.
+//
+// Thread safety: Execute is const and called concurrently. A stage must call
+// `next` from the thread that called it and must not call it concurrently
+// (concurrent attempts, as in hedging, need a stage that owns that). `next`
+// lives only for the duration of Execute.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "stormguard/core/call_context.h"
+#include "stormguard/core/clock.h"
+#include "stormguard/core/events.h"
+#include "stormguard/core/function_ref.h"
+#include "stormguard/core/result.h"
+#include "stormguard/core/status.h"
+
+namespace stormguard {
+
+// What a stage does; the builder checks the order of stages by kind.
+enum class StageKind {
+  kFallback,
+  kTimeout,          // bounds the whole call, retries included
+  kRetry,
+  kCircuitBreaker,
+  kBulkhead,
+  kRateLimiter,
+  kAdaptiveConcurrency,
+  kAttemptTimeout,   // bounds one attempt; sits inside retry
+  kIdempotencyKey,
+  kCustom,
+};
+
+std::string_view StageKindName(StageKind k) noexcept;
+
+class Stage;
+
+namespace pipeline_internal {
+
+// One execution of a pipeline: lives in Pipeline::Execute's frame.
+struct Invocation {
+  const std::shared_ptr<const Stage>* stages;
+  std::size_t size;
+  FunctionRef<Status(CallContext&)> call;
+  const FunctionRef<Status(const Status&)>* fallback;  // null: the call site gave none
+  Listener* listener;
+  Clock* clock;
+  bool report_attempt_end;  // no retry stage reports attempts, so the call does
+};
+
+// The callable with kAttemptStarted (and kAttemptEnded) events around it.
+Status CallListened(const Invocation& inv, CallContext& ctx);
+
+}  // namespace pipeline_internal
+
+// The rest of the pipeline, as seen from one stage. Two words; pass by value.
+class Next {
+ public:
+  Status operator()(CallContext& ctx) const;
+
+  // Whether the call site supplied a fallback, and running it with the
+  // failure that triggered it (the fallback stage uses these).
+  bool has_fallback() const noexcept { return inv_->fallback != nullptr; }
+  Status Fallback(const Status& why) const { return (*inv_->fallback)(why); }
+
+ private:
+  friend class Pipeline;
+  Next(const pipeline_internal::Invocation& inv, std::size_t index) noexcept : inv_(&inv), index_(index) {}
+
+  const pipeline_internal::Invocation* inv_;
+  std::size_t index_;
+};
+
+class Stage {
+ public:
+  virtual ~Stage() = default;
+
+  virtual StageKind kind() const noexcept = 0;
+  // The policy's name in events and in Status::source(): "retry", "timeout".
+  virtual std::string_view name() const noexcept = 0;
+  // The stage with its main numbers, for Pipeline::Describe(): "timeout(1s)".
+  virtual std::string Describe() const { return std::string(name()); }
+
+  virtual Status Execute(CallContext& ctx, Next next) const = 0;
+};
+
+inline Status Next::operator()(CallContext& ctx) const {
+  if (index_ < inv_->size) return inv_->stages[index_]->Execute(ctx, Next(*inv_, index_ + 1));
+  if (inv_->listener == nullptr) return inv_->call(ctx);
+  return pipeline_internal::CallListened(*inv_, ctx);
+}
+
+// Reports an event when there is a listener (stages call this on every decision).
+inline void Emit(Listener* listener, const Event& event) noexcept {
+  if (listener != nullptr) listener->OnEvent(event);
+}
+
+// "250ms", "1s", "1.5s", "inf": durations as the pipeline describes them.
+std::string DurationString(Duration d);
+
+}  // namespace stormguard
