@@ -9,8 +9,9 @@ namespace stormguard {
 OutcomeClass Classifier::Classify(const Status& status) const noexcept {
   if (status.ok()) return OutcomeClass::kSuccess;
   const RetryHints& h = status.hints();
-  if (h.outcome) return *h.outcome;
+  // The chain marker outranks everything: a layer below already retried.
   if (h.do_not_retry) return OutcomeClass::kDoNotRetry;
+  if (h.outcome) return *h.outcome;
   return ClassifyGrpcCode(status.code());
 }
 

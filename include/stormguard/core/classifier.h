@@ -24,8 +24,8 @@ namespace stormguard {
 class Classifier {
  public:
   virtual ~Classifier() = default;
-  // An explicit class in the status' hints wins; a do-not-retry hint makes
-  // the outcome kDoNotRetry; otherwise the code decides.
+  // A do-not-retry hint makes the outcome kDoNotRetry (it outranks all);
+  // then an explicit class in the status' hints; otherwise the code decides.
   virtual OutcomeClass Classify(const Status& status) const noexcept;
 };
 

@@ -1,0 +1,178 @@
+#include "stormguard/wire/propagation.h"
+
+#include <algorithm>
+
+#include "stormguard/core/validation.h"
+#include "stormguard/wire/grpc_timeout.h"
+
+namespace stormguard {
+namespace {
+
+// An empty name switches the header off.
+std::optional<std::string_view> Get(const HeaderGetter& get, std::string_view name) {
+  if (name.empty()) return std::nullopt;
+  return get(name);
+}
+
+void Put(const HeaderSetter& set, std::string_view name, std::string_view value) {
+  if (!name.empty()) set(name, value);
+}
+
+// The attempt number a request is sent as (see InjectOptions).
+int SentAttempt(const CallContext& ctx, const InjectOptions& options) noexcept {
+  if (options.propagate_incoming_retry && ctx.incoming_is_retry) return std::max(ctx.attempt, 2);
+  return ctx.attempt;
+}
+
+void PutKey(const CallContext& ctx, const HeaderSetter& set, std::string_view name) {
+  if (IsValidIdempotencyKey(ctx.idempotency_key)) Put(set, name, ctx.idempotency_key);
+}
+
+// The smallest budget among the headers present, and which header gave it.
+struct Asked {
+  std::optional<Duration> budget;
+  BudgetSource source = BudgetSource::kServerDefault;
+
+  void Offer(std::optional<Duration> d, BudgetSource s) noexcept {
+    if (d && (!budget || *d < *budget)) {
+      budget = d;
+      source = s;
+    }
+  }
+};
+
+Asked ReadBudget(const HeaderGetter& get, std::int64_t unix_now_ms, const WireNames& names) {
+  Asked asked;
+  if (const auto v = Get(get, names.request_timeout_ms)) {
+    asked.Offer(DecodeRequestTimeoutMs(*v), BudgetSource::kRequestTimeout);
+  }
+  if (const auto v = Get(get, names.request_deadline)) {
+    asked.Offer(DecodeRequestDeadline(*v, unix_now_ms), BudgetSource::kRequestDeadline);
+  }
+  if (const auto v = Get(get, names.envoy_expected_timeout_ms)) {
+    asked.Offer(DecodeRequestTimeoutMs(*v), BudgetSource::kEnvoyExpectedTimeout);
+  }
+  if (const auto v = Get(get, names.grpc_timeout)) {
+    asked.Offer(DecodeGrpcTimeout(*v), BudgetSource::kGrpcTimeout);
+  }
+  return asked;
+}
+
+bool ReadRetryFlag(const HeaderGetter& get, const WireNames& names) {
+  if (const auto v = Get(get, names.retry_attempt)) {
+    if (const auto attempt = DecodeRetryAttempt(*v); attempt && *attempt > 1) return true;
+  }
+  if (const auto v = Get(get, names.grpc_previous_attempts)) {
+    if (const auto previous = DecodeGrpcPreviousAttempts(*v); previous && *previous > 0) return true;
+  }
+  return false;
+}
+
+std::string ReadKey(const HeaderGetter& get, const ServerLimits& limits, const WireNames& names) {
+  for (const std::string_view name : {names.idempotency_key, names.grpc_idempotency_key}) {
+    if (const auto v = Get(get, name)) {
+      if (const auto key = DecodeIdempotencyKey(*v, limits.max_idempotency_key_length)) {
+        return std::string(*key);
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+void InjectHttp(const CallContext& ctx, TimePoint now, std::int64_t unix_now_ms, HeaderSetter set,
+                const InjectOptions& options, const WireNames& names) {
+  const Deadline down = ctx.deadline.ForNextHop(now, options.reserve);
+  if (!down.is_infinite()) {
+    const Duration left = down.Remaining(now);
+    Put(set, names.request_timeout_ms, EncodeRequestTimeoutMs(left));
+    if (options.write_absolute_deadline) {
+      Put(set, names.request_deadline, EncodeRequestDeadline(left, unix_now_ms));
+    }
+  }
+  if (const int attempt = SentAttempt(ctx, options); attempt > 1) {
+    Put(set, names.retry_attempt, EncodeRetryAttempt(attempt));
+  }
+  PutKey(ctx, set, names.idempotency_key);
+}
+
+void InjectGrpc(const CallContext& ctx, TimePoint now, HeaderSetter set,
+                const InjectOptions& options, const WireNames& names) {
+  const Deadline down = ctx.deadline.ForNextHop(now, options.reserve);
+  if (!down.is_infinite()) Put(set, names.grpc_timeout, EncodeGrpcTimeout(down.Remaining(now)));
+  if (const int attempt = SentAttempt(ctx, options); attempt > 1) {
+    Put(set, names.grpc_previous_attempts, EncodeGrpcPreviousAttempts(attempt - 1));
+  }
+  PutKey(ctx, set, names.grpc_idempotency_key);
+}
+
+std::vector<std::string> ServerLimits::Validate() const {
+  Validator v;
+  v.Check(default_budget > Duration::zero(), "default_budget", "must be positive");
+  v.Check(max_budget > Duration::zero(), "max_budget", "must be positive");
+  v.Check(default_budget <= max_budget, "default_budget", "must not exceed max_budget");
+  v.Check(max_idempotency_key_length >= 1, "max_idempotency_key_length", "must be at least 1");
+  return std::move(v).errors();
+}
+
+std::string_view BudgetSourceName(BudgetSource source) noexcept {
+  switch (source) {
+    case BudgetSource::kServerDefault: return "server_default";
+    case BudgetSource::kRequestTimeout: return "request_timeout";
+    case BudgetSource::kRequestDeadline: return "request_deadline";
+    case BudgetSource::kEnvoyExpectedTimeout: return "envoy_expected_timeout";
+    case BudgetSource::kGrpcTimeout: return "grpc_timeout";
+  }
+  return "unknown";
+}
+
+ExtractedContext Extract(HeaderGetter get, TimePoint now, std::int64_t unix_now_ms,
+                         const ServerLimits& limits, const WireNames& names) {
+  ExtractedContext out;
+  const Duration cap = std::max(limits.max_budget, Duration::zero());
+  const Asked asked = ReadBudget(get, unix_now_ms, names);
+  Duration budget = std::min(limits.default_budget, cap);
+  if (asked.budget) {
+    out.source = asked.source;
+    out.expired = *asked.budget <= Duration::zero();
+    out.clamped = *asked.budget > cap;
+    budget = std::min(*asked.budget, cap);
+  }
+  out.context.deadline = Deadline::After(now, budget);
+  out.context.incoming_is_retry = ReadRetryFlag(get, names);
+  out.context.idempotency_key = ReadKey(get, limits, names);
+  return out;
+}
+
+void InjectRetryHintsHttp(const RetryHints& hints, HeaderSetter set, const WireNames& names) {
+  if (hints.do_not_retry || hints.pushback_stop) Put(set, names.no_retry, kNoRetryValue);
+  if (hints.pushback) Put(set, names.retry_after, EncodeRetryAfter(*hints.pushback));
+}
+
+void InjectRetryHintsGrpc(const RetryHints& hints, HeaderSetter set, const WireNames& names) {
+  if (hints.do_not_retry || hints.pushback_stop) {
+    Put(set, names.grpc_retry_pushback, kGrpcPushbackStopValue);
+  } else if (hints.pushback) {
+    Put(set, names.grpc_retry_pushback, EncodeGrpcPushback(*hints.pushback));
+  }
+}
+
+RetryHints ReadRetryHints(HeaderGetter get, std::int64_t unix_now_ms, Duration max_pushback,
+                          const WireNames& names) {
+  RetryHints hints;
+  if (const auto v = Get(get, names.no_retry)) hints.do_not_retry = DecodeNoRetry(*v).value_or(false);
+  std::optional<Duration> pause;
+  if (const auto v = Get(get, names.grpc_retry_pushback)) {
+    const auto pushback = DecodeGrpcPushback(*v);
+    hints.pushback_stop = !pushback || pushback->stop;  // A6: unparseable means stop
+    if (!hints.pushback_stop) pause = pushback->delay;
+  }
+  if (const auto v = Get(get, names.retry_after); v && !hints.pushback_stop) {
+    if (const auto after = DecodeRetryAfter(*v, unix_now_ms)) pause = std::max(pause.value_or(*after), *after);
+  }
+  if (pause) hints.pushback = std::clamp(*pause, Duration::zero(), std::max(max_pushback, Duration::zero()));
+  return hints;
+}
+
+}  // namespace stormguard

@@ -1,0 +1,104 @@
+// Every decoder and Extract against hostile input: random bytes, huge and
+// negative numbers, very long strings, NULs, non-ASCII. Nothing may throw,
+// and nothing may grant more than the documented limits.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "stormguard/core/random.h"
+#include "stormguard/wire/grpc_timeout.h"
+#include "stormguard/wire/http_date.h"
+#include "stormguard/wire/http_headers.h"
+#include "stormguard/wire/propagation.h"
+
+namespace stormguard {
+namespace {
+using namespace std::chrono_literals;
+
+constexpr std::int64_t kUnixMs = 1'750'000'000'000;
+const TimePoint kNow = TimePoint(1h);
+
+// Strings biased towards what parsers trip on: digits, units, signs,
+// whitespace, NUL, bytes >= 0x80, date punctuation.
+std::string HostileString(Random& rng) {
+  static constexpr std::string_view kAlphabet = "0123456789HMSmun-+ \t.,:xeE";
+  const std::size_t length = rng.Below(40);
+  std::string s;
+  for (std::size_t i = 0; i < length; ++i) {
+    switch (rng.Below(8)) {
+      case 0: s += static_cast<char>(rng.Below(256)); break;
+      case 1: s += '\0'; break;
+      default: s += kAlphabet[rng.Below(kAlphabet.size())]; break;
+    }
+  }
+  return s;
+}
+
+// Absent, or a duration in [0, kMaxWireDuration].
+bool WithinWireLimits(std::optional<Duration> d) {
+  return !d || (*d >= Duration::zero() && *d <= kMaxWireDuration);
+}
+
+void ExpectDecodersStayInBounds(const std::string& s) {
+  EXPECT_GE(DecodeGrpcTimeout(s).value_or(Duration::zero()), Duration::zero()) << s;
+  EXPECT_TRUE(WithinWireLimits(DecodeRequestTimeoutMs(s))) << s;
+  EXPECT_TRUE(WithinWireLimits(DecodeRequestDeadline(s, kUnixMs))) << s;
+  EXPECT_TRUE(WithinWireLimits(DecodeRetryAfter(s, kUnixMs))) << s;
+  EXPECT_GE(DecodeRetryAttempt(s).value_or(1), 1) << s;
+  EXPECT_GE(DecodeGrpcPreviousAttempts(s).value_or(0), 0) << s;
+  EXPECT_TRUE(WithinWireLimits(DecodeGrpcPushback(s).value_or(GrpcPushback{}).delay)) << s;
+  EXPECT_TRUE(IsValidIdempotencyKey(DecodeIdempotencyKey(s).value_or("ok"))) << s;
+  (void)DecodeNoRetry(s);
+  (void)ParseHttpDate(s, kUnixMs);
+}
+
+TEST(HostileInputTest, RandomBytesNeverEscapeTheDocumentedBounds) {
+  Random rng(7);
+  for (int i = 0; i < 50000; ++i) ASSERT_NO_FATAL_FAILURE(ExpectDecodersStayInBounds(HostileString(rng)));
+}
+
+TEST(HostileInputTest, HostileHeadersNeverExtendTheServersLimits) {
+  Random rng(11);
+  const ServerLimits limits{.default_budget = 2s, .max_budget = 5s, .max_idempotency_key_length = 16};
+  const std::vector<std::string> names = {"x-request-timeout-ms", "x-request-deadline",
+                                          "x-envoy-expected-rq-timeout-ms", "grpc-timeout",
+                                          "x-retry-attempt", "grpc-previous-rpc-attempts", "idempotency-key"};
+  for (int i = 0; i < 20000; ++i) {
+    std::map<std::string, std::string> h;
+    for (const std::string& name : names) {
+      if (rng.Below(2) == 0) h[name] = rng.Below(4) == 0 ? std::to_string(rng.NextU64()) : HostileString(rng);
+    }
+    const ExtractedContext in = Extract(h, kNow, kUnixMs, limits);
+    ASSERT_LE(in.context.deadline.Remaining(kNow), 5s);
+    ASSERT_LE(in.context.idempotency_key.size(), 16u);
+    ASSERT_EQ(in.expired, in.context.deadline.Expired(kNow));
+  }
+}
+
+TEST(HostileInputTest, MegabyteValuesAreRejectedNotParsed) {
+  const std::string digits(1 << 20, '7');
+  const std::string key(1 << 20, 'k');
+  EXPECT_EQ(DecodeGrpcTimeout(digits + "S"), std::nullopt);
+  EXPECT_EQ(DecodeRequestTimeoutMs(digits), std::nullopt);
+  EXPECT_EQ(DecodeRetryAfter(digits, kUnixMs), std::nullopt);
+  EXPECT_EQ(DecodeGrpcPushback("-" + digits), std::nullopt);
+  EXPECT_EQ(DecodeIdempotencyKey(key), std::nullopt);
+  const std::map<std::string, std::string> h = {{"x-request-timeout-ms", digits}, {"Idempotency-Key", key}};
+  const ExtractedContext in = Extract(h, kNow, kUnixMs);
+  EXPECT_EQ(in.source, BudgetSource::kServerDefault);
+  EXPECT_TRUE(in.context.idempotency_key.empty());
+}
+
+TEST(HostileInputTest, ExtremeClockValuesDoNotOverflow) {
+  for (const std::int64_t now_ms : {INT64_MIN, std::int64_t{-1}, std::int64_t{0}, INT64_MAX}) {
+    EXPECT_TRUE(WithinWireLimits(DecodeRequestDeadline("999999999999999999", now_ms)));
+    EXPECT_TRUE(WithinWireLimits(DecodeRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now_ms)));
+    EXPECT_TRUE(ParseHttpDate("Sunday, 06-Nov-94 08:49:37 GMT", now_ms).has_value());
+  }
+  EXPECT_EQ(EncodeRequestDeadline(kInfiniteDuration, INT64_MAX).view(), "9223372036854775807");
+}
+
+}  // namespace
+}  // namespace stormguard
