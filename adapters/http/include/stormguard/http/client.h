@@ -1,0 +1,72 @@
+// stormguard/http/client.h: an HTTP client that retries like stormguard means it.
+//
+// Every call gets a deadline (the current request's budget minus this hop's
+// reserve, or a default), runs its attempts through a RetryPolicy, and
+// speaks the chain protocol: it sends x-request-timeout-ms, x-retry-attempt
+// and Idempotency-Key, and honours x-no-retry and Retry-After in answers.
+// Inside a request served by stormguard::http::Server, calls inherit that
+// request's deadline, retry flag and cancellation without being told.
+//
+//   auto client = HttpClient::Create({.retry = {.max_attempts = 3}});
+//   HttpResult r = client->Send({.url = "http://127.0.0.1:8081/stock"});
+//   if (r.ok()) use(r.response->body);
+//
+// GET/HEAD/PUT/DELETE/OPTIONS retry; POST and PATCH retry only when they
+// carry an idempotency key, and keep that one key across all their retries.
+// Cancellation: the context's stop_token aborts a transfer at once.
+// Thread safety: one HttpClient may be used from any number of threads.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stormguard/core/call_context.h"
+#include "stormguard/core/clock.h"
+#include "stormguard/retry/retry_driver.h"
+#include "stormguard/http/message.h"
+
+namespace stormguard::http {
+
+struct HttpClientOptions {
+  Duration connect_timeout = std::chrono::milliseconds(500);  // seed 004: 200 ms - 1 s
+  // The budget of a call made outside any served request and without a deadline.
+  Duration default_timeout = std::chrono::seconds(2);
+  HopReserve reserve{.fraction = 0.1};  // seed 000: keep 10-20% per hop
+  RetryOptions retry;                   // `idempotent` is derived per request
+  // false: a plain client that neither sends nor honours chain headers (the
+  // naive baseline of the demo).
+  bool chain_protocol = true;
+  Clock* clock = &Clock::Real();
+
+  std::vector<std::string> Validate() const;
+};
+
+struct HttpResult {
+  Status status;                        // OK for a 2xx/3xx answer
+  std::optional<HttpResponse> response; // the last answer, when a server answered
+  RetryRun run;
+
+  bool ok() const noexcept { return status.ok(); }
+};
+
+class HttpClient {
+ public:
+  static Result<HttpClient> Create(HttpClientOptions options);
+
+  // Inherits CurrentCallContext() when there is one.
+  HttpResult Send(const HttpRequest& request) const;
+  // `parent` is the context of the work this call belongs to; the call's own
+  // context (deadline for the next hop, attempt numbers) is derived from it.
+  // When the call gives up for the chain, parent.downstream_gave_up is set.
+  HttpResult Send(const HttpRequest& request, CallContext& parent) const;
+
+ private:
+  HttpClient(HttpClientOptions o, RetryPolicy retrying, RetryPolicy once)
+      : o_(std::move(o)), retrying_(std::move(retrying)), once_(std::move(once)) {}
+  HttpClientOptions o_;
+  RetryPolicy retrying_;  // idempotent requests and keyed ones
+  RetryPolicy once_;      // non-idempotent requests without a key
+};
+
+}  // namespace stormguard::http

@@ -1,0 +1,43 @@
+// stormguard/http/message.h: the request and response the HTTP client speaks.
+//
+//   HttpRequest req{.method = "POST", .url = "http://127.0.0.1:8080/charge",
+//                   .body = R"({"amount": 5})", .idempotency_key = "order-7"};
+//
+// Header names in an HttpResponse are lower-cased, so lookups are exact.
+// Thread safety: plain value types.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace stormguard::http {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string url;
+  HeaderList headers;
+  std::string body;
+  // One logical operation across all its retries. A non-idempotent method
+  // (POST, PATCH) is retried only when it carries one.
+  std::string idempotency_key;
+};
+
+struct HttpResponse {
+  int status = 0;
+  HeaderList headers;  // names lower-cased
+  std::string body;
+
+  // The first header with this (lower-case) name.
+  std::optional<std::string_view> Header(std::string_view lower_name) const;
+};
+
+// GET, HEAD, PUT, DELETE, OPTIONS, TRACE: repeating them is safe by HTTP's
+// definition (RFC 9110 9.2.2).
+bool IsIdempotentMethod(std::string_view method) noexcept;
+
+}  // namespace stormguard::http

@@ -1,0 +1,182 @@
+#include "stormguard/http/client.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <mutex>
+#include <vector>
+
+#include "test_server.h"
+
+namespace stormguard::http {
+namespace {
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+using ::testing::Each;
+
+HttpClient MakeClient(int attempts = 3) {
+  auto c = HttpClient::Create(
+      {.retry = {.max_attempts = attempts,
+                 .backoff = {.kind = BackoffKind::kConstant, .base = 1ms, .cap = 1ms}}});
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  return std::move(c).value();
+}
+
+// Records what each request carried.
+struct Seen {
+  std::mutex mu;
+  std::vector<std::string> attempts, keys, budgets;
+  void Record(const httplib::Request& req) {
+    std::lock_guard lock(mu);
+    attempts.push_back(req.get_header_value("x-retry-attempt"));
+    keys.push_back(req.get_header_value("Idempotency-Key"));
+    budgets.push_back(req.get_header_value("x-request-timeout-ms"));
+  }
+};
+
+TEST(HttpClientTest, RetriesUnavailableAndMarksRetriesOnTheWire) {
+  testing::TestServer srv;
+  Seen seen;
+  std::atomic<int> calls{0};
+  srv.server.Get("/stock", [&](const httplib::Request& req, httplib::Response& res) {
+    seen.Record(req);
+    res.status = ++calls < 3 ? 503 : 200;
+    res.set_content("ok", "text/plain");
+  });
+  srv.Start();
+  HttpResult r = MakeClient().Send({.url = srv.Url("/stock")});
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  EXPECT_EQ(r.response->body, "ok");
+  EXPECT_EQ(r.run.attempts, 3);
+  EXPECT_THAT(seen.attempts, ElementsAre("", "2", "3"));
+  for (const std::string& b : seen.budgets) {
+    ASSERT_FALSE(b.empty());
+    EXPECT_LE(std::stoi(b), 2000);  // the default budget of a call outside any request
+  }
+}
+
+TEST(HttpClientTest, PostWithoutKeyIsNeverRetried) {
+  testing::TestServer srv;
+  std::atomic<int> calls{0};
+  srv.server.Post("/charge", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.status = 503;
+  });
+  srv.Start();
+  HttpResult r = MakeClient().Send({.method = "POST", .url = srv.Url("/charge"), .body = "{}"});
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(r.response->status, 503);
+}
+
+TEST(HttpClientTest, PostWithKeyRetriesAndKeepsOneKeyAcrossAttempts) {
+  testing::TestServer srv;
+  Seen seen;
+  std::atomic<int> calls{0};
+  srv.server.Post("/charge", [&](const httplib::Request& req, httplib::Response& res) {
+    seen.Record(req);
+    res.status = ++calls < 3 ? 502 : 201;
+  });
+  srv.Start();
+  HttpResult r = MakeClient().Send(
+      {.method = "POST", .url = srv.Url("/charge"), .body = "{}", .idempotency_key = "order-7"});
+  EXPECT_TRUE(r.ok());
+  EXPECT_THAT(seen.keys, ElementsAre("order-7", "order-7", "order-7"));
+}
+
+TEST(HttpClientTest, NoRetryAnswerStopsRetriesAndReachesTheParent) {
+  testing::TestServer srv;
+  std::atomic<int> calls{0};
+  srv.server.Get("/stock", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.status = 503;
+    res.set_header("x-no-retry", "1");
+  });
+  srv.Start();
+  CallContext parent;
+  HttpResult r = MakeClient().Send({.url = srv.Url("/stock")}, parent);
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(r.run.reason, StopReason::kDownstreamGaveUp);
+  EXPECT_TRUE(parent.downstream_gave_up);
+}
+
+TEST(HttpClientTest, PermanentStatusIsNotRetried) {
+  testing::TestServer srv;
+  std::atomic<int> calls{0};
+  srv.server.Get("/missing", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.status = 404;
+  });
+  srv.Start();
+  HttpResult r = MakeClient().Send({.url = srv.Url("/missing")});
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(r.status.code(), StatusCode::kNotFound);
+  EXPECT_EQ(r.response->status, 404);
+}
+
+TEST(HttpClientTest, RetryAfterBecomesThePushback) {
+  testing::TestServer srv;
+  std::atomic<int> calls{0};
+  srv.server.Get("/busy", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.status = 429;
+    res.set_header("Retry-After", "120");
+  });
+  srv.Start();
+  // The pause (120 s) cannot fit in the 2 s budget: the client stops at once
+  // instead of waiting or hammering.
+  HttpResult r = MakeClient().Send({.url = srv.Url("/busy")});
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(r.run.reason, StopReason::kDeadline);
+}
+
+TEST(HttpClientTest, ConnectionRefusedIsTransientAndRetried) {
+  testing::TestServer srv;
+  srv.Start();
+  const std::string url = srv.Url("/gone");
+  srv.Stop();  // nothing listens on that port any more
+  HttpResult r = MakeClient().Send({.url = url});
+  EXPECT_FALSE(r.ok());
+  EXPECT_FALSE(r.response.has_value());
+  EXPECT_EQ(r.run.attempts, 3);
+}
+
+TEST(HttpClientTest, StopTokenAbortsATransferAtOnce) {
+  testing::TestServer srv;
+  std::promise<void> arrived;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  srv.server.Get("/slow", [&](const httplib::Request&, httplib::Response& res) {
+    arrived.set_value();
+    released.wait_for(10s);  // bounded even if the test fails
+    res.status = 200;
+  });
+  srv.Start();
+  std::stop_source stop;
+  CallContext parent{.deadline = Deadline::After(Clock::Real().Now(), 20s), .stop = stop.get_token()};
+  auto client = HttpClient::Create({.default_timeout = 20s}).value();
+  auto pending = std::async(std::launch::async, [&] { return client.Send({.url = srv.Url("/slow")}, parent); });
+  arrived.get_future().wait();
+  const TimePoint cancelled_at = Clock::Real().Now();
+  stop.request_stop();
+  HttpResult r = pending.get();
+  const Duration took = Clock::Real().Now() - cancelled_at;
+  release.set_value();
+  EXPECT_EQ(r.status.code(), StatusCode::kCancelled);
+  EXPECT_EQ(r.run.attempts, 1);
+  EXPECT_LT(took, 500ms);  // not the 1 s poll interval, not the 20 s budget
+}
+
+TEST(HttpClientTest, ValidateNamesBadFields) {
+  auto c = HttpClient::Create({.connect_timeout = 0ms, .reserve = {.fraction = 1.5},
+                               .retry = {.max_attempts = 0}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), ::testing::HasSubstr("connect_timeout: must be positive"));
+  EXPECT_THAT(c.status().message(), ::testing::HasSubstr("reserve.fraction: must be in [0, 1)"));
+  EXPECT_THAT(c.status().message(), ::testing::HasSubstr("retry.max_attempts: must be at least 1"));
+}
+
+}  // namespace
+}  // namespace stormguard::http

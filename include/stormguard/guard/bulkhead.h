@@ -1,0 +1,146 @@
+// stormguard/guard/bulkhead.h: at most N calls at once, each holding a slot.
+//
+// A slot is a BulkheadPermit (RAII, movable); it is given back when the
+// permit is destroyed. TryAcquire never waits; Acquire waits up to
+// `max_wait` for a slot. A freed slot goes to the oldest waiter, unless a
+// caller on the lock-free path takes it first (no strict fairness against
+// callers that arrive just as a slot frees).
+//
+//   auto bulkhead = Bulkhead::Create({.max_concurrent = 10, .max_wait = 50ms});
+//   Result<BulkheadPermit> permit = (*bulkhead)->Acquire(clock, stop);
+//   if (!permit.ok()) return permit.status();
+//   // RESOURCE_EXHAUSTED "bulkhead full: 10/10 in use, waited 50ms" [bulkhead]
+//
+// Abandoned work: when a caller gives up on an attempt that is still running
+// (its timeout fired but the callee ignores cancellation), the driver calls
+// permit.MarkAbandoned(now) and hands the permit to the running work. The
+// slot stays taken until that work really ends and drops the permit: the
+// bulkhead keeps counting what still consumes the protected resource
+// (stats().abandoned now, abandoned_total ever), instead of letting new
+// calls pile onto a dependency that is still busy with the old ones.
+//
+// Waiting: Acquire sleeps with clock.SleepUntil(start + max_wait, token),
+// where the token fires when a released slot is handed to this waiter or
+// when the caller's `stop` fires. On Clock::Real() that is a
+// condition_variable_any wait; tests drive it with a ManualClock in
+// kBlockOnSleep mode (Advance() past the deadline times the waiter out). In
+// kAdvanceOnSleep mode a sleep jumps to its deadline at once, so a waiter
+// that finds no free slot times out immediately.
+//
+// Thread safety: every method is thread-safe. TryAcquire and a release with
+// nobody waiting are lock-free (one CAS / one atomic decrement) and allocate
+// nothing; waiting and handing a slot to a waiter take a mutex, and a wait
+// allocates once (the waiter's std::stop_source).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stormguard/core/clock.h"
+#include "stormguard/core/events.h"
+#include "stormguard/core/result.h"
+#include "stormguard/core/time.h"
+
+namespace stormguard {
+
+class Bulkhead;
+
+// One slot of a bulkhead. Moving transfers the slot; destroying (or
+// Release()) gives it back.
+class BulkheadPermit {
+ public:
+  BulkheadPermit() noexcept = default;
+  BulkheadPermit(BulkheadPermit&& other) noexcept
+      : owner_(std::exchange(other.owner_, nullptr)), abandoned_(std::exchange(other.abandoned_, false)) {}
+  BulkheadPermit& operator=(BulkheadPermit&& other) noexcept;
+  BulkheadPermit(const BulkheadPermit&) = delete;
+  BulkheadPermit& operator=(const BulkheadPermit&) = delete;
+  ~BulkheadPermit() { Release(); }
+
+  bool valid() const noexcept { return owner_ != nullptr; }
+  bool abandoned() const noexcept { return abandoned_; }
+
+  // The caller gave up but the work goes on: the slot stays taken until
+  // this permit is destroyed, and is counted as abandoned meanwhile.
+  void MarkAbandoned(TimePoint now) noexcept;
+
+  void Release() noexcept;
+
+ private:
+  friend class Bulkhead;
+  explicit BulkheadPermit(Bulkhead* owner) noexcept : owner_(owner) {}
+
+  Bulkhead* owner_ = nullptr;
+  bool abandoned_ = false;
+};
+
+struct BulkheadOptions {
+  int max_concurrent = 25;                 // >= 1 (Resilience4j's default)
+  Duration max_wait = Duration::zero();    // >= 0; 0 refuses at once when full
+  Listener* listener = nullptr;            // kRejected, kAbandoned; may be null
+
+  std::vector<std::string> Validate() const;
+};
+
+struct BulkheadStats {
+  int in_use = 0;                // slots taken, abandoned ones included
+  int waiting = 0;               // callers blocked in Acquire
+  int abandoned = 0;             // slots held by work whose caller gave up
+  std::int64_t rejected = 0;     // refusals: full, or the wait timed out
+  std::int64_t abandoned_total = 0;
+};
+
+// Every permit must be gone before its Bulkhead is destroyed.
+class Bulkhead {
+ public:
+  static constexpr std::string_view kPolicy = "bulkhead";
+
+  // Validates; INVALID_ARGUMENT names every bad field.
+  static Result<std::unique_ptr<Bulkhead>> Create(const BulkheadOptions& options);
+
+  Bulkhead(const Bulkhead&) = delete;
+  Bulkhead& operator=(const Bulkhead&) = delete;
+  const BulkheadOptions& options() const noexcept { return o_; }
+
+  // A free slot now, or RESOURCE_EXHAUSTED "bulkhead full: ..., waited 0".
+  Result<BulkheadPermit> TryAcquire(TimePoint now);
+
+  // Waits up to options().max_wait for a slot. RESOURCE_EXHAUSTED when the
+  // wait ends without one, CANCELLED when `stop` fires first.
+  Result<BulkheadPermit> Acquire(Clock& clock, std::stop_token stop = {});
+
+  BulkheadStats stats() const noexcept;
+
+ private:
+  friend class BulkheadPermit;
+  struct Waiter;
+
+  explicit Bulkhead(const BulkheadOptions& o) noexcept : o_(o) {}
+
+  bool TryTake() noexcept;
+  void Give() noexcept;
+  void HandOffToWaiters();
+  Result<BulkheadPermit> Wait(Clock& clock, TimePoint start, std::stop_token stop);
+  Status Reject(TimePoint now, Duration waited);
+  void Enqueue(Waiter* w) noexcept;
+  void Unlink(Waiter* w) noexcept;
+
+  BulkheadOptions o_;
+  std::atomic<int> in_use_{0};
+  std::atomic<int> waiting_{0};
+  std::atomic<int> abandoned_{0};
+  std::atomic<std::int64_t> rejected_{0};
+  std::atomic<std::int64_t> abandoned_total_{0};
+
+  std::mutex mu_;  // guards the waiter queue
+  Waiter* head_ = nullptr;
+  Waiter* tail_ = nullptr;
+};
+
+}  // namespace stormguard

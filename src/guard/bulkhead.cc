@@ -1,0 +1,172 @@
+#include "stormguard/guard/bulkhead.h"
+
+#include "limits_util.h"
+#include "stormguard/core/validation.h"
+
+namespace stormguard {
+
+// A caller blocked in Acquire; lives on its stack, linked into the queue
+// while it waits. `wake` fires when a slot is handed to it (granted) or when
+// its caller's stop token fires.
+struct Bulkhead::Waiter {
+  std::stop_source wake;
+  bool granted = false;
+  Waiter* prev = nullptr;
+  Waiter* next = nullptr;
+};
+
+BulkheadPermit& BulkheadPermit::operator=(BulkheadPermit&& other) noexcept {
+  if (this != &other) {
+    Release();
+    owner_ = std::exchange(other.owner_, nullptr);
+    abandoned_ = std::exchange(other.abandoned_, false);
+  }
+  return *this;
+}
+
+void BulkheadPermit::MarkAbandoned(TimePoint now) noexcept {
+  if (owner_ == nullptr || abandoned_) return;
+  abandoned_ = true;
+  owner_->abandoned_.fetch_add(1, std::memory_order_relaxed);
+  owner_->abandoned_total_.fetch_add(1, std::memory_order_relaxed);
+  guard_internal::Notify(owner_->o_.listener, {.kind = EventKind::kAbandoned,
+                                               .policy = Bulkhead::kPolicy,
+                                               .reason = "abandoned work holds its slot",
+                                               .at = now});
+}
+
+void BulkheadPermit::Release() noexcept {
+  if (owner_ == nullptr) return;
+  if (abandoned_) owner_->abandoned_.fetch_sub(1, std::memory_order_relaxed);
+  std::exchange(owner_, nullptr)->Give();
+  abandoned_ = false;
+}
+
+std::vector<std::string> BulkheadOptions::Validate() const {
+  Validator v;
+  v.Check(max_concurrent >= 1, "max_concurrent", "must be at least 1");
+  v.Check(max_wait >= Duration::zero(), "max_wait", "must not be negative");
+  return std::move(v).errors();
+}
+
+Result<std::unique_ptr<Bulkhead>> Bulkhead::Create(const BulkheadOptions& options) {
+  Status s = ValidationStatus("bulkhead options", options.Validate());
+  if (!s.ok()) return s;
+  return std::unique_ptr<Bulkhead>(new Bulkhead(options));
+}
+
+// The loads and read-modify-writes on in_use_ and waiting_ are seq_cst on
+// purpose: a waiter publishes itself (waiting_++) then looks for a slot, a
+// releaser frees a slot (in_use_--) then looks for waiters. Sequential
+// consistency guarantees at least one of them sees the other, so a freed
+// slot never sits idle while someone sleeps.
+bool Bulkhead::TryTake() noexcept {
+  int cur = in_use_.load(std::memory_order_seq_cst);
+  do {
+    if (cur >= o_.max_concurrent) return false;
+  } while (!in_use_.compare_exchange_weak(cur, cur + 1, std::memory_order_seq_cst));
+  return true;
+}
+
+void Bulkhead::Give() noexcept {
+  in_use_.fetch_sub(1, std::memory_order_seq_cst);
+  if (waiting_.load(std::memory_order_seq_cst) > 0) HandOffToWaiters();
+}
+
+void Bulkhead::HandOffToWaiters() {
+  std::lock_guard lock(mu_);
+  // A caller on the lock-free path may have taken the slot meanwhile; then
+  // the waiters keep waiting for the next release.
+  while (head_ != nullptr && TryTake()) {
+    Waiter* w = head_;
+    Unlink(w);
+    w->granted = true;
+    w->wake.request_stop();
+  }
+}
+
+void Bulkhead::Enqueue(Waiter* w) noexcept {
+  w->prev = tail_;
+  (tail_ != nullptr ? tail_->next : head_) = w;
+  tail_ = w;
+  waiting_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void Bulkhead::Unlink(Waiter* w) noexcept {
+  (w->prev != nullptr ? w->prev->next : head_) = w->next;
+  (w->next != nullptr ? w->next->prev : tail_) = w->prev;
+  w->prev = w->next = nullptr;
+  waiting_.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+Status Bulkhead::Reject(TimePoint now, Duration waited) {
+  rejected_.fetch_add(1, std::memory_order_relaxed);
+  guard_internal::Notify(o_.listener, {.kind = EventKind::kRejected,
+                                       .policy = kPolicy,
+                                       .reason = "bulkhead full",
+                                       .at = now,
+                                       .duration = waited});
+  return Status::ResourceExhausted("bulkhead full: " + std::to_string(in_use_.load()) + "/" +
+                                   std::to_string(o_.max_concurrent) + " in use, waited " +
+                                   guard_internal::FormatDuration(waited))
+      .WithSource(kPolicy);
+}
+
+Result<BulkheadPermit> Bulkhead::TryAcquire(TimePoint now) {
+  if (TryTake()) return BulkheadPermit(this);
+  return Reject(now, Duration::zero());
+}
+
+Result<BulkheadPermit> Bulkhead::Acquire(Clock& clock, std::stop_token stop) {
+  if (stop.stop_requested()) {
+    return Status::Cancelled("bulkhead: cancelled before waiting").WithSource(kPolicy);
+  }
+  const TimePoint start = clock.Now();
+  if (TryTake()) return BulkheadPermit(this);
+  if (o_.max_wait <= Duration::zero()) return Reject(start, Duration::zero());
+  return Wait(clock, start, std::move(stop));
+}
+
+Result<BulkheadPermit> Bulkhead::Wait(Clock& clock, TimePoint start, std::stop_token stop) {
+  Waiter w;
+  {
+    std::lock_guard lock(mu_);
+    Enqueue(&w);
+    // A slot freed before we were queued would find nobody to hand to.
+    if (TryTake()) {
+      Unlink(&w);
+      return BulkheadPermit(this);
+    }
+  }
+  {
+    std::stop_callback forward(stop, [&w] { w.wake.request_stop(); });
+    clock.SleepUntil(SaturatingAdd(start, o_.max_wait), w.wake.get_token());
+  }
+  std::unique_lock lock(mu_);
+  if (w.granted) {
+    lock.unlock();
+    BulkheadPermit permit(this);
+    if (!stop.stop_requested()) return permit;
+    // Granted as the caller gave up: the destructor passes the slot on.
+  } else {
+    Unlink(&w);
+    lock.unlock();
+  }
+  const TimePoint now = clock.Now();
+  if (stop.stop_requested()) {
+    return Status::Cancelled("bulkhead: wait for a slot cancelled after " +
+                             guard_internal::FormatDuration(now - start))
+        .WithSource(kPolicy);
+  }
+  return Reject(now, now - start);
+}
+
+BulkheadStats Bulkhead::stats() const noexcept {
+  return {.in_use = in_use_.load(std::memory_order_relaxed),
+          .waiting = waiting_.load(std::memory_order_relaxed),
+          .abandoned = abandoned_.load(std::memory_order_relaxed),
+          .rejected = rejected_.load(std::memory_order_relaxed),
+          .abandoned_total = abandoned_total_.load(std::memory_order_relaxed)};
+}
+
+}  // namespace stormguard

@@ -1,0 +1,124 @@
+#include "stormguard/guard/rate_limiter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "limits_util.h"
+#include "stormguard/core/validation.h"
+
+namespace stormguard {
+namespace {
+
+constexpr double kMaxRate = 1e9;            // one token per nanosecond
+constexpr double kMaxRefillSeconds = 1e8;   // burst / rate: keeps ns math far from overflow
+
+std::int64_t IntervalNanos(double rate) {
+  // The tiny epsilon keeps 1e9 / 3 from rounding 1e9/rate = 1e7 + 1ulp up.
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(1e9 / rate - 1e-6)));
+}
+
+}  // namespace
+
+std::vector<std::string> RateLimiterOptions::Validate() const {
+  Validator v;
+  v.Check(std::isfinite(rate) && rate > 0 && rate <= kMaxRate, "rate",
+          "must be a number of tokens per second in (0, 1e9]");
+  v.Check(burst >= 1, "burst", "must be at least 1");
+  v.Check(max_wait >= Duration::zero(), "max_wait", "must not be negative");
+  if (std::isfinite(rate) && rate > 0 && burst >= 1) {
+    v.Check(static_cast<double>(burst) / rate <= kMaxRefillSeconds, "burst",
+            "burst / rate (the time to refill the bucket) must be at most 1e8 seconds");
+  }
+  return std::move(v).errors();
+}
+
+Result<std::unique_ptr<RateLimiter>> RateLimiter::Create(const RateLimiterOptions& options) {
+  Status s = ValidationStatus("rate limiter options", options.Validate());
+  if (!s.ok()) return s;
+  return std::unique_ptr<RateLimiter>(new RateLimiter(options));
+}
+
+RateLimiter::RateLimiter(const RateLimiterOptions& o) noexcept
+    : o_(o),
+      interval_(IntervalNanos(o.rate)),
+      slack_(static_cast<std::int64_t>(o.burst - 1) * interval_),
+      // Far enough in the past that the bucket starts full, far enough from
+      // the minimum that returned tokens cannot underflow.
+      tat_(std::numeric_limits<std::int64_t>::min() / 2) {}
+
+bool RateLimiter::Take(std::int64_t now, std::int64_t max_wait, std::int64_t* wait) noexcept {
+  std::int64_t tat = tat_.load(std::memory_order_relaxed);
+  for (;;) {
+    const std::int64_t base = std::max(tat, now);
+    // The token taken now is due at base + interval; the bucket lets it be
+    // used up to `burst` intervals early.
+    *wait = std::max<std::int64_t>(base - now - slack_, 0);
+    if (*wait > max_wait) return false;
+    if (tat_.compare_exchange_weak(tat, base + interval_, std::memory_order_acq_rel,
+                                   std::memory_order_relaxed)) {
+      return true;
+    }
+  }
+}
+
+Status RateLimiter::Reject(TimePoint now, std::int64_t wait, Duration max_wait) {
+  rejected_.fetch_add(1, std::memory_order_relaxed);
+  guard_internal::Notify(o_.listener, {.kind = EventKind::kRejected,
+                                       .policy = kPolicy,
+                                       .reason = "rate limit exceeded",
+                                       .at = now,
+                                       .duration = Duration(wait)});
+  std::string message = "rate limit " + guard_internal::FormatNumber(o_.rate) + "/s";
+  if (o_.burst > 1) message += " (burst " + std::to_string(o_.burst) + ")";
+  message += " exceeded; next token in " + guard_internal::FormatDuration(Duration(wait)) +
+             ", max wait " + guard_internal::FormatDuration(max_wait);
+  RetryHints hints;
+  hints.pushback = Duration(wait);
+  return Status::ResourceExhausted(std::move(message)).WithSource(kPolicy).WithHints(std::move(hints));
+}
+
+Status RateLimiter::TryAcquire(TimePoint now) {
+  std::int64_t wait = 0;
+  const std::int64_t t = now.time_since_epoch().count();
+  if (Take(t, 0, &wait)) return Status::Ok();
+  return Reject(now, wait, Duration::zero());
+}
+
+Result<Duration> RateLimiter::Reserve(TimePoint now, Duration max_wait) {
+  std::int64_t wait = 0;
+  if (Take(now.time_since_epoch().count(), std::max(max_wait, Duration::zero()).count(), &wait)) {
+    return Duration(wait);
+  }
+  return Reject(now, wait, max_wait);
+}
+
+void RateLimiter::CancelReservation() noexcept {
+  // Moving tat back by one interval is exactly one token more in the bucket;
+  // a tat already in the past changes nothing, the bucket is full anyway.
+  tat_.fetch_sub(interval_, std::memory_order_acq_rel);
+}
+
+Status RateLimiter::Acquire(Clock& clock, std::stop_token stop) {
+  if (stop.stop_requested()) {
+    return Status::Cancelled("rate limiter: cancelled before waiting").WithSource(kPolicy);
+  }
+  const TimePoint now = clock.Now();
+  Result<Duration> wait = Reserve(now, o_.max_wait);
+  if (!wait.ok()) return std::move(wait).status();
+  if (*wait > Duration::zero() && !clock.SleepUntil(now + *wait, std::move(stop))) {
+    CancelReservation();
+    return Status::Cancelled("rate limiter: wait for a token cancelled").WithSource(kPolicy);
+  }
+  return Status::Ok();
+}
+
+double RateLimiter::AvailableTokens(TimePoint now) const noexcept {
+  const std::int64_t ahead =
+      std::max<std::int64_t>(tat_.load(std::memory_order_relaxed) - now.time_since_epoch().count(), 0);
+  const double tokens = static_cast<double>(o_.burst) -
+                        static_cast<double>(ahead) / static_cast<double>(interval_);
+  return std::clamp(tokens, 0.0, static_cast<double>(o_.burst));
+}
+
+}  // namespace stormguard
