@@ -17,11 +17,10 @@ std::vector<std::string> FallbackOptions::Validate() const {
   return std::move(v).errors();
 }
 
-Result<std::unique_ptr<FallbackStage>> FallbackStage::Create(FallbackOptions options, Clock& clock,
-                                                             Listener* listener) {
+Result<std::unique_ptr<FallbackStage>> FallbackStage::Create(FallbackOptions options, Listener* listener) {
   Status s = ValidationStatus("fallback options", options.Validate());
   if (!s.ok()) return s;
-  return std::unique_ptr<FallbackStage>(new FallbackStage(std::move(options), clock, listener));
+  return std::unique_ptr<FallbackStage>(new FallbackStage(std::move(options), listener));
 }
 
 std::string FallbackStage::Describe() const {
@@ -41,7 +40,7 @@ bool FallbackStage::Triggers(const Status& failure, std::string_view* reason) co
 
 Status FallbackStage::Execute(CallContext& ctx, Next next) const {
   if (o_.skip_when_remaining_below > Duration::zero() && !ctx.deadline.is_infinite()) {
-    const TimePoint now = clock_.Now();
+    const TimePoint now = next.Now();
     if (ctx.deadline.Remaining(now) < o_.skip_when_remaining_below) return Skip(ctx, next, now);
   }
   Status s = next(ctx);
@@ -50,7 +49,7 @@ Status FallbackStage::Execute(CallContext& ctx, Next next) const {
   if (!next.has_fallback() || !Triggers(s, &reason)) return s;
   if (listener_ != nullptr) {
     Emit(listener_, Event{.kind = EventKind::kFallback, .policy = name(), .reason = reason,
-                          .at = clock_.Now(), .attempt = ctx.attempt,
+                          .at = next.Now(), .attempt = ctx.attempt,
                           .outcome = o_.classifier->Classify(s)});
   }
   return next.Fallback(s);

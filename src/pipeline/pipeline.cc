@@ -41,7 +41,7 @@ Status CallListened(const Invocation& inv, CallContext& ctx) {
   if (inv.report_attempt_end) {
     const TimePoint end = inv.clock->Now();
     inv.listener->OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end,
-                                .attempt = ctx.attempt, .outcome = DefaultClassifier().Classify(s),
+                                .attempt = ctx.attempt, .outcome = inv.classifier->Classify(s),
                                 .duration = end - start});
   }
   return s;
@@ -51,8 +51,14 @@ Status CallListened(const Invocation& inv, CallContext& ctx) {
 
 Status Pipeline::Run(CallContext& ctx, FunctionRef<Status(CallContext&)> call,
                      const FunctionRef<Status(const Status&)>* fallback) const {
-  const pipeline_internal::Invocation inv{stages_.data(), stages_.size(), call, fallback,
-                                          listener_,      clock_,         report_attempt_end_};
+  const pipeline_internal::Invocation inv{.stages = stages_.data(),
+                                          .size = stages_.size(),
+                                          .call = call,
+                                          .fallback = fallback,
+                                          .listener = listener_,
+                                          .clock = clock_,
+                                          .classifier = classifier_,
+                                          .report_attempt_end = report_attempt_end_};
   return Next(inv, 0)(ctx);
 }
 
@@ -64,6 +70,9 @@ std::string Pipeline::Describe() const {
 
 PipelineBuilder::PipelineBuilder(PipelineOptions options) : o_(options) {
   if (o_.clock == nullptr) errors_.push_back("options.clock: must not be null");
+  if (o_.classifier == nullptr) errors_.push_back("options.classifier: must not be null");
+  if (o_.clock == nullptr) o_.clock = &Clock::Real();  // Build() fails; stages need something
+  if (o_.classifier == nullptr) o_.classifier = &DefaultClassifier();
   if (o_.timers == nullptr) o_.timers = &TimerService::Default();
 }
 
@@ -92,19 +101,19 @@ PipelineBuilder& PipelineBuilder::AddCreated(StageKind kind, Result<std::unique_
 
 PipelineBuilder& PipelineBuilder::AddFallback(FallbackOptions options) {
   if (Invalid(StageKind::kFallback, options.Validate())) return *this;
-  return AddCreated(StageKind::kFallback, FallbackStage::Create(std::move(options), *o_.clock, o_.listener));
+  return AddCreated(StageKind::kFallback, FallbackStage::Create(std::move(options), o_.listener));
 }
 
 PipelineBuilder& PipelineBuilder::AddTimeout(TimeoutOptions options) {
   if (Invalid(StageKind::kTimeout, options.Validate())) return *this;
   return AddCreated(StageKind::kTimeout,
-                    TimeoutStage::Create(options, false, *o_.clock, *o_.timers, o_.listener));
+                    TimeoutStage::Create(options, false, *o_.timers, o_.listener));
 }
 
 PipelineBuilder& PipelineBuilder::AddAttemptTimeout(TimeoutOptions options) {
   if (Invalid(StageKind::kAttemptTimeout, options.Validate())) return *this;
   return AddCreated(StageKind::kAttemptTimeout,
-                    TimeoutStage::Create(options, true, *o_.clock, *o_.timers, o_.listener));
+                    TimeoutStage::Create(options, true, *o_.timers, o_.listener));
 }
 
 PipelineBuilder& PipelineBuilder::AddRetry(RetryOptions options) {
@@ -117,9 +126,44 @@ PipelineBuilder& PipelineBuilder::AddRetry(RetryOptions options) {
                         std::make_unique<RetryStage>(std::move(policy).value(), *o_.clock)));
 }
 
+template <class S, class G, class... Args>
+PipelineBuilder& PipelineBuilder::AddGuard(StageKind kind, std::shared_ptr<G> guard, Args&&... args) {
+  if (guard == nullptr) return AddCreated<S>(kind, Status::InvalidArgument("must not be null"));
+  return AddCreated(kind, Result<std::unique_ptr<S>>(std::make_unique<S>(std::move(guard), std::forward<Args>(args)...)));
+}
+
+template <class S, class G, class O, class... Args>
+PipelineBuilder& PipelineBuilder::AddGuardFrom(StageKind kind, O options, Args&&... args) {
+  if (Invalid(kind, options.Validate())) return *this;
+  if (options.listener == nullptr) options.listener = o_.listener;
+  auto guard = G::Create(options);
+  if (!guard.ok()) return AddCreated<S>(kind, std::move(guard).status());
+  return AddGuard<S>(kind, std::shared_ptr<G>(std::move(guard).value()), std::forward<Args>(args)...);
+}
+
+PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<Bulkhead> bulkhead) {
+  return AddGuard<BulkheadStage>(StageKind::kBulkhead, std::move(bulkhead), *o_.clock);
+}
+PipelineBuilder& PipelineBuilder::AddBulkhead(BulkheadOptions options) {
+  return AddGuardFrom<BulkheadStage, Bulkhead>(StageKind::kBulkhead, std::move(options), *o_.clock);
+}
+PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<RateLimiter> limiter) {
+  return AddGuard<RateLimiterStage>(StageKind::kRateLimiter, std::move(limiter), *o_.clock);
+}
+PipelineBuilder& PipelineBuilder::AddRateLimiter(RateLimiterOptions options) {
+  return AddGuardFrom<RateLimiterStage, RateLimiter>(StageKind::kRateLimiter, std::move(options), *o_.clock);
+}
+PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter> limiter) {
+  return AddGuard<AdaptiveConcurrencyStage>(StageKind::kAdaptiveConcurrency, std::move(limiter), *o_.classifier);
+}
+PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(AdaptiveLimiterOptions options) {
+  return AddGuardFrom<AdaptiveConcurrencyStage, AdaptiveLimiter>(StageKind::kAdaptiveConcurrency,
+                                                                 std::move(options), *o_.classifier);
+}
+
 PipelineBuilder& PipelineBuilder::AddRequireIdempotencyKey() {
   return AddCreated(StageKind::kIdempotencyKey, Result<std::unique_ptr<IdempotencyKeyStage>>(
-                                                    std::make_unique<IdempotencyKeyStage>(*o_.clock, o_.listener)));
+                                                    std::make_unique<IdempotencyKeyStage>(o_.listener)));
 }
 
 PipelineBuilder& PipelineBuilder::Add(std::shared_ptr<const Stage> stage) {
@@ -173,6 +217,7 @@ Result<Pipeline> PipelineBuilder::Build() const {
   Pipeline p;
   p.stages_ = stages_;
   p.clock_ = o_.clock;
+  p.classifier_ = o_.classifier;
   p.listener_ = o_.listener;
   for (StageKind k : kinds_) p.report_attempt_end_ = p.report_attempt_end_ && k != StageKind::kRetry;
   return p;

@@ -12,15 +12,20 @@ std::string RetryStage::Describe() const {
 }
 
 Status RetryStage::Execute(CallContext& ctx, Next next) const {
-  return ExecuteWithRetry(policy_, ctx, [next](CallContext& attempt) { return next(attempt); }, clock_,
-                          ThreadLocalRandom());
+  return ExecuteWithRetry(
+      policy_, ctx,
+      [next](CallContext& attempt) {
+        next.ForgetNow();  // the attempt may follow a backoff wait
+        return next(attempt);
+      },
+      clock_, ThreadLocalRandom());
 }
 
 Status IdempotencyKeyStage::Execute(CallContext& ctx, Next next) const {
   if (!ctx.idempotency_key.empty()) [[likely]] return next(ctx);
   if (listener_ != nullptr) {
     Emit(listener_, Event{.kind = EventKind::kRejected, .policy = name(), .reason = "missing_key",
-                          .at = clock_.Now(), .attempt = ctx.attempt, .outcome = OutcomeClass::kPermanent});
+                          .at = next.Now(), .attempt = ctx.attempt, .outcome = OutcomeClass::kPermanent});
   }
   return Status::FailedPrecondition("idempotency_key: this call needs ctx.idempotency_key").WithSource(name());
 }

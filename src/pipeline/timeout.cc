@@ -73,11 +73,10 @@ std::vector<std::string> TimeoutOptions::Validate() const {
 }
 
 Result<std::unique_ptr<TimeoutStage>> TimeoutStage::Create(TimeoutOptions options, bool per_attempt,
-                                                           Clock& clock, TimerService& timers,
-                                                           Listener* listener) {
+                                                           TimerService& timers, Listener* listener) {
   Status s = ValidationStatus("timeout options", options.Validate());
   if (!s.ok()) return s;
-  return std::unique_ptr<TimeoutStage>(new TimeoutStage(options, per_attempt, clock, timers, listener));
+  return std::unique_ptr<TimeoutStage>(new TimeoutStage(options, per_attempt, timers, listener));
 }
 
 std::string TimeoutStage::Describe() const {
@@ -86,7 +85,7 @@ std::string TimeoutStage::Describe() const {
 
 Status TimeoutStage::Execute(CallContext& ctx, Next next) const {
   if (o_.timeout == kInfiniteDuration && ctx.deadline.is_infinite()) return next(ctx);
-  const TimePoint now = clock_.Now();
+  const TimePoint now = next.Now();
   const Deadline deadline =
       o_.timeout == kInfiniteDuration ? ctx.deadline : ctx.deadline.Within(now, o_.timeout);
   if (deadline.Expired(now)) return Expired(ctx, now);
@@ -104,7 +103,7 @@ Status TimeoutStage::Run(CallContext& ctx, Next next, Deadline deadline) const {
     fired = timer.Disarm();
   }
   if (!fired) [[likely]] return result;
-  return Fired(std::move(result), ctx, deadline);
+  return Fired(std::move(result), ctx, deadline, next.Now());
 }
 
 Status TimeoutStage::Expired(const CallContext& ctx, TimePoint now) const {
@@ -115,8 +114,7 @@ Status TimeoutStage::Expired(const CallContext& ctx, TimePoint now) const {
   return s;
 }
 
-Status TimeoutStage::Fired(Status result, const CallContext& ctx, Deadline deadline) const {
-  const TimePoint end = clock_.Now();
+Status TimeoutStage::Fired(Status result, const CallContext& ctx, Deadline deadline, TimePoint end) const {
   const Duration overrun = end > deadline.time() ? end - deadline.time() : Duration::zero();
   timed_out_.fetch_add(1, std::memory_order_relaxed);
   Emit(listener_, Event{.kind = EventKind::kTimedOut, .policy = name(), .reason = "deadline", .at = end,

@@ -46,8 +46,7 @@ struct FallbackOptions {
 
 class FallbackStage final : public Stage {
  public:
-  static Result<std::unique_ptr<FallbackStage>> Create(FallbackOptions options, Clock& clock,
-                                                       Listener* listener);
+  static Result<std::unique_ptr<FallbackStage>> Create(FallbackOptions options, Listener* listener);
 
   StageKind kind() const noexcept override { return StageKind::kFallback; }
   std::string_view name() const noexcept override { return "fallback"; }
@@ -59,11 +58,10 @@ class FallbackStage final : public Stage {
   bool Triggers(const Status& failure, std::string_view* reason) const noexcept;
 
  private:
-  FallbackStage(FallbackOptions o, Clock& clock, Listener* l) : o_(std::move(o)), clock_(clock), listener_(l) {}
+  FallbackStage(FallbackOptions o, Listener* l) : o_(std::move(o)), listener_(l) {}
   Status Skip(CallContext& ctx, Next next, TimePoint now) const;
 
   FallbackOptions o_;
-  Clock& clock_;
   Listener* listener_;
 };
 

@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "stormguard/pipeline/fallback.h"
+#include "stormguard/pipeline/guard_stages.h"
 #include "stormguard/pipeline/stage.h"
 #include "stormguard/pipeline/timeout.h"
 #include "stormguard/retry/retry_driver.h"
@@ -62,6 +63,9 @@ struct PipelineOptions {
   Clock* clock = &Clock::Real();
   TimerService* timers = nullptr;  // null: TimerService::Default()
   Listener* listener = nullptr;    // every stage reports to it (optional)
+  // How guards (breaker, adaptive concurrency) and the call's own attempt
+  // events judge an outcome.
+  const Classifier* classifier = &DefaultClassifier();
 };
 
 namespace pipeline_internal {
@@ -109,12 +113,14 @@ class Pipeline {
 
  private:
   friend class PipelineBuilder;
+  Pipeline() = default;  // made by PipelineBuilder::Build()
 
   template <class F, class G>
   auto Dispatch(CallContext& ctx, F& fn, G* fallback) const;
 
   std::vector<std::shared_ptr<const Stage>> stages_;
   Clock* clock_ = nullptr;
+  const Classifier* classifier_ = nullptr;
   Listener* listener_ = nullptr;
   bool report_attempt_end_ = true;
 };
@@ -167,6 +173,15 @@ class PipelineBuilder {
   // The pipeline's listener is used when options.listener is null.
   PipelineBuilder& AddRetry(RetryOptions options);
   PipelineBuilder& AddRequireIdempotencyKey();
+  // Guards, shared (one guard may protect a destination for several
+  // pipelines) or created here from options (their listener defaults to
+  // the pipeline's).
+  PipelineBuilder& AddBulkhead(std::shared_ptr<Bulkhead> bulkhead);
+  PipelineBuilder& AddBulkhead(BulkheadOptions options);
+  PipelineBuilder& AddRateLimiter(std::shared_ptr<RateLimiter> limiter);
+  PipelineBuilder& AddRateLimiter(RateLimiterOptions options);
+  PipelineBuilder& AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter> limiter);
+  PipelineBuilder& AddAdaptiveConcurrency(AdaptiveLimiterOptions options);
   // Any stage, at this position (shared: one stage may serve several pipelines).
   PipelineBuilder& Add(std::shared_ptr<const Stage> stage);
 
@@ -179,6 +194,10 @@ class PipelineBuilder {
  private:
   template <class S>
   PipelineBuilder& AddCreated(StageKind kind, Result<std::unique_ptr<S>> stage);
+  template <class S, class G, class... Args>
+  PipelineBuilder& AddGuard(StageKind kind, std::shared_ptr<G> guard, Args&&... args);
+  template <class S, class G, class O, class... Args>
+  PipelineBuilder& AddGuardFrom(StageKind kind, O options, Args&&... args);
   // Records a stage whose options are invalid; false when `errors` is empty.
   bool Invalid(StageKind kind, const std::vector<std::string>& errors);
   std::string Where(std::size_t i) const;  // "stages[2] (retry): "

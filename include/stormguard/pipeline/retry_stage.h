@@ -44,14 +44,13 @@ class RetryStage final : public Stage {
 
 class IdempotencyKeyStage final : public Stage {
  public:
-  IdempotencyKeyStage(Clock& clock, Listener* listener) noexcept : clock_(clock), listener_(listener) {}
+  explicit IdempotencyKeyStage(Listener* listener) noexcept : listener_(listener) {}
 
   StageKind kind() const noexcept override { return StageKind::kIdempotencyKey; }
   std::string_view name() const noexcept override { return "idempotency_key"; }
   Status Execute(CallContext& ctx, Next next) const override;
 
  private:
-  Clock& clock_;
   Listener* listener_;
 };
 

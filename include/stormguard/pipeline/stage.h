@@ -25,11 +25,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "stormguard/core/call_context.h"
+#include "stormguard/core/classifier.h"
 #include "stormguard/core/clock.h"
 #include "stormguard/core/events.h"
 #include "stormguard/core/function_ref.h"
@@ -58,7 +60,8 @@ class Stage;
 
 namespace pipeline_internal {
 
-// One execution of a pipeline: lives in Pipeline::Execute's frame.
+// One execution of a pipeline: lives in Pipeline::Execute's frame and is
+// used by one thread at a time.
 struct Invocation {
   const std::shared_ptr<const Stage>* stages;
   std::size_t size;
@@ -66,7 +69,11 @@ struct Invocation {
   const FunctionRef<Status(const Status&)>* fallback;  // null: the call site gave none
   Listener* listener;
   Clock* clock;
+  const Classifier* classifier;
   bool report_attempt_end;  // no retry stage reports attempts, so the call does
+  mutable std::uint32_t calls = 0;  // times the callable was entered
+  mutable bool has_now = false;     // `now` was read since the callable last ran
+  mutable TimePoint now{};
 };
 
 // The callable with kAttemptStarted (and kAttemptEnded) events around it.
@@ -78,6 +85,24 @@ Status CallListened(const Invocation& inv, CallContext& ctx);
 class Next {
  public:
   Status operator()(CallContext& ctx) const;
+
+  // The time, read from the pipeline's clock once per pass: stages on the
+  // way in share one reading, which is dropped when the callable starts, so
+  // the first stage on the way out reads afresh. A stage that waits (a
+  // retry backoff, a queue) must call ForgetNow() after waiting.
+  TimePoint Now() const noexcept {
+    if (!inv_->has_now) {
+      inv_->now = inv_->clock->Now();
+      inv_->has_now = true;
+    }
+    return inv_->now;
+  }
+  void ForgetNow() const noexcept { inv_->has_now = false; }
+
+  // How many times the callable has been entered in this execution: a guard
+  // compares it before and after `next` to tell whether its attempt reached
+  // the callable or was refused further in.
+  std::uint32_t calls() const noexcept { return inv_->calls; }
 
   // Whether the call site supplied a fallback, and running it with the
   // failure that triggered it (the fallback stage uses these).
@@ -107,6 +132,8 @@ class Stage {
 
 inline Status Next::operator()(CallContext& ctx) const {
   if (index_ < inv_->size) return inv_->stages[index_]->Execute(ctx, Next(*inv_, index_ + 1));
+  ++inv_->calls;
+  inv_->has_now = false;
   if (inv_->listener == nullptr) return inv_->call(ctx);
   return pipeline_internal::CallListened(*inv_, ctx);
 }

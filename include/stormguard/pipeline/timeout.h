@@ -73,8 +73,7 @@ class TimeoutStage final : public Stage {
   // `per_attempt` picks the kind (kAttemptTimeout, named "attempt_timeout")
   // or the overall one (kTimeout, named "timeout").
   static Result<std::unique_ptr<TimeoutStage>> Create(TimeoutOptions options, bool per_attempt,
-                                                      Clock& clock, TimerService& timers,
-                                                      Listener* listener);
+                                                      TimerService& timers, Listener* listener);
 
   StageKind kind() const noexcept override {
     return per_attempt_ ? StageKind::kAttemptTimeout : StageKind::kTimeout;
@@ -88,15 +87,14 @@ class TimeoutStage final : public Stage {
   std::uint64_t abandoned() const noexcept { return abandoned_.load(std::memory_order_relaxed); }
 
  private:
-  TimeoutStage(TimeoutOptions o, bool per_attempt, Clock& clock, TimerService& timers, Listener* l) noexcept
-      : o_(o), per_attempt_(per_attempt), clock_(clock), timers_(timers), listener_(l) {}
+  TimeoutStage(TimeoutOptions o, bool per_attempt, TimerService& timers, Listener* l) noexcept
+      : o_(o), per_attempt_(per_attempt), timers_(timers), listener_(l) {}
   Status Run(CallContext& ctx, Next next, Deadline deadline) const;
   Status Expired(const CallContext& ctx, TimePoint now) const;
-  Status Fired(Status result, const CallContext& ctx, Deadline deadline) const;
+  Status Fired(Status result, const CallContext& ctx, Deadline deadline, TimePoint end) const;
 
   TimeoutOptions o_;
   bool per_attempt_;
-  Clock& clock_;
   TimerService& timers_;
   Listener* listener_;
   mutable std::atomic<std::uint64_t> timed_out_{0};

@@ -1,0 +1,61 @@
+#include "stormguard/pipeline/guard_stages.h"
+
+#include <string>
+
+namespace stormguard {
+
+std::string BulkheadStage::Describe() const {
+  return "bulkhead(" + std::to_string(bulkhead_->options().max_concurrent) + ")";
+}
+
+Status BulkheadStage::Execute(CallContext& ctx, Next next) const {
+  const bool may_wait = bulkhead_->options().max_wait > Duration::zero();
+  Result<BulkheadPermit> permit = may_wait ? bulkhead_->Acquire(clock_, ctx.stop) : bulkhead_->TryAcquire(next.Now());
+  if (!permit.ok()) return std::move(permit).status();
+  if (may_wait) next.ForgetNow();
+  return next(ctx);  // the permit goes back only when the attempt has really ended
+}
+
+std::string RateLimiterStage::Describe() const {
+  const RateLimiterOptions& o = limiter_->options();
+  return "rate_limiter(" + std::to_string(static_cast<long long>(o.rate)) + "/s, burst " +
+         std::to_string(o.burst) + ")";
+}
+
+Status RateLimiterStage::Execute(CallContext& ctx, Next next) const {
+  const bool may_wait = limiter_->options().max_wait > Duration::zero();
+  Status admitted = may_wait ? limiter_->Acquire(clock_, ctx.stop) : limiter_->TryAcquire(next.Now());
+  if (!admitted.ok()) return admitted;
+  if (may_wait) next.ForgetNow();
+  const std::uint32_t before = next.calls();
+  Status s = next(ctx);
+  if (next.calls() == before) limiter_->CancelReservation();  // refused further in: unused
+  return s;
+}
+
+std::string AdaptiveConcurrencyStage::Describe() const {
+  return "adaptive_concurrency(" + std::string(limiter_->algorithm_name()) + ")";
+}
+
+Status AdaptiveConcurrencyStage::Execute(CallContext& ctx, Next next) const {
+  Result<AdaptiveLimiter::Token> token = limiter_->TryAcquire(next.Now());
+  if (!token.ok()) return std::move(token).status();
+  const std::uint32_t before = next.calls();
+  Status s = next(ctx);
+  if (next.calls() == before) return s;  // the token's destructor ignores it
+  switch (classifier_.Classify(s)) {
+    case OutcomeClass::kSuccess:
+      token->OnSuccess(next.Now());
+      break;
+    case OutcomeClass::kOverloaded:
+    case OutcomeClass::kAmbiguous:
+    case OutcomeClass::kDeadlineExceeded:
+      token->OnDropped(next.Now());
+      break;
+    default:
+      token->OnIgnore();
+  }
+  return s;
+}
+
+}  // namespace stormguard
