@@ -1,0 +1,199 @@
+#include "stormguard/guard/sliding_window.h"
+
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "guard/window_test_util.h"
+
+namespace stormguard {
+namespace {
+using namespace std::chrono_literals;
+
+const TimePoint kT0 = TimePoint(1h);  // on a second boundary
+
+constexpr CallRecord kOk{};
+constexpr CallRecord kFail{.failure = true, .slow = false};
+constexpr CallRecord kSlow{.failure = false, .slow = true};
+constexpr CallRecord kSlowFail{.failure = true, .slow = true};
+
+struct Step {
+  Duration at;  // since kT0
+  CallRecord call;
+  WindowCounts expect;
+  std::optional<double> failure_rate;
+  std::optional<double> slow_call_rate;
+};
+
+void ExpectMetrics(const WindowMetrics& m, const Step& s, int step) {
+  SCOPED_TRACE("step " + std::to_string(step));
+  testing::ExpectWindowMetrics(m, s.expect, s.failure_rate, s.slow_call_rate);
+}
+
+void RunScript(SlidingWindow& w, const std::vector<Step>& script) {
+  for (std::size_t i = 0; i < script.size(); ++i) {
+    const WindowUpdate u = w.Record(kT0 + script[i].at, script[i].call);
+    EXPECT_EQ(u.counts, script[i].expect) << "step " << i;
+    ExpectMetrics(w.Metrics(kT0 + script[i].at), script[i], static_cast<int>(i));
+  }
+}
+
+// The shared check must be able to fail, or the scripts below prove nothing.
+TEST(SlidingWindowTest, MetricsCheckFailsOnAWrongCountOrRate) {
+  const WindowMetrics m = WindowMetrics::From({.calls = 4, .failures = 1, .slow_calls = 2}, 4);
+  testing::ExpectWindowMetrics(m, {4, 1, 2}, 25.0, 50.0);
+  EXPECT_NONFATAL_FAILURE(testing::ExpectWindowMetrics(m, {4, 2, 2}, 25.0, 50.0), "failures");
+  EXPECT_NONFATAL_FAILURE(testing::ExpectWindowMetrics(m, {4, 1, 2}, 25.0, 49.0), "slow_call_rate");
+  EXPECT_FATAL_FAILURE(testing::ExpectWindowMetrics(
+                           WindowMetrics::From({.calls = 4, .failures = 1, .slow_calls = 2}, 5),
+                           {4, 1, 2}, 25.0, 50.0),
+                       "has_value");
+}
+
+TEST(SlidingWindowTest, KindNames) {
+  EXPECT_EQ(WindowKindName(WindowKind::kCountBased), "count_based");
+  EXPECT_EQ(WindowKindName(WindowKind::kTimeBased), "time_based");
+  EXPECT_EQ(SlidingWindow::Create(WindowKind::kTimeBased, 10, 1)->kind(), WindowKind::kTimeBased);
+}
+
+TEST(CountWindowTest, KeepsTheLastNCallsAndReportsRatesFromTheMinimum) {
+  CountWindow w(/*size=*/4, /*minimum_calls=*/2);
+  const double third = 100.0 / 3;
+  RunScript(w, {
+                   {0s, kOk, {1, 0, 0}, std::nullopt, std::nullopt},  // below the minimum
+                   {0s, kFail, {2, 1, 0}, 50.0, 0.0},
+                   {0s, kSlow, {3, 1, 1}, third, third},
+                   {0s, kSlowFail, {4, 2, 2}, 50.0, 50.0},
+                   {0s, kOk, {4, 2, 2}, 50.0, 50.0},  // evicts call 1 (ok)
+                   {0s, kOk, {4, 1, 2}, 25.0, 50.0},  // evicts call 2 (failure)
+                   {0s, kOk, {4, 1, 1}, 25.0, 25.0},  // evicts call 3 (slow)
+                   {0s, kOk, {4, 0, 0}, 0.0, 0.0},    // evicts call 4 (slow failure)
+               });
+}
+
+TEST(CountWindowTest, SuccessIntoACleanFullWindowChangesNothing) {
+  CountWindow w(3, 3);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(w.Record(kT0, kOk).changed);
+  const WindowUpdate u = w.Record(kT0, kOk);
+  EXPECT_FALSE(u.changed);
+  EXPECT_EQ(u.counts, (WindowCounts{3, 0, 0}));
+  // A failure still gets in, and three successes push it out again.
+  EXPECT_EQ(w.Record(kT0, kFail).counts, (WindowCounts{3, 1, 0}));
+  for (int i = 0; i < 3; ++i) w.Record(kT0, kOk);
+  EXPECT_EQ(w.Counts(kT0), (WindowCounts{3, 0, 0}));
+}
+
+TEST(CountWindowTest, ResetForgetsEverything) {
+  CountWindow w(5, 1);
+  for (int i = 0; i < 7; ++i) w.Record(kT0, kSlowFail);
+  EXPECT_EQ(w.Counts(kT0), (WindowCounts{5, 5, 5}));
+  w.Reset();
+  EXPECT_EQ(w.Counts(kT0), (WindowCounts{0, 0, 0}));
+  EXPECT_FALSE(w.Metrics(kT0).failure_rate.has_value());
+  EXPECT_EQ(w.Record(kT0, kFail).counts, (WindowCounts{1, 1, 0}));
+}
+
+TEST(TimeWindowTest, KeepsTheLastNSecondsInOneSecondBuckets) {
+  TimeWindow w(/*size_seconds=*/3, /*minimum_calls=*/2);
+  const double third = 100.0 / 3;
+  RunScript(w, {
+                   {0ms, kFail, {1, 1, 0}, std::nullopt, std::nullopt},
+                   {500ms, kOk, {2, 1, 0}, 50.0, 0.0},
+                   {1200ms, kSlow, {3, 1, 1}, third, third},
+                   {2900ms, kSlowFail, {4, 2, 2}, 50.0, 50.0},
+                   // Second 3 pushes second 0 (a failure and a success) out.
+                   {3000ms, kOk, {3, 1, 2}, third, 2 * third},
+               });
+  // Reading retires seconds too: at 4 s, second 1 (the slow call) is gone.
+  ExpectMetrics(w.Metrics(kT0 + 4s), {0s, kOk, {2, 1, 1}, 50.0, 50.0}, 5);
+  ExpectMetrics(w.Metrics(kT0 + 10s), {0s, kOk, {0, 0, 0}, std::nullopt, std::nullopt}, 6);
+  EXPECT_EQ(w.Record(kT0 + 10s, kOk).counts, (WindowCounts{1, 0, 0}));
+}
+
+TEST(TimeWindowTest, AGapLongerThanTheWindowEmptiesIt) {
+  TimeWindow w(5, 1);
+  for (int s = 0; s < 5; ++s) w.Record(kT0 + std::chrono::seconds(s), kFail);
+  EXPECT_EQ(w.Counts(kT0 + 4s), (WindowCounts{5, 5, 0}));
+  EXPECT_EQ(w.Record(kT0 + 1h, kOk).counts, (WindowCounts{1, 0, 0}));
+}
+
+TEST(TimeWindowTest, ALateTimestampCountsInTheNewestSecond) {
+  TimeWindow w(2, 1);
+  w.Record(kT0 + 5s, kOk);
+  w.Record(kT0, kFail);  // from a thread that read the clock long ago
+  EXPECT_EQ(w.Counts(kT0 + 5s), (WindowCounts{2, 1, 0}));
+  EXPECT_EQ(w.Counts(kT0 + 7s), (WindowCounts{0, 0, 0}));
+}
+
+TEST(TimeWindowTest, SecondsBeforeTheClockEpochRollOverToo) {
+  TimeWindow w(2, 1);
+  w.Record(TimePoint(-1500ms), kFail);  // second -2
+  w.Record(TimePoint(-500ms), kOk);     // second -1
+  EXPECT_EQ(w.Counts(TimePoint(-1ns)), (WindowCounts{2, 1, 0}));
+  EXPECT_EQ(w.Counts(TimePoint(0ns)), (WindowCounts{1, 0, 0}));
+}
+
+TEST(TimeWindowTest, ResetForgetsEverything) {
+  TimeWindow w(10, 1);
+  for (int s = 0; s < 4; ++s) w.Record(kT0 + std::chrono::seconds(s), kSlowFail);
+  w.Reset();
+  EXPECT_EQ(w.Counts(kT0 + 4s), (WindowCounts{0, 0, 0}));
+  EXPECT_EQ(w.Record(kT0 + 4s, kSlow).counts, (WindowCounts{1, 0, 1}));
+}
+
+TEST(SlidingWindowTest, ConstructorsClampSizes) {
+  CountWindow c(0, 0);
+  EXPECT_EQ(c.size(), 1);
+  EXPECT_EQ(c.minimum_calls(), 1);
+  TimeWindow t(1'000'000, 5);
+  EXPECT_EQ(t.size(), SlidingWindow::kMaxTimeSeconds);
+}
+
+// Many threads recording, one resetting now and then: once they are done,
+// the totals must still match the slots (no drift), so N fresh failures
+// read exactly N.
+TEST(CountWindowTest, ConcurrentRecordsAndResetsLeaveNoDrift) {
+  constexpr int kSize = 64;
+  CountWindow w(kSize, 1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&w, t] {
+      for (int i = 0; i < 20000; ++i) {
+        const CallRecord c{.failure = (i + t) % 3 == 0, .slow = (i + t) % 5 == 0};
+        w.Record(kT0, c);
+        if (t == 0 && i % 1000 == 0) w.Reset();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  const WindowCounts mid = w.Counts(kT0);
+  EXPECT_LE(mid.calls, kSize);
+  EXPECT_LE(mid.failures, mid.calls);
+  for (int i = 0; i < kSize; ++i) w.Record(kT0, kFail);
+  EXPECT_EQ(w.Counts(kT0), (WindowCounts{kSize, kSize, 0}));
+  for (int i = 0; i < kSize; ++i) w.Record(kT0, kOk);
+  EXPECT_EQ(w.Counts(kT0), (WindowCounts{kSize, 0, 0}));
+}
+
+TEST(TimeWindowTest, ConcurrentRecordsAcrossSecondsCountExactly) {
+  TimeWindow w(10, 1);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&w, t] {
+      for (int i = 0; i < 10000; ++i) {
+        // Seconds 0..4, out of order across threads: all inside the window.
+        const TimePoint now = kT0 + std::chrono::seconds((i + t) % 5);
+        w.Record(now, {.failure = i % 4 == 0, .slow = i % 10 == 0});
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(w.Counts(kT0 + 4s), (WindowCounts{40000, 10000, 4000}));
+  EXPECT_EQ(w.Counts(kT0 + 60s), (WindowCounts{0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace stormguard
