@@ -30,6 +30,22 @@ PipelineBuilder BackgroundJob(BackgroundJobOptions o, PipelineOptions env) {
   return b;
 }
 
+PipelineBuilder ThirdPartyApi(ThirdPartyApiOptions o, PipelineOptions env) {
+  PipelineBuilder b(env);
+  b.AddRequireIdempotencyKey().AddRetry({.max_attempts = o.max_attempts,
+                                         .backoff = {.kind = BackoffKind::kExponential, .base = 1s,
+                                                     .multiplier = 2.0, .cap = 2400ms,
+                                                     .jitter = Jitter::kProportional, .proportion = 0.2},
+                                         .budget = std::move(o.budget)});
+  if (o.breaker != nullptr) {
+    b.AddCircuitBreaker(std::move(o.breaker));
+  } else {
+    b.AddCircuitBreaker(CircuitBreakerOptions{});
+  }
+  b.AddAttemptTimeout(o.attempt_timeout);
+  return b;
+}
+
 PipelineBuilder Payment(PaymentOptions o, PipelineOptions env) {
   PipelineBuilder b(env);
   b.AddRequireIdempotencyKey()

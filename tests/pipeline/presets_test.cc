@@ -68,6 +68,32 @@ TEST(PresetsTest, BackgroundJobMarksTheLastFailureForTheDeadLetterQueue) {
   EXPECT_LE(env.clock.total_slept(), 7 * 10min);
 }
 
+TEST(PresetsTest, ThirdPartyApiNeedsAKeyRetriesTwiceAndHasABreaker) {
+  ManualEnv env;
+  Pipeline p = Unwrap(presets::ThirdPartyApi({}, env.options()).Build());
+  EXPECT_EQ(p.Describe(),
+            "idempotency_key -> retry(3 attempts) -> circuit_breaker(50% of 100 calls) -> attempt_timeout(2s) -> call");
+  const RetryOptions& r = RetryAt(p, 1);
+  EXPECT_EQ(r.max_attempts, 3);
+  EXPECT_EQ(r.backoff.base, 1s);
+  EXPECT_EQ(r.backoff.jitter, Jitter::kProportional);
+  const Backoff backoff = Unwrap(Backoff::Create(r.backoff));
+  EXPECT_EQ(backoff.Range(1), std::make_pair(Duration(800ms), Duration(1200ms)));
+  EXPECT_EQ(backoff.Range(2), std::make_pair(Duration(1600ms), Duration(2400ms)));
+  const CircuitBreakerOptions& cb = dynamic_cast<const CircuitBreakerStage&>(p.stage(2)).breaker().options();
+  EXPECT_EQ(cb.failure_rate_threshold, 50.0);
+  EXPECT_EQ(cb.slow_call_rate_threshold, 50.0);
+  EXPECT_EQ(cb.slow_call_duration, 2s);
+  EXPECT_EQ(cb.wait_in_open, 30s);
+  EXPECT_EQ(cb.window_size, 100);
+  EXPECT_EQ(TimeoutAt(p, 3), 2s);
+
+  CallContext ctx{.idempotency_key = "req-7"};
+  int calls = 0;
+  Status s = p.Execute(ctx, [&](CallContext&) { ++calls; return Status::Unknown("timed out reading"); });
+  EXPECT_EQ(calls, 3);  // ambiguous, but the key makes a retry safe
+}
+
 TEST(PresetsTest, PaymentNeverRetriesAndConfirmsUnknownOutcomes) {
   ManualEnv env;
   EXPECT_FALSE(presets::Payment({}, env.options()).Build().ok());  // the promised timeout is required

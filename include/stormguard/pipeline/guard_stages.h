@@ -1,12 +1,19 @@
-// stormguard/pipeline/guard_stages.h: bulkhead, rate limiter and adaptive concurrency as stages.
+// stormguard/pipeline/guard_stages.h: breaker, bulkhead, limiters as stages.
 //
 // Each stage asks its guard before every attempt and refuses with the
-// guard's own status (RESOURCE_EXHAUSTED, source "bulkhead", "rate_limiter"
-// or "adaptive_concurrency", class kOverloaded), so a retry outside backs
-// off within its budget and a fallback outside can answer instead:
+// guard's own status (source "circuit_breaker", "bulkhead", "rate_limiter"
+// or "adaptive_concurrency"; class kOverloaded), so a retry outside backs
+// off within its budget (an open breaker's pushback is its remaining wait,
+// which usually exceeds the deadline: the retry stops at once) and a
+// fallback outside can answer instead:
 //
-//   builder.AddRetry({...}).AddBulkhead(bulkhead).AddRateLimiter(limiter);
+//   builder.AddRetry({...}).AddCircuitBreaker(breaker).AddBulkhead(bulkhead);
 //
+// - CircuitBreakerStage records every attempt that reached the callable
+//   (outcome by the pipeline's classifier, latency for the slow-call rate)
+//   and gives the permit back for one refused further in. Latency is
+//   measured on the coarse clock (a few ms resolution) when the breaker's
+//   slow_call_duration is 500ms or more (seed 004: 2s), else precisely.
 // - BulkheadStage holds its slot until the rest of the pipeline returns.
 //   The stage blocks until the callable returns, however late, so a slot
 //   whose attempt timed out but keeps running stays taken until that work
@@ -30,10 +37,30 @@
 #include "stormguard/core/classifier.h"
 #include "stormguard/guard/adaptive_concurrency.h"
 #include "stormguard/guard/bulkhead.h"
+#include "stormguard/guard/circuit_breaker.h"
 #include "stormguard/guard/rate_limiter.h"
 #include "stormguard/pipeline/stage.h"
 
 namespace stormguard {
+
+class CircuitBreakerStage final : public Stage {
+ public:
+  CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker, Clock& clock,
+                      const Classifier& classifier) noexcept;
+  StageKind kind() const noexcept override { return StageKind::kCircuitBreaker; }
+  std::string_view name() const noexcept override { return kCircuitBreakerPolicy; }
+  std::string Describe() const override;
+  Status Execute(CallContext& ctx, Next next) const override;
+  const CircuitBreaker& breaker() const noexcept { return *breaker_; }
+
+ private:
+  TimePoint Time(Next next) const noexcept { return coarse_ ? clock_.CoarseNow() : next.Now(); }
+
+  std::shared_ptr<CircuitBreaker> breaker_;
+  Clock& clock_;
+  const Classifier& classifier_;
+  bool coarse_;
+};
 
 class BulkheadStage final : public Stage {
  public:

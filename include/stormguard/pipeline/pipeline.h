@@ -176,6 +176,8 @@ class PipelineBuilder {
   // Guards, shared (one guard may protect a destination for several
   // pipelines) or created here from options (their listener defaults to
   // the pipeline's).
+  PipelineBuilder& AddCircuitBreaker(std::shared_ptr<CircuitBreaker> breaker);
+  PipelineBuilder& AddCircuitBreaker(CircuitBreakerOptions options);
   PipelineBuilder& AddBulkhead(std::shared_ptr<Bulkhead> bulkhead);
   PipelineBuilder& AddBulkhead(BulkheadOptions options);
   PipelineBuilder& AddRateLimiter(std::shared_ptr<RateLimiter> limiter);

@@ -7,6 +7,7 @@
 //
 //   auto p = presets::UserFacing({.budget = budget}).Build();      // Result<Pipeline>
 //   auto q = presets::BackgroundJob().Build();
+//   auto r = presets::ThirdPartyApi({.budget = budget}).Build();
 //
 // Numbers that the table leaves to the situation (a payment provider's
 // promised timeout, a fan-out's per-downstream timeout) are required
@@ -50,6 +51,22 @@ struct BackgroundJobOptions {
   std::shared_ptr<RetryBudget> budget;
 };
 PipelineBuilder BackgroundJob(BackgroundJobOptions options = {}, PipelineOptions env = {});
+
+// Seed 000 row 3: third-party API without an SLA. 2s per attempt, 2 retries
+// (max_attempts 3) waiting about 1s then 2s with jitter (exponential from
+// 1s; proportional jitter +-20%, gRPC's; cap 2.4s so the second wait keeps
+// its jitter), an idempotency key is required ("必须带幂等键": with the key,
+// even an ambiguous timeout may be retried), and a circuit breaker
+// (seed 000's timeout table: "1s，外加熔断"). The default breaker uses seed
+// 004's numbers: 50% failures or 50% calls slower than 2s over the last 100
+// calls opens it for 30s (CircuitBreakerOptions' defaults).
+struct ThirdPartyApiOptions {
+  Duration attempt_timeout = std::chrono::seconds(2);
+  int max_attempts = 3;
+  std::shared_ptr<RetryBudget> budget;
+  std::shared_ptr<CircuitBreaker> breaker;  // null: one with seed 004's numbers
+};
+PipelineBuilder ThirdPartyApi(ThirdPartyApiOptions options = {}, PipelineOptions env = {});
 
 // Seed 000 row 4: payment / charge. The timeout is what the provider
 // promises ("按对方承诺": required). No blind retry: no retry stage at all,
