@@ -5,10 +5,9 @@
 
 namespace stormguard {
 
-CircuitBreakerStage::CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker, Clock& clock,
+CircuitBreakerStage::CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker,
                                          const Classifier& classifier) noexcept
     : breaker_(std::move(breaker)),
-      clock_(clock),
       classifier_(classifier),
       coarse_(breaker_->options().slow_call_duration >= std::chrono::milliseconds(500)) {}
 
@@ -39,7 +38,8 @@ std::string BulkheadStage::Describe() const {
 
 Status BulkheadStage::Execute(CallContext& ctx, Next next) const {
   const bool may_wait = bulkhead_->options().max_wait > Duration::zero();
-  Result<BulkheadPermit> permit = may_wait ? bulkhead_->Acquire(clock_, ctx.stop) : bulkhead_->TryAcquire(next.Now());
+  Result<BulkheadPermit> permit =
+      may_wait ? bulkhead_->Acquire(clock_, ctx.stop) : bulkhead_->TryAcquire(next.CheapNow());
   if (!permit.ok()) return std::move(permit).status();
   if (may_wait) next.ForgetNow();
   return next(ctx);  // the permit goes back only when the attempt has really ended

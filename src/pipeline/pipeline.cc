@@ -142,12 +142,11 @@ PipelineBuilder& PipelineBuilder::AddGuardFrom(StageKind kind, O options, Args&&
 }
 
 PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<CircuitBreaker> breaker) {
-  return AddGuard<CircuitBreakerStage>(StageKind::kCircuitBreaker, std::move(breaker), *o_.clock,
-                                       *o_.classifier);
+  return AddGuard<CircuitBreakerStage>(StageKind::kCircuitBreaker, std::move(breaker), *o_.classifier);
 }
 PipelineBuilder& PipelineBuilder::AddCircuitBreaker(CircuitBreakerOptions options) {
   return AddGuardFrom<CircuitBreakerStage, CircuitBreaker>(StageKind::kCircuitBreaker, std::move(options),
-                                                           *o_.clock, *o_.classifier);
+                                                           *o_.classifier);
 }
 PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<Bulkhead> bulkhead) {
   return AddGuard<BulkheadStage>(StageKind::kBulkhead, std::move(bulkhead), *o_.clock);

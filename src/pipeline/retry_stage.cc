@@ -12,10 +12,12 @@ std::string RetryStage::Describe() const {
 }
 
 Status RetryStage::Execute(CallContext& ctx, Next next) const {
+  bool retrying = false;
   return ExecuteWithRetry(
       policy_, ctx,
-      [next](CallContext& attempt) {
-        next.ForgetNow();  // the attempt may follow a backoff wait
+      [next, &retrying](CallContext& attempt) {
+        if (retrying) next.ForgetNow();  // a retry follows a backoff wait
+        retrying = true;
         return next(attempt);
       },
       clock_, ThreadLocalRandom());

@@ -1,5 +1,7 @@
 #include "stormguard/pipeline/timeout.h"
 
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "stormguard/core/validation.h"
@@ -9,13 +11,27 @@ namespace {
 
 constexpr std::size_t kPoolSize = 8;  // nested timeouts per thread that reuse a source
 
-std::vector<std::stop_source>& Pool() {
-  thread_local std::vector<std::stop_source> pool = [] {
-    std::vector<std::stop_source> v;
+struct PooledSource {
+  std::stop_source source;
+  std::stop_token token;
+};
+
+std::vector<PooledSource>& Pool() {
+  thread_local std::vector<PooledSource> pool = [] {
+    std::vector<PooledSource> v;
     v.reserve(kPoolSize);
     return v;
   }();
   return pool;
+}
+
+// Which stop state a token refers to, without touching its reference count
+// (a stop_token is one pointer to that state).
+std::uintptr_t StateOf(const std::stop_token& t) noexcept {
+  static_assert(sizeof(std::stop_token) == sizeof(std::uintptr_t));
+  std::uintptr_t id;
+  std::memcpy(&id, reinterpret_cast<const unsigned char*>(&t), sizeof id);
+  return id;
 }
 
 // Forwards the caller's cancellation to the attempt's own source.
@@ -24,27 +40,29 @@ struct StopForwarder {
   void operator()() const noexcept { target->request_stop(); }
 };
 
-// Gives ctx the attempt's deadline and stop_token for its lifetime.
+// Gives ctx the attempt's deadline and stop_token for its lifetime. The
+// token is swapped in and out (no reference counting); the caller's token
+// waits in the lease meanwhile.
 class AttemptScope {
  public:
-  AttemptScope(CallContext& ctx, Deadline deadline, std::stop_source& source)
+  AttemptScope(CallContext& ctx, Deadline deadline, StopSourceLease& lease)
       : ctx_(ctx),
+        lease_(lease),
         deadline_(std::exchange(ctx.deadline, deadline)),
-        stop_(std::move(ctx.stop)),
-        link_(stop_, StopForwarder{&source}) {  // registers nothing for an empty token
-    ctx.stop = source.get_token();
+        link_(ctx.stop, StopForwarder{&lease.source()}) {  // registers nothing for an empty token
+    std::swap(ctx.stop, lease.token());
   }
   ~AttemptScope() {
     ctx_.deadline = deadline_;
-    ctx_.stop = std::move(stop_);
+    std::swap(ctx_.stop, lease_.token());
   }
   AttemptScope(const AttemptScope&) = delete;
   AttemptScope& operator=(const AttemptScope&) = delete;
 
  private:
   CallContext& ctx_;
+  StopSourceLease& lease_;
   Deadline deadline_;
-  std::stop_token stop_;
   std::stop_callback<StopForwarder> link_;
 };
 
@@ -54,15 +72,22 @@ StopSourceLease::StopSourceLease() : source_(std::nostopstate) {
   auto& pool = Pool();
   if (pool.empty()) {
     source_ = std::stop_source();
+    token_ = source_.get_token();
   } else {
-    source_ = std::move(pool.back());
+    source_ = std::move(pool.back().source);
+    token_ = std::move(pool.back().token);
     pool.pop_back();
   }
+  state_ = StateOf(token_);
 }
 
 StopSourceLease::~StopSourceLease() {
   auto& pool = Pool();
-  if (!source_.stop_requested() && pool.size() < kPoolSize) pool.push_back(std::move(source_));
+  // A callable that replaced or kept ctx.stop leaves a token that is not
+  // this source's own: such a pair is not reused.
+  if (!source_.stop_requested() && StateOf(token_) == state_ && pool.size() < kPoolSize) {
+    pool.push_back({std::move(source_), std::move(token_)});
+  }
 }
 
 std::vector<std::string> TimeoutOptions::Validate() const {
@@ -93,17 +118,20 @@ Status TimeoutStage::Execute(CallContext& ctx, Next next) const {
 }
 
 Status TimeoutStage::Run(CallContext& ctx, Next next, Deadline deadline) const {
-  StopSourceLease lease;  // destroyed last: after the timer and the link let go of it
-  Status result;
+  StopSourceLease lease;  // outlives the scope and the timer that use it
   bool fired = false;
-  {
-    AttemptScope scope(ctx, deadline, lease.source());
-    ScopedTimer timer(timers_, deadline.time(), lease.source());
-    result = next(ctx);
-    fired = timer.Disarm();
-  }
-  if (!fired) [[likely]] return result;
-  return Fired(std::move(result), ctx, deadline, next.Now());
+  Status result = RunArmed(ctx, next, deadline, lease, fired);
+  if (fired) [[unlikely]] result = Fired(std::move(result), ctx, deadline, next.Now());
+  return result;  // one named result: returned in place, never moved on success
+}
+
+Status TimeoutStage::RunArmed(CallContext& ctx, Next next, Deadline deadline, StopSourceLease& lease,
+                              bool& fired) const {
+  AttemptScope scope(ctx, deadline, lease);
+  ScopedTimer timer(timers_, deadline.time(), lease.source());
+  Status result = next(ctx);
+  fired = timer.Disarm();
+  return result;
 }
 
 Status TimeoutStage::Expired(const CallContext& ctx, TimePoint now) const {

@@ -11,9 +11,10 @@
 //
 // - CircuitBreakerStage records every attempt that reached the callable
 //   (outcome by the pipeline's classifier, latency for the slow-call rate)
-//   and gives the permit back for one refused further in. Latency is
-//   measured on the coarse clock (a few ms resolution) when the breaker's
-//   slow_call_duration is 500ms or more (seed 004: 2s), else precisely.
+//   and gives the permit back for one refused further in. When the
+//   breaker's slow_call_duration is 500ms or more (seed 004: 2s), latency
+//   is measured with Next::CheapNow() (a few ms of error, no clock read of
+//   its own); below that, precisely.
 // - BulkheadStage holds its slot until the rest of the pipeline returns.
 //   The stage blocks until the callable returns, however late, so a slot
 //   whose attempt timed out but keeps running stays taken until that work
@@ -45,8 +46,7 @@ namespace stormguard {
 
 class CircuitBreakerStage final : public Stage {
  public:
-  CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker, Clock& clock,
-                      const Classifier& classifier) noexcept;
+  CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker, const Classifier& classifier) noexcept;
   StageKind kind() const noexcept override { return StageKind::kCircuitBreaker; }
   std::string_view name() const noexcept override { return kCircuitBreakerPolicy; }
   std::string Describe() const override;
@@ -54,10 +54,9 @@ class CircuitBreakerStage final : public Stage {
   const CircuitBreaker& breaker() const noexcept { return *breaker_; }
 
  private:
-  TimePoint Time(Next next) const noexcept { return coarse_ ? clock_.CoarseNow() : next.Now(); }
+  TimePoint Time(Next next) const noexcept { return coarse_ ? next.CheapNow() : next.Now(); }
 
   std::shared_ptr<CircuitBreaker> breaker_;
-  Clock& clock_;
   const Classifier& classifier_;
   bool coarse_;
 };

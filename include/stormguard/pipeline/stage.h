@@ -98,6 +98,10 @@ class Next {
     return inv_->now;
   }
   void ForgetNow() const noexcept { inv_->has_now = false; }
+  // The pass's reading when there is one, else the coarse clock (a few ms
+  // behind): for timestamps where milliseconds do not matter (events,
+  // statistics windows), so they cost no precise clock read of their own.
+  TimePoint CheapNow() const noexcept { return inv_->has_now ? inv_->now : inv_->clock->CoarseNow(); }
 
   // How many times the callable has been entered in this execution: a guard
   // compares it before and after `next` to tell whether its attempt reached

@@ -27,9 +27,12 @@
 // Allocation: std::stop_source allocates its shared state; a StopSourceLease
 // takes one from a small per-thread pool of sources that were never stopped
 // (up to 8 per thread, so nested timeouts reuse theirs) and returns it
-// afterwards, so the success path allocates nothing after warm-up. A stopped
-// source is never reused. A callable must not keep the attempt's stop_token
-// after it returns: the source behind it may serve a later call.
+// afterwards, so the success path allocates nothing after warm-up; the
+// attempt's token is swapped into ctx.stop and back, so no reference count
+// moves either. A stopped source is never reused, nor one whose token the
+// callable replaced in ctx.stop. A callable must not keep a copy of the
+// attempt's stop_token after it returns: the source behind it may serve a
+// later call of the same thread.
 // Thread safety: a TimeoutStage is immutable and shared; counters are atomic.
 #pragma once
 
@@ -54,7 +57,9 @@ struct TimeoutOptions {
   std::vector<std::string> Validate() const;
 };
 
-// A stop_source from the calling thread's pool of never-stopped sources.
+// A stop_source from the calling thread's pool of never-stopped sources,
+// with a token of its own kept alongside: swapping that token into a
+// CallContext (and back) hands it out without touching its reference count.
 class StopSourceLease {
  public:
   StopSourceLease();
@@ -63,9 +68,12 @@ class StopSourceLease {
   StopSourceLease& operator=(const StopSourceLease&) = delete;
 
   std::stop_source& source() noexcept { return source_; }
+  std::stop_token& token() noexcept { return token_; }
 
  private:
   std::stop_source source_;
+  std::stop_token token_;
+  std::uintptr_t state_ = 0;  // the state token_ referred to when leased
 };
 
 class TimeoutStage final : public Stage {
@@ -90,6 +98,7 @@ class TimeoutStage final : public Stage {
   TimeoutStage(TimeoutOptions o, bool per_attempt, TimerService& timers, Listener* l) noexcept
       : o_(o), per_attempt_(per_attempt), timers_(timers), listener_(l) {}
   Status Run(CallContext& ctx, Next next, Deadline deadline) const;
+  Status RunArmed(CallContext& ctx, Next next, Deadline deadline, StopSourceLease& lease, bool& fired) const;
   Status Expired(const CallContext& ctx, TimePoint now) const;
   Status Fired(Status result, const CallContext& ctx, Deadline deadline, TimePoint end) const;
 
