@@ -165,6 +165,37 @@ TEST(TimeoutTest, OverallTimeoutEndsTheRetriesWhenItPasses) {
   EXPECT_EQ(TimeoutAt(p, 2).timed_out(), 3u);
 }
 
+TEST(TimeoutTest, NeverStoppedSourcesAreReusedStoppedOnesAreNot) {
+  ManualEnv env;
+  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
+  CallContext ctx;
+  std::stop_token first, second, third;
+  p.Execute(ctx, [&](CallContext& c) { first = c.stop; return Status::Ok(); });
+  p.Execute(ctx, [&](CallContext& c) {
+    second = c.stop;
+    return WaitsUntilStopped(env, c);  // this one times out: its source is stopped
+  });
+  p.Execute(ctx, [&](CallContext& c) { third = c.stop; return Status::Ok(); });
+  EXPECT_EQ(first, second);  // the same pooled source served both
+  EXPECT_TRUE(second.stop_requested());
+  EXPECT_NE(third, second);
+  EXPECT_FALSE(third.stop_requested());
+}
+
+TEST(TimeoutTest, CallableThatReplacesItsTokenDoesNotPoisonThePool) {
+  ManualEnv env;
+  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
+  std::stop_source foreign;
+  CallContext ctx;
+  p.Execute(ctx, [&](CallContext& c) { c.stop = foreign.get_token(); return Status::Ok(); });
+  EXPECT_FALSE(ctx.stop.stop_possible());  // the caller's (empty) token is back
+  foreign.request_stop();
+  p.Execute(ctx, [&](CallContext& c) {
+    EXPECT_FALSE(c.stop.stop_requested());  // not the foreign token
+    return Status::Ok();
+  });
+}
+
 TEST(TimeoutTest, RealTimerServiceCancelsABlockingWait) {
   Pipeline p = Unwrap(PipelineBuilder().AddTimeout(20ms).Build());
   CallContext ctx;
