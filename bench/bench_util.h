@@ -21,8 +21,11 @@ class AllocationMeter {
   explicit AllocationMeter(benchmark::State& state) : state_(state), start_(ThreadAllocations()) {}
   ~AllocationMeter() {
     const auto n = static_cast<double>(ThreadAllocations() - start_);
-    state_.counters["allocs_per_call"] =
-        benchmark::Counter(state_.iterations() ? n / static_cast<double>(state_.iterations()) : 0);
+    // Per thread, then averaged over threads: a row with ->Threads(2) still
+    // reads "allocations per call".
+    state_.counters["allocs_per_call"] = benchmark::Counter(
+        state_.iterations() ? n / static_cast<double>(state_.iterations()) : 0,
+        benchmark::Counter::kAvgThreads);
   }
 
  private:

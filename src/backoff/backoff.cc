@@ -6,6 +6,18 @@
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
+namespace {
+
+// E[w_n] = (base + growth * E[w_{n-1}]) / 2 with E[w_0] = base, solved in
+// closed form so that any retry number costs O(1).
+double DecorrelatedMean(double base, double growth, int n) noexcept {
+  const double ratio = growth / 2;
+  if (ratio == 1.0) return base * (1.0 + n / 2.0);
+  const double fixed_point = base / (2 - growth);
+  return fixed_point + (base - fixed_point) * std::pow(ratio, n);
+}
+
+}  // namespace
 
 std::string_view BackoffKindName(BackoffKind k) noexcept {
   switch (k) {
@@ -63,7 +75,9 @@ Duration Backoff::Ceiling(int retry) const noexcept {
     }
     case BackoffKind::kExponential:
       // pow() overflows to +inf for huge n; the comparison below caps it.
-      wait = base * std::pow(o_.multiplier, n - 1);
+      // A zero base stays zero (0 * inf would be NaN, which the cap check
+      // would turn into the cap).
+      if (base > 0) wait = base * std::pow(o_.multiplier, n - 1);
       break;
   }
   const double cap = static_cast<double>(o_.cap.count());
@@ -104,7 +118,9 @@ std::pair<Duration, Duration> Backoff::Range(int retry) const noexcept {
       // The upper end grows by `growth` per retry from base, capped.
       Duration hi = o_.base;
       for (int i = 0; i < std::max(retry, 1) && hi < o_.cap; ++i) {
-        hi = std::min(o_.cap, SaturatingScale(hi, o_.decorrelated_growth));
+        const Duration next = std::min(o_.cap, SaturatingScale(hi, o_.decorrelated_growth));
+        if (next == hi) break;  // too small to grow at nanosecond resolution
+        hi = next;
       }
       return {std::min(o_.base, o_.cap), hi};
     }
@@ -120,12 +136,16 @@ std::pair<Duration, Duration> Backoff::Range(int retry) const noexcept {
 
 Duration Backoff::Expected(int retry) const noexcept {
   if (o_.jitter == Jitter::kDecorrelated) {
-    // E[w_n] = (base + growth * E[w_{n-1}]) / 2 with E[w_0] = base.
-    double mean = static_cast<double>(o_.base.count());
+    // A draw is uniform in [base, min(cap, growth * previous)]. The uncapped
+    // chain mean is exact; min() is concave and the capped chain is never
+    // above the uncapped one, so capping the previous mean's upper end gives
+    // an upper bound, exact while the cap cuts no draw short.
+    const double base = static_cast<double>(o_.base.count());
     const double cap = static_cast<double>(o_.cap.count());
-    for (int i = 0; i < std::max(retry, 1); ++i) {
-      mean = std::min(cap, (static_cast<double>(o_.base.count()) + o_.decorrelated_growth * mean) / 2);
-    }
+    const double previous = DecorrelatedMean(base, o_.decorrelated_growth, std::max(retry, 1) - 1);
+    const double mean = (base + std::min(cap, o_.decorrelated_growth * previous)) / 2;
+    // Compared as doubles: the cap may be Duration::max(), 2^63 as a double.
+    if (!(mean < cap)) return o_.cap;
     return Duration(static_cast<Duration::rep>(mean));
   }
   const auto [lo, hi] = Range(retry);

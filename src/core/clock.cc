@@ -2,7 +2,6 @@
 
 #include <time.h>
 
-
 namespace stormguard {
 namespace {
 
@@ -53,15 +52,23 @@ bool ManualClock::SleepUntil(TimePoint t, std::stop_token stop) {
   return Now() >= t;
 }
 
-void ManualClock::Advance(Duration d) { SetNow(SaturatingAdd(Now(), d)); }
+// Writers serialise on mu_ (which also orders them with sleepers' predicate
+// checks), so reading and storing now_ under it is one atomic step: two
+// concurrent Advance(1ns) calls move the clock by 2ns.
+void ManualClock::Advance(Duration d) {
+  {
+    std::lock_guard lock(mu_);
+    const Duration now(now_.load(std::memory_order_relaxed));
+    if (d > Duration::zero()) now_.store(SaturatingAdd(now, d).count(), std::memory_order_release);
+  }
+  moved_.notify_all();
+}
 
 void ManualClock::SetNow(TimePoint t) {
   {
     std::lock_guard lock(mu_);
-    Duration::rep cur = now_.load();
-    while (t.time_since_epoch().count() > cur &&
-           !now_.compare_exchange_weak(cur, t.time_since_epoch().count())) {
-    }
+    const Duration::rep target = t.time_since_epoch().count();
+    if (target > now_.load(std::memory_order_relaxed)) now_.store(target, std::memory_order_release);
   }
   moved_.notify_all();
 }

@@ -73,9 +73,10 @@ class Backoff {
   // earlier draws were.
   std::pair<Duration, Duration> Range(int retry) const noexcept;
 
-  // The mean wait for `retry` over all draws (for decorrelated jitter, the
-  // mean of the chain started at retry 1, ignoring the cap's truncation
-  // except as an upper bound).
+  // The mean wait for `retry` over all draws. For decorrelated jitter it is
+  // the mean of the chain started at retry 1: exact while the cap cannot cut
+  // a draw short (Range(retry).second < cap), an upper bound after that (the
+  // capped chain's true mean has no closed form and can be far lower).
   Duration Expected(int retry) const noexcept;
 
  private:

@@ -24,11 +24,11 @@
 namespace stormguard {
 
 struct CallContext {
-  Deadline deadline;                 // the whole remaining budget
-  std::stop_token stop;              // cancels the call (and its waits)
+  Deadline deadline{};               // the whole remaining budget
+  std::stop_token stop{};            // cancels the call (and its waits)
   int attempt = 1;                   // 1 for the first try, 2 for the first retry...
   bool incoming_is_retry = false;    // the request being served was a retry
-  std::string idempotency_key;       // one logical operation across retries
+  std::string idempotency_key{};     // one logical operation across retries
   bool downstream_gave_up = false;   // a downstream answered do-not-retry
 
   bool is_retry() const noexcept { return attempt > 1; }

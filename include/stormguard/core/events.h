@@ -36,8 +36,8 @@ std::string_view EventKindName(EventKind k) noexcept;
 
 struct Event {
   EventKind kind;
-  std::string_view policy;         // "retry", "circuit_breaker", ... (static strings)
-  std::string_view reason;         // why (a stop reason, a state change); static
+  std::string_view policy{};       // "retry", "circuit_breaker", ... (static strings)
+  std::string_view reason{};       // why (a stop reason, a state change); static
   TimePoint at{};
   int attempt = 0;
   OutcomeClass outcome = OutcomeClass::kSuccess;

@@ -47,9 +47,9 @@ std::string_view StatusCodeName(StatusCode code) noexcept;
 // What a failed response said about retrying it.
 struct RetryHints {
   bool do_not_retry = false;               // downstream already gave up retrying
-  std::optional<Duration> pushback;        // server asked for this pause
+  std::optional<Duration> pushback{};      // server asked for this pause
   bool pushback_stop = false;              // server asked never to retry (negative pushback)
-  std::optional<OutcomeClass> outcome;     // adapter's explicit classification
+  std::optional<OutcomeClass> outcome{};   // adapter's explicit classification
 };
 
 class Status {

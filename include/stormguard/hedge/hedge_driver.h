@@ -1,0 +1,198 @@
+// stormguard/hedge/hedge_driver.h: the blocking driver that runs a call with hedges.
+//
+// ExecuteHedged runs `fn(CallContext&)` as the primary attempt on the
+// caller's thread. When the HedgePolicy says so (after the delay, or at once
+// after a non-fatal failure) it launches another attempt of the same `fn` on
+// the Executor, up to max_hedged_attempts. The first acceptable result wins:
+// a success, or a fatal failure (outside non_fatal). Every other attempt
+// still running is cancelled through its own stop token. When all attempts
+// fail non-fatally and no more may launch, the last failure is returned.
+//
+//   auto ex = Executor::Create({.threads = 2}).value();
+//   CallContext ctx{.deadline = Deadline::After(Clock::Real().Now(), 800ms)};
+//   Result<Stock> r = ExecuteHedged(*policy, ctx, [&](CallContext& a) -> Result<Stock> {
+//     return replicas.Get(a.attempt, a.deadline, a.stop);  // a.attempt: 1 primary, 2.. hedges
+//   }, *ex);
+//
+// Each attempt gets its own copy of the caller's CallContext (same deadline,
+// same idempotency key: one logical operation; attempt = caller's attempt +
+// i, so hedges travel as retries and the callee does not retry them again)
+// and its own std::stop_source, linked to the caller's ctx.stop.
+//
+// Ownership, explicitly: the driver returns only after every attempt it
+// started has returned (and its timer can no longer fire). `fn` and
+// anything it captures by reference may therefore live on the caller's
+// stack. A loser that ignores its stop token delays the return until it
+// ends by itself (HedgeRun::loser_wait shows how long); nothing is abandoned,
+// so no kAbandoned event is emitted. Callables must honour ctx.stop for
+// hedging to cut latency at all.
+//
+// `fn` runs concurrently on the caller's thread and on executor workers, so
+// it must be safe to call that way (the same rule as Polly's and gRPC's
+// hedging: the operation is idempotent and its invocations independent).
+// Exceptions it throws are caught and classified (InvokeCaught), on any
+// thread. Time comes from executor.clock(): the same clock times the delay
+// (on the executor's timer thread) and the attempts.
+//
+// Events to policy.options().listener (policy "hedge"): kHedgeLaunched
+// (attempt number, time since the previous launch), kAttemptEnded (outcome,
+// latency), kGaveUp (reason: HedgeStopName) when the call ends in failure.
+// Budget protocol as the retry driver: OnRequestStart/End once, every
+// finished attempt recorded (cancelled ones excepted), TryAcquireRetry per
+// hedge, OnRetryEnd when each hedge ends. With a LatencyTracker, every
+// successful attempt is recorded, and a loser slower than the winner is
+// recorded at its elapsed time when cancelled (a lower bound, which keeps
+// the percentile from drifting down as hedges win).
+//
+// Allocation: a call that can never hedge (CheckCall) runs inline and
+// allocates nothing. Otherwise one std::stop_source per attempt (std's
+// shared stop state) and the CallContext copy's idempotency key.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <type_traits>
+#include <utility>
+
+#include "stormguard/hedge/executor.h"
+#include "stormguard/hedge/hedge_policy.h"
+#include "stormguard/retry/retry_driver.h"
+
+namespace stormguard {
+
+// What one ExecuteHedged call did, for tests, logs and the simulator.
+struct HedgeRun {
+  int attempts = 0;                       // launched, the primary included
+  int winner = 0;                         // 1-based index of the result returned as the answer; 0: all failed
+  int cancelled = 0;                      // losers told to stop when the answer came
+  HedgeStop stop = HedgeStop::kNone;      // the last reason a hedge was held back, or kFatal
+  Duration loser_wait = Duration::zero(); // from the answer until the last loser returned
+};
+
+namespace hedge_internal {
+
+inline constexpr int kMaxAttempts = 1 + HedgeOptions::kMaxHedgedAttempts;
+
+struct ForwardStop {
+  std::stop_source* target;
+  void operator()() const noexcept { target->request_stop(); }
+};
+
+struct Attempt {
+  CallContext ctx;
+  std::stop_source stop{std::nostopstate};
+  std::optional<std::stop_callback<ForwardStop>> link;  // caller's stop -> this attempt
+  TimePoint start{};
+  bool running = false;
+};
+
+// The coordination of one hedged call, independent of the result type.
+// Attempt index i is 0 for the primary; results are kept per attempt by the
+// derived class, so only the index of the answer crosses the lock.
+class HedgeCallBase {
+ protected:
+  HedgeCallBase(const HedgePolicy& policy, CallContext& ctx, Executor& ex, HedgeRun* run) noexcept;
+  ~HedgeCallBase();
+  HedgeCallBase(const HedgeCallBase&) = delete;
+  HedgeCallBase& operator=(const HedgeCallBase&) = delete;
+
+  // False: no hedge can ever launch; the caller runs fn inline on its ctx
+  // and reports through EndInline.
+  bool Begin();
+  void EndInline(const Status& status, TimePoint start) noexcept;
+  CallContext& caller() noexcept { return caller_; }
+  Clock& clock() noexcept { return clock_; }
+
+  // Runs attempt i (the caller's thread for 0, a worker for hedges).
+  void RunAttempt(int i) noexcept;
+  // Blocks until every attempt and the timer are done; the answer's index.
+  int AwaitEnd();
+  // Settles the returned status: do-not-retry marking and kGaveUp.
+  void Finish(Status& answer) noexcept;
+
+  // Runs fn on `ctx`, stores the result for attempt i, returns its status.
+  virtual const Status& Invoke(int i, CallContext& ctx) noexcept = 0;
+
+ private:
+  void StartAttempt(int i, TimePoint now);  // the rest under mu_
+  void Pump(TimePoint now);
+  void Launch(TimePoint now);
+  void ArmTimer(TimePoint due);
+  void OnTimer() noexcept;
+  void OnAttemptEnd(int i, const Status& status, OutcomeClass outcome, TimePoint end);
+  void Win(int i, OutcomeClass outcome, TimePoint end);
+  void StopLaunching() noexcept;
+  void CancelTimer() noexcept;
+  void CheckDone() noexcept;
+  bool Quiet() const noexcept { return done_ && in_flight_ == 0 && !timer_outstanding_; }
+  void Emit(EventKind kind, std::string_view reason, TimePoint at, int i, OutcomeClass outcome,
+            Duration d) const noexcept;
+
+  const HedgePolicy& policy_;
+  CallContext& caller_;
+  Executor& ex_;
+  Clock& clock_;
+  HedgeRun local_run_;
+  HedgeRun& run_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;  // not _any: that one allocates
+  HedgeState state_;
+  Attempt attempts_[kMaxAttempts];
+  int in_flight_ = 0;
+  int winner_ = -1;
+  int last_failure_ = -1;
+  bool launching_done_ = false;
+  bool done_ = false;
+  bool timer_outstanding_ = false;
+  TimerId timer_ = kNoTimer;
+  TimePoint timer_at_{};
+  TimePoint answered_at_{};
+};
+
+template <class F, class R>
+class HedgeCall final : public HedgeCallBase {
+ public:
+  HedgeCall(const HedgePolicy& p, CallContext& ctx, F& fn, Executor& ex, HedgeRun* run) noexcept
+      : HedgeCallBase(p, ctx, ex, run), fn_(fn) {}
+
+  R Run() {
+    if (!Begin()) {
+      const TimePoint start = clock().Now();
+      const Status& s = Invoke(0, caller());
+      EndInline(s, start);
+      return Take(0);
+    }
+    RunAttempt(0);
+    return Take(AwaitEnd());
+  }
+
+ private:
+  const Status& Invoke(int i, CallContext& ctx) noexcept override {
+    results_[i].emplace(retry_internal::InvokeCaught(fn_, ctx));
+    return StatusOf(*results_[i]);
+  }
+
+  R Take(int i) noexcept {
+    R r = std::move(*results_[i]);
+    Finish(retry_internal::MutableStatus(r));
+    return r;
+  }
+
+  F& fn_;
+  std::optional<R> results_[kMaxAttempts];
+};
+
+}  // namespace hedge_internal
+
+template <class F>
+auto ExecuteHedged(const HedgePolicy& policy, CallContext& ctx, F&& fn, Executor& executor,
+                   HedgeRun* run = nullptr) {
+  using R = std::invoke_result_t<F&, CallContext&>;
+  hedge_internal::HedgeCall<std::remove_reference_t<F>, R> call(policy, ctx, fn, executor, run);
+  return call.Run();
+}
+
+}  // namespace stormguard

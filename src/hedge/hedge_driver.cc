@@ -1,0 +1,262 @@
+#include "stormguard/hedge/hedge_driver.h"
+
+#include <algorithm>
+
+namespace stormguard::hedge_internal {
+namespace {
+
+// A failure is what says the destination is unhealthy (gRPC A6 counts
+// non-fatal codes and do-not-retry pushback); any other answer shows a
+// healthy server. A cancelled attempt says nothing.
+void RecordOutcome(const HedgePolicy& p, OutcomeClass outcome, TimePoint now) noexcept {
+  RetryBudget* budget = p.budget();
+  if (budget == nullptr || outcome == OutcomeClass::kCancelled) return;
+  if (p.IsNonFatal(outcome) || outcome == OutcomeClass::kDoNotRetry) {
+    budget->RecordFailure(now);
+  } else {
+    budget->RecordSuccess(now);
+  }
+}
+
+// Reasons after which the layers above should not retry the same failure
+// either (seed 003 nomore_retry), as the retry driver marks them.
+bool GivesUpForTheChain(HedgeStop r) noexcept {
+  return r == HedgeStop::kAttemptsExhausted || r == HedgeStop::kBudgetExhausted ||
+         r == HedgeStop::kDeadline || r == HedgeStop::kPushbackStop;
+}
+
+}  // namespace
+
+HedgeCallBase::HedgeCallBase(const HedgePolicy& policy, CallContext& ctx, Executor& ex,
+                             HedgeRun* run) noexcept
+    : policy_(policy), caller_(ctx), ex_(ex), clock_(ex.clock()),
+      run_(run != nullptr ? *run : local_run_) {
+  run_ = HedgeRun{};
+}
+
+HedgeCallBase::~HedgeCallBase() = default;
+
+void HedgeCallBase::Emit(EventKind kind, std::string_view reason, TimePoint at, int i,
+                         OutcomeClass outcome, Duration d) const noexcept {
+  Listener* l = policy_.options().listener;
+  if (l == nullptr) return;
+  l->OnEvent(Event{.kind = kind, .policy = "hedge", .reason = reason, .at = at,
+                   .attempt = caller_.attempt + i, .outcome = outcome, .duration = d});
+}
+
+bool HedgeCallBase::Begin() {
+  const TimePoint now = clock_.Now();
+  if (RetryBudget* b = policy_.budget()) b->OnRequestStart(clock_.CoarseNow());
+  run_.attempts = 1;
+  const HedgeStop why = policy_.CheckCall(caller_, now);
+  if (why != HedgeStop::kNone) {
+    run_.stop = why;
+    return false;
+  }
+  std::lock_guard lock(mu_);
+  StartAttempt(0, now);
+  state_.last_launch = now;
+  Pump(now);
+  return true;
+}
+
+void HedgeCallBase::EndInline(const Status& status, TimePoint start) noexcept {
+  const TimePoint end = clock_.Now();
+  const TimePoint coarse = clock_.CoarseNow();
+  const OutcomeClass outcome = policy_.Classify(status);
+  RecordOutcome(policy_, outcome, coarse);
+  if (outcome == OutcomeClass::kSuccess && policy_.latency() != nullptr) {
+    policy_.latency()->Record(end - start, coarse);
+  }
+  Emit(EventKind::kAttemptEnded, {}, end, 0, outcome, end - start);
+  winner_ = 0;  // a plain single attempt: its result is the answer
+  run_.winner = 1;
+  if (RetryBudget* b = policy_.budget()) b->OnRequestEnd(coarse);
+}
+
+void HedgeCallBase::StartAttempt(int i, TimePoint now) {
+  Attempt& a = attempts_[i];
+  a.ctx = caller_;
+  a.ctx.attempt = caller_.attempt + i;
+  a.stop = std::stop_source();
+  a.ctx.stop = a.stop.get_token();
+  a.link.emplace(caller_.stop, ForwardStop{&a.stop});
+  a.start = now;
+  a.running = true;
+  ++in_flight_;
+}
+
+void HedgeCallBase::Pump(TimePoint now) {
+  while (!done_ && !launching_done_) {
+    const HedgeDecision d = policy_.Decide(state_, caller_, now);
+    if (d.reason != HedgeStop::kNone) run_.stop = d.reason;
+    if (d.action == HedgeAction::kStop) {
+      StopLaunching();
+      break;
+    }
+    if (d.action == HedgeAction::kWait) {
+      if (d.wait != kInfiniteDuration) ArmTimer(SaturatingAdd(now, d.wait));
+      break;
+    }
+    Launch(now);
+  }
+  CheckDone();
+}
+
+void HedgeCallBase::Launch(TimePoint now) {
+  const int i = state_.launched;
+  const Duration since = now - state_.last_launch;
+  StartAttempt(i, now);
+  if (!ex_.TrySubmit([this, i] { RunAttempt(i); })) {
+    attempts_[i].running = false;
+    attempts_[i].link.reset();
+    --in_flight_;
+    if (RetryBudget* b = policy_.budget()) b->OnRetryEnd(clock_.CoarseNow());  // charged, never ran
+    run_.stop = HedgeStop::kExecutorBusy;
+    StopLaunching();
+    return;
+  }
+  state_.launched = i + 1;
+  state_.last_launch = now;
+  state_.failed_since_last_launch = false;
+  state_.not_before = kInfinitePast;
+  run_.attempts = i + 1;
+  Emit(EventKind::kHedgeLaunched, {}, now, i, OutcomeClass::kSuccess, since);
+}
+
+void HedgeCallBase::ArmTimer(TimePoint due) {
+  if (timer_outstanding_) {
+    if (timer_at_ <= due) return;       // it fires first and plans again
+    if (!ex_.Cancel(timer_)) return;    // firing right now: it plans again
+    timer_outstanding_ = false;
+  }
+  const TimerId id = ex_.ScheduleAt(due, [this] { OnTimer(); });
+  if (id == kNoTimer) {
+    run_.stop = HedgeStop::kExecutorBusy;
+    StopLaunching();
+    return;
+  }
+  timer_ = id;
+  timer_at_ = due;
+  timer_outstanding_ = true;
+}
+
+void HedgeCallBase::OnTimer() noexcept {
+  std::lock_guard lock(mu_);
+  timer_outstanding_ = false;
+  Pump(clock_.Now());
+  cv_.notify_all();
+}
+
+void HedgeCallBase::CancelTimer() noexcept {
+  if (timer_outstanding_ && ex_.Cancel(timer_)) timer_outstanding_ = false;
+}
+
+void HedgeCallBase::StopLaunching() noexcept {
+  launching_done_ = true;
+  CancelTimer();
+}
+
+void HedgeCallBase::CheckDone() noexcept {
+  if (!done_ && launching_done_ && in_flight_ == 0) done_ = true;
+}
+
+void HedgeCallBase::RunAttempt(int i) noexcept {
+  {
+    std::lock_guard lock(mu_);
+    if (done_) {  // answered while this hedge waited for a worker: skip it
+      attempts_[i].running = false;
+      --in_flight_;
+      if (RetryBudget* b = policy_.budget(); b != nullptr && i > 0) b->OnRetryEnd(clock_.CoarseNow());
+      cv_.notify_all();
+      return;
+    }
+  }
+  const Status& status = Invoke(i, attempts_[i].ctx);
+  const TimePoint end = clock_.Now();
+  const OutcomeClass outcome = policy_.Classify(status);
+  std::lock_guard lock(mu_);
+  OnAttemptEnd(i, status, outcome, end);
+  cv_.notify_all();
+}
+
+void HedgeCallBase::OnAttemptEnd(int i, const Status& status, OutcomeClass outcome, TimePoint end) {
+  Attempt& a = attempts_[i];
+  a.running = false;
+  --in_flight_;
+  const TimePoint coarse = clock_.CoarseNow();
+  RecordOutcome(policy_, outcome, coarse);
+  if (RetryBudget* b = policy_.budget(); b != nullptr && i > 0) b->OnRetryEnd(coarse);
+  Emit(EventKind::kAttemptEnded, {}, end, i, outcome, end - a.start);
+  if (done_) return;  // a loser: the answer is already chosen
+  if (outcome == OutcomeClass::kSuccess && policy_.latency() != nullptr) {
+    policy_.latency()->Record(end - a.start, coarse);
+  }
+  if (outcome == OutcomeClass::kSuccess || !policy_.IsNonFatal(outcome)) {
+    Win(i, outcome, end);
+    return;
+  }
+  // Non-fatal: the next hedge goes at once, or after the server's pushback.
+  last_failure_ = i;
+  state_.failed_since_last_launch = true;
+  const RetryHints& hints = status.hints();
+  if (hints.pushback_stop) state_.pushback_stop = true;
+  if (hints.pushback) {
+    state_.not_before =
+        SaturatingAdd(end, std::clamp(*hints.pushback, Duration::zero(), policy_.options().max_pushback));
+  }
+  Pump(end);
+}
+
+void HedgeCallBase::Win(int i, OutcomeClass outcome, TimePoint end) {
+  done_ = true;
+  winner_ = i;
+  answered_at_ = end;
+  run_.winner = i + 1;
+  if (outcome != OutcomeClass::kSuccess) run_.stop = HedgeStop::kFatal;
+  for (int j = 0; j < state_.launched; ++j) {
+    Attempt& a = attempts_[j];
+    if (!a.running) continue;
+    // Launched before the winner and still running: slower than it. Its
+    // elapsed time is a lower bound of its latency, worth recording.
+    if (j < i && policy_.latency() != nullptr) policy_.latency()->Record(end - a.start, clock_.CoarseNow());
+    a.stop.request_stop();
+    ++run_.cancelled;
+  }
+  StopLaunching();
+}
+
+int HedgeCallBase::AwaitEnd() {
+  // The caller's stop must wake the wait; registered before locking, since
+  // it runs at once (and locks mu_) if the stop was already requested.
+  const std::stop_callback wake(caller_.stop, [this] {
+    std::lock_guard lock(mu_);
+    cv_.notify_all();
+  });
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [this] { return Quiet() || caller_.stop.stop_requested(); });
+  if (!Quiet()) {
+    // The caller cancelled: running attempts heard it through their links;
+    // launch nothing more, then wait for them to return.
+    if (!launching_done_) {
+      run_.stop = HedgeStop::kCancelled;
+      StopLaunching();
+    }
+    CheckDone();
+    cv_.wait(lock, [this] { return Quiet(); });
+  }
+  if (winner_ >= 0 && run_.cancelled > 0) run_.loser_wait = clock_.Now() - answered_at_;
+  if (RetryBudget* b = policy_.budget()) b->OnRequestEnd(clock_.CoarseNow());
+  const int answer = winner_ >= 0 ? winner_ : last_failure_;
+  if (attempts_[answer].ctx.downstream_gave_up) caller_.downstream_gave_up = true;
+  return answer;
+}
+
+void HedgeCallBase::Finish(Status& answer) noexcept {
+  if (answer.ok()) return;
+  if (winner_ < 0 && GivesUpForTheChain(run_.stop)) retry_internal::MarkGaveUp(answer, caller_);
+  Emit(EventKind::kGaveUp, HedgeStopName(run_.stop), clock_.Now(), 0, policy_.Classify(answer),
+       Duration::zero());
+}
+
+}  // namespace stormguard::hedge_internal

@@ -1,0 +1,68 @@
+#include "stormguard/core/result.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+namespace stormguard {
+namespace {
+
+TEST(ResultTest, HoldsAValue) {
+  Result<int> r = 42;
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 42);
+  EXPECT_EQ(r.value(), 42);
+  EXPECT_TRUE(r.status().ok());
+  EXPECT_EQ(r.value_or(7), 42);
+}
+
+TEST(ResultTest, HoldsAnErrorStatus) {
+  Result<int> r = Status::Unavailable("down");
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.status(), Status::Unavailable("down"));
+  EXPECT_EQ(r.value_or(7), 7);
+}
+
+TEST(ResultTest, ArrowAndMutationReachTheValue) {
+  Result<std::string> r = std::string("abc");
+  EXPECT_EQ(r->size(), 3u);
+  r->push_back('d');
+  *r += "e";
+  EXPECT_EQ(r.value(), "abcde");
+}
+
+TEST(ResultTest, MovesOutMoveOnlyValuesAndStatuses) {
+  Result<std::unique_ptr<int>> r = std::make_unique<int>(5);
+  std::unique_ptr<int> p = std::move(r).value();
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(*p, 5);
+
+  Result<std::unique_ptr<int>> e = Status::Internal("boom");
+  Status s = std::move(e).status();
+  EXPECT_EQ(s.code(), StatusCode::kInternal);
+}
+
+TEST(ResultTest, BuildingFromOkStatusIsAnError) {
+#ifdef NDEBUG
+  Result<int> r = Status::Ok();
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInternal);
+#else
+  EXPECT_DEATH({ Result<int> r = Status::Ok(); (void)r; }, "needs an error");
+#endif
+}
+
+TEST(ResultTest, StatusOfTreatsStatusAndResultAlike) {
+  const Status s = Status::Aborted("conflict");
+  const Result<int> r = Status::Aborted("conflict");
+  const Result<int> ok = 1;
+  EXPECT_EQ(StatusOf(s), StatusOf(r));
+  EXPECT_TRUE(StatusOf(ok).ok());
+  static_assert(IsResult<Result<int>>::value);
+  static_assert(!IsResult<int>::value);
+  static_assert(!IsResult<Status>::value);
+}
+
+}  // namespace
+}  // namespace stormguard

@@ -1,0 +1,45 @@
+// tools/duration_flag.h: durations on the command line ("100ms", "1.5s", "2m").
+//
+// A duration is a non-negative decimal number followed by one unit: ns, us,
+// ms, s, m or h ("250us", "1.5s", "0.25h"); a bare "0" is zero. Used by every
+// subcommand that takes a time, so they all accept and print the same forms:
+//
+//   Duration base = 100ms;
+//   AddDurationOption(cmd, "--base", base, "first wait");
+//   // `--base abc` fails the parse with
+//   // "--base: 'abc' is not a duration (use ns, us, ms, s, m, h)"
+//
+// Thread safety: plain functions; the option writes `target` during parse.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <CLI/CLI.hpp>
+
+#include "stormguard/core/time.h"
+
+namespace stormguard::cli {
+
+// The duration `text` spells, or nullopt for anything else (no unit, an
+// unknown unit, a sign, garbage, or more than Duration::max()).
+std::optional<Duration> ParseDuration(std::string_view text);
+
+// A short form ParseDuration reads back: "100ms", "1.5s", "2m", "0s". At
+// most three decimals, so sub-unit digits beyond those are rounded.
+std::string FormatDuration(Duration d);
+
+// A decimal with at most three digits after the point and no trailing
+// zeros: 2, 1.5, 37.422 (for tables of durations in ms and of factors).
+std::string FormatNumber(double value);
+
+// A CLI11 check whose message CLI11 prefixes with the option's name.
+CLI::Validator DurationValidator();
+
+// Adds `name` as a duration option that stores into `target`, showing the
+// current value of `target` as the default.
+CLI::Option* AddDurationOption(CLI::App& app, const std::string& name, Duration& target,
+                               const std::string& description);
+
+}  // namespace stormguard::cli
