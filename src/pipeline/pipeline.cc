@@ -10,6 +10,7 @@ std::string_view StageKindName(StageKind k) noexcept {
     case StageKind::kFallback: return "fallback";
     case StageKind::kTimeout: return "timeout";
     case StageKind::kRetry: return "retry";
+    case StageKind::kHedge: return "hedge";
     case StageKind::kCircuitBreaker: return "circuit_breaker";
     case StageKind::kBulkhead: return "bulkhead";
     case StageKind::kRateLimiter: return "rate_limiter";
@@ -168,6 +169,16 @@ PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(AdaptiveLimiterOptions 
                                                                  std::move(options), *o_.classifier);
 }
 
+PipelineBuilder& PipelineBuilder::AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor) {
+  if (executor == nullptr) return AddCreated<HedgeStage>(StageKind::kHedge, Status::InvalidArgument("executor: must not be null"));
+  if (Invalid(StageKind::kHedge, options.Validate())) return *this;
+  if (options.listener == nullptr) options.listener = o_.listener;
+  Result<HedgePolicy> policy = HedgePolicy::Create(std::move(options));
+  if (!policy.ok()) return AddCreated<HedgeStage>(StageKind::kHedge, std::move(policy).status());
+  return AddCreated(StageKind::kHedge, Result<std::unique_ptr<HedgeStage>>(std::make_unique<HedgeStage>(
+                                           std::move(policy).value(), std::move(executor))));
+}
+
 PipelineBuilder& PipelineBuilder::AddRequireIdempotencyKey() {
   return AddCreated(StageKind::kIdempotencyKey, Result<std::unique_ptr<IdempotencyKeyStage>>(
                                                     std::make_unique<IdempotencyKeyStage>(o_.listener)));
@@ -209,6 +220,10 @@ std::vector<std::string> PipelineBuilder::OrderErrors() const {
       errors.push_back(Where(i) + "inside retry (" + in_retry +
                        ") it restarts with every attempt; add it before AddRetry, or use AddAttemptTimeout");
     }
+    if (kinds_[i] == StageKind::kHedge && i < retry) {
+      errors.push_back(Where(i) + "outside retry (" + in_retry +
+                       ") every hedged attempt would retry on its own; add it after AddRetry");
+    }
     if (kinds_[i] == StageKind::kFallback && i > retry) {
       errors.push_back(Where(i) + "inside retry (" + in_retry +
                        ") it hides failures from the retry; add it before AddRetry");
@@ -226,7 +241,11 @@ Result<Pipeline> PipelineBuilder::Build() const {
   p.clock_ = o_.clock;
   p.classifier_ = o_.classifier;
   p.listener_ = o_.listener;
-  for (StageKind k : kinds_) p.report_attempt_end_ = p.report_attempt_end_ && k != StageKind::kRetry;
+  for (StageKind k : kinds_) {
+    // Retry and hedge drivers report attempt ends themselves.
+    if (k == StageKind::kRetry || k == StageKind::kHedge) p.report_attempt_end_ = false;
+    if (k == StageKind::kHedge) p.concurrent_ = true;
+  }
   return p;
 }
 

@@ -16,9 +16,10 @@
 //   timeout         the overall deadline: bounds all attempts and backoff
 //                   waits together and cancels whatever runs when it passes;
 //   retry (+budget) decides per attempt; everything below runs per attempt;
-//   circuit breaker inside retry, so each attempt is recorded and an open
-//                   breaker refuses the next attempt at once (do-not-retry)
-//                   instead of the retry loop hammering a dead service;
+//   circuit breaker inside retry, so each attempt is recorded, and an open
+//                   breaker's refusal (its pushback is the rest of the open
+//                   wait, usually beyond the deadline) ends the retries at
+//                   once instead of the retry loop hammering a dead service;
 //   bulkhead / rate limiter / adaptive concurrency
 //                   inside retry, so every attempt takes a slot or token
 //                   (retries are load too) and no slot is held during a
@@ -26,11 +27,13 @@
 //                   refuses costs no token;
 //   attempt timeout innermost: bounds exactly one attempt;
 //   the call.
+//   (hedge          inside retry, when used: each attempt is hedged; outside
+//                   retry every hedged attempt would run its own retries.)
 // Build() rejects orders that cannot be meant, naming the stage: two
 // overall timeouts, two retries, a per-attempt timeout outside retry (it
 // would bound all attempts), an overall timeout inside retry (it would
 // restart per attempt), a fallback inside retry (it would hide failures
-// from the retry).
+// from the retry), a hedge outside retry.
 //
 // Typing: stages pass a Status; the value of a Result<T> call is stored in a
 // slot in Execute's frame when the callable returns it, so one pipeline (per
@@ -43,6 +46,7 @@
 // path (stages hold their state; the per-call chain lives on the stack).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,9 +56,10 @@
 
 #include "stormguard/pipeline/fallback.h"
 #include "stormguard/pipeline/guard_stages.h"
+#include "stormguard/pipeline/hedge_stage.h"
 #include "stormguard/pipeline/stage.h"
 #include "stormguard/pipeline/timeout.h"
-#include "stormguard/retry/retry_driver.h"
+#include "stormguard/retry/retry_policy.h"
 
 namespace stormguard {
 
@@ -72,10 +77,12 @@ namespace pipeline_internal {
 
 struct NoFallback {};
 
+// Keeps a successful value. `claimed` is given when attempts run
+// concurrently (hedging): the first success keeps its value.
 template <class T>
-Status Store(Result<T>&& r, std::optional<T>& slot) {
+Status Store(Result<T>&& r, std::optional<T>& slot, std::atomic<bool>* claimed = nullptr) {
   if (!r.ok()) return std::move(r).status();
-  slot.emplace(std::move(r).value());
+  if (claimed == nullptr || !claimed->exchange(true, std::memory_order_acq_rel)) slot.emplace(std::move(r).value());
   return Status::Ok();
 }
 
@@ -123,6 +130,7 @@ class Pipeline {
   const Classifier* classifier_ = nullptr;
   Listener* listener_ = nullptr;
   bool report_attempt_end_ = true;
+  bool concurrent_ = false;  // a hedge stage runs the callable on several threads
 };
 
 template <class F, class G>
@@ -142,7 +150,11 @@ auto Pipeline::Dispatch(CallContext& ctx, F& fn, G* fallback) const {
     static_assert(IsResult<R>::value, "the callable must return stormguard::Status or stormguard::Result<T>");
     using T = typename R::value_type;
     std::optional<T> slot;
-    auto call = [&](CallContext& c) { return pipeline_internal::Store(pipeline_internal::InvokeCaught<R>(fn, c), slot); };
+    std::atomic<bool> claimed{false};
+    std::atomic<bool>* claim = concurrent_ ? &claimed : nullptr;
+    auto call = [&](CallContext& c) {
+      return pipeline_internal::Store(pipeline_internal::InvokeCaught<R>(fn, c), slot, claim);
+    };
     Status s;
     if constexpr (kHasFallback) {
       auto fb = [&](const Status& why) { return pipeline_internal::Store(pipeline_internal::InvokeCaught<R>(*fallback, why), slot); };
@@ -173,6 +185,9 @@ class PipelineBuilder {
   // The pipeline's listener is used when options.listener is null.
   PipelineBuilder& AddRetry(RetryOptions options);
   PipelineBuilder& AddRequireIdempotencyKey();
+  // Hedged attempts on `executor` (shared; must outlive the pipeline). The
+  // pipeline's listener is used when options.listener is null.
+  PipelineBuilder& AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor);
   // Guards, shared (one guard may protect a destination for several
   // pipelines) or created here from options (their listener defaults to
   // the pipeline's).

@@ -18,10 +18,10 @@
 // inside it; the callable's value (for Result<T> calls) goes straight into a
 // slot in Pipeline::Execute's frame and never travels through the stages.
 //
-// Thread safety: Execute is const and called concurrently. A stage must call
-// `next` from the thread that called it and must not call it concurrently
-// (concurrent attempts, as in hedging, need a stage that owns that). `next`
-// lives only for the duration of Execute.
+// Thread safety: Execute is const and called concurrently. A stage calls
+// `next` from the thread that called it, one call at a time; to run the rest
+// of the pipeline on several threads at once (hedging), it gives each thread
+// its own NextBranch. `next` lives only for the duration of Execute.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +45,7 @@ enum class StageKind {
   kFallback,
   kTimeout,          // bounds the whole call, retries included
   kRetry,
+  kHedge,            // runs the stages after it concurrently, once per hedged attempt
   kCircuitBreaker,
   kBulkhead,
   kRateLimiter,
@@ -113,11 +114,32 @@ class Next {
   bool has_fallback() const noexcept { return inv_->fallback != nullptr; }
   Status Fallback(const Status& why) const { return (*inv_->fallback)(why); }
 
+  // Counts calls that ran in branches (NextBranch) of this execution.
+  void AddCalls(std::uint32_t n) const noexcept { inv_->calls += n; }
+
  private:
   friend class Pipeline;
+  friend class NextBranch;
   Next(const pipeline_internal::Invocation& inv, std::size_t index) noexcept : inv_(&inv), index_(index) {}
 
   const pipeline_internal::Invocation* inv_;
+  std::size_t index_;
+};
+
+// An independent copy of the rest of the pipeline for one thread of a stage
+// that runs it concurrently: its clock reading and call count are its own.
+// When every branch has ended, add their calls() to the parent (AddCalls).
+class NextBranch {
+ public:
+  explicit NextBranch(const Next& parent) noexcept : inv_(*parent.inv_), index_(parent.index_) {
+    inv_.calls = 0;
+    inv_.has_now = false;
+  }
+  Status operator()(CallContext& ctx) const { return Next(inv_, index_)(ctx); }
+  std::uint32_t calls() const noexcept { return inv_.calls; }
+
+ private:
+  pipeline_internal::Invocation inv_;
   std::size_t index_;
 };
 
