@@ -3,9 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <condition_variable>
-#include <mutex>
-
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/pipeline/counters.h"
 
@@ -14,16 +11,9 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using testing::Unwrap;
+using testing::WaitForStop;
 
 std::shared_ptr<Executor> OneWorker() { return Unwrap(Executor::Create({.threads = 1})); }
-
-// Blocks until `stop` fires (bounded, so a bug fails instead of hanging).
-bool WaitForStop(std::stop_token stop) {
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  return cv.wait_for(lock, stop, 60s, [] { return false; }) || stop.stop_requested();
-}
 
 TEST(HedgeStageTest, FirstGoodAnswerWinsAndTheSlowAttemptIsCancelled) {
   CountingListener counters;

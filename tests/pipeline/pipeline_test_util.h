@@ -2,8 +2,11 @@
 // thread) and a stage that records when it is entered and left.
 #pragma once
 
+#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,15 @@ class RecordingStage final : public Stage {
   std::string name_;
   std::vector<std::string>& log_;
 };
+
+// Blocks until `stop` fires; bounded, so a broken timer fails the test
+// instead of hanging it. Returns whether it fired.
+inline bool WaitForStop(std::stop_token stop) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  return cv.wait_for(lock, stop, std::chrono::seconds(60), [] { return false; }) || stop.stop_requested();
+}
 
 template <class T>
 T Unwrap(Result<T> r) {

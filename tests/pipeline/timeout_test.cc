@@ -3,9 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <condition_variable>
-#include <mutex>
-
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/pipeline/counters.h"
 
@@ -201,12 +198,7 @@ TEST(TimeoutTest, RealTimerServiceCancelsABlockingWait) {
   CallContext ctx;
   const TimePoint start = Clock::Real().Now();
   Status s = p.Execute(ctx, [](CallContext& c) {
-    std::mutex mu;
-    std::condition_variable_any cv;
-    std::unique_lock lock(mu);
-    // Bounded so a broken timer fails the test instead of hanging it.
-    const bool stopped = cv.wait_for(lock, c.stop, 60s, [] { return false; }) || c.stop.stop_requested();
-    return stopped ? Status::Cancelled("stopped") : Status::Ok();
+    return testing::WaitForStop(c.stop) ? Status::Cancelled("stopped") : Status::Ok();
   });
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
   EXPECT_GE(Clock::Real().Now() - start, 20ms);

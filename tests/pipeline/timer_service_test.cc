@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "pipeline/pipeline_test_util.h"
 
 namespace stormguard {
 namespace {
@@ -20,19 +20,7 @@ std::unique_ptr<TimerService> Manual(ManualClock& clock) {
   return std::move(s).value();
 }
 
-// Blocks until `source` is stopped (bounded, so a bug fails instead of hanging).
-bool WaitForStop(std::stop_source& source) {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool stopped = false;
-  std::stop_callback on_stop(source.get_token(), [&] {
-    std::lock_guard lock(mu);
-    stopped = true;
-    cv.notify_all();
-  });
-  std::unique_lock lock(mu);
-  return cv.wait_for(lock, 60s, [&] { return stopped; });
-}
+bool WaitForStop(std::stop_source& source) { return testing::WaitForStop(source.get_token()); }
 
 TEST(TimerServiceTest, FiresExactlyAtTheDeadlineAndStopsTheSource) {
   ManualClock clock;
