@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <bitset>
 
 #include "stormguard/core/validation.h"
 
@@ -46,6 +47,44 @@ void InsertAfter(Link* head, Link* n) noexcept {
   head->next->prev = n;
   head->next = n;
 }
+
+// Live threads get the lowest free slot numbers (like file descriptors), so
+// any two live threads land in different shards as long as there are at
+// least as many shards as threads, however many threads came and went.
+class ThreadSlots {
+ public:
+  static constexpr std::uint32_t kSlots = 1024;
+
+  std::uint32_t Acquire() {
+    std::lock_guard lock(mu_);
+    for (std::uint32_t i = 0; i < kSlots; ++i) {
+      if (!used_[i]) {
+        used_[i] = true;
+        return i;
+      }
+    }
+    return kSlots + overflow_++ % kSlots;  // all taken: share, and never release
+  }
+  void Release(std::uint32_t slot) {
+    std::lock_guard lock(mu_);
+    if (slot < kSlots) used_[slot] = false;
+  }
+
+ private:
+  std::mutex mu_;
+  std::bitset<kSlots> used_;
+  std::uint32_t overflow_ = 0;
+};
+
+ThreadSlots& Slots() {
+  static ThreadSlots* const slots = new ThreadSlots;  // leaked: threads exit during static destruction
+  return *slots;
+}
+
+struct ThreadSlot {
+  std::uint32_t index = Slots().Acquire();
+  ~ThreadSlot() { Slots().Release(index); }
+};
 
 void Pause() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -141,10 +180,8 @@ TimerService::TimerService(Clock& clock, const TimerServiceOptions& o)
 TimerService::~TimerService() = default;  // thread_ is joined first (declared last)
 
 TimerService::Shard& TimerService::ShardForThisThread() noexcept {
-  // Threads take shards round-robin in the order they first arm a timer.
-  static std::atomic<std::uint32_t> next_index{0};
-  thread_local const std::uint32_t index = next_index.fetch_add(1, std::memory_order_relaxed);
-  return *shards_[index & shard_mask_];
+  thread_local const ThreadSlot slot;
+  return *shards_[slot.index & shard_mask_];
 }
 
 TimerHandle TimerService::Schedule(TimePoint deadline, Callback callback, void* arg) noexcept {

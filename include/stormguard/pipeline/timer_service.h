@@ -12,8 +12,10 @@
 //
 // Design: timers live in shards, each a hashed timing wheel (256 buckets of
 // one tick) with a free list of preallocated nodes behind a tiny spinlock. A
-// thread always uses the same shard, so threads rarely meet on a lock, and a
-// node is taken from the free list, never allocated per schedule (a shard's
+// thread always uses the same shard, and live threads get distinct shards
+// while there are at least as many shards as threads, so threads rarely
+// meet on a lock; a node is taken from the free list, never allocated per
+// schedule (a shard's
 // node pool grows in blocks of 64 only when more timers are armed at once
 // than ever before). One background thread shared by every call advances the
 // wheels once per tick while timers are armed and parks when none have been
