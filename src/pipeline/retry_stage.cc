@@ -3,6 +3,24 @@
 #include "stormguard/retry/retry_driver.h"
 
 namespace stormguard {
+namespace {
+
+// The pipeline's clock, except that the coarse time the retry driver gives
+// its budget comes from the pass's shared reading when there is one (the
+// overall timeout took it a moment ago): one clock read less per call.
+class PassClock final : public Clock {
+ public:
+  PassClock(Clock& base, Next next) noexcept : base_(base), next_(next) {}
+  TimePoint Now() const noexcept override { return base_.Now(); }
+  TimePoint CoarseNow() const noexcept override { return next_.CheapNow(); }
+  bool SleepUntil(TimePoint t, std::stop_token stop) override { return base_.SleepUntil(t, std::move(stop)); }
+
+ private:
+  Clock& base_;
+  Next next_;
+};
+
+}  // namespace
 
 std::string RetryStage::Describe() const {
   const RetryOptions& o = policy_.options();
@@ -13,6 +31,7 @@ std::string RetryStage::Describe() const {
 
 Status RetryStage::Execute(CallContext& ctx, Next next) const {
   bool retrying = false;
+  PassClock clock(clock_, next);
   return ExecuteWithRetry(
       policy_, ctx,
       [next, &retrying](CallContext& attempt) {
@@ -20,7 +39,7 @@ Status RetryStage::Execute(CallContext& ctx, Next next) const {
         retrying = true;
         return next(attempt);
       },
-      clock_, ThreadLocalRandom());
+      clock, ThreadLocalRandom());
 }
 
 Status IdempotencyKeyStage::Execute(CallContext& ctx, Next next) const {

@@ -12,16 +12,17 @@ namespace {
 constexpr std::size_t kPoolSize = 8;  // nested timeouts per thread that reuse a source
 
 struct PooledSource {
-  std::stop_source source;
+  std::stop_source source{std::nostopstate};
   std::stop_token token;
 };
 
-std::vector<PooledSource>& Pool() {
-  thread_local std::vector<PooledSource> pool = [] {
-    std::vector<PooledSource> v;
-    v.reserve(kPoolSize);
-    return v;
-  }();
+struct SourcePool {
+  PooledSource items[kPoolSize];
+  std::size_t size = 0;
+};
+
+SourcePool& Pool() noexcept {
+  thread_local SourcePool pool;
   return pool;
 }
 
@@ -69,24 +70,26 @@ class AttemptScope {
 }  // namespace
 
 StopSourceLease::StopSourceLease() : source_(std::nostopstate) {
-  auto& pool = Pool();
-  if (pool.empty()) {
+  SourcePool& pool = Pool();
+  if (pool.size == 0) {
     source_ = std::stop_source();
     token_ = source_.get_token();
   } else {
-    source_ = std::move(pool.back().source);
-    token_ = std::move(pool.back().token);
-    pool.pop_back();
+    PooledSource& top = pool.items[--pool.size];
+    source_ = std::move(top.source);
+    token_ = std::move(top.token);
   }
   state_ = StateOf(token_);
 }
 
 StopSourceLease::~StopSourceLease() {
-  auto& pool = Pool();
-  // A callable that replaced or kept ctx.stop leaves a token that is not
-  // this source's own: such a pair is not reused.
-  if (!source_.stop_requested() && StateOf(token_) == state_ && pool.size() < kPoolSize) {
-    pool.push_back({std::move(source_), std::move(token_)});
+  SourcePool& pool = Pool();
+  // A callable that replaced ctx.stop leaves a token that is not this
+  // source's own: such a pair is not reused.
+  if (!source_.stop_requested() && StateOf(token_) == state_ && pool.size < kPoolSize) {
+    PooledSource& slot = pool.items[pool.size++];
+    slot.source = std::move(source_);
+    slot.token = std::move(token_);
   }
 }
 

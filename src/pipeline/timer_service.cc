@@ -1,148 +1,119 @@
 #include "stormguard/pipeline/timer_service.h"
 
 #include <algorithm>
-#include <array>
-#include <bit>
-#include <bitset>
+
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
 namespace timer_internal {
 
-enum State : std::uint8_t { kFree, kArmed, kFiring, kFired };
+// A slot's word: generation << 2 | phase. Every Schedule starts a new
+// generation, so the timer thread's compare-and-swap from "armed" to
+// "firing" fails if the slot was disarmed (and perhaps re-armed) after it
+// looked at it. The other fields are written only while the slot is free.
+enum Phase : std::uint64_t { kFree = 0, kArmed = 1, kFiring = 2, kFired = 3 };
+constexpr std::uint64_t PhaseOf(std::uint64_t w) noexcept { return w & 3; }
+constexpr std::uint64_t With(std::uint64_t w, Phase p) noexcept { return (w & ~std::uint64_t{3}) | p; }
 
-struct Link {
-  Link* prev = this;
-  Link* next = this;
-};
-
-struct Node : Link {
-  TimePoint deadline{};
-  TimerService::Callback callback = nullptr;
-  void* arg = nullptr;
-  TimerService::Shard* shard = nullptr;
-  Node* chain = nullptr;  // the free list, or the batch being fired
-  std::atomic<std::uint8_t> state{kFree};
+struct Slot {
+  std::atomic<std::uint64_t> word{0};
+  std::atomic<std::int64_t> deadline{0};  // ns on the clock's axis
+  std::atomic<TimerService::Callback> callback{nullptr};
+  std::atomic<void*> arg{nullptr};
 };
 
 }  // namespace timer_internal
 
-using timer_internal::Link;
-using timer_internal::Node;
+using timer_internal::Slot;
+
+// One thread's slots. Only the owning thread arms slots (so finding a free
+// one needs no atomic read-modify-write); anyone may disarm; the timer
+// thread fires. When all slots are armed, the owner chains another block.
+struct alignas(64) TimerService::Block {
+  static constexpr int kSlots = 16;
+  Slot slots[kSlots];
+  std::atomic<Block*> next{nullptr};   // owned by this block
+  std::atomic<bool> orphaned{false};   // its thread exited: a new thread may take it
+
+  Block() = default;
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+  ~Block() { delete next.load(std::memory_order_relaxed); }
+
+  Slot* FreeSlot() {
+    for (Block* b = this;; b = b->next.load(std::memory_order_relaxed)) {
+      for (Slot& s : b->slots) {
+        if (timer_internal::PhaseOf(s.word.load(std::memory_order_acquire)) == timer_internal::kFree) return &s;
+      }
+      if (b->next.load(std::memory_order_relaxed) == nullptr) b->next.store(new Block, std::memory_order_release);
+    }
+  }
+  bool AllFree() const noexcept {
+    for (const Block* b = this; b != nullptr; b = b->next.load(std::memory_order_acquire)) {
+      for (const Slot& s : b->slots) {
+        if (timer_internal::PhaseOf(s.word.load(std::memory_order_acquire)) != timer_internal::kFree) return false;
+      }
+    }
+    return true;
+  }
+};
 
 namespace {
 
-constexpr std::size_t kBuckets = 256;  // one revolution = 256 ticks
-constexpr std::size_t kBlockSize = 64;
+// The blocks this thread uses, one per service; marked orphaned when the
+// thread exits so a later thread reuses them instead of growing the list.
+struct ThreadBlocks {
+  struct Entry {
+    std::uint64_t service = 0;
+    std::shared_ptr<TimerService::Block> block;
+  };
+  Entry recent;               // the service used last: the fast path
+  std::vector<Entry> others;
 
-void Unlink(Link* n) noexcept {
-  n->prev->next = n->next;
-  n->next->prev = n->prev;
-}
-
-void InsertAfter(Link* head, Link* n) noexcept {
-  n->prev = head;
-  n->next = head->next;
-  head->next->prev = n;
-  head->next = n;
-}
-
-// Live threads get the lowest free slot numbers (like file descriptors), so
-// any two live threads land in different shards as long as there are at
-// least as many shards as threads, however many threads came and went.
-class ThreadSlots {
- public:
-  static constexpr std::uint32_t kSlots = 1024;
-
-  std::uint32_t Acquire() {
-    std::lock_guard lock(mu_);
-    for (std::uint32_t i = 0; i < kSlots; ++i) {
-      if (!used_[i]) {
-        used_[i] = true;
-        return i;
-      }
-    }
-    return kSlots + overflow_++ % kSlots;  // all taken: share, and never release
+  ~ThreadBlocks() {
+    if (recent.block) recent.block->orphaned.store(true, std::memory_order_release);
+    for (Entry& e : others) e.block->orphaned.store(true, std::memory_order_release);
   }
-  void Release(std::uint32_t slot) {
-    std::lock_guard lock(mu_);
-    if (slot < kSlots) used_[slot] = false;
-  }
-
- private:
-  std::mutex mu_;
-  std::bitset<kSlots> used_;
-  std::uint32_t overflow_ = 0;
 };
 
-ThreadSlots& Slots() {
-  static ThreadSlots* const slots = new ThreadSlots;  // leaked: threads exit during static destruction
-  return *slots;
+ThreadBlocks& ThisThreadsBlocks() noexcept {
+  thread_local ThreadBlocks blocks;
+  return blocks;
 }
 
-struct ThreadSlot {
-  std::uint32_t index = Slots().Acquire();
-  ~ThreadSlot() { Slots().Release(index); }
-};
+std::atomic<std::uint64_t> next_service_id{1};
 
-void Pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
+// Parking needs a store-load order between Schedule (store the slot, load
+// parked_) and the parking thread (store parked_, scan the slots). With
+// Linux's membarrier the parking thread pays for it with one system call
+// and Schedule needs only a compiler fence; elsewhere both use a full fence.
+bool RegisterMembarrier() noexcept {
+#if defined(__linux__) && defined(SYS_membarrier)
+  return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+  return false;
 #endif
 }
 
+void HeavyBarrier(bool membarrier) noexcept {
+#if defined(__linux__) && defined(SYS_membarrier)
+  if (membarrier && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+#endif
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
 }  // namespace
-
-// One wheel. Everything but `locked` is guarded by it; node states are
-// written under it too, except the kFiring -> kFired store after a callback.
-struct alignas(64) TimerService::Shard {
-  std::atomic<bool> locked{false};
-  std::int64_t cursor = 0;  // buckets of ticks before this one hold nothing due
-  std::size_t armed = 0;
-  Node* free = nullptr;
-  std::array<Link, kBuckets> buckets;
-  std::vector<std::unique_ptr<Node[]>> blocks;
-
-  void Lock() noexcept {
-    // Hold times are a few dozen instructions; yield after a short spin so
-    // a preempted holder on an oversubscribed machine gets to run.
-    for (int spins = 0; locked.exchange(true, std::memory_order_acquire);) {
-      while (locked.load(std::memory_order_relaxed)) {
-        if (++spins < 64) {
-          Pause();
-        } else {
-          std::this_thread::yield();
-        }
-      }
-    }
-  }
-  void Unlock() noexcept { locked.store(false, std::memory_order_release); }
-
-  void Grow() {
-    auto block = std::make_unique<Node[]>(kBlockSize);
-    for (std::size_t i = 0; i < kBlockSize; ++i) Release(&block[i]);
-    blocks.push_back(std::move(block));
-  }
-  Node* Allocate() {
-    if (free == nullptr) Grow();
-    Node* n = free;
-    free = n->chain;
-    n->shard = this;
-    return n;
-  }
-  void Release(Node* n) noexcept {
-    n->state.store(timer_internal::kFree, std::memory_order_relaxed);
-    n->chain = free;
-    free = n;
-  }
-};
 
 std::vector<std::string> TimerServiceOptions::Validate() const {
   Validator v;
   v.Check(tick > Duration::zero(), "tick", "must be positive");
   v.Check(tick <= std::chrono::seconds(1), "tick", "must be at most 1s");
-  v.Check(shards >= 0 && shards <= 1024, "shards", "must be in [0, 1024]");
   v.Check(idle_ticks_before_park >= 1, "idle_ticks_before_park", "must be at least 1");
   return std::move(v).errors();
 }
@@ -161,48 +132,56 @@ TimerService& TimerService::Default() {
 
 TimerService::TimerService(Clock& clock, const TimerServiceOptions& o)
     : clock_(clock),
-      tick_shift_(std::bit_width(static_cast<std::uint64_t>(o.tick.count() - 1))),
-      idle_ticks_before_park_(o.idle_ticks_before_park) {
-  std::size_t n = static_cast<std::size_t>(o.shards);
-  if (n == 0) n = std::clamp<std::size_t>(2 * std::thread::hardware_concurrency(), 8, 64);
-  n = std::bit_ceil(n);
-  shard_mask_ = n - 1;
-  const std::int64_t now_tick = clock_.Now().time_since_epoch().count() >> tick_shift_;
-  for (std::size_t i = 0; i < n; ++i) {
-    auto shard = std::make_unique<Shard>();
-    shard->cursor = now_tick;
-    shard->Grow();
-    shards_.push_back(std::move(shard));
-  }
+      tick_(o.tick),
+      idle_ticks_before_park_(o.idle_ticks_before_park),
+      id_(next_service_id.fetch_add(1, std::memory_order_relaxed)),
+      membarrier_(RegisterMembarrier()) {
   if (o.background_thread) thread_ = std::jthread([this](std::stop_token st) { Run(std::move(st)); });
 }
 
 TimerService::~TimerService() = default;  // thread_ is joined first (declared last)
 
-TimerService::Shard& TimerService::ShardForThisThread() noexcept {
-  thread_local const ThreadSlot slot;
-  return *shards_[slot.index & shard_mask_];
+TimerService::Block& TimerService::BlockForThisThread() {
+  ThreadBlocks& t = ThisThreadsBlocks();
+  if (t.recent.service == id_) [[likely]] return *t.recent.block;
+  // Blocks no service holds any more belong to destroyed services.
+  std::erase_if(t.others, [](const ThreadBlocks::Entry& e) { return e.block.use_count() == 1; });
+  auto it = std::find_if(t.others.begin(), t.others.end(),
+                         [this](const ThreadBlocks::Entry& e) { return e.service == id_; });
+  ThreadBlocks::Entry mine = it != t.others.end() ? std::move(*it) : ThreadBlocks::Entry{id_, Register()};
+  if (it != t.others.end()) t.others.erase(it);
+  if (t.recent.block) t.others.push_back(std::move(t.recent));
+  t.recent = std::move(mine);
+  return *t.recent.block;
+}
+
+std::shared_ptr<TimerService::Block> TimerService::Register() {
+  std::lock_guard lock(blocks_mu_);
+  for (const auto& b : blocks_) {
+    if (b->orphaned.load(std::memory_order_acquire) && b->AllFree()) {
+      b->orphaned.store(false, std::memory_order_relaxed);
+      return b;
+    }
+  }
+  blocks_.push_back(std::make_shared<Block>());
+  return blocks_.back();
 }
 
 TimerHandle TimerService::Schedule(TimePoint deadline, Callback callback, void* arg) noexcept {
   if (deadline == kInfiniteFuture) return TimerHandle();
-  Shard& s = ShardForThisThread();
-  s.Lock();
-  Node* n = s.Allocate();
-  n->deadline = deadline;
-  n->callback = callback;
-  n->arg = arg;
-  n->state.store(timer_internal::kArmed, std::memory_order_relaxed);
-  // A deadline already behind the cursor goes into the cursor's bucket, the
-  // one the next Advance looks at first.
-  const std::int64_t t = std::max(deadline.time_since_epoch().count() >> tick_shift_, s.cursor);
-  InsertAfter(&s.buckets[static_cast<std::size_t>(t) & (kBuckets - 1)], n);
-  ++s.armed;
-  s.Unlock();
-  // The shard lock orders this load after a parking thread's store of
-  // parked_ (it stores, then locks every shard to look for armed timers).
-  if (parked_.load(std::memory_order_relaxed)) Wake();
-  return TimerHandle(n);
+  Slot* s = BlockForThisThread().FreeSlot();
+  const std::uint64_t w = s->word.load(std::memory_order_relaxed);
+  s->deadline.store(deadline.time_since_epoch().count(), std::memory_order_relaxed);
+  s->callback.store(callback, std::memory_order_relaxed);
+  s->arg.store(arg, std::memory_order_relaxed);
+  s->word.store(timer_internal::With(w + 4, timer_internal::kArmed), std::memory_order_release);
+  if (membarrier_) {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  } else {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+  if (parked_.load(std::memory_order_relaxed)) [[unlikely]] Wake();
+  return TimerHandle(s);
 }
 
 TimerHandle TimerService::Schedule(TimePoint deadline, std::stop_source& target) noexcept {
@@ -211,61 +190,55 @@ TimerHandle TimerService::Schedule(TimePoint deadline, std::stop_source& target)
 }
 
 bool TimerService::Cancel(TimerHandle& h) noexcept {
-  Node* n = h.node_;
-  if (n == nullptr) return true;
-  h.node_ = nullptr;
-  Shard& s = *n->shard;
-  s.Lock();
-  if (n->state.load(std::memory_order_relaxed) == timer_internal::kArmed) {
-    Unlink(n);
-    --s.armed;
-    s.Release(n);
-    s.Unlock();
-    return true;
+  Slot* s = h.slot_;
+  if (s == nullptr) return true;
+  h.slot_ = nullptr;
+  std::uint64_t w = s->word.load(std::memory_order_relaxed);
+  while (timer_internal::PhaseOf(w) == timer_internal::kArmed) {
+    if (s->word.compare_exchange_weak(w, timer_internal::With(w, timer_internal::kFree),
+                                      std::memory_order_acq_rel, std::memory_order_relaxed)) {
+      return true;
+    }
   }
-  s.Unlock();
   // Fired or firing: wait until the callback has returned, then free.
-  while (n->state.load(std::memory_order_acquire) != timer_internal::kFired) std::this_thread::yield();
-  s.Lock();
-  s.Release(n);
-  s.Unlock();
+  while (timer_internal::PhaseOf(w) != timer_internal::kFired) {
+    std::this_thread::yield();
+    w = s->word.load(std::memory_order_acquire);
+  }
+  s->word.store(timer_internal::With(w, timer_internal::kFree), std::memory_order_release);
   return false;
 }
 
 std::size_t TimerService::Advance(TimePoint now, bool* any_armed) {
-  const std::int64_t to = now.time_since_epoch().count() >> tick_shift_;
+  std::lock_guard advancing(advance_mu_);
+  {
+    // Blocks live as long as the service: scan them without the lock, so a
+    // callback may arm a timer (and register its thread) meanwhile.
+    std::lock_guard lock(blocks_mu_);
+    scan_.clear();
+    for (const auto& b : blocks_) scan_.push_back(b.get());
+  }
+  const std::int64_t now_ns = now.time_since_epoch().count();
   std::size_t fired = 0;
   bool any = false;
-  for (auto& shard : shards_) {
-    Shard& s = *shard;
-    Node* batch = nullptr;
-    s.Lock();
-    if (to >= s.cursor) {
-      const auto visits = static_cast<std::size_t>(std::min<std::int64_t>(to - s.cursor + 1, kBuckets));
-      for (std::size_t i = 0; i < visits; ++i) {
-        Link* head = &s.buckets[static_cast<std::size_t>(s.cursor + static_cast<std::int64_t>(i)) & (kBuckets - 1)];
-        for (Link* l = head->next; l != head;) {
-          auto* n = static_cast<Node*>(l);
-          l = l->next;
-          if (n->deadline > now) continue;
-          Unlink(n);
-          --s.armed;
-          n->state.store(timer_internal::kFiring, std::memory_order_relaxed);
-          n->chain = batch;
-          batch = n;
+  for (Block* head : scan_) {
+    for (Block* b = head; b != nullptr; b = b->next.load(std::memory_order_acquire)) {
+      for (Slot& s : b->slots) {
+        std::uint64_t w = s.word.load(std::memory_order_acquire);
+        if (timer_internal::PhaseOf(w) != timer_internal::kArmed) continue;
+        const Callback callback = s.callback.load(std::memory_order_relaxed);
+        void* const arg = s.arg.load(std::memory_order_relaxed);
+        // Read before the CAS: if the slot was disarmed meanwhile, the CAS fails.
+        if (s.deadline.load(std::memory_order_relaxed) > now_ns ||
+            !s.word.compare_exchange_strong(w, timer_internal::With(w, timer_internal::kFiring),
+                                            std::memory_order_acq_rel, std::memory_order_acquire)) {
+          any = any || timer_internal::PhaseOf(w) == timer_internal::kArmed;
+          continue;
         }
+        callback(arg);
+        s.word.store(timer_internal::With(w, timer_internal::kFired), std::memory_order_release);
+        ++fired;
       }
-      s.cursor = to;
-    }
-    any = any || s.armed > 0;
-    s.Unlock();
-    // Callbacks run outside the lock; Cancel waits for kFired.
-    while (batch != nullptr) {
-      Node* n = batch;
-      batch = n->chain;  // read before kFired: Cancel may reuse the node at once
-      n->callback(n->arg);
-      n->state.store(timer_internal::kFired, std::memory_order_release);
-      ++fired;
     }
   }
   if (any_armed != nullptr) *any_armed = any;
@@ -275,13 +248,16 @@ std::size_t TimerService::Advance(TimePoint now, bool* any_armed) {
 std::size_t TimerService::RunDue() { return Advance(clock_.Now(), nullptr); }
 
 std::size_t TimerService::armed() const {
-  std::size_t total = 0;
-  for (const auto& shard : shards_) {
-    shard->Lock();
-    total += shard->armed;
-    shard->Unlock();
+  std::lock_guard lock(blocks_mu_);
+  std::size_t n = 0;
+  for (const auto& head : blocks_) {
+    for (const Block* b = head.get(); b != nullptr; b = b->next.load(std::memory_order_acquire)) {
+      for (const Slot& s : b->slots) {
+        n += timer_internal::PhaseOf(s.word.load(std::memory_order_acquire)) == timer_internal::kArmed;
+      }
+    }
   }
-  return total;
+  return n;
 }
 
 void TimerService::Run(std::stop_token stop) {
@@ -297,16 +273,15 @@ void TimerService::Run(std::stop_token stop) {
       idle = 0;
       continue;
     }
-    // Wake at the start of the next tick: timers are at most one tick late.
-    const std::int64_t next = ((now.time_since_epoch().count() >> tick_shift_) + 1) << tick_shift_;
-    clock_.SleepUntil(TimePoint(Duration(next)), stop);
+    clock_.SleepUntil(SaturatingAdd(now, tick_), stop);  // timers are at most one tick late
   }
 }
 
 bool TimerService::ParkUntilScheduled(std::stop_token& stop) {
-  parked_.store(true, std::memory_order_seq_cst);
-  // A Schedule that locked its shard before us is seen here; one that locks
-  // after us sees parked_ and wakes us.
+  parked_.store(true, std::memory_order_relaxed);
+  // A Schedule that armed before this barrier is seen by armed(); one that
+  // armed after it sees parked_ and wakes this thread.
+  HeavyBarrier(membarrier_);
   if (armed() > 0) {
     parked_.store(false, std::memory_order_relaxed);
     return true;

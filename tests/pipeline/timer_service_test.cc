@@ -72,7 +72,7 @@ TEST(TimerServiceTest, InfiniteDeadlineArmsNothing) {
 
 TEST(TimerServiceTest, DeadlineBeyondOneRevolutionFiresOnlyWhenReached) {
   ManualClock clock;
-  auto timers = Manual(clock);  // 256 buckets of ~1ms: 10s is ~38 revolutions
+  auto timers = Manual(clock);
   std::stop_source stop;
   const TimePoint deadline = clock.Now() + 10s;
   TimerHandle h = timers->Schedule(deadline, stop);
@@ -110,10 +110,19 @@ TEST(TimerServiceTest, RejectsInvalidOptionsNamingTheField) {
   EXPECT_THAT(s.status().message(), HasSubstr("idle_ticks_before_park"));
 }
 
-TEST(TimerServiceTest, TickIsRoundedUpToAPowerOfTwoNanoseconds) {
+TEST(TimerServiceTest, ManyTimersOnOneThreadAndThreadsThatComeAndGo) {
   ManualClock clock;
-  auto s = TimerService::Create(clock, {.tick = 1ms, .background_thread = false});
-  EXPECT_EQ(s.value()->tick(), Duration(1 << 20));
+  auto timers = Manual(clock);
+  for (int round = 0; round < 3; ++round) {
+    std::jthread([&] {  // each thread arms 40 at once: its block chains
+      std::vector<std::stop_source> stops(40);
+      std::vector<TimerHandle> handles;
+      for (auto& s : stops) handles.push_back(timers->Schedule(clock.Now() + 1s, s));
+      EXPECT_EQ(timers->armed(), 40u);
+      for (auto& h : handles) EXPECT_TRUE(TimerService::Cancel(h));
+    });
+  }
+  EXPECT_EQ(timers->armed(), 0u);
 }
 
 TEST(TimerServiceTest, BackgroundThreadWakesFromParkingAndFires) {

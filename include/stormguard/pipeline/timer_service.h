@@ -10,25 +10,26 @@
 //   Status s = Call(stop.get_token());
 //   bool fired = !TimerService::Cancel(h);   // every handle is cancelled once
 //
-// Design: timers live in shards, each a hashed timing wheel (256 buckets of
-// one tick) with a free list of preallocated nodes behind a tiny spinlock. A
-// thread always uses the same shard, and live threads get distinct shards
-// while there are at least as many shards as threads, so threads rarely
-// meet on a lock; a node is taken from the free list, never allocated per
-// schedule (a shard's
-// node pool grows in blocks of 64 only when more timers are armed at once
-// than ever before). One background thread shared by every call advances the
-// wheels once per tick while timers are armed and parks when none have been
-// armed for a while; the next Schedule wakes it.
+// Design: each thread arms timers in slots of its own (a block of 16,
+// chained when a thread holds more at once; a thread that exits hands its
+// block to the next new thread). Arming writes the slot and publishes it
+// with one release store: no lock and no atomic read-modify-write, and no
+// allocation. Disarming is one compare-and-swap against the timer thread's
+// own compare-and-swap from "armed" to "firing". One background thread
+// shared by every call scans the armed slots once per tick while any are
+// armed and parks after a while with none; the next Schedule wakes it
+// (Linux membarrier makes that check free for Schedule: the parking thread
+// pays for the memory barrier; elsewhere Schedule uses a fence).
 //
-// Precision: a timer fires at its deadline or up to one tick (default 1 ms,
-// rounded up to a power of two nanoseconds) plus scheduling delay later,
-// never before. Without a background thread (options.background_thread =
-// false), nothing fires until RunDue() is called: with a ManualClock, tests
-// move the clock and call RunDue() and timers fire exactly at their deadline.
+// Precision: a timer fires at its deadline or up to one tick (default 1 ms)
+// plus scheduling delay later, never before. Without a background thread
+// (options.background_thread = false), nothing fires until RunDue() is
+// called: with a ManualClock, tests move the clock and call RunDue() and
+// timers fire exactly at their deadline.
 //
 // Thread safety: Schedule and Cancel may be called from any thread, and a
-// handle may be cancelled from a thread other than the one that armed it.
+// handle may be cancelled from a thread other than the one that armed it;
+// every handle must be cancelled before the service is destroyed.
 // Cancel against a concurrent firing: a callback starts only while its timer
 // is armed, and Cancel waits until a callback that already started has
 // returned, so after Cancel returns the target (the stop_source) may be
@@ -53,11 +54,9 @@
 namespace stormguard {
 
 struct TimerServiceOptions {
-  Duration tick = std::chrono::milliseconds(1);  // rounded up to a power of two ns
+  Duration tick = std::chrono::milliseconds(1);  // how often armed timers are checked
   // Run a background thread that fires timers. Without it, RunDue() fires them.
   bool background_thread = true;
-  // Number of shards; 0 picks twice the hardware threads (a power of two, 8..64).
-  int shards = 0;
   // Ticks with nothing armed before the background thread parks.
   int idle_ticks_before_park = 100;
 
@@ -65,7 +64,7 @@ struct TimerServiceOptions {
 };
 
 namespace timer_internal {
-struct Node;
+struct Slot;
 }  // namespace timer_internal
 
 // One armed timer. Obtained from Schedule; pass it to Cancel exactly once.
@@ -73,12 +72,12 @@ struct Node;
 class TimerHandle {
  public:
   TimerHandle() noexcept = default;
-  bool armed() const noexcept { return node_ != nullptr; }
+  bool armed() const noexcept { return slot_ != nullptr; }
 
  private:
   friend class TimerService;
-  explicit TimerHandle(timer_internal::Node* n) noexcept : node_(n) {}
-  timer_internal::Node* node_ = nullptr;
+  explicit TimerHandle(timer_internal::Slot* s) noexcept : slot_(s) {}
+  timer_internal::Slot* slot_ = nullptr;
 };
 
 class TimerService {
@@ -102,7 +101,7 @@ class TimerService {
   // Requests stop on `target` at `deadline`. `target` must outlive the handle.
   TimerHandle Schedule(TimePoint deadline, std::stop_source& target) noexcept;
 
-  // Disarms the timer and releases its node; resets `h` to empty. Returns
+  // Disarms the timer and releases its slot; resets `h` to empty. Returns
   // true when the callback never ran and never will, false when it ran (if
   // it was running, Cancel waited for it to return).
   static bool Cancel(TimerHandle& h) noexcept;
@@ -111,26 +110,31 @@ class TimerService {
   // Meant for services without a background thread (tests, simulators).
   std::size_t RunDue();
 
-  Duration tick() const noexcept { return Duration(Duration::rep{1} << tick_shift_); }
+  Duration tick() const noexcept { return tick_; }
   Clock& clock() const noexcept { return clock_; }
-  // Timers armed and not yet fired or cancelled, over all shards.
+  // Timers armed and not yet fired or cancelled, over all threads.
   std::size_t armed() const;
 
-  struct Shard;
+  struct Block;  // one thread's slots
 
  private:
   TimerService(Clock& clock, const TimerServiceOptions& options);
-  Shard& ShardForThisThread() noexcept;
+  Block& BlockForThisThread();
+  std::shared_ptr<Block> Register();
   std::size_t Advance(TimePoint now, bool* any_armed);
   void Run(std::stop_token stop);
   bool ParkUntilScheduled(std::stop_token& stop);
   void Wake();
 
   Clock& clock_;
-  int tick_shift_;
+  Duration tick_;
   int idle_ticks_before_park_;
-  std::vector<std::unique_ptr<Shard>> shards_;
-  std::size_t shard_mask_;
+  std::uint64_t id_;  // unique per service, never reused: keys threads' blocks
+  bool membarrier_;   // the parking thread issues the barrier (see banner)
+  mutable std::mutex blocks_mu_;
+  std::vector<std::shared_ptr<Block>> blocks_;  // never shrinks: orphans are reused
+  std::mutex advance_mu_;
+  std::vector<Block*> scan_;  // guarded by advance_mu_
   std::atomic<bool> parked_{false};
   std::mutex park_mu_;
   std::condition_variable_any park_cv_;
