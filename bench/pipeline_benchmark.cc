@@ -44,7 +44,9 @@ const Pipeline& CockatielEquivalent() {
 
 void RunPipeline(benchmark::State& state, const Pipeline& pipeline) {
   CallContext ctx;
-  auto call = [](CallContext&) { return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable"); };
+  auto call = [](CallContext&) {
+    return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable");
+  };
   for (int i = 0; i < 100; ++i) (void)pipeline.Execute(ctx, call);  // fills the per-thread pools
   std::int64_t failed = 0;
   AllocationMeter allocs(state);

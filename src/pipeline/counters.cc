@@ -71,7 +71,9 @@ void CountingListener::OnEvent(const Event& e) noexcept {
 
 CountingListener::Snapshot CountingListener::Read() const {
   Snapshot snap;
-  for (std::size_t k = 0; k < by_kind_.size(); ++k) snap.by_kind[k] = by_kind_[k].value.load(std::memory_order_relaxed);
+  for (std::size_t k = 0; k < by_kind_.size(); ++k) {
+    snap.by_kind[k] = by_kind_[k].value.load(std::memory_order_relaxed);
+  }
   for (std::size_t i = 0; i <= mask_; ++i) {
     const Slot& s = slots_[i];
     if (s.state.load(std::memory_order_acquire) != kReady) continue;

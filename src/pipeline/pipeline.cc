@@ -130,7 +130,8 @@ PipelineBuilder& PipelineBuilder::AddRetry(RetryOptions options) {
 template <class S, class G, class... Args>
 PipelineBuilder& PipelineBuilder::AddGuard(StageKind kind, std::shared_ptr<G> guard, Args&&... args) {
   if (guard == nullptr) return AddCreated<S>(kind, Status::InvalidArgument("must not be null"));
-  return AddCreated(kind, Result<std::unique_ptr<S>>(std::make_unique<S>(std::move(guard), std::forward<Args>(args)...)));
+  return AddCreated(
+      kind, Result<std::unique_ptr<S>>(std::make_unique<S>(std::move(guard), std::forward<Args>(args)...)));
 }
 
 template <class S, class G, class O, class... Args>
@@ -162,7 +163,8 @@ PipelineBuilder& PipelineBuilder::AddRateLimiter(RateLimiterOptions options) {
   return AddGuardFrom<RateLimiterStage, RateLimiter>(StageKind::kRateLimiter, std::move(options), *o_.clock);
 }
 PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter> limiter) {
-  return AddGuard<AdaptiveConcurrencyStage>(StageKind::kAdaptiveConcurrency, std::move(limiter), *o_.classifier);
+  return AddGuard<AdaptiveConcurrencyStage>(StageKind::kAdaptiveConcurrency, std::move(limiter),
+                                            *o_.classifier);
 }
 PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(AdaptiveLimiterOptions options) {
   return AddGuardFrom<AdaptiveConcurrencyStage, AdaptiveLimiter>(StageKind::kAdaptiveConcurrency,
@@ -170,7 +172,9 @@ PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(AdaptiveLimiterOptions 
 }
 
 PipelineBuilder& PipelineBuilder::AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor) {
-  if (executor == nullptr) return AddCreated<HedgeStage>(StageKind::kHedge, Status::InvalidArgument("executor: must not be null"));
+  if (executor == nullptr) {
+    return AddCreated<HedgeStage>(StageKind::kHedge, Status::InvalidArgument("executor: must not be null"));
+  }
   if (Invalid(StageKind::kHedge, options.Validate())) return *this;
   if (options.listener == nullptr) options.listener = o_.listener;
   Result<HedgePolicy> policy = HedgePolicy::Create(std::move(options));
@@ -202,8 +206,8 @@ std::vector<std::string> PipelineBuilder::OrderErrors() const {
   for (std::size_t i = 0; i < kinds_.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (kinds_[j] == kinds_[i] && kinds_[i] != StageKind::kCustom) {
-        errors.push_back(Where(i) + "a second " + std::string(StageKindName(kinds_[i])) + " stage (the first is stages[" +
-                         std::to_string(j) + "])");
+        errors.push_back(Where(i) + "a second " + std::string(StageKindName(kinds_[i])) +
+                         " stage (the first is stages[" + std::to_string(j) + "])");
         break;
       }
     }

@@ -48,7 +48,8 @@ Status IdempotencyKeyStage::Execute(CallContext& ctx, Next next) const {
     Emit(listener_, Event{.kind = EventKind::kRejected, .policy = name(), .reason = "missing_key",
                           .at = next.Now(), .attempt = ctx.attempt, .outcome = OutcomeClass::kPermanent});
   }
-  return Status::FailedPrecondition("idempotency_key: this call needs ctx.idempotency_key").WithSource(name());
+  return Status::FailedPrecondition("idempotency_key: this call needs ctx.idempotency_key")
+      .WithSource(name());
 }
 
 }  // namespace stormguard

@@ -140,7 +140,8 @@ Status TimeoutStage::RunArmed(CallContext& ctx, Next next, Deadline deadline, St
 Status TimeoutStage::Expired(const CallContext& ctx, TimePoint now) const {
   Emit(listener_, Event{.kind = EventKind::kRejected, .policy = name(), .reason = "deadline_expired",
                         .at = now, .attempt = ctx.attempt, .outcome = OutcomeClass::kDeadlineExceeded});
-  Status s = Status::DeadlineExceeded(std::string(name()) + ": no time left before the call").WithSource(name());
+  Status s =
+      Status::DeadlineExceeded(std::string(name()) + ": no time left before the call").WithSource(name());
   s.mutable_hints().outcome = OutcomeClass::kDeadlineExceeded;
   return s;
 }

@@ -46,18 +46,23 @@ struct alignas(64) TimerService::Block {
   Block& operator=(const Block&) = delete;
   ~Block() { delete next.load(std::memory_order_relaxed); }
 
+  static bool IsFree(const Slot& s) noexcept {
+    return timer_internal::PhaseOf(s.word.load(std::memory_order_acquire)) == timer_internal::kFree;
+  }
   Slot* FreeSlot() {
     for (Block* b = this;; b = b->next.load(std::memory_order_relaxed)) {
       for (Slot& s : b->slots) {
-        if (timer_internal::PhaseOf(s.word.load(std::memory_order_acquire)) == timer_internal::kFree) return &s;
+        if (IsFree(s)) return &s;
       }
-      if (b->next.load(std::memory_order_relaxed) == nullptr) b->next.store(new Block, std::memory_order_release);
+      if (b->next.load(std::memory_order_relaxed) == nullptr) {
+        b->next.store(new Block, std::memory_order_release);
+      }
     }
   }
   bool AllFree() const noexcept {
     for (const Block* b = this; b != nullptr; b = b->next.load(std::memory_order_acquire)) {
       for (const Slot& s : b->slots) {
-        if (timer_internal::PhaseOf(s.word.load(std::memory_order_acquire)) != timer_internal::kFree) return false;
+        if (!IsFree(s)) return false;
       }
     }
     return true;

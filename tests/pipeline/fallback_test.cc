@@ -30,7 +30,8 @@ auto Degraded = [](const Status&) -> Result<std::string> { return std::string("d
 
 TEST(FallbackTest, FallsBackOnChosenOutcomeClassesOnly) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddFallback({.on_outcomes = {OutcomeClass::kTransient}}).Build());
+  Pipeline p =
+      Unwrap(PipelineBuilder(env.options()).AddFallback({.on_outcomes = {OutcomeClass::kTransient}}).Build());
   CallContext ctx;
   Result<std::string> r = p.Execute(
       ctx, [](CallContext&) -> Result<std::string> { return Status::Unavailable("503"); }, Degraded);
@@ -110,7 +111,8 @@ TEST(FallbackTest, SkipsTheCallWhenTheRemainingBudgetIsTooSmall) {
 
 TEST(FallbackTest, WithoutACallSiteFallbackASkippedCallIsRefused) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddFallback({.skip_when_remaining_below = 50ms}).Build());
+  Pipeline p =
+      Unwrap(PipelineBuilder(env.options()).AddFallback({.skip_when_remaining_below = 50ms}).Build());
   CallContext ctx{.deadline = Deadline::After(env.clock.Now(), 10ms)};
   bool called = false;
   Status s = p.Execute(ctx, [&](CallContext&) { called = true; return Status::Ok(); });

@@ -42,7 +42,8 @@ TEST(GuardStagesTest, OpenBreakerInsideRetryStopsTheRetriesAtOnce) {
 TEST(GuardStagesTest, BreakerRecordsAttemptTimeoutsAsFailures) {
   ManualEnv env;
   auto breaker = SmallBreaker();
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddCircuitBreaker(breaker).AddAttemptTimeout(100ms).Build());
+  Pipeline p =
+      Unwrap(PipelineBuilder(env.options()).AddCircuitBreaker(breaker).AddAttemptTimeout(100ms).Build());
   CallContext ctx;
   Status s = p.Execute(ctx, [&](CallContext& c) {
     env.AdvanceAndFire(100ms);
@@ -58,7 +59,8 @@ TEST(GuardStagesTest, BreakerPermitComesBackWhenAnInnerStageRefuses) {
   ManualEnv env;
   auto breaker = SmallBreaker(/*half_open_permits=*/1);
   breaker->TransitionToHalfOpen(env.clock.Now());
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddCircuitBreaker(breaker).AddRequireIdempotencyKey().Build());
+  Pipeline p =
+      Unwrap(PipelineBuilder(env.options()).AddCircuitBreaker(breaker).AddRequireIdempotencyKey().Build());
   CallContext no_key, with_key{.idempotency_key = "k"};
   auto ok = [](CallContext&) { return Status::Ok(); };
   EXPECT_EQ(p.Execute(no_key, ok).source(), "idempotency_key");
@@ -106,7 +108,8 @@ TEST(GuardStagesTest, AbandonedWorkHoldsItsBulkheadSlotUntilItEnds) {
 
 TEST(GuardStagesTest, RateLimiterRefusesWithItsReasonUntilATokenRefills) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddRateLimiter(RateLimiterOptions{.rate = 1, .burst = 1}).Build());
+  Pipeline p = Unwrap(
+      PipelineBuilder(env.options()).AddRateLimiter(RateLimiterOptions{.rate = 1, .burst = 1}).Build());
   CallContext ctx;
   auto ok = [](CallContext&) { return Status::Ok(); };
   EXPECT_TRUE(p.Execute(ctx, ok).ok());
@@ -121,7 +124,8 @@ TEST(GuardStagesTest, RateLimiterTokenComesBackWhenAnInnerStageRefuses) {
   ManualEnv env;
   auto limiter = Unwrap(RateLimiter::Create({.rate = 1, .burst = 1}));
   std::shared_ptr<RateLimiter> shared = std::move(limiter);
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddRateLimiter(shared).AddRequireIdempotencyKey().Build());
+  Pipeline p =
+      Unwrap(PipelineBuilder(env.options()).AddRateLimiter(shared).AddRequireIdempotencyKey().Build());
   CallContext no_key;
   EXPECT_EQ(p.Execute(no_key, [](CallContext&) { return Status::Ok(); }).source(), "idempotency_key");
   EXPECT_DOUBLE_EQ(shared->AvailableTokens(env.clock.Now()), 1.0);
@@ -146,7 +150,8 @@ TEST(GuardStagesTest, AdaptiveConcurrencyRefusesAboveItsLimitAndReleasesAfter) {
 TEST(GuardStagesTest, GuardsCreatedFromOptionsReportToThePipelineListener) {
   ManualEnv env;
   CountingListener counters;
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters)).AddBulkhead(BulkheadOptions{.max_concurrent = 1}).Build());
+  Pipeline p = Unwrap(
+      PipelineBuilder(env.options(&counters)).AddBulkhead(BulkheadOptions{.max_concurrent = 1}).Build());
   EXPECT_EQ(p.Describe(), "bulkhead(1) -> call");
   CallContext a, b;
   p.Execute(a, [&](CallContext&) { return p.Execute(b, [](CallContext&) { return Status::Ok(); }); });

@@ -52,9 +52,11 @@ TEST(PipelineTest, StagesInsideRetryRunOncePerAttempt) {
                           .Build());
   CallContext ctx;
   int calls = 0;
-  Status s = p.Execute(ctx, [&](CallContext&) { return ++calls < 3 ? Status::Unavailable("x") : Status::Ok(); });
+  Status s =
+      p.Execute(ctx, [&](CallContext&) { return ++calls < 3 ? Status::Unavailable("x") : Status::Ok(); });
   EXPECT_TRUE(s.ok());
-  EXPECT_THAT(log, ElementsAre("outer>", "inner>", "<inner", "inner>", "<inner", "inner>", "<inner", "<outer"));
+  EXPECT_THAT(log,
+              ElementsAre("outer>", "inner>", "<inner", "inner>", "<inner", "inner>", "<inner", "<outer"));
 }
 
 TEST(PipelineTest, DescribeListsStagesOutsideIn) {
@@ -65,8 +67,9 @@ TEST(PipelineTest, DescribeListsStagesOutsideIn) {
                           .AddRetry(FixedRetry(3))
                           .AddAttemptTimeout(250ms)
                           .Build());
-  EXPECT_EQ(p.Describe(),
-            "fallback(skip below 20ms) -> timeout(1s) -> retry(3 attempts) -> attempt_timeout(250ms) -> call");
+  EXPECT_EQ(
+      p.Describe(),
+      "fallback(skip below 20ms) -> timeout(1s) -> retry(3 attempts) -> attempt_timeout(250ms) -> call");
   EXPECT_EQ(p.size(), 4u);
   EXPECT_EQ(p.stage(1).kind(), StageKind::kTimeout);
 }

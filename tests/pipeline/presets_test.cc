@@ -72,7 +72,8 @@ TEST(PresetsTest, ThirdPartyApiNeedsAKeyRetriesTwiceAndHasABreaker) {
   ManualEnv env;
   Pipeline p = Unwrap(presets::ThirdPartyApi({}, env.options()).Build());
   EXPECT_EQ(p.Describe(),
-            "idempotency_key -> retry(3 attempts) -> circuit_breaker(50% of 100 calls) -> attempt_timeout(2s) -> call");
+            "idempotency_key -> retry(3 attempts) -> circuit_breaker(50% of 100 calls) -> "
+            "attempt_timeout(2s) -> call");
   const RetryOptions& r = RetryAt(p, 1);
   EXPECT_EQ(r.max_attempts, 3);
   EXPECT_EQ(r.backoff.base, 1s);

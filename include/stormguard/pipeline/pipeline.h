@@ -82,7 +82,9 @@ struct NoFallback {};
 template <class T>
 Status Store(Result<T>&& r, std::optional<T>& slot, std::atomic<bool>* claimed = nullptr) {
   if (!r.ok()) return std::move(r).status();
-  if (claimed == nullptr || !claimed->exchange(true, std::memory_order_acq_rel)) slot.emplace(std::move(r).value());
+  if (claimed == nullptr || !claimed->exchange(true, std::memory_order_acq_rel)) {
+    slot.emplace(std::move(r).value());
+  }
   return Status::Ok();
 }
 
@@ -140,7 +142,9 @@ auto Pipeline::Dispatch(CallContext& ctx, F& fn, G* fallback) const {
   if constexpr (std::is_same_v<R, Status>) {
     auto call = [&fn](CallContext& c) { return pipeline_internal::InvokeCaught<Status>(fn, c); };
     if constexpr (kHasFallback) {
-      auto fb = [fallback](const Status& why) { return pipeline_internal::InvokeCaught<Status>(*fallback, why); };
+      auto fb = [fallback](const Status& why) {
+        return pipeline_internal::InvokeCaught<Status>(*fallback, why);
+      };
       const FunctionRef<Status(const Status&)> ref(fb);
       return Run(ctx, call, &ref);
     } else {
@@ -157,7 +161,9 @@ auto Pipeline::Dispatch(CallContext& ctx, F& fn, G* fallback) const {
     };
     Status s;
     if constexpr (kHasFallback) {
-      auto fb = [&](const Status& why) { return pipeline_internal::Store(pipeline_internal::InvokeCaught<R>(*fallback, why), slot); };
+      auto fb = [&](const Status& why) {
+        return pipeline_internal::Store(pipeline_internal::InvokeCaught<R>(*fallback, why), slot);
+      };
       const FunctionRef<Status(const Status&)> ref(fb);
       s = Run(ctx, call, &ref);
     } else {
