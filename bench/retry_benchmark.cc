@@ -4,6 +4,7 @@
 
 #include "bench_util.h"
 #include "stormguard/retry/retry_driver.h"
+#include "stormguard/retry/token_bucket_budget.h"
 
 namespace stormguard::bench {
 namespace {
@@ -23,6 +24,25 @@ void BM_Retry_Success(benchmark::State& state) {
 }
 BENCHMARK(BM_Retry_Success);
 BENCHMARK(BM_Retry_Success)->Threads(2);
+
+// The same with seed 000's token bucket shared by all calls: the success
+// path adds a budget record (coarse clock + one atomic).
+void BM_Retry_SuccessWithBudget(benchmark::State& state) {
+  static const RetryPolicy policy =
+      RetryPolicy::Create(RetryOptions{.budget = TokenBucketBudget::Create().value()}).value();
+  CallContext ctx;
+  Random rng(1);
+  Clock& clock = Clock::Real();
+  AllocationMeter allocs(state);
+  for (auto _ : state) {
+    Status s = ExecuteWithRetry(policy, ctx, [](CallContext&) {
+      return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable");
+    }, clock, rng);
+    benchmark::DoNotOptimize(s);
+  }
+}
+BENCHMARK(BM_Retry_SuccessWithBudget);
+BENCHMARK(BM_Retry_SuccessWithBudget)->Threads(2);
 
 }  // namespace
 }  // namespace stormguard::bench

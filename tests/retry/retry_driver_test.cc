@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "retry/fake_budget.h"
+#include "stormguard/retry/token_bucket_budget.h"
 
 namespace stormguard {
 namespace {
@@ -92,6 +93,26 @@ TEST(RetryDriverTest, SeedDeadlineDemoStopsAfterThreeCallsWhenBudgetCannotFitAno
   EXPECT_EQ(run.reason, StopReason::kDeadline);
   EXPECT_EQ(std::count(budget->log.begin(), budget->log.end(), "acquire"), 2);
   EXPECT_TRUE(s.hints().do_not_retry);  // this layer gave up for the whole chain
+}
+
+TEST(RetryDriverTest, SeedDeadlineDemoWithTheSeedsTokenBucketLeavesEightTokens) {
+  ManualClock clock;
+  Random rng(7);
+  auto budget = TokenBucketBudget::Create({.max_tokens = 10, .token_ratio = 0.1}).value();
+  RetryOptions o{.max_attempts = 5,
+                 .backoff = {.kind = BackoffKind::kExponential, .base = 20ms, .cap = 200ms,
+                             .jitter = Jitter::kFull},
+                 .min_attempt_time = 60ms,
+                 .budget = budget};
+  CallContext ctx{.deadline = Deadline::After(clock.Now(), 250ms)};
+  RetryRun run;
+  ExecuteWithRetry(Make(o), ctx, [&](CallContext&) {
+    clock.Advance(60ms);
+    return Status::Unavailable("503");
+  }, clock, rng, &run);
+  EXPECT_EQ(run.attempts, 3);
+  EXPECT_EQ(run.reason, StopReason::kDeadline);
+  EXPECT_DOUBLE_EQ(budget->tokens(), 8.0);
 }
 
 TEST(RetryDriverTest, WaitsNeverPassTheCallDeadline) {

@@ -1,0 +1,53 @@
+#include "stormguard/retry/failure_rate_gate.h"
+
+#include <cmath>
+
+#include "stormguard/core/validation.h"
+
+namespace stormguard {
+
+std::vector<std::string> FailureRateGateOptions::Validate() const {
+  // The window's own rules use the same field names as these options.
+  std::vector<std::string> errors =
+      StripedTimeWindowOptions{.window = window, .buckets = buckets, .stripes = stripes}.Validate();
+  Validator v;
+  v.Check(std::isfinite(failure_rate_threshold) && failure_rate_threshold >= 0 &&
+              failure_rate_threshold <= 1,
+          "failure_rate_threshold", "must be in [0, 1]");
+  v.Check(min_requests >= 0, "min_requests", "must not be negative");
+  for (auto& e : std::move(v).errors()) errors.push_back(std::move(e));
+  return errors;
+}
+
+Result<std::shared_ptr<FailureRateGate>> FailureRateGate::Create(const FailureRateGateOptions& options) {
+  Status s = ValidationStatus("failure rate gate options", options.Validate());
+  if (!s.ok()) return s;
+  auto window = StripedTimeWindow::Create({.window = options.window, .buckets = options.buckets,
+                                       .stripes = options.stripes});
+  if (!window.ok()) return std::move(window).status();
+  return std::shared_ptr<FailureRateGate>(new FailureRateGate(options, std::move(window).value()));
+}
+
+FailureRateGate::FailureRateGate(const FailureRateGateOptions& options, StripedTimeWindow window)
+    : options_(options),
+      threshold_ppm_(std::llround(options.failure_rate_threshold * 1e6)),
+      window_(std::move(window)) {}
+
+void FailureRateGate::RecordSuccess(TimePoint now) noexcept { window_.Add(now, 1, 0); }
+void FailureRateGate::RecordFailure(TimePoint now) noexcept { window_.Add(now, 0, 1); }
+
+bool FailureRateGate::TryAcquireRetry(TimePoint now) noexcept {
+  const PairCounts c = window_.Sum(now);
+  const std::int64_t total = c.first + c.second;
+  if (total < options_.min_requests) return true;
+  // failures / total > threshold, in integers so 10 of 100 is exactly 10%.
+  return c.second * 1'000'000 <= threshold_ppm_ * total;
+}
+
+double FailureRateGate::FailureRate(TimePoint now) const noexcept {
+  const PairCounts c = window_.Sum(now);
+  const std::int64_t total = c.first + c.second;
+  return total == 0 ? 0.0 : static_cast<double>(c.second) / static_cast<double>(total);
+}
+
+}  // namespace stormguard
