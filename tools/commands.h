@@ -7,5 +7,6 @@
 namespace stormguard::cli {
 
 void RegisterBackoffCommand(CLI::App& app);
+void RegisterDemoCommand(CLI::App& app);
 
 }  // namespace stormguard::cli

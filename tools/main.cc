@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   CLI::App app{"stormguard: deadlines, retries, backoff and retry budgets that do not start storms"};
   app.require_subcommand(1);
   stormguard::cli::RegisterBackoffCommand(app);
+  stormguard::cli::RegisterDemoCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -25,7 +25,7 @@ Result<std::shared_ptr<ConcurrencyBudget>> ConcurrencyBudget::Create(const Concu
 
 ConcurrencyBudget::ConcurrencyBudget(const ConcurrencyBudgetOptions& options)
     : options_(options),
-      percent_milli_(ToMilli(options.budget_percent)),
+      percent_milli_(ToThousandths(options.budget_percent)),
       active_(options.stripes), outstanding_(options.stripes) {}
 
 void ConcurrencyBudget::OnRequestStart(TimePoint /*now*/) noexcept { active_.Add(1); }

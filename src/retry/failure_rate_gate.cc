@@ -9,7 +9,7 @@ namespace stormguard {
 std::vector<std::string> FailureRateGateOptions::Validate() const {
   // The window's own rules use the same field names as these options.
   std::vector<std::string> errors =
-      StripedTimeWindowOptions{.window = window, .buckets = buckets, .stripes = stripes}.Validate();
+      RollingCounterOptions{.window = window, .buckets = buckets, .stripes = stripes}.Validate();
   Validator v;
   v.Check(std::isfinite(failure_rate_threshold) && failure_rate_threshold >= 0 &&
               failure_rate_threshold <= 1,
@@ -22,13 +22,13 @@ std::vector<std::string> FailureRateGateOptions::Validate() const {
 Result<std::shared_ptr<FailureRateGate>> FailureRateGate::Create(const FailureRateGateOptions& options) {
   Status s = ValidationStatus("failure rate gate options", options.Validate());
   if (!s.ok()) return s;
-  auto window = StripedTimeWindow::Create({.window = options.window, .buckets = options.buckets,
+  auto window = RollingCounter::Create({.window = options.window, .buckets = options.buckets,
                                        .stripes = options.stripes});
   if (!window.ok()) return std::move(window).status();
   return std::shared_ptr<FailureRateGate>(new FailureRateGate(options, std::move(window).value()));
 }
 
-FailureRateGate::FailureRateGate(const FailureRateGateOptions& options, StripedTimeWindow window)
+FailureRateGate::FailureRateGate(const FailureRateGateOptions& options, RollingCounter window)
     : options_(options),
       threshold_ppm_(std::llround(options.failure_rate_threshold * 1e6)),
       window_(std::move(window)) {}
@@ -37,7 +37,7 @@ void FailureRateGate::RecordSuccess(TimePoint now) noexcept { window_.Add(now, 1
 void FailureRateGate::RecordFailure(TimePoint now) noexcept { window_.Add(now, 0, 1); }
 
 bool FailureRateGate::TryAcquireRetry(TimePoint now) noexcept {
-  const PairCounts c = window_.Sum(now);
+  const RollingCounts c = window_.Sum(now);
   const std::int64_t total = c.first + c.second;
   if (total < options_.min_requests) return true;
   // failures / total > threshold, in integers so 10 of 100 is exactly 10%.
@@ -45,7 +45,7 @@ bool FailureRateGate::TryAcquireRetry(TimePoint now) noexcept {
 }
 
 double FailureRateGate::FailureRate(TimePoint now) const noexcept {
-  const PairCounts c = window_.Sum(now);
+  const RollingCounts c = window_.Sum(now);
   const std::int64_t total = c.first + c.second;
   return total == 0 ? 0.0 : static_cast<double>(c.second) / static_cast<double>(total);
 }

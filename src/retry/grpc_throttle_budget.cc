@@ -10,11 +10,11 @@ std::vector<std::string> GrpcThrottleBudgetOptions::Validate() const {
   Validator v;
   const bool max_ok = std::isfinite(max_tokens) && max_tokens > 0 && max_tokens <= 1000;
   v.Check(max_ok, "max_tokens", "must be in (0, 1000]");
-  v.Check(!max_ok || ToMilli(max_tokens) > 0, "max_tokens",
+  v.Check(!max_ok || ToThousandths(max_tokens) > 0, "max_tokens",
           "must be at least 0.001 (tokens keep three decimals)");
   const bool ratio_ok = std::isfinite(token_ratio) && token_ratio > 0 && token_ratio <= 1000;
   v.Check(ratio_ok, "token_ratio", "must be in (0, 1000]");
-  v.Check(!ratio_ok || ToMilli(token_ratio) > 0, "token_ratio",
+  v.Check(!ratio_ok || ToThousandths(token_ratio) > 0, "token_ratio",
           "must be at least 0.001 (gRPC keeps three decimals)");
   return std::move(v).errors();
 }
@@ -26,7 +26,7 @@ Result<std::shared_ptr<GrpcThrottleBudget>> GrpcThrottleBudget::Create(const Grp
 }
 
 GrpcThrottleBudget::GrpcThrottleBudget(const GrpcThrottleBudgetOptions& options)
-    : options_(options), tokens_(ToMilli(options.max_tokens), ToMilli(options.token_ratio)) {}
+    : options_(options), tokens_(ToThousandths(options.max_tokens), ToThousandths(options.token_ratio)) {}
 
 void GrpcThrottleBudget::RecordSuccess(TimePoint /*now*/) noexcept { tokens_.Refill(); }
 void GrpcThrottleBudget::RecordFailure(TimePoint /*now*/) noexcept { tokens_.Spend(1000); }

@@ -23,7 +23,7 @@ std::vector<std::string> RatioBudgetOptions::Validate() const {
   // The ttl range already gives every bucket a positive width, so the
   // window can only object to `buckets` and `stripes`, named as here.
   std::vector<std::string> errors = std::move(v).errors();
-  const auto window = StripedTimeWindowOptions{.window = std::chrono::seconds(1), .buckets = buckets,
+  const auto window = RollingCounterOptions{.window = std::chrono::seconds(1), .buckets = buckets,
                                            .stripes = stripes}.Validate();
   errors.insert(errors.end(), window.begin(), window.end());
   return errors;
@@ -32,16 +32,16 @@ std::vector<std::string> RatioBudgetOptions::Validate() const {
 Result<std::shared_ptr<RatioBudget>> RatioBudget::Create(const RatioBudgetOptions& options) {
   Status s = ValidationStatus("ratio budget options", options.Validate());
   if (!s.ok()) return s;
-  auto window = StripedTimeWindow::Create({.window = options.ttl, .buckets = options.buckets,
+  auto window = RollingCounter::Create({.window = options.ttl, .buckets = options.buckets,
                                        .stripes = options.stripes});
   if (!window.ok()) return std::move(window).status();
   return std::shared_ptr<RatioBudget>(new RatioBudget(options, std::move(window).value()));
 }
 
-RatioBudget::RatioBudget(const RatioBudgetOptions& options, StripedTimeWindow window)
+RatioBudget::RatioBudget(const RatioBudgetOptions& options, RollingCounter window)
     : options_(options),
-      deposit_units_(ToMilli(options.percent_can_retry)),
-      reserve_units_(ToMilli(options.min_retries_per_second *
+      deposit_units_(ToThousandths(options.percent_can_retry)),
+      reserve_units_(ToThousandths(options.min_retries_per_second *
                                        std::chrono::duration<double>(options.ttl).count())),
       window_(std::move(window)) {}
 
@@ -49,7 +49,7 @@ void RatioBudget::OnRequestStart(TimePoint now) noexcept { window_.Add(now, 1, 0
 void RatioBudget::RecordSuccess(TimePoint /*now*/) noexcept {}
 void RatioBudget::RecordFailure(TimePoint /*now*/) noexcept {}
 
-std::int64_t RatioBudget::BalanceUnits(const PairCounts& c) const noexcept {
+std::int64_t RatioBudget::BalanceUnits(const RollingCounts& c) const noexcept {
   return c.first * deposit_units_ + reserve_units_ - c.second * kUnitsPerRetry;
 }
 

@@ -12,7 +12,7 @@ std::vector<std::string> TokenBucketBudgetOptions::Validate() const {
           "must be in [1, 1e9]");
   v.Check(std::isfinite(token_ratio) && token_ratio >= 0 && token_ratio <= 1e9, "token_ratio",
           "must be in [0, 1e9]");
-  v.Check(!(token_ratio > 0 && ToMilli(token_ratio) == 0), "token_ratio",
+  v.Check(!(token_ratio > 0 && ToThousandths(token_ratio) == 0), "token_ratio",
           "must be 0 or at least 0.001 (tokens keep three decimals)");
   return std::move(v).errors();
 }
@@ -24,7 +24,7 @@ Result<std::shared_ptr<TokenBucketBudget>> TokenBucketBudget::Create(const Token
 }
 
 TokenBucketBudget::TokenBucketBudget(const TokenBucketBudgetOptions& options)
-    : options_(options), tokens_(ToMilli(options.max_tokens), ToMilli(options.token_ratio)) {}
+    : options_(options), tokens_(ToThousandths(options.max_tokens), ToThousandths(options.token_ratio)) {}
 
 void TokenBucketBudget::RecordSuccess(TimePoint /*now*/) noexcept { tokens_.Refill(); }
 

@@ -60,14 +60,14 @@ TEST(FailureRateGateTest, ReopensWhenTheFailingSecondLeavesTheWindow) {
   for (int s = 1; s <= 9; ++s) Record(*gate, kT0 + std::chrono::seconds(s), 10, 0);
   EXPECT_FALSE(gate->TryAcquireRetry(kT0 + 9s + 999ms)) << "80 of 190 failed";
   EXPECT_TRUE(gate->TryAcquireRetry(kT0 + 10s)) << "the bad second slid out";
-  EXPECT_EQ(gate->counts(kT0 + 10s), (PairCounts{90, 0}));
+  EXPECT_EQ(gate->counts(kT0 + 10s), (RollingCounts{90, 0}));
 }
 
 TEST(FailureRateGateTest, TryAcquireRetryChargesNothing) {
   auto gate = Unwrap(FailureRateGate::Create());
   Record(*gate, kT0, 95, 5);
   for (int i = 0; i < 1000; ++i) ASSERT_TRUE(gate->TryAcquireRetry(kT0));
-  EXPECT_EQ(gate->counts(kT0), (PairCounts{95, 5}));
+  EXPECT_EQ(gate->counts(kT0), (RollingCounts{95, 5}));
 }
 
 TEST(FailureRateGateTest, EmptyWindowHasZeroFailureRate) {
@@ -84,7 +84,7 @@ TEST(FailureRateGateTest, ConcurrentOutcomesAreAllCounted) {
       gate->TryAcquireRetry(kT0);
     }
   });
-  EXPECT_EQ(gate->counts(kT0), (PairCounts{36'000, 4'000}));
+  EXPECT_EQ(gate->counts(kT0), (RollingCounts{36'000, 4'000}));
   EXPECT_TRUE(gate->TryAcquireRetry(kT0)) << "exactly 10%";
 }
 

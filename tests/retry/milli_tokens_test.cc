@@ -6,11 +6,11 @@ namespace stormguard {
 namespace {
 
 TEST(MilliTokensTest, ToMilliKeepsThreeDecimalsAsWritten) {
-  EXPECT_EQ(ToMilli(10), 10'000);
-  EXPECT_EQ(ToMilli(0.1), 100);
-  EXPECT_EQ(ToMilli(0.57), 570) << "0.57 is 0.5699999... as a double";
-  EXPECT_EQ(ToMilli(0.1009), 100) << "the fourth decimal is cut, not rounded";
-  EXPECT_EQ(ToMilli(0.0009), 0);
+  EXPECT_EQ(ToThousandths(10), 10'000);
+  EXPECT_EQ(ToThousandths(0.1), 100);
+  EXPECT_EQ(ToThousandths(0.57), 570) << "0.57 is 0.5699999... as a double";
+  EXPECT_EQ(ToThousandths(0.1009), 100) << "the fourth decimal is cut, not rounded";
+  EXPECT_EQ(ToThousandths(0.0009), 0);
 }
 
 TEST(MilliTokensTest, StartsFullRefillsUpToMaxAndSpendsDownToZero) {

@@ -41,7 +41,7 @@ TEST(RatioBudgetTest, HundredRequestsAllowExactlyTwentyRetriesAtTwentyPercent) {
   for (int i = 0; i < 100; ++i) budget->OnRequestStart(kT0);
   EXPECT_DOUBLE_EQ(budget->balance(kT0), 20.0);
   EXPECT_EQ(DrainRetries(*budget, kT0), 20);
-  EXPECT_EQ(budget->counts(kT0), (PairCounts{100, 20})) << "refused retries are not counted";
+  EXPECT_EQ(budget->counts(kT0), (RollingCounts{100, 20})) << "refused retries are not counted";
   EXPECT_DOUBLE_EQ(budget->balance(kT0), 0.0);
 }
 

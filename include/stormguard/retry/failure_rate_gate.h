@@ -1,7 +1,7 @@
 // stormguard/retry/failure_rate_gate.h: seed 003's retry circuit breaker.
 //
 // Successes and failures are counted in ten one-second buckets (a sliding
-// window of 10 s, core/striped_time_window.h). While the window's failure rate
+// window of 10 s, core/rolling_counter.h). While the window's failure rate
 // is above `failure_rate_threshold` (10%), no retry may start; once the
 // failing seconds slide out and the rate drops, retries are allowed again.
 // With every layer gated this way, a caller adds at most ~10% retries to
@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "stormguard/core/result.h"
-#include "stormguard/core/striped_time_window.h"
+#include "stormguard/core/rolling_counter.h"
 #include "stormguard/retry/retry_budget.h"
 
 namespace stormguard {
@@ -63,17 +63,17 @@ class FailureRateGate final : public RetryBudget {
   bool TryAcquireRetry(TimePoint now) noexcept override;
 
   // Successes (first) and failures (second) within the window.
-  PairCounts counts(TimePoint now) const noexcept { return window_.Sum(now); }
+  RollingCounts counts(TimePoint now) const noexcept { return window_.Sum(now); }
   // failures / (successes + failures) in the window; 0 when it is empty.
   double FailureRate(TimePoint now) const noexcept;
   const FailureRateGateOptions& options() const noexcept { return options_; }
 
  private:
-  FailureRateGate(const FailureRateGateOptions& options, StripedTimeWindow window);
+  FailureRateGate(const FailureRateGateOptions& options, RollingCounter window);
 
   FailureRateGateOptions options_;
   std::int64_t threshold_ppm_;   // failure_rate_threshold in millionths
-  StripedTimeWindow window_;         // first: successes, second: failures
+  RollingCounter window_;         // first: successes, second: failures
 };
 
 }  // namespace stormguard

@@ -4,7 +4,7 @@
 // gRPC keeps retry tokens as integer milli-tokens so that 0.1 + 0.1 + ...
 // adds up exactly; both token budgets do the same.
 //
-//   MilliTokens bucket(/*max=*/ToMilli(10), /*refill=*/ToMilli(0.1));  // starts full
+//   MilliTokens bucket(/*max=*/ToThousandths(10), /*refill=*/ToThousandths(0.1));  // starts full
 //   bucket.Refill();                 // +0.1 token, never above max
 //   bucket.Spend(1000);              // -1 token, never below 0
 //   bool ok = bucket.TrySpend(1000); // -1 token only if one is left
@@ -26,7 +26,7 @@ namespace stormguard {
 // service-config parser cuts "0.1009" to 100. It is first rounded to
 // millionths so binary fractions land where the decimal says (0.57 is
 // 0.56999... as a double and still gives 570).
-inline std::int64_t ToMilli(double amount) noexcept { return std::llround(amount * 1e6) / 1000; }
+inline std::int64_t ToThousandths(double amount) noexcept { return std::llround(amount * 1e6) / 1000; }
 
 class MilliTokens {
  public:

@@ -16,7 +16,7 @@
 //
 // Accounting is in integers: a request deposits percent_can_retry x 1000
 // units (three decimals kept, the rest cut), a retry costs 1000 units. The
-// ttl is split into `buckets` time buckets (core/striped_time_window.h), so a
+// ttl is split into `buckets` time buckets (core/rolling_counter.h), so a
 // deposit expires between ttl - ttl/buckets and ttl after it was made.
 //
 // Thread safety: every method is lock-free; OnRequestStart is one atomic
@@ -25,7 +25,7 @@
 // may refuse a retry while a concurrent one is being given back, but racing
 // callers never overdraw together. (A give-back that races the start of a
 // new bucket may leave one retry of slack for one bucket width; see
-// core/striped_time_window.h.)
+// core/rolling_counter.h.)
 #pragma once
 
 #include <chrono>
@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "stormguard/core/result.h"
-#include "stormguard/core/striped_time_window.h"
+#include "stormguard/core/rolling_counter.h"
 #include "stormguard/retry/retry_budget.h"
 
 namespace stormguard {
@@ -65,17 +65,17 @@ class RatioBudget final : public RetryBudget {
   // fractional, never negative).
   double balance(TimePoint now) const noexcept;
   // Requests (first) and granted retries (second) within the ttl.
-  PairCounts counts(TimePoint now) const noexcept { return window_.Sum(now); }
+  RollingCounts counts(TimePoint now) const noexcept { return window_.Sum(now); }
   const RatioBudgetOptions& options() const noexcept { return options_; }
 
  private:
-  RatioBudget(const RatioBudgetOptions& options, StripedTimeWindow window);
-  std::int64_t BalanceUnits(const PairCounts& c) const noexcept;
+  RatioBudget(const RatioBudgetOptions& options, RollingCounter window);
+  std::int64_t BalanceUnits(const RollingCounts& c) const noexcept;
 
   RatioBudgetOptions options_;
   std::int64_t deposit_units_;   // per request
   std::int64_t reserve_units_;   // min_retries_per_second * ttl retries
-  StripedTimeWindow window_;         // first: requests, second: retries
+  RollingCounter window_;         // first: requests, second: retries
 };
 
 }  // namespace stormguard

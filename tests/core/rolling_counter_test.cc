@@ -1,4 +1,4 @@
-#include "stormguard/core/striped_time_window.h"
+#include "stormguard/core/rolling_counter.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,90 +15,90 @@ using ::testing::UnorderedElementsAre;
 
 const TimePoint kT0 = TimePoint(1h);  // a bucket boundary for any whole-second width
 
-StripedTimeWindow Make(StripedTimeWindowOptions o = {}) {
-  auto w = StripedTimeWindow::Create(o);
+RollingCounter Make(RollingCounterOptions o = {}) {
+  auto w = RollingCounter::Create(o);
   EXPECT_TRUE(w.ok()) << w.status().ToString();
   return std::move(w).value();
 }
 
-TEST(StripedTimeWindowTest, ValidateNamesEveryBadField) {
-  EXPECT_THAT((StripedTimeWindowOptions{.window = 0s, .buckets = 0, .stripes = -1}.Validate()),
+TEST(RollingCounterTest, ValidateNamesEveryBadField) {
+  EXPECT_THAT((RollingCounterOptions{.window = 0s, .buckets = 0, .stripes = -1}.Validate()),
               UnorderedElementsAre("window: must be positive", "buckets: must be in [1, 512]",
                                    "stripes: must be in [0, 64]"));
-  EXPECT_THAT((StripedTimeWindowOptions{.window = 5ns, .buckets = 10}.Validate()),
+  EXPECT_THAT((RollingCounterOptions{.window = 5ns, .buckets = 10}.Validate()),
               UnorderedElementsAre("window: must be at least 1ns per bucket"));
-  auto bad = StripedTimeWindow::Create({.buckets = 513});
+  auto bad = RollingCounter::Create({.buckets = 513});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(StripedTimeWindowOptions{}.Validate().empty());
+  EXPECT_TRUE(RollingCounterOptions{}.Validate().empty());
 }
 
-TEST(StripedTimeWindowTest, CountsBothKindsOfEventWithinTheWindow) {
-  StripedTimeWindow w = Make();
+TEST(RollingCounterTest, CountsBothKindsOfEventWithinTheWindow) {
+  RollingCounter w = Make();
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(w.Add(kT0, 1, 0));
   EXPECT_TRUE(w.Add(kT0 + 2500ms, 0, 2));
-  EXPECT_EQ(w.Sum(kT0 + 3s), (PairCounts{3, 2}));
+  EXPECT_EQ(w.Sum(kT0 + 3s), (RollingCounts{3, 2}));
   EXPECT_EQ(w.bucket_width(), 1s);
   EXPECT_EQ(w.buckets(), 10);
 }
 
-TEST(StripedTimeWindowTest, OldBucketsSlideOutOneAtATime) {
-  StripedTimeWindow w = Make({.window = 10s, .buckets = 10});
+TEST(RollingCounterTest, OldBucketsSlideOutOneAtATime) {
+  RollingCounter w = Make({.window = 10s, .buckets = 10});
   w.Add(kT0, 1, 0);
   w.Add(kT0 + 1s, 0, 1);
-  EXPECT_EQ(w.Sum(kT0 + 9s), (PairCounts{1, 1}));
-  EXPECT_EQ(w.Sum(kT0 + 10s), (PairCounts{0, 1}));
-  EXPECT_EQ(w.Sum(kT0 + 11s), (PairCounts{0, 0}));
+  EXPECT_EQ(w.Sum(kT0 + 9s), (RollingCounts{1, 1}));
+  EXPECT_EQ(w.Sum(kT0 + 10s), (RollingCounts{0, 1}));
+  EXPECT_EQ(w.Sum(kT0 + 11s), (RollingCounts{0, 0}));
 }
 
-TEST(StripedTimeWindowTest, AnEventCountsUntilItsWholeBucketHasLeft) {
-  StripedTimeWindow w = Make({.window = 10s, .buckets = 10});
+TEST(RollingCounterTest, AnEventCountsUntilItsWholeBucketHasLeft) {
+  RollingCounter w = Make({.window = 10s, .buckets = 10});
   w.Add(kT0 + 999ms, 1, 0);  // late in its bucket: counted for only 9.001 s
   EXPECT_EQ(w.Sum(kT0 + 9s + 999ms).first, 1);
   EXPECT_EQ(w.Sum(kT0 + 10s).first, 0);
 }
 
-TEST(StripedTimeWindowTest, ReusedBucketStartsFromZero) {
-  StripedTimeWindow w = Make({.window = 10s, .buckets = 10});
+TEST(RollingCounterTest, ReusedBucketStartsFromZero) {
+  RollingCounter w = Make({.window = 10s, .buckets = 10});
   w.Add(kT0, 5, 5);
   w.Add(kT0 + 16s, 1, 0);  // the ring has 16 buckets: same slot as kT0
-  EXPECT_EQ(w.Sum(kT0 + 16s), (PairCounts{1, 0}));
+  EXPECT_EQ(w.Sum(kT0 + 16s), (RollingCounts{1, 0}));
 }
 
-TEST(StripedTimeWindowTest, RefusesEventsOlderThanTheWindow) {
-  StripedTimeWindow w = Make({.window = 10s, .buckets = 10});
+TEST(RollingCounterTest, RefusesEventsOlderThanTheWindow) {
+  RollingCounter w = Make({.window = 10s, .buckets = 10});
   w.Add(kT0 + 20s, 1, 0);
   EXPECT_FALSE(w.Add(kT0 + 10s, 1, 0));
   EXPECT_TRUE(w.Add(kT0 + 11s, 1, 0));  // the oldest bucket still in the window
-  EXPECT_EQ(w.Sum(kT0 + 20s), (PairCounts{2, 0}));
-  EXPECT_EQ(w.Sum(kT0), (PairCounts{}));  // asking about buckets long reused
+  EXPECT_EQ(w.Sum(kT0 + 20s), (RollingCounts{2, 0}));
+  EXPECT_EQ(w.Sum(kT0), (RollingCounts{}));  // asking about buckets long reused
 }
 
-TEST(StripedTimeWindowTest, TakeBackUndoesAnAddAndSumsNeverGoNegative) {
-  StripedTimeWindow w = Make({.window = 10s, .buckets = 10});
+TEST(RollingCounterTest, TakeBackUndoesAnAddAndSumsNeverGoNegative) {
+  RollingCounter w = Make({.window = 10s, .buckets = 10});
   EXPECT_TRUE(w.Add(kT0, 0, 1));
   EXPECT_TRUE(w.Add(kT0, 0, -1));
-  EXPECT_EQ(w.Sum(kT0), (PairCounts{0, 0}));
+  EXPECT_EQ(w.Sum(kT0), (RollingCounts{0, 0}));
   EXPECT_TRUE(w.Add(kT0, -1, 0));
-  EXPECT_EQ(w.Sum(kT0), (PairCounts{0, 0}));
+  EXPECT_EQ(w.Sum(kT0), (RollingCounts{0, 0}));
 }
 
-TEST(StripedTimeWindowTest, ReaderBehindTheNewestBucketSeesItsOwnWindow) {
-  StripedTimeWindow w = Make({.window = 10s, .buckets = 10});
+TEST(RollingCounterTest, ReaderBehindTheNewestBucketSeesItsOwnWindow) {
+  RollingCounter w = Make({.window = 10s, .buckets = 10});
   w.Add(kT0, 1, 0);
   w.Add(kT0 + 5s, 0, 1);
-  EXPECT_EQ(w.Sum(kT0 + 4s), (PairCounts{1, 0})) << "the later failure is not in this window";
-  EXPECT_EQ(w.Sum(kT0 + 5s), (PairCounts{1, 1}));
+  EXPECT_EQ(w.Sum(kT0 + 4s), (RollingCounts{1, 0})) << "the later failure is not in this window";
+  EXPECT_EQ(w.Sum(kT0 + 5s), (RollingCounts{1, 1}));
 }
 
-TEST(StripedTimeWindowTest, TimesBeforeTheEpochCountAsTimeZero) {
-  StripedTimeWindow w = Make();
+TEST(RollingCounterTest, TimesBeforeTheEpochCountAsTimeZero) {
+  RollingCounter w = Make();
   EXPECT_TRUE(w.Add(kInfinitePast, 1, 0));
   EXPECT_EQ(w.Sum(TimePoint(0ns)).first, 1);
 }
 
 // Adds on a thread whose stripe differs from the calling thread's.
-void AddOnAnotherStripe(StripedTimeWindow& w, TimePoint at, int first, int second) {
+void AddOnAnotherStripe(RollingCounter& w, TimePoint at, int first, int second) {
   const std::size_t mine = ThreadStripe() % static_cast<std::size_t>(w.stripes());
   bool done = false;
   while (!done) {
@@ -111,20 +111,20 @@ void AddOnAnotherStripe(StripedTimeWindow& w, TimePoint at, int first, int secon
 
 // A bucket tag repeats every 1024 buckets. Whatever the idle gap, a stripe
 // that no thread has touched since must not bring its old counts back.
-TEST(StripedTimeWindowTest, IdleStripesNeverComeBackAfterAnyGap) {
+TEST(RollingCounterTest, IdleStripesNeverComeBackAfterAnyGap) {
   for (Duration gap : {Duration(16s), Duration(1024s), Duration(4096s), Duration(1024s * 7 + 3s)}) {
-    StripedTimeWindow w = Make({.window = 10s, .buckets = 10, .stripes = 64});
+    RollingCounter w = Make({.window = 10s, .buckets = 10, .stripes = 64});
     AddOnAnotherStripe(w, kT0, 7, 7);
     w.Add(kT0 + gap, 1, 0);
-    EXPECT_EQ(w.Sum(kT0 + gap), (PairCounts{1, 0})) << "gap " << gap.count();
+    EXPECT_EQ(w.Sum(kT0 + gap), (RollingCounts{1, 0})) << "gap " << gap.count();
   }
 }
 
-TEST(StripedTimeWindowTest, ConcurrentAddsAreNeverLostEvenAcrossBuckets) {
+TEST(RollingCounterTest, ConcurrentAddsAreNeverLostEvenAcrossBuckets) {
   // 4 threads, 2 stripes (shared), each crossing the same 5 buckets at its
   // own pace: which bucket a racing event lands in may shift by one, but
   // the window that holds them all has every one.
-  StripedTimeWindow w = Make({.window = 10s, .buckets = 10, .stripes = 2});
+  RollingCounter w = Make({.window = 10s, .buckets = 10, .stripes = 2});
   constexpr int kThreads = 4;
   constexpr int kPerBucket = 20'000;
   RunConcurrently(kThreads, [&w](int t) {
@@ -134,18 +134,18 @@ TEST(StripedTimeWindowTest, ConcurrentAddsAreNeverLostEvenAcrossBuckets) {
       }
     }
   });
-  EXPECT_EQ(w.Sum(kT0 + 4s), (PairCounts{2 * 5 * kPerBucket, 2 * 5 * kPerBucket}));
+  EXPECT_EQ(w.Sum(kT0 + 4s), (RollingCounts{2 * 5 * kPerBucket, 2 * 5 * kPerBucket}));
 }
 
-TEST(StripedTimeWindowTest, ConcurrentAddsWithinEachBucketSlideOutExactly) {
-  StripedTimeWindow w = Make({.window = 10s, .buckets = 10, .stripes = 2});
+TEST(RollingCounterTest, ConcurrentAddsWithinEachBucketSlideOutExactly) {
+  RollingCounter w = Make({.window = 10s, .buckets = 10, .stripes = 2});
   for (int b = 0; b < 5; ++b) {
     RunConcurrently(4, [&w, b](int) {
       for (int i = 0; i < 10'000; ++i) w.Add(kT0 + std::chrono::seconds(b), 1, 1);
     });
   }
-  EXPECT_EQ(w.Sum(kT0 + 4s), (PairCounts{200'000, 200'000}));
-  EXPECT_EQ(w.Sum(kT0 + 13s), (PairCounts{40'000, 40'000})) << "only the bucket at +4 s is left";
+  EXPECT_EQ(w.Sum(kT0 + 4s), (RollingCounts{200'000, 200'000}));
+  EXPECT_EQ(w.Sum(kT0 + 13s), (RollingCounts{40'000, 40'000})) << "only the bucket at +4 s is left";
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "stormguard/core/striped_time_window.h"
+#include "stormguard/core/rolling_counter.h"
 
 #include <algorithm>
 #include <bit>
@@ -26,30 +26,30 @@ constexpr std::int64_t Difference48(std::uint64_t a, std::uint64_t b) {
   return static_cast<std::int64_t>((a - b) << (64 - kValueBits)) >> (64 - kValueBits);
 }
 
-static_assert(StripedTimeWindow::kMaxBuckets * 2 <= 0xFFFF, "tags must outlive the ring");
+static_assert(RollingCounter::kMaxBuckets * 2 <= 0xFFFF, "tags must outlive the ring");
 
 }  // namespace
 
-std::ostream& operator<<(std::ostream& os, const PairCounts& c) {
+std::ostream& operator<<(std::ostream& os, const RollingCounts& c) {
   return os << "{" << c.first << ", " << c.second << "}";
 }
 
-std::vector<std::string> StripedTimeWindowOptions::Validate() const {
+std::vector<std::string> RollingCounterOptions::Validate() const {
   Validator v;
   v.Check(window > Duration::zero(), "window", "must be positive");
-  v.Check(buckets >= 1 && buckets <= StripedTimeWindow::kMaxBuckets, "buckets", "must be in [1, 512]");
+  v.Check(buckets >= 1 && buckets <= RollingCounter::kMaxBuckets, "buckets", "must be in [1, 512]");
   v.Check(buckets < 1 || window.count() >= buckets, "window", "must be at least 1ns per bucket");
   v.Check(stripes >= 0 && stripes <= kMaxStripes, "stripes", "must be in [0, 64]");
   return std::move(v).errors();
 }
 
-Result<StripedTimeWindow> StripedTimeWindow::Create(const StripedTimeWindowOptions& options) {
-  Status s = ValidationStatus("sliding window options", options.Validate());
+Result<RollingCounter> RollingCounter::Create(const RollingCounterOptions& options) {
+  Status s = ValidationStatus("rolling counter options", options.Validate());
   if (!s.ok()) return s;
-  return StripedTimeWindow(options);
+  return RollingCounter(options);
 }
 
-StripedTimeWindow::StripedTimeWindow(const StripedTimeWindowOptions& o)
+RollingCounter::RollingCounter(const RollingCounterOptions& o)
     : width_(o.window.count() / o.buckets),
       buckets_(static_cast<std::uint64_t>(o.buckets)),
       ring_mask_(std::bit_ceil(static_cast<std::uint64_t>(o.buckets)) - 1),
@@ -60,7 +60,7 @@ StripedTimeWindow::StripedTimeWindow(const StripedTimeWindowOptions& o)
 
 // `now`'s bucket number. Nearly always it is the newest bucket, which a
 // multiply confirms; only other times pay for a division.
-std::uint64_t StripedTimeWindow::EpochOf(TimePoint now, std::uint64_t newest) const noexcept {
+std::uint64_t RollingCounter::EpochOf(TimePoint now, std::uint64_t newest) const noexcept {
   const std::int64_t ns = now.time_since_epoch().count();
   if (ns <= 0) return 0;
   const auto width = static_cast<std::uint64_t>(width_);
@@ -69,7 +69,7 @@ std::uint64_t StripedTimeWindow::EpochOf(TimePoint now, std::uint64_t newest) co
   return static_cast<std::uint64_t>(ns) / width;
 }
 
-bool StripedTimeWindow::Add(TimePoint now, int first, int second) noexcept {
+bool RollingCounter::Add(TimePoint now, int first, int second) noexcept {
   std::uint64_t last = newest_->epoch.load(std::memory_order_acquire);
   const std::uint64_t epoch = EpochOf(now, last);
   if (epoch > last) last = Advance(last, epoch);
@@ -84,7 +84,7 @@ bool StripedTimeWindow::Add(TimePoint now, int first, int second) noexcept {
 // Publishes `epoch` as the newest bucket, unless another thread already
 // published a newer one, and returns the newest. Starting points are
 // recorded before publishing, so whoever sees the bucket also finds them.
-std::uint64_t StripedTimeWindow::Advance(std::uint64_t last, std::uint64_t epoch) noexcept {
+std::uint64_t RollingCounter::Advance(std::uint64_t last, std::uint64_t epoch) noexcept {
   while (last < epoch) {
     RecordStarts(last, epoch);
     if (newest_->epoch.compare_exchange_strong(last, epoch, std::memory_order_acq_rel,
@@ -97,7 +97,7 @@ std::uint64_t StripedTimeWindow::Advance(std::uint64_t last, std::uint64_t epoch
 
 // Buckets in (after, through] begin now: nothing happened in the skipped
 // ones, so they all start where the counters stand.
-void StripedTimeWindow::RecordStarts(std::uint64_t after, std::uint64_t through) noexcept {
+void RollingCounter::RecordStarts(std::uint64_t after, std::uint64_t through) noexcept {
   const std::uint64_t begin = through - after > ring_mask_ ? through - ring_mask_ : after + 1;
   for (std::size_t s = 0; s <= stripe_mask_; ++s) {
     for (int which = 0; which < 2; ++which) {
@@ -110,7 +110,7 @@ void StripedTimeWindow::RecordStarts(std::uint64_t after, std::uint64_t through)
 }
 
 // What stripe `stripe` counted in the window ending at `epoch`.
-PairCounts StripedTimeWindow::StripeCounts(std::size_t stripe, std::uint64_t epoch,
+RollingCounts RollingCounter::StripeCounts(std::size_t stripe, std::uint64_t epoch,
                                          std::uint64_t last) const noexcept {
   std::uint64_t upper[2] = {counters_[stripe].count[0].load(std::memory_order_seq_cst),
                             counters_[stripe].count[1].load(std::memory_order_seq_cst)};
@@ -134,14 +134,14 @@ PairCounts StripedTimeWindow::StripeCounts(std::size_t stripe, std::uint64_t epo
   return {};
 }
 
-PairCounts StripedTimeWindow::Sum(TimePoint now) const noexcept {
+RollingCounts RollingCounter::Sum(TimePoint now) const noexcept {
   const std::uint64_t last = newest_->epoch.load(std::memory_order_acquire);
   const std::uint64_t epoch = EpochOf(now, last);
   // Nothing added this recently, or asking about buckets already reused.
   if (epoch >= last + buckets_ || epoch + ring_mask_ < last) return {};
-  PairCounts sum;
+  RollingCounts sum;
   for (std::size_t s = 0; s <= stripe_mask_; ++s) {
-    const PairCounts c = StripeCounts(s, epoch, last);
+    const RollingCounts c = StripeCounts(s, epoch, last);
     sum.first += c.first;
     sum.second += c.second;
   }

@@ -1,0 +1,48 @@
+// tools/demo/caller.h: one logical call to the next hop, retried the way a mode retries.
+//
+//   auto caller = MakeCaller(Mode::kNaive, NextHop::kRelay);
+//   CallOutcome out = caller->Call(request, measure, ctx);
+//   if (out.ok()) ...
+//
+// naive: the loop people write (NaiveCaller), 3 attempts, fixed pauses and
+// timeouts, every failure retried, POST too. stormguard: http::HttpClient
+// (StormguardCaller). The measurement headers are stamped on every attempt.
+// Thread safety: one Caller serves any number of threads.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "demo/demo_options.h"
+#include "demo/measure.h"
+#include "stormguard/core/call_context.h"
+#include "stormguard/http/message.h"
+
+namespace stormguard::demo {
+
+struct CallOutcome {
+  int status = 0;  // HTTP status to answer with (502/504 when no answer came)
+  std::string body;
+  int attempts = 0;
+
+  bool ok() const noexcept { return status >= 200 && status < 300; }
+};
+
+class Caller {
+ public:
+  virtual ~Caller() = default;
+  // `ctx` is the work this call belongs to: the request being served, or the
+  // load generator's root context (deadline = the entry budget).
+  virtual CallOutcome Call(const http::HttpRequest& request, const Measure& m, CallContext& ctx) const = 0;
+};
+
+// Which kind of service the call goes to: a relay that itself calls on (A,
+// B) or the bottom service C. Only the stormguard caller cares (attempt
+// timeouts belong to the hop that can judge its callee's latency).
+enum class NextHop { kRelay, kBottom };
+
+std::unique_ptr<Caller> MakeNaiveCaller();
+std::unique_ptr<Caller> MakeStormguardCaller(NextHop next);
+std::unique_ptr<Caller> MakeCaller(Mode mode, NextHop next);
+
+}  // namespace stormguard::demo

@@ -1,0 +1,62 @@
+// tools/demo/demo_options.h: what `stormguard demo` runs: two modes, three phases.
+//
+//   DemoOptions o{.rate = 50, .healthy = 6s, .down = 4s, .recovered = 6s};
+//   for (const Phase& p : o.Phases()) ...   // healthy, down, recovered
+//
+// Both modes run the same phases against fresh services: "naive" retries the
+// way the seeds warn against, "stormguard" uses the library at every hop.
+// Thread safety: plain values.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stormguard/core/time.h"
+
+namespace stormguard::demo {
+
+enum class Mode { kNaive, kStormguard };
+
+std::string_view ModeName(Mode mode) noexcept;  // "naive", "stormguard"
+std::optional<Mode> ParseMode(std::string_view name) noexcept;
+
+struct Phase {
+  std::string name;  // "healthy", "down", "recovered"
+  Duration length{};
+  bool bottom_down = false;  // C answers every request with 503 at once
+  // No load is offered for this long before the phase starts.
+  Duration settle{};
+};
+
+// When each phase starts and ends, since the start of the load (settles included).
+struct PhaseSpan {
+  Duration start{}, end{};
+};
+std::vector<PhaseSpan> PhaseSpans(const std::vector<Phase>& phases);
+
+// The pause before an outage: every operation of the phase before it (at
+// most stormguard's 1 s entry budget) ends first, so none of them loses its
+// retry to a retry budget the outage has already drained. The end of the
+// outage has no pause: the recovery from it is what the last phase shows.
+inline constexpr Duration kSettleBeforeOutage = std::chrono::seconds(1);
+
+struct DemoOptions {
+  double rate = 50;  // logical requests per second offered to A
+  Duration healthy = std::chrono::seconds(6);
+  Duration down = std::chrono::seconds(4);
+  Duration recovered = std::chrono::seconds(6);
+  std::uint64_t seed = 1;
+  // Every service process exits by itself after this long, whatever happens
+  // to the demo that started it.
+  Duration max_lifetime = std::chrono::seconds(120);
+  // The binary that serves `demo-service` (the running CLI itself).
+  std::string self_exe = "/proc/self/exe";
+
+  std::vector<Phase> Phases() const;
+};
+
+}  // namespace stormguard::demo

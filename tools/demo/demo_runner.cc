@@ -1,0 +1,112 @@
+#include "demo/demo_runner.h"
+
+#include <thread>
+
+#include "demo/caller.h"
+#include "demo/load_generator.h"
+#include "demo/service_process.h"
+#include "stormguard/core/clock.h"
+#include "stormguard/http/curl_transport.h"
+#include "stormguard/http/server.h"
+
+namespace stormguard::demo {
+namespace {
+using namespace std::chrono_literals;
+
+constexpr Duration kEntryBudget = 1s;  // stormguard: the whole chain's deadline
+constexpr Duration kDrainLimit = 3s;   // C finishing its last (slow) work
+
+std::string Url(int port, const std::string& path) { return "http://127.0.0.1:" + std::to_string(port) + path; }
+
+Result<BottomSnapshot> ReadLedger(int port) {
+  const std::string url = Url(port, "/admin/stats");
+  const TimePoint now = Clock::Real().Now();
+  Result<http::HttpResponse> r = http::PerformOnce({.url = url}, {}, {Deadline::After(now, 2s), 1s, now}, {});
+  if (!r.ok()) return r.status();
+  if (r->status != 200) return Status::Internal(url + " answered " + std::to_string(r->status));
+  try {
+    return BottomSnapshotFromJson(nlohmann::json::parse(r->body));
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("C's ledger is malformed: ") + e.what());
+  }
+}
+
+// C's ledger once nothing is in flight there any more (or kDrainLimit passed).
+Result<BottomSnapshot> ReadSettledLedger(int port) {
+  const TimePoint until = Clock::Real().Now() + kDrainLimit;
+  for (;;) {
+    Result<BottomSnapshot> s = ReadLedger(port);
+    if (!s.ok() || s->in_flight == 0 || Clock::Real().Now() >= until) return s;
+    std::this_thread::sleep_for(50ms);
+  }
+}
+
+using Services = std::vector<std::unique_ptr<ServiceProcess>>;
+
+// Starts C, then B and A pointing at the one below; services[0] is C, [2] is A.
+Result<Services> StartServices(Mode mode, const DemoOptions& o) {
+  Services services;
+  int downstream = 0;
+  for (const char* role : {"C", "B", "A"}) {
+    std::vector<std::string> args = {"--role", role, "--mode", std::string(ModeName(mode)), "--seed",
+                                     std::to_string(o.seed), "--max-lifetime",
+                                     std::to_string(std::chrono::ceil<std::chrono::seconds>(o.max_lifetime).count())};
+    if (downstream != 0) args.insert(args.end(), {"--downstream", std::to_string(downstream)});
+    for (const Phase& p : o.Phases()) {
+      if (downstream == 0 && p.bottom_down) args.insert(args.end(), {"--outage-phase", p.name});
+    }
+    auto s = ServiceProcess::Start(o.self_exe, args);
+    if (!s.ok()) return Status::Unavailable("service " + std::string(role) + ": " + s.status().ToString());
+    downstream = (*s)->port();
+    services.push_back(std::move(s).value());
+  }
+  return services;
+}
+
+Result<ModeReport> RunMode(Mode mode, const DemoOptions& o, std::FILE* progress) {
+  const std::string name(ModeName(mode));
+  std::fprintf(progress, "%s: starting services A -> B -> C\n", name.c_str());
+  Result<Services> services = StartServices(mode, o);
+  if (!services.ok()) return services.status();
+  const int bottom = (*services)[0]->port(), entry = (*services)[2]->port();
+  const std::vector<Phase> phases = o.Phases();
+  const std::unique_ptr<Caller> caller = MakeCaller(mode, NextHop::kRelay);
+  const LoadPlan plan{.rate = o.rate, .phases = phases, .seed = o.seed, .start = Clock::Real().Now() + 100ms};
+  const std::int64_t start_unix_ms = http::UnixNowMs() + 100;
+
+  const PhaseFn on_phase = [&](std::size_t p) {
+    std::fprintf(progress, "%s: %s\n", name.c_str(), phases[p].name.c_str());
+  };
+  const SendFn send = [&](const Operation& op) {
+    // Naive callers ignore the deadline and the key; stormguard's use both.
+    CallContext root{.deadline = mode == Mode::kStormguard ? Deadline::After(Clock::Real().Now(), kEntryBudget)
+                                                           : Deadline()};
+    if (op.charge) root.idempotency_key = "charge-" + std::to_string(op.id);
+    const http::HttpRequest request{.method = op.charge ? "POST" : "GET",
+                                    .url = Url(entry, op.charge ? "/charge" : "/stock"),
+                                    .body = op.charge ? R"({"amount": 1})" : ""};
+    return caller->Call(request, {.op = std::to_string(op.id), .phase = phases[op.phase].name}, root).ok();
+  };
+  const std::vector<OperationResult> results = RunOpenLoop(plan, send, on_phase);
+  std::fprintf(progress, "%s: every operation answered; reading C's ledger\n", name.c_str());
+  Result<BottomSnapshot> ledger = ReadSettledLedger(bottom);
+  if (!ledger.ok()) return ledger.status();
+  return Summarize(mode, phases, results, *ledger, start_unix_ms);
+}
+
+}  // namespace
+
+Result<DemoReport> RunDemo(const DemoOptions& options, std::FILE* progress) {
+  const InterruptGuard guard;
+  const TimePoint start = Clock::Real().Now();
+  DemoReport report{.rate = options.rate, .phases = options.Phases()};
+  for (Mode mode : {Mode::kNaive, Mode::kStormguard}) {
+    Result<ModeReport> m = RunMode(mode, options, progress);
+    if (!m.ok()) return m.status();
+    report.modes.push_back(std::move(m).value());
+  }
+  report.wall = Clock::Real().Now() - start;
+  return report;
+}
+
+}  // namespace stormguard::demo

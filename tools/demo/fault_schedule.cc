@@ -1,0 +1,25 @@
+#include "demo/fault_schedule.h"
+
+#include <algorithm>
+
+namespace stormguard::demo {
+
+bool FaultSchedule::InOutage(std::string_view phase) const noexcept {
+  return std::find(outage_phases_.begin(), outage_phases_.end(), phase) != outage_phases_.end();
+}
+
+double FaultSchedule::Uniform() {
+  std::lock_guard lock(mu_);
+  return rng_.UniformDouble();
+}
+
+Fault FaultSchedule::Draw() {
+  const double u = Uniform();
+  if (u < rates_.error) return Fault::kError;
+  if (u < rates_.error + rates_.slow) return Fault::kSlow;
+  return Fault::kNone;
+}
+
+bool FaultSchedule::DrawLostResponse() { return Uniform() < rates_.lost_response; }
+
+}  // namespace stormguard::demo

@@ -1,0 +1,70 @@
+// tools/demo/fault_schedule.h: how service C misbehaves, phase by phase.
+//
+// Healthy (and recovered): 1% of requests fail at once with a transient 503;
+// 1% are slow (1.2 s, beyond the naive 1 s timeout: the classic tail that
+// leaves work running for callers that gave up); 5% of the charges that
+// succeed lose their response (C charged, but the answer arrives only after
+// every caller's timeout). Down: every request gets a 503 at once (seed 000:
+// "the downstream keeps answering 503").
+//
+// The outage is per operation, like a header-keyed fault injector (Envoy's
+// fault filter): every attempt of an operation offered during an outage
+// phase fails, whenever it arrives. Switching C by wall time instead lets
+// the numbers depend on which retries straddle a boundary: a healthy
+// operation retried into the outage fails, and the last operations of a
+// short outage retry into the recovered C (naive spreads its 27 attempts
+// over 2.6 s). Per operation, each phase shows its steady state.
+//
+//   FaultSchedule faults(FaultRates{}, seed, {"down"});
+//   if (faults.InOutage(m.phase)) return Reply(503);
+//   switch (faults.Draw()) { case Fault::kError: ...; case Fault::kSlow: ...; }
+//
+// Thread safety: all methods; draws share one seeded Random under a mutex
+// (a few thousand draws a second at most).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stormguard/core/random.h"
+#include "stormguard/core/time.h"
+
+namespace stormguard::demo {
+
+struct FaultRates {
+  double error = 0.01;  // transient 503
+  double slow = 0.01;   // takes slow_time
+  double lost_response = 0.05;  // of successful charges
+  Duration slow_time = std::chrono::milliseconds(1200);
+  // Longer than every caller's attempt timeout (naive 1 s, stormguard less).
+  Duration lost_delay = std::chrono::milliseconds(1100);
+};
+
+enum class Fault { kNone, kError, kSlow };
+
+class FaultSchedule {
+ public:
+  FaultSchedule(FaultRates rates, std::uint64_t seed, std::vector<std::string> outage_phases)
+      : rates_(rates), outage_phases_(std::move(outage_phases)), rng_(seed) {}
+
+  // Operations offered in this phase find C down.
+  bool InOutage(std::string_view phase) const noexcept;
+
+  Fault Draw();
+  bool DrawLostResponse();
+  const FaultRates& rates() const noexcept { return rates_; }
+
+ private:
+  double Uniform();
+
+  const FaultRates rates_;
+  const std::vector<std::string> outage_phases_;
+  std::mutex mu_;
+  Random rng_;
+};
+
+}  // namespace stormguard::demo

@@ -1,0 +1,26 @@
+// tools/demo/must.h: unwrap a Result made from the demo's constant options.
+//
+//   auto mw = Must(http::Middleware::Create({...}));
+//
+// The demo builds its policies from constants, so a failure here is a bug in
+// the demo, not bad input: say what failed and abort.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "stormguard/core/result.h"
+
+namespace stormguard::demo {
+
+template <class T>
+T Must(Result<T> r) {
+  if (!r.ok()) {
+    std::fprintf(stderr, "stormguard demo: %s\n", r.status().ToString().c_str());
+    std::abort();
+  }
+  return std::move(r).value();
+}
+
+}  // namespace stormguard::demo

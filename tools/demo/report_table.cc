@@ -1,0 +1,61 @@
+#include <cstdio>
+
+#include "demo/fault_schedule.h"
+#include "demo/report.h"
+
+namespace stormguard::demo {
+namespace {
+
+std::string Format(const char* fmt, auto... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+double Seconds(Duration d) { return ToMillis(d) / 1000.0; }
+
+std::string Describe(const Phase& p) {
+  if (p.bottom_down) return "C is down: every attempt of these operations gets a 503 at once";
+  const FaultRates f;
+  return Format("C fails %.0f%% at once, %.0f%% take %.1f s, %.0f%% of charges lose their answer",
+                f.error * 100, f.slow * 100, Seconds(f.slow_time), f.lost_response * 100);
+}
+
+std::string Row(const ModeReport& m, const PhaseSummary& s) {
+  return Format("%-11s %7llu %9llu %12.2fx %8.2f%% %7.0f %7.0f %10.1f%% %11llu\n",
+                std::string(ModeName(m.mode)).c_str(), static_cast<unsigned long long>(s.offered),
+                static_cast<unsigned long long>(s.reached_bottom), s.amplification, s.success_rate * 100,
+                s.p50_ms, s.p99_ms, s.orphan_ratio * 100, static_cast<unsigned long long>(s.duplicate_effects));
+}
+
+std::string Recovery(const ModeReport& m) {
+  const std::string name(ModeName(m.mode));
+  if (!m.recovery) return name + " never";
+  return name + Format(" %.2f s", Seconds(*m.recovery));
+}
+
+}  // namespace
+
+std::string FormatTables(const DemoReport& r) {
+  std::string out = Format("stormguard demo: services A -> B -> C on loopback, %.0f requests/s offered to A "
+                           "(half GET /stock, half POST /charge), %.1f s\n",
+                           r.rate, Seconds(r.wall));
+  for (std::size_t p = 0; p < r.phases.size(); ++p) {
+    const Phase& phase = r.phases[p];
+    out += Format("\n%s (%.1f s", phase.name.c_str(), Seconds(phase.length));
+    if (phase.settle > Duration::zero()) out += Format(", after %.1f s without load", Seconds(phase.settle));
+    out += "): ";
+    out += Describe(phase) + "\n";
+    out += "mode        offered reached C amplification  success  p50 ms  p99 ms orphan work  duplicates\n";
+    for (const ModeReport& m : r.modes) out += Row(m, m.phases[p]);
+  }
+  out += "\nback to >= 99% success (first 1 s window after C recovered):";
+  for (std::size_t i = 0; i < r.modes.size(); ++i) out += (i ? ", " : " ") + Recovery(r.modes[i]);
+  out += "\n\nnaive: every hop (load generator -> A -> B -> C) tries 3 times, 100 ms apart, 1 s per attempt,"
+         " POST too.\nstormguard: 1 s budget at the entry, 10% kept per hop, backoff 50 ms x2 with full jitter,"
+         "\n  a retry budget per destination (10 tokens, 0.1 per success), x-retry-attempt and x-no-retry,"
+         "\n  one Idempotency-Key per charge, C stops work at the deadline it was given.\n";
+  return out;
+}
+
+}  // namespace stormguard::demo

@@ -1,0 +1,51 @@
+// tools/demo/service.h: one of the demo's three HTTP services, A -> B -> C.
+//
+// `stormguard demo` starts each as its own process (`stormguard
+// demo-service --role C --mode naive ...`). A and B relay GET /stock and
+// POST /charge to the next service; C does the work, fails as
+// fault_schedule.h says, and reports what it saw on GET /admin/stats (see
+// bottom_ledger.h).
+//
+//   return RunService({.role = 'B', .mode = Mode::kStormguard, .downstream_port = c_port});
+//
+// RunService binds 127.0.0.1 on a free port, prints "port N" on stdout once
+// it accepts connections, and serves until it is killed, its parent dies
+// (the parent sets PR_SET_PDEATHSIG) or max_lifetime passes (alarm()).
+// Loopback only.
+#pragma once
+
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "demo/demo_options.h"
+
+namespace stormguard::demo {
+
+struct ServiceOptions {
+  char role = 'C';  // 'A' and 'B' relay to the next service; 'C' is the bottom
+  Mode mode = Mode::kNaive;
+  int downstream_port = 0;  // for A and B
+  std::uint64_t seed = 1;   // C's fault draws
+  std::vector<std::string> outage_phases;  // C: operations of these phases find it down
+  Duration max_lifetime = std::chrono::seconds(120);
+};
+
+// Returns the process exit status (only when the server could not start).
+int RunService(const ServiceOptions& options);
+
+// The routes of one role; owns their state, so it must outlive the server.
+class Service {
+ public:
+  virtual ~Service() = default;
+  virtual void Install(httplib::Server& server) = 0;
+};
+
+std::unique_ptr<Service> MakeRelayService(const ServiceOptions& options);
+std::unique_ptr<Service> MakeBottomService(const ServiceOptions& options);
+
+}  // namespace stormguard::demo

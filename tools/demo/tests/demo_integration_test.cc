@@ -1,0 +1,104 @@
+// The real `stormguard demo`: three service processes on loopback, both
+// modes, short phases. Tolerances are wide enough for a loaded 2-core
+// machine; what they check cannot happen by chance (27x vs 1.5x).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_process.h"
+
+namespace stormguard::demo {
+namespace {
+using namespace std::chrono_literals;
+using testing::CliProcess;
+
+TEST(DemoIntegrationTest, StormguardStopsTheStormThatNaiveRetriesStart) {
+  CliProcess cli({"demo", "--json", "--healthy", "3s", "--down", "2s", "--recovered", "3s", "--svg", "timeline.svg"});
+  const int status = cli.Wait(100s);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << cli.Stderr();
+  const auto j = nlohmann::json::parse(cli.Stdout());
+  const auto& naive = j.at("naive");
+  const auto& sg = j.at("stormguard");
+
+  // C down: naive multiplies at every hop (3 x 3 x 3), stormguard does not.
+  EXPECT_GE(naive.at("down").at("amplification").get<double>(), 15.0) << j.dump(2);
+  EXPECT_LE(sg.at("down").at("amplification").get<double>(), 1.5) << j.dump(2);
+  // Healthy with 1% errors, 1% slow and lost responses: stormguard hides them.
+  EXPECT_GE(sg.at("healthy").at("success_rate").get<double>(), 0.99) << j.dump(2);
+  // Back above 99% within a few seconds of C's recovery.
+  ASSERT_FALSE(sg.at("recovered").at("recovery_ms").is_null()) << j.dump(2);
+  EXPECT_LE(sg.at("recovered").at("recovery_ms").get<double>(), 2000.0) << j.dump(2);
+  // A charge whose answer was lost takes effect once with an idempotency
+  // key; blind retries charge twice.
+  std::uint64_t naive_duplicates = 0;
+  for (const char* phase : {"healthy", "down", "recovered"}) {
+    EXPECT_EQ(sg.at(phase).at("duplicate_effects").get<std::uint64_t>(), 0u) << phase;
+    EXPECT_LE(sg.at(phase).at("orphan_ratio").get<double>(), 0.01) << phase;
+    EXPECT_GT(sg.at(phase).at("offered").get<std::uint64_t>(), 50u) << phase;
+    naive_duplicates += naive.at(phase).at("duplicate_effects").get<std::uint64_t>();
+  }
+  EXPECT_GT(naive_duplicates, 0u) << j.dump(2);
+
+  const std::string svg = testing::ReadFile(cli.dir() / "timeline.svg");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("stormguard</text>"), std::string::npos);
+  // Every service process stopped: none was left to this (subreaper) process.
+  EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+}
+
+TEST(DemoIntegrationTest, PrintsOneTablePerPhaseWithBothModes) {
+  CliProcess cli({"demo", "--healthy", "1s", "--down", "1s", "--recovered", "1s", "--rate", "20"});
+  const int status = cli.Wait(60s);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << cli.Stderr();
+  const std::string out = cli.Stdout();
+  for (const char* text : {"healthy (1.0 s)", "down (1.0 s, after 1.0 s without load)", "recovered (1.0 s)", "amplification", "naive ",
+                           "stormguard ", "timeline: "}) {
+    EXPECT_NE(out.find(text), std::string::npos) << text << "\n" << out;
+  }
+  EXPECT_TRUE(std::filesystem::exists(cli.dir() / "stormguard-demo.svg"));
+  EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+}
+
+// The three services of a demo that runs long enough to be stopped mid-way.
+std::vector<pid_t> ServicesOnceServing(const CliProcess& cli) {
+  EXPECT_TRUE(cli.AwaitStderr("naive: healthy", 20s)) << cli.Stderr();
+  std::vector<pid_t> services = testing::ChildrenOf(cli.pid());
+  EXPECT_EQ(services.size(), 3u);
+  return services;
+}
+
+TEST(DemoIntegrationTest, InterruptStopsEveryServiceBeforeTheDemoDies) {
+  CliProcess cli({"demo", "--healthy", "30s"});
+  const std::vector<pid_t> services = ServicesOnceServing(cli);
+  ASSERT_EQ(::kill(cli.pid(), SIGINT), 0);
+  const int status = cli.Wait(10s);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
+  // The demo reaped them itself: nothing was handed to this process.
+  for (pid_t pid : services) EXPECT_NE(::kill(pid, 0), 0) << pid;
+  EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+}
+
+TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
+  CliProcess cli({"demo", "--healthy", "30s"});
+  const std::vector<pid_t> services = ServicesOnceServing(cli);
+  ASSERT_EQ(::kill(cli.pid(), SIGKILL), 0);
+  cli.Wait(5s);
+  // Orphaned, they are reparented to this subreaper and die of PDEATHSIG.
+  for (pid_t pid : services) EXPECT_NE(testing::WaitFor(pid, 5s), -1) << pid;
+}
+
+TEST(DemoIntegrationTest, BadFlagsExitWithStatusTwoAndNameTheFlag) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"demo", "--rate", "0"}, {"demo", "--down", "abc"}, {"demo", "--down", "10ms"},
+        {"demo", "--bogus"}, {"demo", "--svg", "/nonexistent/dir/t.svg"}}) {
+    CliProcess cli(args);
+    const int status = cli.Wait(10s);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << args[1] << " " << status;
+    const std::string err = cli.Stderr();
+    EXPECT_NE(err.find(args[1]), std::string::npos) << err;
+    EXPECT_EQ(err.find("naive: starting"), std::string::npos) << err;  // refused before running
+    EXPECT_EQ(err.find('\n'), err.size() - 1) << err;  // one line
+  }
+}
+
+}  // namespace
+}  // namespace stormguard::demo

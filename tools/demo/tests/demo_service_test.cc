@@ -1,0 +1,95 @@
+// Service C of the demo as a real process on loopback, driven over HTTP:
+// the chain protocol holds across process boundaries.
+#include <gtest/gtest.h>
+
+#include "cli_process.h"
+#include "demo/bottom_ledger.h"
+#include "demo/service_process.h"
+#include "stormguard/core/clock.h"
+#include "stormguard/http/curl_transport.h"
+
+namespace stormguard::demo {
+namespace {
+using namespace std::chrono_literals;
+
+class BottomServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = ServiceProcess::Start(STORMGUARD_CLI_PATH, {"--role", "C", "--mode", "stormguard", "--seed", "7",
+                                                         "--outage-phase", "down", "--max-lifetime", "60"});
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    c_ = std::move(c).value();
+  }
+
+  Result<http::HttpResponse> Send(const std::string& method, const std::string& path, http::HeaderList headers,
+                                  const std::string& key = "") {
+    const TimePoint now = Clock::Real().Now();
+    return http::PerformOnce({.method = method, .url = "http://127.0.0.1:" + std::to_string(c_->port()) + path,
+                              .headers = std::move(headers), .body = method == "POST" ? "{}" : ""},
+                             key.empty() ? http::HeaderList{} : http::HeaderList{{"Idempotency-Key", key}},
+                             {Deadline::After(now, 5s), 1s, now}, {});
+  }
+
+  BottomCounts Ledger() {
+    auto r = Send("GET", "/admin/stats", {});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return {};
+    return BottomSnapshotFromJson(nlohmann::json::parse(r->body)).phases["t"];
+  }
+
+  std::unique_ptr<ServiceProcess> c_;
+};
+
+TEST_F(BottomServiceTest, ExpiredRequestIsCountedButNeverWorkedOn) {
+  auto r = Send("POST", "/charge", {{"x-demo-op", "1"}, {"x-demo-phase", "t"}, {"x-request-timeout-ms", "0"}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 504);
+  EXPECT_EQ(r->Header("x-no-retry"), "1");
+  const BottomCounts c = Ledger();
+  EXPECT_EQ(c.reached, 1u);
+  EXPECT_EQ(c.completed, 0u);
+  EXPECT_EQ(c.effects, 0u);
+}
+
+TEST_F(BottomServiceTest, HostileTimeoutHeadersNeitherCrashItNorStopIt) {
+  for (const char* v : {"99999999999999999999999", "-5", "abc", "1e9", "0x10", "9223372036854775807", ""}) {
+    auto r = Send("GET", "/stock", {{"x-demo-phase", "t"}, {"x-request-timeout-ms", v}});
+    ASSERT_TRUE(r.ok()) << v << ": " << r.status().ToString();
+    EXPECT_TRUE(r->status == 200 || r->status == 503 || r->status == 504) << v << ": " << r->status;
+  }
+  EXPECT_EQ(Ledger().reached, 7u);
+}
+
+TEST_F(BottomServiceTest, ChargeRepeatedWithOneKeyTakesEffectOnce) {
+  for (int i = 0; i < 4; ++i) {
+    auto r = Send("POST", "/charge", {{"x-demo-op", "42"}, {"x-demo-phase", "t"}}, "charge-42");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  const BottomCounts c = Ledger();
+  EXPECT_EQ(c.reached, 4u);
+  EXPECT_EQ(c.effects, 1u);
+  EXPECT_EQ(c.duplicate_effects, 0u);
+}
+
+TEST_F(BottomServiceTest, OperationsOfTheOutageGet503AtOnceAndNoWork) {
+  for (int i = 0; i < 5; ++i) {
+    auto r = Send("POST", "/charge", {{"x-demo-op", std::to_string(i)}, {"x-demo-phase", "down"}}, "k" + std::to_string(i));
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->status, 503);
+  }
+  auto r = Send("GET", "/admin/stats", {});
+  ASSERT_TRUE(r.ok());
+  const BottomCounts down = BottomSnapshotFromJson(nlohmann::json::parse(r->body)).phases["down"];
+  EXPECT_EQ(down.reached, 5u);
+  EXPECT_EQ(down.completed, 0u);
+  EXPECT_EQ(down.effects, 0u);
+}
+
+TEST_F(BottomServiceTest, StopReapsTheProcess) {
+  const pid_t pid = c_->pid();
+  c_->Stop();
+  EXPECT_NE(::kill(pid, 0), 0);
+}
+
+}  // namespace
+}  // namespace stormguard::demo

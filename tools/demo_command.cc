@@ -1,0 +1,133 @@
+// `stormguard demo`: three real HTTP services on loopback, a retry storm with
+// naive retries and none with stormguard, side by side. `demo-service` is
+// the hidden subcommand the demo starts its services with.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "duration_flag.h"
+
+#ifdef STORMGUARD_CLI_HAS_DEMO
+#include "demo/demo_runner.h"
+#include "demo/service.h"
+#endif
+
+namespace stormguard::cli {
+
+#ifdef STORMGUARD_CLI_HAS_DEMO
+namespace {
+
+using namespace std::chrono_literals;
+
+struct DemoFlags {
+  demo::DemoOptions options;
+  bool json = false;
+  std::string svg = "stormguard-demo.svg";
+};
+
+struct ServiceFlags {
+  std::string role, mode;
+  int downstream = 0;
+  std::uint64_t seed = 1;
+  std::vector<std::string> outage_phases;
+  int max_lifetime_s = 120;
+};
+
+// Phases long enough to hold an operation, short enough to end in a minute.
+CLI::Validator PhaseLength() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::optional<Duration> d = ParseDuration(text);
+        if (!d || (*d >= 500ms && *d <= 60s)) return "";  // DurationValidator reports garbage
+        return "'" + text + "' is not between 500ms and 60s";
+      },
+      "", "phase length");
+}
+
+bool WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+void RunDemoCommand(const DemoFlags& f) {
+  const std::string svg = std::filesystem::absolute(f.svg).string();
+  // Say so before a run of half a minute, not after it.
+  if (!std::ofstream(svg, std::ios::app)) throw CLI::ValidationError("--svg", "cannot write " + svg);
+  Result<demo::DemoReport> report = demo::RunDemo(f.options, stderr);
+  if (!report.ok()) {
+    std::fprintf(stderr, "stormguard demo: %s\n", report.status().ToString().c_str());
+    std::exit(1);
+  }
+  const bool wrote = WriteFile(svg, demo::TimelineSvg(*report));
+  if (f.json) {
+    std::printf("%s\n", demo::ReportJson(*report).dump(2).c_str());
+  } else {
+    std::fputs(demo::FormatTables(*report).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  if (!wrote) {
+    std::fprintf(stderr, "stormguard demo: cannot write the timeline to %s\n", svg.c_str());
+    std::exit(1);
+  }
+  std::fprintf(f.json ? stderr : stdout, "timeline: %s\n", svg.c_str());
+}
+
+void RegisterService(CLI::App& app) {
+  auto f = std::make_shared<ServiceFlags>();
+  CLI::App* cmd = app.add_subcommand("demo-service", "one service of `stormguard demo` (started by it)");
+  cmd->group("");  // hidden from --help
+  cmd->add_option("--role", f->role, "A, B or C")->required()->check(CLI::IsMember({"A", "B", "C"}));
+  cmd->add_option("--mode", f->mode, "naive or stormguard")->required()->check(CLI::IsMember({"naive", "stormguard"}));
+  cmd->add_option("--downstream", f->downstream, "port of the next service (A, B)")->check(CLI::Range(1, 65535));
+  cmd->add_option("--seed", f->seed, "seed of C's failures")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--outage-phase", f->outage_phases, "C: operations of this phase find it down (repeatable)");
+  cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")->check(CLI::Range(1, 3600));
+  cmd->callback([f] {
+    if (f->role != "C" && f->downstream == 0) throw CLI::RequiredError("--downstream (for --role A and B)");
+    std::exit(demo::RunService({.role = f->role[0], .mode = *demo::ParseMode(f->mode),
+                                .downstream_port = f->downstream, .seed = f->seed,
+                                .outage_phases = f->outage_phases, .max_lifetime = std::chrono::seconds(f->max_lifetime_s)}));
+  });
+}
+
+}  // namespace
+
+void RegisterDemoCommand(CLI::App& app) {
+  auto f = std::make_shared<DemoFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "demo", "run services A -> B -> C on loopback and compare naive retries with stormguard, phase by phase");
+  demo::DemoOptions& o = f->options;
+  cmd->add_option("--rate", o.rate, "requests per second offered to A")
+      ->check(CLI::Range(1.0, 500.0))
+      ->capture_default_str();
+  AddDurationOption(*cmd, "--healthy", o.healthy, "length of the healthy phase")->check(PhaseLength());
+  AddDurationOption(*cmd, "--down", o.down, "how long C is down")->check(PhaseLength());
+  AddDurationOption(*cmd, "--recovered", o.recovered, "length of the phase after C recovered")->check(PhaseLength());
+  cmd->add_option("--seed", o.seed, "seed of the load mix and C's failures")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_flag("--json", f->json, "print one JSON object instead of the tables");
+  cmd->add_option("--svg", f->svg, "where to write the SVG timeline")->capture_default_str();
+  cmd->callback([f] { RunDemoCommand(*f); });
+  RegisterService(app);
+}
+
+#else  // built without the HTTP adapter
+
+void RegisterDemoCommand(CLI::App& app) {
+  app.add_subcommand("demo", "unavailable: this stormguard was built without the HTTP adapter")->callback([] {
+    std::fprintf(stderr, "stormguard demo: built without the HTTP adapter (stormguard_http)\n");
+    std::exit(1);
+  });
+}
+
+#endif
+
+}  // namespace stormguard::cli
