@@ -1,0 +1,74 @@
+// A whole pipeline around a call that succeeds: what a healthy call pays for
+// its policies. Compare with BM_Baseline_DirectCall in the same run.
+//
+// BM_Pipeline_Success: timeout + retry (with seed 000's token-bucket retry
+//   budget) + circuit breaker + bulkhead + rate limiter (issue 3: <= 100 ns,
+//   zero allocations, 2 threads >= 1.5x the throughput of one).
+// BM_Pipeline_CockatielEquivalent: timeout + retry + breaker + bulkhead, the
+//   pipeline bench/peers/cockatiel_pipeline.js runs with cockatiel.
+// Any allocation on the success path fails the run.
+#include <benchmark/benchmark.h>
+
+#include "bench_util.h"
+#include "stormguard/pipeline/pipeline.h"
+#include "stormguard/retry/token_bucket_budget.h"
+
+namespace stormguard::bench {
+namespace {
+using namespace std::chrono_literals;
+
+// Guards sized so that no call is ever refused: the benchmark measures the
+// admitted path.
+PipelineBuilder& AddCommonGuards(PipelineBuilder& b) {
+  return b.AddCircuitBreaker(CircuitBreakerOptions{}).AddBulkhead(BulkheadOptions{.max_concurrent = 1000});
+}
+
+const Pipeline& FullPipeline() {
+  static const Pipeline* const pipeline = [] {
+    PipelineBuilder b;
+    b.AddTimeout(1s).AddRetry({.max_attempts = 3, .budget = TokenBucketBudget::Create({}).value()});
+    AddCommonGuards(b).AddRateLimiter(RateLimiterOptions{.rate = 1e9, .burst = 1'000'000'000});
+    return new Pipeline(std::move(b.Build()).value());
+  }();
+  return *pipeline;
+}
+
+const Pipeline& CockatielEquivalent() {
+  static const Pipeline* const pipeline = [] {
+    PipelineBuilder b;
+    b.AddTimeout(1s).AddRetry({.max_attempts = 3});
+    AddCommonGuards(b);
+    return new Pipeline(std::move(b.Build()).value());
+  }();
+  return *pipeline;
+}
+
+void RunPipeline(benchmark::State& state, const Pipeline& pipeline) {
+  CallContext ctx;
+  auto call = [](CallContext&) {
+    return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable");
+  };
+  for (int i = 0; i < 100; ++i) (void)pipeline.Execute(ctx, call);  // fills the per-thread pools
+  std::int64_t failed = 0;
+  AllocationMeter allocs(state);
+  const std::uint64_t before = ThreadAllocations();
+  for (auto _ : state) {
+    Status s = pipeline.Execute(ctx, call);
+    if (!s.ok()) [[unlikely]] ++failed;
+    benchmark::DoNotOptimize(s);
+  }
+  const std::uint64_t allocated = ThreadAllocations() - before;
+  if (failed > 0) state.SkipWithError("a call failed: the benchmark is misconfigured");
+  if (allocated > 0) state.SkipWithError("the success path allocated");
+}
+
+void BM_Pipeline_Success(benchmark::State& state) { RunPipeline(state, FullPipeline()); }
+BENCHMARK(BM_Pipeline_Success);
+BENCHMARK(BM_Pipeline_Success)->Threads(2);
+
+void BM_Pipeline_CockatielEquivalent(benchmark::State& state) { RunPipeline(state, CockatielEquivalent()); }
+BENCHMARK(BM_Pipeline_CockatielEquivalent);
+BENCHMARK(BM_Pipeline_CockatielEquivalent)->Threads(2);
+
+}  // namespace
+}  // namespace stormguard::bench

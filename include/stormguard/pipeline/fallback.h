@@ -1,0 +1,68 @@
+// stormguard/pipeline/fallback.h: answer from elsewhere when the call fails or is refused.
+//
+// The FallbackStage decides *when* to fall back; the call site supplies
+// *what* (the value differs per call: a cached price, an empty list):
+//
+//   auto p = PipelineBuilder(env).AddFallback({.skip_when_remaining_below = 50ms})...Build();
+//   Result<Recs> r = p->Execute(ctx, fetch_recs, [](const Status&) { return Recs{}; });
+//
+// It falls back when
+//   - the call failed with an outcome class in `on_outcomes` (statuses that
+//     came from the callee: source() is empty), or
+//   - a policy refused or cut the call (source() names it: "circuit_breaker",
+//     "bulkhead", "timeout"...) and `on_any_rejection` is set or the source
+//     is listed in `on_rejected_by`, or
+//   - before calling at all, when the call's remaining time is below
+//     `skip_when_remaining_below` (seed 004 6.5: skip non-critical calls when
+//     the budget is nearly spent; the downstream is never asked).
+// Without a fallback at the call site, failures pass through unchanged and a
+// skipped call returns DEADLINE_EXCEEDED with source "fallback".
+// Note: a status a retry gave up on is marked do-not-retry and classifies as
+// kDoNotRetry, which is why the default `on_outcomes` contains it.
+// Every fallback emits kFallback with reason "outcome", "rejected" or
+// "low_budget".
+//
+// Thread safety: immutable; the call site's fallback runs on the calling thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stormguard/core/classifier.h"
+#include "stormguard/pipeline/stage.h"
+
+namespace stormguard {
+
+struct FallbackOptions {
+  OutcomeSet on_outcomes{OutcomeClass::kTransient, OutcomeClass::kOverloaded, OutcomeClass::kAmbiguous,
+                         OutcomeClass::kDoNotRetry, OutcomeClass::kDeadlineExceeded};
+  bool on_any_rejection = true;
+  std::vector<std::string> on_rejected_by;  // used when !on_any_rejection
+  Duration skip_when_remaining_below = Duration::zero();  // zero: never skip
+  const Classifier* classifier = &DefaultClassifier();
+
+  std::vector<std::string> Validate() const;
+};
+
+class FallbackStage final : public Stage {
+ public:
+  static Result<std::unique_ptr<FallbackStage>> Create(FallbackOptions options, Listener* listener);
+
+  StageKind kind() const noexcept override { return StageKind::kFallback; }
+  std::string_view name() const noexcept override { return "fallback"; }
+  std::string Describe() const override;
+  Status Execute(CallContext& ctx, Next next) const override;
+
+  const FallbackOptions& options() const noexcept { return o_; }
+  // Whether `failure` (not OK) triggers the fallback; the reason for events.
+  bool Triggers(const Status& failure, std::string_view* reason) const noexcept;
+
+ private:
+  FallbackStage(FallbackOptions o, Listener* l) : o_(std::move(o)), listener_(l) {}
+  Status Skip(CallContext& ctx, Next next, TimePoint now) const;
+
+  FallbackOptions o_;
+  Listener* listener_;
+};
+
+}  // namespace stormguard

@@ -1,0 +1,235 @@
+// stormguard/pipeline/pipeline.h: policies composed around a call, built once, run many times.
+//
+//   auto pipeline = PipelineBuilder({.listener = &counters})
+//                       .AddFallback({.skip_when_remaining_below = 20ms})
+//                       .AddTimeout(1s)                        // overall
+//                       .AddRetry({.max_attempts = 3, .budget = budget})
+//                       .AddAttemptTimeout(300ms)
+//                       .Build();                              // Result<Pipeline>
+//   Result<Stock> r = pipeline->Execute(ctx, [&](CallContext& c) { return inventory.Get(c); });
+//   Status s = pipeline->Execute(ctx, send_log, [](const Status&) { return Status::Ok(); });
+//
+// The FIRST policy added is the OUTERMOST. The usual order, outside in:
+//   fallback        sees the final outcome of everything, including a
+//                   rejection or an exhausted retry, and can skip the call
+//                   when the remaining budget is too small (seed 004 6.5);
+//   timeout         the overall deadline: bounds all attempts and backoff
+//                   waits together and cancels whatever runs when it passes;
+//   retry (+budget) decides per attempt; everything below runs per attempt;
+//   circuit breaker inside retry, so each attempt is recorded, and an open
+//                   breaker's refusal (its pushback is the rest of the open
+//                   wait, usually beyond the deadline) ends the retries at
+//                   once instead of the retry loop hammering a dead service;
+//   bulkhead / rate limiter / adaptive concurrency
+//                   inside retry, so every attempt takes a slot or token
+//                   (retries are load too) and no slot is held during a
+//                   backoff wait; inside the breaker, so a call the breaker
+//                   refuses costs no token;
+//   attempt timeout innermost: bounds exactly one attempt;
+//   the call.
+//   (hedge          inside retry, when used: each attempt is hedged; outside
+//                   retry every hedged attempt would run its own retries.)
+// Build() rejects orders that cannot be meant, naming the stage: two
+// overall timeouts, two retries, a per-attempt timeout outside retry (it
+// would bound all attempts), an overall timeout inside retry (it would
+// restart per attempt), a fallback inside retry (it would hide failures
+// from the retry), a hedge outside retry.
+//
+// Typing: stages pass a Status; the value of a Result<T> call is stored in a
+// slot in Execute's frame when the callable returns it, so one pipeline (per
+// destination, say) serves calls of every result type, and no value is moved
+// through the stages. Exceptions from the callable or the fallback are
+// caught and classified (StatusFromException).
+//
+// Thread safety: a Pipeline is immutable; Execute may run concurrently from
+// any number of threads. Allocation: Execute allocates nothing on the success
+// path (stages hold their state; the per-call chain lives on the stack).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "stormguard/pipeline/fallback.h"
+#include "stormguard/pipeline/guard_stages.h"
+#include "stormguard/pipeline/hedge_stage.h"
+#include "stormguard/pipeline/stage.h"
+#include "stormguard/pipeline/timeout.h"
+#include "stormguard/retry/retry_policy.h"
+
+namespace stormguard {
+
+// What every stage of one pipeline shares.
+struct PipelineOptions {
+  Clock* clock = &Clock::Real();
+  TimerService* timers = nullptr;  // null: TimerService::Default()
+  Listener* listener = nullptr;    // every stage reports to it (optional)
+  // How guards (breaker, adaptive concurrency) and the call's own attempt
+  // events judge an outcome.
+  const Classifier* classifier = &DefaultClassifier();
+};
+
+namespace pipeline_internal {
+
+struct NoFallback {};
+
+// Keeps a successful value. `claimed` is given when attempts run
+// concurrently (hedging): the first success keeps its value.
+template <class T>
+Status Store(Result<T>&& r, std::optional<T>& slot, std::atomic<bool>* claimed = nullptr) {
+  if (!r.ok()) return std::move(r).status();
+  if (claimed == nullptr || !claimed->exchange(true, std::memory_order_acq_rel)) {
+    slot.emplace(std::move(r).value());
+  }
+  return Status::Ok();
+}
+
+template <class R, class F, class... Args>
+R InvokeCaught(F& f, Args&&... args) noexcept {
+  try {
+    return R(std::invoke(f, std::forward<Args>(args)...));
+  } catch (...) {
+    return R(StatusFromException(std::current_exception()));
+  }
+}
+
+}  // namespace pipeline_internal
+
+class Pipeline {
+ public:
+  template <class F>
+  auto Execute(CallContext& ctx, F&& fn) const {
+    return Dispatch(ctx, fn, static_cast<pipeline_internal::NoFallback*>(nullptr));
+  }
+  // `fallback(const Status& why)` returns what `fn` returns.
+  template <class F, class G>
+  auto Execute(CallContext& ctx, F&& fn, G&& fallback) const {
+    return Dispatch(ctx, fn, &fallback);
+  }
+
+  // The type-erased core: runs the stages around `call`.
+  Status Run(CallContext& ctx, FunctionRef<Status(CallContext&)> call,
+             const FunctionRef<Status(const Status&)>* fallback) const;
+
+  std::size_t size() const noexcept { return stages_.size(); }
+  const Stage& stage(std::size_t i) const noexcept { return *stages_[i]; }
+  // "fallback -> timeout(1s) -> retry(3 attempts) -> call"
+  std::string Describe() const;
+
+ private:
+  friend class PipelineBuilder;
+  Pipeline() = default;  // made by PipelineBuilder::Build()
+
+  template <class F, class G>
+  auto Dispatch(CallContext& ctx, F& fn, G* fallback) const;
+
+  std::vector<std::shared_ptr<const Stage>> stages_;
+  Clock* clock_ = nullptr;
+  const Classifier* classifier_ = nullptr;
+  Listener* listener_ = nullptr;
+  bool report_attempt_end_ = true;
+  bool concurrent_ = false;  // a hedge stage runs the callable on several threads
+};
+
+template <class F, class G>
+auto Pipeline::Dispatch(CallContext& ctx, F& fn, G* fallback) const {
+  using R = std::invoke_result_t<F&, CallContext&>;
+  constexpr bool kHasFallback = !std::is_same_v<G, pipeline_internal::NoFallback>;
+  if constexpr (std::is_same_v<R, Status>) {
+    auto call = [&fn](CallContext& c) { return pipeline_internal::InvokeCaught<Status>(fn, c); };
+    if constexpr (kHasFallback) {
+      auto fb = [fallback](const Status& why) {
+        return pipeline_internal::InvokeCaught<Status>(*fallback, why);
+      };
+      const FunctionRef<Status(const Status&)> ref(fb);
+      return Run(ctx, call, &ref);
+    } else {
+      return Run(ctx, call, nullptr);
+    }
+  } else {
+    static_assert(IsResult<R>::value, "the callable must return stormguard::Status or stormguard::Result<T>");
+    using T = typename R::value_type;
+    std::optional<T> slot;
+    std::atomic<bool> claimed{false};
+    std::atomic<bool>* claim = concurrent_ ? &claimed : nullptr;
+    auto call = [&](CallContext& c) {
+      return pipeline_internal::Store(pipeline_internal::InvokeCaught<R>(fn, c), slot, claim);
+    };
+    Status s;
+    if constexpr (kHasFallback) {
+      auto fb = [&](const Status& why) {
+        return pipeline_internal::Store(pipeline_internal::InvokeCaught<R>(*fallback, why), slot);
+      };
+      const FunctionRef<Status(const Status&)> ref(fb);
+      s = Run(ctx, call, &ref);
+    } else {
+      s = Run(ctx, call, nullptr);
+    }
+    if (!s.ok()) return R(std::move(s));
+    if (!slot) return R(Status::Internal("pipeline: a stage reported success without running the call"));
+    return R(std::move(*slot));
+  }
+}
+
+class PipelineBuilder {
+ public:
+  explicit PipelineBuilder(PipelineOptions options = {});
+
+  PipelineBuilder& AddFallback(FallbackOptions options = {});
+  // The overall timeout (kTimeout): outside retry.
+  PipelineBuilder& AddTimeout(TimeoutOptions options);
+  PipelineBuilder& AddTimeout(Duration timeout) { return AddTimeout(TimeoutOptions{.timeout = timeout}); }
+  // The per-attempt timeout (kAttemptTimeout): inside retry.
+  PipelineBuilder& AddAttemptTimeout(TimeoutOptions options);
+  PipelineBuilder& AddAttemptTimeout(Duration timeout) {
+    return AddAttemptTimeout(TimeoutOptions{.timeout = timeout});
+  }
+  // The pipeline's listener is used when options.listener is null.
+  PipelineBuilder& AddRetry(RetryOptions options);
+  PipelineBuilder& AddRequireIdempotencyKey();
+  // Hedged attempts on `executor` (shared; must outlive the pipeline). The
+  // pipeline's listener is used when options.listener is null.
+  PipelineBuilder& AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor);
+  // Guards, shared (one guard may protect a destination for several
+  // pipelines) or created here from options (their listener defaults to
+  // the pipeline's).
+  PipelineBuilder& AddCircuitBreaker(std::shared_ptr<CircuitBreaker> breaker);
+  PipelineBuilder& AddCircuitBreaker(CircuitBreakerOptions options);
+  PipelineBuilder& AddBulkhead(std::shared_ptr<Bulkhead> bulkhead);
+  PipelineBuilder& AddBulkhead(BulkheadOptions options);
+  PipelineBuilder& AddRateLimiter(std::shared_ptr<RateLimiter> limiter);
+  PipelineBuilder& AddRateLimiter(RateLimiterOptions options);
+  PipelineBuilder& AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter> limiter);
+  PipelineBuilder& AddAdaptiveConcurrency(AdaptiveLimiterOptions options);
+  // Any stage, at this position (shared: one stage may serve several pipelines).
+  PipelineBuilder& Add(std::shared_ptr<const Stage> stage);
+
+  // Every bad option and every ordering mistake, each naming its stage:
+  // INVALID_ARGUMENT "pipeline: stages[2] (timeout): ...; ...".
+  Result<Pipeline> Build() const;
+
+  const PipelineOptions& options() const noexcept { return o_; }
+
+ private:
+  template <class S>
+  PipelineBuilder& AddCreated(StageKind kind, Result<std::unique_ptr<S>> stage);
+  template <class S, class G, class... Args>
+  PipelineBuilder& AddGuard(StageKind kind, std::shared_ptr<G> guard, Args&&... args);
+  template <class S, class G, class O, class... Args>
+  PipelineBuilder& AddGuardFrom(StageKind kind, O options, Args&&... args);
+  // Records a stage whose options are invalid; false when `errors` is empty.
+  bool Invalid(StageKind kind, const std::vector<std::string>& errors);
+  std::string Where(std::size_t i) const;  // "stages[2] (retry): "
+  std::vector<std::string> OrderErrors() const;
+
+  PipelineOptions o_;
+  std::vector<StageKind> kinds_;                      // one per Add, even a failed one
+  std::vector<std::shared_ptr<const Stage>> stages_;  // null where creation failed
+  std::vector<std::string> errors_;
+};
+
+}  // namespace stormguard

@@ -1,0 +1,175 @@
+// stormguard/pipeline/stage.h: one policy of a pipeline, and the rest of the call.
+//
+// A Stage wraps the rest of the pipeline: it may refuse (returning a Status
+// whose source() names it), call `next` once or several times, and look at
+// what came back. Stages are built once, are immutable, and run concurrently
+// for every call of every thread:
+//
+//   class Audit final : public Stage {
+//     StageKind kind() const noexcept override { return StageKind::kCustom; }
+//     std::string_view name() const noexcept override { return "audit"; }
+//     Status Execute(CallContext& ctx, Next next) const override {
+//       if (ctx.idempotency_key.empty()) return Status::FailedPrecondition("no key").WithSource(name());
+//       return next(ctx);
+//     }
+//   };
+//
+// The status path is type-erased: a stage sees only the Status of what ran
+// inside it; the callable's value (for Result<T> calls) goes straight into a
+// slot in Pipeline::Execute's frame and never travels through the stages.
+//
+// Thread safety: Execute is const and called concurrently. A stage calls
+// `next` from the thread that called it, one call at a time; to run the rest
+// of the pipeline on several threads at once (hedging), it gives each thread
+// its own NextBranch. `next` lives only for the duration of Execute.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "stormguard/core/call_context.h"
+#include "stormguard/core/classifier.h"
+#include "stormguard/core/clock.h"
+#include "stormguard/core/events.h"
+#include "stormguard/core/function_ref.h"
+#include "stormguard/core/result.h"
+#include "stormguard/core/status.h"
+
+namespace stormguard {
+
+// What a stage does; the builder checks the order of stages by kind.
+enum class StageKind {
+  kFallback,
+  kTimeout,          // bounds the whole call, retries included
+  kRetry,
+  kHedge,            // runs the stages after it concurrently, once per hedged attempt
+  kCircuitBreaker,
+  kBulkhead,
+  kRateLimiter,
+  kAdaptiveConcurrency,
+  kAttemptTimeout,   // bounds one attempt; sits inside retry
+  kIdempotencyKey,
+  kCustom,
+};
+
+std::string_view StageKindName(StageKind k) noexcept;
+
+class Stage;
+
+namespace pipeline_internal {
+
+// One execution of a pipeline: lives in Pipeline::Execute's frame and is
+// used by one thread at a time.
+struct Invocation {
+  const std::shared_ptr<const Stage>* stages;
+  std::size_t size;
+  FunctionRef<Status(CallContext&)> call;
+  const FunctionRef<Status(const Status&)>* fallback;  // null: the call site gave none
+  Listener* listener;
+  Clock* clock;
+  const Classifier* classifier;
+  bool report_attempt_end;  // no retry stage reports attempts, so the call does
+  mutable std::uint32_t calls = 0;  // times the callable was entered
+  mutable bool has_now = false;     // `now` was read since the callable last ran
+  mutable TimePoint now{};
+};
+
+// The callable with kAttemptStarted (and kAttemptEnded) events around it.
+Status CallListened(const Invocation& inv, CallContext& ctx);
+
+}  // namespace pipeline_internal
+
+// The rest of the pipeline, as seen from one stage. Two words; pass by value.
+class Next {
+ public:
+  Status operator()(CallContext& ctx) const;
+
+  // The time, read from the pipeline's clock once per pass: stages on the
+  // way in share one reading, which is dropped when the callable starts, so
+  // the first stage on the way out reads afresh. A stage that waits (a
+  // retry backoff, a queue) must call ForgetNow() after waiting.
+  TimePoint Now() const noexcept {
+    if (!inv_->has_now) {
+      inv_->now = inv_->clock->Now();
+      inv_->has_now = true;
+    }
+    return inv_->now;
+  }
+  void ForgetNow() const noexcept { inv_->has_now = false; }
+  // The pass's reading when there is one, else the coarse clock (a few ms
+  // behind): for timestamps where milliseconds do not matter (events,
+  // statistics windows), so they cost no precise clock read of their own.
+  TimePoint CheapNow() const noexcept { return inv_->has_now ? inv_->now : inv_->clock->CoarseNow(); }
+
+  // How many times the callable has been entered in this execution: a guard
+  // compares it before and after `next` to tell whether its attempt reached
+  // the callable or was refused further in.
+  std::uint32_t calls() const noexcept { return inv_->calls; }
+
+  // Whether the call site supplied a fallback, and running it with the
+  // failure that triggered it (the fallback stage uses these).
+  bool has_fallback() const noexcept { return inv_->fallback != nullptr; }
+  Status Fallback(const Status& why) const { return (*inv_->fallback)(why); }
+
+  // Counts calls that ran in branches (NextBranch) of this execution.
+  void AddCalls(std::uint32_t n) const noexcept { inv_->calls += n; }
+
+ private:
+  friend class Pipeline;
+  friend class NextBranch;
+  Next(const pipeline_internal::Invocation& inv, std::size_t index) noexcept : inv_(&inv), index_(index) {}
+
+  const pipeline_internal::Invocation* inv_;
+  std::size_t index_;
+};
+
+// An independent copy of the rest of the pipeline for one thread of a stage
+// that runs it concurrently: its clock reading and call count are its own.
+// When every branch has ended, add their calls() to the parent (AddCalls).
+class NextBranch {
+ public:
+  explicit NextBranch(const Next& parent) noexcept : inv_(*parent.inv_), index_(parent.index_) {
+    inv_.calls = 0;
+    inv_.has_now = false;
+  }
+  Status operator()(CallContext& ctx) const { return Next(inv_, index_)(ctx); }
+  std::uint32_t calls() const noexcept { return inv_.calls; }
+
+ private:
+  pipeline_internal::Invocation inv_;
+  std::size_t index_;
+};
+
+class Stage {
+ public:
+  virtual ~Stage() = default;
+
+  virtual StageKind kind() const noexcept = 0;
+  // The policy's name in events and in Status::source(): "retry", "timeout".
+  virtual std::string_view name() const noexcept = 0;
+  // The stage with its main numbers, for Pipeline::Describe(): "timeout(1s)".
+  virtual std::string Describe() const { return std::string(name()); }
+
+  virtual Status Execute(CallContext& ctx, Next next) const = 0;
+};
+
+inline Status Next::operator()(CallContext& ctx) const {
+  if (index_ < inv_->size) return inv_->stages[index_]->Execute(ctx, Next(*inv_, index_ + 1));
+  ++inv_->calls;
+  inv_->has_now = false;
+  if (inv_->listener == nullptr) return inv_->call(ctx);
+  return pipeline_internal::CallListened(*inv_, ctx);
+}
+
+// Reports an event when there is a listener (stages call this on every decision).
+inline void Emit(Listener* listener, const Event& event) noexcept {
+  if (listener != nullptr) listener->OnEvent(event);
+}
+
+// "250ms", "1s", "1.5s", "inf": durations as the pipeline describes them.
+std::string DurationString(Duration d);
+
+}  // namespace stormguard

@@ -1,0 +1,113 @@
+// stormguard/pipeline/timeout.h: timeouts that really cancel (seed 000 rule 3).
+//
+// A TimeoutStage gives what runs inside it a deadline, min(the call's
+// deadline, now + timeout), and its own std::stop_source linked to the
+// caller's stop_token. A timer on the shared TimerService requests stop at
+// that deadline, so a callable that honours ctx.stop ends on time. The
+// pipeline uses it twice: an overall timeout (outside retry, bounds every
+// attempt and wait together) and a per-attempt timeout (inside retry):
+//
+//   PipelineBuilder(env).AddTimeout(1s).AddRetry({...}).AddAttemptTimeout(300ms)
+//
+// What the caller gets back:
+//   - the deadline had already passed: DEADLINE_EXCEEDED at once, without
+//     calling (source = the stage's name, class kDeadlineExceeded);
+//   - the timer fired and the callable failed (usually CANCELLED because it
+//     saw the stop): DEADLINE_EXCEEDED (source = the stage's name; the
+//     default classifier calls it ambiguous: the callee may have run it);
+//   - the timer fired but the callable still succeeded: its success.
+// When the timer fired, kTimedOut is reported; when the callable returned
+// more than `abandon_after` past the deadline (it ignored the stop), also
+// kAbandoned with the overrun as duration, and abandoned() counts it.
+//
+// This is a blocking stage: the calling thread waits until the callable
+// returns, however late, so a bulkhead slot taken outside this stage stays
+// taken until the abandoned work really ends.
+//
+// Allocation: std::stop_source allocates its shared state; a StopSourceLease
+// takes one from a small per-thread pool of sources that were never stopped
+// (up to 8 per thread, so nested timeouts reuse theirs) and returns it
+// afterwards, so the success path allocates nothing after warm-up; the
+// attempt's token is swapped into ctx.stop and back, so no reference count
+// moves either. A stopped source is never reused, nor one whose token the
+// callable replaced in ctx.stop. A callable must not keep a copy of the
+// attempt's stop_token after it returns: the source behind it may serve a
+// later call of the same thread.
+// Thread safety: a TimeoutStage is immutable and shared; counters are atomic.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "stormguard/pipeline/stage.h"
+#include "stormguard/pipeline/timer_service.h"
+
+namespace stormguard {
+
+struct TimeoutOptions {
+  // kInfiniteDuration: only the call's own deadline applies (it still fires).
+  Duration timeout = std::chrono::seconds(1);
+  // A callable that returns later than this after the deadline is reported
+  // as abandoned: it kept running after it was told to stop.
+  Duration abandon_after = std::chrono::milliseconds(10);
+
+  std::vector<std::string> Validate() const;
+};
+
+// A stop_source from the calling thread's pool of never-stopped sources,
+// with a token of its own kept alongside: swapping that token into a
+// CallContext (and back) hands it out without touching its reference count.
+class StopSourceLease {
+ public:
+  StopSourceLease();
+  ~StopSourceLease();
+  StopSourceLease(const StopSourceLease&) = delete;
+  StopSourceLease& operator=(const StopSourceLease&) = delete;
+
+  std::stop_source& source() noexcept { return source_; }
+  std::stop_token& token() noexcept { return token_; }
+
+ private:
+  std::stop_source source_;
+  std::stop_token token_;
+  std::uintptr_t state_ = 0;  // the state token_ referred to when leased
+};
+
+class TimeoutStage final : public Stage {
+ public:
+  // `per_attempt` picks the kind (kAttemptTimeout, named "attempt_timeout")
+  // or the overall one (kTimeout, named "timeout").
+  static Result<std::unique_ptr<TimeoutStage>> Create(TimeoutOptions options, bool per_attempt,
+                                                      TimerService& timers, Listener* listener);
+
+  StageKind kind() const noexcept override {
+    return per_attempt_ ? StageKind::kAttemptTimeout : StageKind::kTimeout;
+  }
+  std::string_view name() const noexcept override { return per_attempt_ ? "attempt_timeout" : "timeout"; }
+  std::string Describe() const override;
+  Status Execute(CallContext& ctx, Next next) const override;
+
+  const TimeoutOptions& options() const noexcept { return o_; }
+  std::uint64_t timed_out() const noexcept { return timed_out_.load(std::memory_order_relaxed); }
+  std::uint64_t abandoned() const noexcept { return abandoned_.load(std::memory_order_relaxed); }
+
+ private:
+  TimeoutStage(TimeoutOptions o, bool per_attempt, TimerService& timers, Listener* l) noexcept
+      : o_(o), per_attempt_(per_attempt), timers_(timers), listener_(l) {}
+  Status Run(CallContext& ctx, Next next, Deadline deadline) const;
+  Status RunArmed(CallContext& ctx, Next next, Deadline deadline, StopSourceLease& lease, bool& fired) const;
+  Status Expired(const CallContext& ctx, TimePoint now) const;
+  Status Fired(Status result, const CallContext& ctx, Deadline deadline, TimePoint end) const;
+
+  TimeoutOptions o_;
+  bool per_attempt_;
+  TimerService& timers_;
+  Listener* listener_;
+  mutable std::atomic<std::uint64_t> timed_out_{0};
+  mutable std::atomic<std::uint64_t> abandoned_{0};
+};
+
+}  // namespace stormguard

@@ -1,0 +1,166 @@
+// stormguard/pipeline/timer_service.h: deadlines that fire a stop_source.
+//
+// A TimerService arms one timer per call (or per attempt) and, when its
+// deadline passes, requests stop on the call's std::stop_source, so a
+// timeout really cancels (seed 000 rule 3). Most timers are disarmed before
+// they fire, so arming and disarming must cost next to nothing:
+//
+//   std::stop_source stop;
+//   TimerHandle h = TimerService::Default().Schedule(deadline.time(), stop);
+//   Status s = Call(stop.get_token());
+//   bool fired = !TimerService::Cancel(h);   // every handle is cancelled once
+//
+// Design: each thread arms timers in slots of its own (a block of 16,
+// chained when a thread holds more at once; a thread that exits hands its
+// block to the next new thread). Arming writes the slot and publishes it
+// with one release store: no lock and no atomic read-modify-write, and no
+// allocation. Disarming is one compare-and-swap against the timer thread's
+// own compare-and-swap from "armed" to "firing". One background thread
+// shared by every call scans the armed slots once per tick while any are
+// armed and parks after a while with none; the next Schedule wakes it
+// (Linux membarrier makes that check free for Schedule: the parking thread
+// pays for the memory barrier; elsewhere Schedule uses a fence).
+//
+// Precision: a timer fires at its deadline or up to one tick (default 1 ms)
+// plus scheduling delay later, never before. Without a background thread
+// (options.background_thread = false), nothing fires until RunDue() is
+// called: with a ManualClock, tests move the clock and call RunDue() and
+// timers fire exactly at their deadline.
+//
+// Thread safety: Schedule and Cancel may be called from any thread, and a
+// handle may be cancelled from a thread other than the one that armed it;
+// every handle must be cancelled before the service is destroyed.
+// Cancel against a concurrent firing: a callback starts only while its timer
+// is armed, and Cancel waits until a callback that already started has
+// returned, so after Cancel returns the target (the stop_source) may be
+// destroyed. Callbacks run on the timer thread (or in RunDue); they must be
+// short, must not throw and must not cancel their own handle.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <condition_variable>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "stormguard/core/clock.h"
+#include "stormguard/core/result.h"
+
+namespace stormguard {
+
+struct TimerServiceOptions {
+  Duration tick = std::chrono::milliseconds(1);  // how often armed timers are checked
+  // Run a background thread that fires timers. Without it, RunDue() fires them.
+  bool background_thread = true;
+  // Ticks with nothing armed before the background thread parks.
+  int idle_ticks_before_park = 100;
+
+  std::vector<std::string> Validate() const;
+};
+
+namespace timer_internal {
+struct Slot;
+}  // namespace timer_internal
+
+// One armed timer. Obtained from Schedule; pass it to Cancel exactly once.
+// An empty handle (nothing was armed) cancels trivially.
+class TimerHandle {
+ public:
+  TimerHandle() noexcept = default;
+  bool armed() const noexcept { return slot_ != nullptr; }
+
+ private:
+  friend class TimerService;
+  explicit TimerHandle(timer_internal::Slot* s) noexcept : slot_(s) {}
+  timer_internal::Slot* slot_ = nullptr;
+};
+
+class TimerService {
+ public:
+  using Callback = void (*)(void* arg) noexcept;
+
+  // Validates the options; the background thread (if any) starts here.
+  static Result<std::unique_ptr<TimerService>> Create(Clock& clock, TimerServiceOptions options = {});
+
+  // The process-wide service on the real clock, with a background thread.
+  // Created on first use and never destroyed (calls may run during exit).
+  static TimerService& Default();
+
+  ~TimerService();
+  TimerService(const TimerService&) = delete;
+  TimerService& operator=(const TimerService&) = delete;
+
+  // Calls callback(arg) once `deadline` has passed, unless cancelled first.
+  // An infinite deadline arms nothing and returns an empty handle.
+  TimerHandle Schedule(TimePoint deadline, Callback callback, void* arg) noexcept;
+  // Requests stop on `target` at `deadline`. `target` must outlive the handle.
+  TimerHandle Schedule(TimePoint deadline, std::stop_source& target) noexcept;
+
+  // Disarms the timer and releases its slot; resets `h` to empty. Returns
+  // true when the callback never ran and never will, false when it ran (if
+  // it was running, Cancel waited for it to return).
+  static bool Cancel(TimerHandle& h) noexcept;
+
+  // Fires every timer whose deadline is <= clock.Now(); returns how many.
+  // Meant for services without a background thread (tests, simulators).
+  std::size_t RunDue();
+
+  Duration tick() const noexcept { return tick_; }
+  Clock& clock() const noexcept { return clock_; }
+  // Timers armed and not yet fired or cancelled, over all threads.
+  std::size_t armed() const;
+
+  struct Block;  // one thread's slots
+
+ private:
+  TimerService(Clock& clock, const TimerServiceOptions& options);
+  Block& BlockForThisThread();
+  std::shared_ptr<Block> Register();
+  std::size_t Advance(TimePoint now, bool* any_armed);
+  void Run(std::stop_token stop);
+  bool ParkUntilScheduled(std::stop_token& stop);
+  void Wake();
+
+  Clock& clock_;
+  Duration tick_;
+  int idle_ticks_before_park_;
+  std::uint64_t id_;  // unique per service, never reused: keys threads' blocks
+  bool membarrier_;   // the parking thread issues the barrier (see banner)
+  mutable std::mutex blocks_mu_;
+  std::vector<std::shared_ptr<Block>> blocks_;  // never shrinks: orphans are reused
+  std::mutex advance_mu_;
+  std::vector<Block*> scan_;  // guarded by advance_mu_
+  std::atomic<bool> parked_{false};
+  std::mutex park_mu_;
+  std::condition_variable_any park_cv_;
+  std::jthread thread_;  // last: starts after everything above exists
+};
+
+// Arms a timer for its lifetime: disarms (and waits out a running firing) on
+// destruction. fired() after Disarm() tells whether the deadline was hit.
+class ScopedTimer {
+ public:
+  ScopedTimer(TimerService& service, TimePoint deadline, std::stop_source& target) noexcept
+      : handle_(service.Schedule(deadline, target)) {}
+  ~ScopedTimer() { Disarm(); }
+  ScopedTimer(const ScopedTimer&) = delete;
+  ScopedTimer& operator=(const ScopedTimer&) = delete;
+
+  // Idempotent. Returns true when the timer fired (now or earlier).
+  bool Disarm() noexcept {
+    if (handle_.armed()) fired_ = !TimerService::Cancel(handle_);
+    return fired_;
+  }
+  bool fired() const noexcept { return fired_; }
+
+ private:
+  TimerHandle handle_;
+  bool fired_ = false;
+};
+
+}  // namespace stormguard

@@ -1,0 +1,31 @@
+#include "stormguard/pipeline/hedge_stage.h"
+
+#include <atomic>
+#include <string>
+
+namespace stormguard {
+
+std::string HedgeStage::Describe() const {
+  const HedgeOptions& o = policy_.options();
+  return "hedge(" + std::to_string(o.max_hedged_attempts) + " after " +
+         (o.latency != nullptr ? "p" + std::to_string(static_cast<int>(o.percentile * 100))
+                               : DurationString(o.delay)) +
+         ")";
+}
+
+Status HedgeStage::Execute(CallContext& ctx, Next next) const {
+  std::atomic<std::uint32_t> calls{0};
+  Status s = ExecuteHedged(
+      policy_, ctx,
+      [next, &calls](CallContext& attempt) {
+        const NextBranch branch(next);
+        Status result = branch(attempt);
+        calls.fetch_add(branch.calls(), std::memory_order_relaxed);
+        return result;
+      },
+      *executor_);
+  next.AddCalls(calls.load(std::memory_order_relaxed));  // every attempt has ended
+  return s;
+}
+
+}  // namespace stormguard

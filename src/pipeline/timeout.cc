@@ -1,0 +1,166 @@
+#include "stormguard/pipeline/timeout.h"
+
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "stormguard/core/validation.h"
+
+namespace stormguard {
+namespace {
+
+constexpr std::size_t kPoolSize = 8;  // nested timeouts per thread that reuse a source
+
+struct PooledSource {
+  std::stop_source source{std::nostopstate};
+  std::stop_token token;
+};
+
+struct SourcePool {
+  PooledSource items[kPoolSize];
+  std::size_t size = 0;
+};
+
+SourcePool& Pool() noexcept {
+  thread_local SourcePool pool;
+  return pool;
+}
+
+// Which stop state a token refers to, without touching its reference count
+// (a stop_token is one pointer to that state).
+std::uintptr_t StateOf(const std::stop_token& t) noexcept {
+  static_assert(sizeof(std::stop_token) == sizeof(std::uintptr_t));
+  std::uintptr_t id;
+  std::memcpy(&id, reinterpret_cast<const unsigned char*>(&t), sizeof id);
+  return id;
+}
+
+// Forwards the caller's cancellation to the attempt's own source.
+struct StopForwarder {
+  std::stop_source* target;
+  void operator()() const noexcept { target->request_stop(); }
+};
+
+// Gives ctx the attempt's deadline and stop_token for its lifetime. The
+// token is swapped in and out (no reference counting); the caller's token
+// waits in the lease meanwhile.
+class AttemptScope {
+ public:
+  AttemptScope(CallContext& ctx, Deadline deadline, StopSourceLease& lease)
+      : ctx_(ctx),
+        lease_(lease),
+        deadline_(std::exchange(ctx.deadline, deadline)),
+        link_(ctx.stop, StopForwarder{&lease.source()}) {  // registers nothing for an empty token
+    std::swap(ctx.stop, lease.token());
+  }
+  ~AttemptScope() {
+    ctx_.deadline = deadline_;
+    std::swap(ctx_.stop, lease_.token());
+  }
+  AttemptScope(const AttemptScope&) = delete;
+  AttemptScope& operator=(const AttemptScope&) = delete;
+
+ private:
+  CallContext& ctx_;
+  StopSourceLease& lease_;
+  Deadline deadline_;
+  std::stop_callback<StopForwarder> link_;
+};
+
+}  // namespace
+
+StopSourceLease::StopSourceLease() : source_(std::nostopstate) {
+  SourcePool& pool = Pool();
+  if (pool.size == 0) {
+    source_ = std::stop_source();
+    token_ = source_.get_token();
+  } else {
+    PooledSource& top = pool.items[--pool.size];
+    source_ = std::move(top.source);
+    token_ = std::move(top.token);
+  }
+  state_ = StateOf(token_);
+}
+
+StopSourceLease::~StopSourceLease() {
+  SourcePool& pool = Pool();
+  // A callable that replaced ctx.stop leaves a token that is not this
+  // source's own: such a pair is not reused.
+  if (!source_.stop_requested() && StateOf(token_) == state_ && pool.size < kPoolSize) {
+    PooledSource& slot = pool.items[pool.size++];
+    slot.source = std::move(source_);
+    slot.token = std::move(token_);
+  }
+}
+
+std::vector<std::string> TimeoutOptions::Validate() const {
+  Validator v;
+  v.Check(timeout > Duration::zero(), "timeout", "must be positive");
+  v.Check(abandon_after >= Duration::zero(), "abandon_after", "must not be negative");
+  return std::move(v).errors();
+}
+
+Result<std::unique_ptr<TimeoutStage>> TimeoutStage::Create(TimeoutOptions options, bool per_attempt,
+                                                           TimerService& timers, Listener* listener) {
+  Status s = ValidationStatus("timeout options", options.Validate());
+  if (!s.ok()) return s;
+  return std::unique_ptr<TimeoutStage>(new TimeoutStage(options, per_attempt, timers, listener));
+}
+
+std::string TimeoutStage::Describe() const {
+  return std::string(name()) + "(" + DurationString(o_.timeout) + ")";
+}
+
+Status TimeoutStage::Execute(CallContext& ctx, Next next) const {
+  if (o_.timeout == kInfiniteDuration && ctx.deadline.is_infinite()) return next(ctx);
+  const TimePoint now = next.Now();
+  const Deadline deadline =
+      o_.timeout == kInfiniteDuration ? ctx.deadline : ctx.deadline.Within(now, o_.timeout);
+  if (deadline.Expired(now)) return Expired(ctx, now);
+  return Run(ctx, next, deadline);
+}
+
+Status TimeoutStage::Run(CallContext& ctx, Next next, Deadline deadline) const {
+  StopSourceLease lease;  // outlives the scope and the timer that use it
+  bool fired = false;
+  Status result = RunArmed(ctx, next, deadline, lease, fired);
+  if (fired) [[unlikely]] result = Fired(std::move(result), ctx, deadline, next.Now());
+  return result;  // one named result: returned in place, never moved on success
+}
+
+Status TimeoutStage::RunArmed(CallContext& ctx, Next next, Deadline deadline, StopSourceLease& lease,
+                              bool& fired) const {
+  AttemptScope scope(ctx, deadline, lease);
+  ScopedTimer timer(timers_, deadline.time(), lease.source());
+  Status result = next(ctx);
+  fired = timer.Disarm();
+  return result;
+}
+
+Status TimeoutStage::Expired(const CallContext& ctx, TimePoint now) const {
+  Emit(listener_, Event{.kind = EventKind::kRejected, .policy = name(), .reason = "deadline_expired",
+                        .at = now, .attempt = ctx.attempt, .outcome = OutcomeClass::kDeadlineExceeded});
+  Status s =
+      Status::DeadlineExceeded(std::string(name()) + ": no time left before the call").WithSource(name());
+  s.mutable_hints().outcome = OutcomeClass::kDeadlineExceeded;
+  return s;
+}
+
+Status TimeoutStage::Fired(Status result, const CallContext& ctx, Deadline deadline, TimePoint end) const {
+  const Duration overrun = end > deadline.time() ? end - deadline.time() : Duration::zero();
+  timed_out_.fetch_add(1, std::memory_order_relaxed);
+  Emit(listener_, Event{.kind = EventKind::kTimedOut, .policy = name(), .reason = "deadline", .at = end,
+                        .attempt = ctx.attempt, .outcome = OutcomeClass::kAmbiguous, .duration = overrun});
+  if (overrun > o_.abandon_after) {
+    abandoned_.fetch_add(1, std::memory_order_relaxed);
+    Emit(listener_, Event{.kind = EventKind::kAbandoned, .policy = name(), .reason = "ignored_stop",
+                          .at = end, .attempt = ctx.attempt, .outcome = OutcomeClass::kAmbiguous,
+                          .duration = overrun});
+  }
+  if (result.ok()) return result;  // it finished after all: keep the answer
+  return Status::DeadlineExceeded(std::string(name()) + ": deadline passed (timeout " +
+                                  DurationString(o_.timeout) + ")")
+      .WithSource(name());
+}
+
+}  // namespace stormguard

@@ -1,0 +1,307 @@
+#include "stormguard/pipeline/timer_service.h"
+
+#include <algorithm>
+
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include "stormguard/core/validation.h"
+
+namespace stormguard {
+namespace timer_internal {
+
+// A slot's word: generation << 2 | phase. Every Schedule starts a new
+// generation, so the timer thread's compare-and-swap from "armed" to
+// "firing" fails if the slot was disarmed (and perhaps re-armed) after it
+// looked at it. The other fields are written only while the slot is free.
+enum Phase : std::uint64_t { kFree = 0, kArmed = 1, kFiring = 2, kFired = 3 };
+constexpr std::uint64_t PhaseOf(std::uint64_t w) noexcept { return w & 3; }
+constexpr std::uint64_t With(std::uint64_t w, Phase p) noexcept { return (w & ~std::uint64_t{3}) | p; }
+
+struct Slot {
+  std::atomic<std::uint64_t> word{0};
+  std::atomic<std::int64_t> deadline{0};  // ns on the clock's axis
+  std::atomic<TimerService::Callback> callback{nullptr};
+  std::atomic<void*> arg{nullptr};
+};
+
+}  // namespace timer_internal
+
+using timer_internal::Slot;
+
+// One thread's slots. Only the owning thread arms slots (so finding a free
+// one needs no atomic read-modify-write); anyone may disarm; the timer
+// thread fires. When all slots are armed, the owner chains another block.
+struct alignas(64) TimerService::Block {
+  static constexpr int kSlots = 16;
+  Slot slots[kSlots];
+  std::atomic<Block*> next{nullptr};   // owned by this block
+  std::atomic<bool> orphaned{false};   // its thread exited: a new thread may take it
+
+  Block() = default;
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+  ~Block() { delete next.load(std::memory_order_relaxed); }
+
+  static bool IsFree(const Slot& s) noexcept {
+    return timer_internal::PhaseOf(s.word.load(std::memory_order_acquire)) == timer_internal::kFree;
+  }
+  Slot* FreeSlot() {
+    for (Block* b = this;; b = b->next.load(std::memory_order_relaxed)) {
+      for (Slot& s : b->slots) {
+        if (IsFree(s)) return &s;
+      }
+      if (b->next.load(std::memory_order_relaxed) == nullptr) {
+        b->next.store(new Block, std::memory_order_release);
+      }
+    }
+  }
+  bool AllFree() const noexcept {
+    for (const Block* b = this; b != nullptr; b = b->next.load(std::memory_order_acquire)) {
+      for (const Slot& s : b->slots) {
+        if (!IsFree(s)) return false;
+      }
+    }
+    return true;
+  }
+};
+
+namespace {
+
+// The blocks this thread uses, one per service; marked orphaned when the
+// thread exits so a later thread reuses them instead of growing the list.
+struct ThreadBlocks {
+  struct Entry {
+    std::uint64_t service = 0;
+    std::shared_ptr<TimerService::Block> block;
+  };
+  Entry recent;               // the service used last: the fast path
+  std::vector<Entry> others;
+
+  ~ThreadBlocks() {
+    if (recent.block) recent.block->orphaned.store(true, std::memory_order_release);
+    for (Entry& e : others) e.block->orphaned.store(true, std::memory_order_release);
+  }
+};
+
+ThreadBlocks& ThisThreadsBlocks() noexcept {
+  thread_local ThreadBlocks blocks;
+  return blocks;
+}
+
+std::atomic<std::uint64_t> next_service_id{1};
+
+// Parking needs a store-load order between Schedule (store the slot, load
+// parked_) and the parking thread (store parked_, scan the slots). With
+// Linux's membarrier the parking thread pays for it with one system call
+// and Schedule needs only a compiler fence; elsewhere both use a full fence.
+bool RegisterMembarrier() noexcept {
+#if defined(__linux__) && defined(SYS_membarrier)
+  return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#else
+  return false;
+#endif
+}
+
+void HeavyBarrier(bool membarrier) noexcept {
+#if defined(__linux__) && defined(SYS_membarrier)
+  if (membarrier && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+#endif
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+}  // namespace
+
+std::vector<std::string> TimerServiceOptions::Validate() const {
+  Validator v;
+  v.Check(tick > Duration::zero(), "tick", "must be positive");
+  v.Check(tick <= std::chrono::seconds(1), "tick", "must be at most 1s");
+  v.Check(idle_ticks_before_park >= 1, "idle_ticks_before_park", "must be at least 1");
+  return std::move(v).errors();
+}
+
+Result<std::unique_ptr<TimerService>> TimerService::Create(Clock& clock, TimerServiceOptions options) {
+  Status s = ValidationStatus("timer service options", options.Validate());
+  if (!s.ok()) return s;
+  return std::unique_ptr<TimerService>(new TimerService(clock, options));
+}
+
+TimerService& TimerService::Default() {
+  // Leaked on purpose: calls may still arm timers while statics are destroyed.
+  static TimerService* const service = new TimerService(Clock::Real(), TimerServiceOptions{});
+  return *service;
+}
+
+TimerService::TimerService(Clock& clock, const TimerServiceOptions& o)
+    : clock_(clock),
+      tick_(o.tick),
+      idle_ticks_before_park_(o.idle_ticks_before_park),
+      id_(next_service_id.fetch_add(1, std::memory_order_relaxed)),
+      membarrier_(RegisterMembarrier()) {
+  if (o.background_thread) thread_ = std::jthread([this](std::stop_token st) { Run(std::move(st)); });
+}
+
+TimerService::~TimerService() = default;  // thread_ is joined first (declared last)
+
+TimerService::Block& TimerService::BlockForThisThread() {
+  ThreadBlocks& t = ThisThreadsBlocks();
+  if (t.recent.service == id_) [[likely]] return *t.recent.block;
+  // Blocks no service holds any more belong to destroyed services.
+  std::erase_if(t.others, [](const ThreadBlocks::Entry& e) { return e.block.use_count() == 1; });
+  auto it = std::find_if(t.others.begin(), t.others.end(),
+                         [this](const ThreadBlocks::Entry& e) { return e.service == id_; });
+  ThreadBlocks::Entry mine = it != t.others.end() ? std::move(*it) : ThreadBlocks::Entry{id_, Register()};
+  if (it != t.others.end()) t.others.erase(it);
+  if (t.recent.block) t.others.push_back(std::move(t.recent));
+  t.recent = std::move(mine);
+  return *t.recent.block;
+}
+
+std::shared_ptr<TimerService::Block> TimerService::Register() {
+  std::lock_guard lock(blocks_mu_);
+  for (const auto& b : blocks_) {
+    if (b->orphaned.load(std::memory_order_acquire) && b->AllFree()) {
+      b->orphaned.store(false, std::memory_order_relaxed);
+      return b;
+    }
+  }
+  blocks_.push_back(std::make_shared<Block>());
+  return blocks_.back();
+}
+
+TimerHandle TimerService::Schedule(TimePoint deadline, Callback callback, void* arg) noexcept {
+  if (deadline == kInfiniteFuture) return TimerHandle();
+  Slot* s = BlockForThisThread().FreeSlot();
+  const std::uint64_t w = s->word.load(std::memory_order_relaxed);
+  s->deadline.store(deadline.time_since_epoch().count(), std::memory_order_relaxed);
+  s->callback.store(callback, std::memory_order_relaxed);
+  s->arg.store(arg, std::memory_order_relaxed);
+  s->word.store(timer_internal::With(w + 4, timer_internal::kArmed), std::memory_order_release);
+  if (membarrier_) {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  } else {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+  if (parked_.load(std::memory_order_relaxed)) [[unlikely]] Wake();
+  return TimerHandle(s);
+}
+
+TimerHandle TimerService::Schedule(TimePoint deadline, std::stop_source& target) noexcept {
+  return Schedule(
+      deadline, [](void* p) noexcept { static_cast<std::stop_source*>(p)->request_stop(); }, &target);
+}
+
+bool TimerService::Cancel(TimerHandle& h) noexcept {
+  Slot* s = h.slot_;
+  if (s == nullptr) return true;
+  h.slot_ = nullptr;
+  std::uint64_t w = s->word.load(std::memory_order_relaxed);
+  while (timer_internal::PhaseOf(w) == timer_internal::kArmed) {
+    if (s->word.compare_exchange_weak(w, timer_internal::With(w, timer_internal::kFree),
+                                      std::memory_order_acq_rel, std::memory_order_relaxed)) {
+      return true;
+    }
+  }
+  // Fired or firing: wait until the callback has returned, then free.
+  while (timer_internal::PhaseOf(w) != timer_internal::kFired) {
+    std::this_thread::yield();
+    w = s->word.load(std::memory_order_acquire);
+  }
+  s->word.store(timer_internal::With(w, timer_internal::kFree), std::memory_order_release);
+  return false;
+}
+
+std::size_t TimerService::Advance(TimePoint now, bool* any_armed) {
+  std::lock_guard advancing(advance_mu_);
+  {
+    // Blocks live as long as the service: scan them without the lock, so a
+    // callback may arm a timer (and register its thread) meanwhile.
+    std::lock_guard lock(blocks_mu_);
+    scan_.clear();
+    for (const auto& b : blocks_) scan_.push_back(b.get());
+  }
+  const std::int64_t now_ns = now.time_since_epoch().count();
+  std::size_t fired = 0;
+  bool any = false;
+  for (Block* head : scan_) {
+    for (Block* b = head; b != nullptr; b = b->next.load(std::memory_order_acquire)) {
+      for (Slot& s : b->slots) {
+        std::uint64_t w = s.word.load(std::memory_order_acquire);
+        if (timer_internal::PhaseOf(w) != timer_internal::kArmed) continue;
+        const Callback callback = s.callback.load(std::memory_order_relaxed);
+        void* const arg = s.arg.load(std::memory_order_relaxed);
+        // Read before the CAS: if the slot was disarmed meanwhile, the CAS fails.
+        if (s.deadline.load(std::memory_order_relaxed) > now_ns ||
+            !s.word.compare_exchange_strong(w, timer_internal::With(w, timer_internal::kFiring),
+                                            std::memory_order_acq_rel, std::memory_order_acquire)) {
+          any = any || timer_internal::PhaseOf(w) == timer_internal::kArmed;
+          continue;
+        }
+        callback(arg);
+        s.word.store(timer_internal::With(w, timer_internal::kFired), std::memory_order_release);
+        ++fired;
+      }
+    }
+  }
+  if (any_armed != nullptr) *any_armed = any;
+  return fired;
+}
+
+std::size_t TimerService::RunDue() { return Advance(clock_.Now(), nullptr); }
+
+std::size_t TimerService::armed() const {
+  std::lock_guard lock(blocks_mu_);
+  std::size_t n = 0;
+  for (const auto& head : blocks_) {
+    for (const Block* b = head.get(); b != nullptr; b = b->next.load(std::memory_order_acquire)) {
+      for (const Slot& s : b->slots) {
+        n += timer_internal::PhaseOf(s.word.load(std::memory_order_acquire)) == timer_internal::kArmed;
+      }
+    }
+  }
+  return n;
+}
+
+void TimerService::Run(std::stop_token stop) {
+  int idle = 0;
+  while (!stop.stop_requested()) {
+    const TimePoint now = clock_.Now();
+    bool any = false;
+    Advance(now, &any);
+    if (any) {
+      idle = 0;
+    } else if (++idle >= idle_ticks_before_park_) {
+      if (!ParkUntilScheduled(stop)) return;
+      idle = 0;
+      continue;
+    }
+    clock_.SleepUntil(SaturatingAdd(now, tick_), stop);  // timers are at most one tick late
+  }
+}
+
+bool TimerService::ParkUntilScheduled(std::stop_token& stop) {
+  parked_.store(true, std::memory_order_relaxed);
+  // A Schedule that armed before this barrier is seen by armed(); one that
+  // armed after it sees parked_ and wakes this thread.
+  HeavyBarrier(membarrier_);
+  if (armed() > 0) {
+    parked_.store(false, std::memory_order_relaxed);
+    return true;
+  }
+  std::unique_lock lock(park_mu_);
+  park_cv_.wait(lock, stop, [this] { return !parked_.load(std::memory_order_relaxed); });
+  return !stop.stop_requested();
+}
+
+void TimerService::Wake() {
+  {
+    std::lock_guard lock(park_mu_);
+    parked_.store(false, std::memory_order_relaxed);
+  }
+  park_cv_.notify_one();
+}
+
+}  // namespace stormguard

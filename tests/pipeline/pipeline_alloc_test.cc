@@ -1,0 +1,64 @@
+// Counts heap allocations of the calling thread, to show that executing a
+// pipeline allocates nothing on the success path. This file replaces the
+// global operator new for the whole test binary (counting only; it forwards
+// to malloc), so it must stay the binary's only replacement.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <new>
+
+#include "pipeline/pipeline_test_util.h"
+#include "stormguard/pipeline/counters.h"
+
+namespace {
+thread_local std::uint64_t thread_allocations = 0;
+
+void* CountedAlloc(std::size_t n) {
+  ++thread_allocations;
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+
+void* operator new(std::size_t n) { return CountedAlloc(n); }
+void* operator new[](std::size_t n) { return CountedAlloc(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace stormguard {
+namespace {
+using namespace std::chrono_literals;
+using testing::Unwrap;
+
+TEST(PipelineAllocationTest, SuccessPathAllocatesNothingAfterWarmUp) {
+  CountingListener counters;  // listening must not allocate either
+  Pipeline p = Unwrap(PipelineBuilder({.listener = &counters})
+                          .AddFallback({.skip_when_remaining_below = 1ms})
+                          .AddTimeout(10s)
+                          .AddRetry({.max_attempts = 3, .idempotent = true})
+                          .AddRequireIdempotencyKey()
+                          .AddAttemptTimeout(5s)
+                          .Build());
+  CallContext ctx{.deadline = Deadline::After(Clock::Real().Now(), 1h), .idempotency_key = "order-1"};
+  auto call = [](CallContext&) -> Result<int> { return 7; };
+  auto fallback = [](const Status&) -> Result<int> { return 0; };
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(p.Execute(ctx, call, fallback).ok());  // warm-up
+  const std::uint64_t before = thread_allocations;
+  for (int i = 0; i < 1000; ++i) {
+    Result<int> r = p.Execute(ctx, call, fallback);
+    ASSERT_EQ(r.value(), 7);
+  }
+  EXPECT_EQ(thread_allocations - before, 0u);
+}
+
+TEST(PipelineAllocationTest, TheCounterSeesAllocations) {
+  const std::uint64_t before = thread_allocations;
+  int* volatile allocated = new int(1);  // volatile: the allocation cannot be elided
+  delete allocated;
+  EXPECT_EQ(thread_allocations - before, 1u);  // the meter itself can fail
+}
+
+}  // namespace
+}  // namespace stormguard
