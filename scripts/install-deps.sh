@@ -2,7 +2,7 @@
 # Installs what stormguard builds and tests with, from Debian 12's packages.
 # Idempotent and quiet when everything is already there; needs root.
 set -euo pipefail
-packages=(g++ cmake ninja-build libgtest-dev libgmock-dev libbenchmark-dev
+packages=(g++ cmake ninja-build pkg-config libgtest-dev libgmock-dev libbenchmark-dev
           libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev)
 missing=()
 for p in "${packages[@]}"; do
