@@ -10,10 +10,9 @@
 #include <string>
 #include <vector>
 
-#ifdef STORMGUARD_CLI_PATH
-#include <sys/wait.h>
-#include <unistd.h>
+#include "tools/cli_run.h"
 
+#ifdef STORMGUARD_CLI_PATH
 #include <nlohmann/json.hpp>
 #endif
 
@@ -30,40 +29,8 @@ TEST(BackoffCliTest, NeedsTheBinaryPath) {
 
 #else
 
-struct CliRun {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-std::string ReadAll(FILE* f) {
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-  return out;
-}
-
-// Runs `stormguard <args>` through the shell; stderr goes to a temp file so
-// that stdout and stderr are checked separately. Arguments are test literals.
-CliRun RunCli(const std::string& args) {
-  char err_path[] = "/tmp/stormguard_cli_test_XXXXXX";
-  const int fd = mkstemp(err_path);
-  if (fd < 0) return {};
-  close(fd);
-  const std::string cmd = std::string("'") + STORMGUARD_CLI_PATH + "' " + args + " 2>" + err_path;
-  CliRun run;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    run.out = ReadAll(p);
-    const int raw = pclose(p);
-    run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  }
-  if (FILE* e = fopen(err_path, "r")) {
-    run.err = ReadAll(e);
-    fclose(e);
-  }
-  std::remove(err_path);
-  return run;
-}
+using stormguard::testing::CliRun;
+using stormguard::testing::RunCli;
 
 nlohmann::json Json(const std::string& args) {
   const CliRun run = RunCli(args + " --json");
