@@ -101,7 +101,13 @@ void Middleware::Serve(const Handler& handler, const httplib::Request& req, http
       return;
     }
   }
-  RunHandler(handler, req, res, ctx);
+  std::stop_source stop;
+  ctx.stop = stop.get_token();
+  {
+    ScopedTimer cancel_at_deadline(o_.timers != nullptr ? *o_.timers : TimerService::Default(),
+                                   ctx.deadline.time(), stop);
+    RunHandler(handler, req, res, ctx);
+  }
   if (o_.idempotency != nullptr && !key.empty()) {
     // A 5xx may have failed before any effect: let a retry run it again.
     if (res.status >= 500) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <future>
 #include <mutex>
 
@@ -38,6 +39,29 @@ TEST(HttpMiddlewareTest, ExpiredRequestNeverReachesTheHandler) {
   EXPECT_EQ(res->get_header_value("x-no-retry"), "1");
   EXPECT_EQ(handled.load(), 0);
   EXPECT_EQ(mw->stats().expired_refused, 1u);
+}
+
+TEST(HttpMiddlewareTest, HandlerIsCancelledWhenItsDeadlinePasses) {
+  testing::TestServer srv;
+  auto mw = MakeMiddleware();
+  std::atomic<bool> stopped{false};
+  srv.server.Get("/work", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext& ctx) {
+    // Work that nobody waits for any more must stop: wait for the stop (bounded).
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock lock(mu);
+    stopped = cv.wait_for(lock, ctx.stop, 10s, [] { return false; }) || ctx.stop.stop_requested();
+    res.status = 504;
+  }));
+  srv.Start();
+  httplib::Client cli("127.0.0.1", std::stoi(srv.Url("").substr(17)));
+  const TimePoint start = Clock::Real().Now();
+  auto res = cli.Get("/work", With("x-request-timeout-ms", "100"));
+  const Duration took = Clock::Real().Now() - start;
+  ASSERT_TRUE(res);
+  EXPECT_TRUE(stopped.load());
+  EXPECT_GE(took, 100ms);
+  EXPECT_LT(took, 5s);  // the 100 ms deadline, not the 10 s wait
 }
 
 TEST(HttpMiddlewareTest, HostileTimeoutHeadersNeverExtendTheServersMaximum) {

@@ -7,6 +7,8 @@
 //   - is refused with 504 before any handler runs when that budget is spent;
 //   - runs with that context installed as CurrentCallContext(), so the
 //     handler's HttpClient calls inherit deadline, retry flag and stop token;
+//   - is cancelled when its deadline passes: ctx.stop fires (a shared
+//     TimerService arms it), so work nobody waits for any more stops;
 //   - answers `x-no-retry: 1` when a downstream call gave up after retrying
 //     or this server shed the request, so no layer above retries it again;
 //   - with an Idempotency-Key and a store, runs at most once: a repeat gets
@@ -30,6 +32,7 @@
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/clock.h"
 #include "stormguard/http/idempotency_store.h"
+#include "stormguard/pipeline/timer_service.h"
 #include "stormguard/wire/propagation.h"
 
 namespace stormguard::http {
@@ -48,6 +51,9 @@ struct MiddlewareOptions {
   IdempotencyStore* idempotency = nullptr;  // optional; not owned
   Admission admission;             // optional load shedding
   Clock* clock = &Clock::Real();
+  // Fires ctx.stop at each request's deadline; must run on `clock`.
+  // nullptr: TimerService::Default() (the real clock).
+  TimerService* timers = nullptr;
   std::vector<std::string> Validate() const;
 };
 
