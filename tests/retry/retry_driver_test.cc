@@ -72,46 +72,43 @@ TEST(RetryDriverTest, RetriesTransientFailuresWithBackoffUntilSuccess) {
   EXPECT_EQ(ctx.attempt, 1);  // restored for the caller
 }
 
-TEST(RetryDriverTest, SeedDeadlineDemoStopsAfterThreeCallsWhenBudgetCannotFitAnother) {
-  // Seed 000 part 1: 250 ms budget, each call 60 ms, always 503, max 5
-  // attempts, exponential 20 ms base with full jitter, 60 ms minimum call.
+// Seed 000 part 1: 250 ms budget, each call 60 ms, always 503, max 5
+// attempts, exponential 20 ms base with full jitter, 60 ms minimum call.
+struct SeedDemo {
+  Status status;
+  RetryRun run;
+};
+SeedDemo RunSeedDeadlineDemo(std::shared_ptr<RetryBudget> budget) {
   ManualClock clock;
   Random rng(7);
-  auto budget = std::make_shared<testing::FakeBudget>(10);
   RetryOptions o{.max_attempts = 5,
                  .backoff = {.kind = BackoffKind::kExponential, .base = 20ms, .cap = 200ms,
                              .jitter = Jitter::kFull},
                  .min_attempt_time = 60ms,
-                 .budget = budget};
+                 .budget = std::move(budget)};
   CallContext ctx{.deadline = Deadline::After(clock.Now(), 250ms)};
-  RetryRun run;
-  Status s = ExecuteWithRetry(Make(o), ctx, [&](CallContext&) {
+  SeedDemo demo;
+  demo.status = ExecuteWithRetry(Make(o), ctx, [&](CallContext&) {
     clock.Advance(60ms);
     return Status::Unavailable("503");
-  }, clock, rng, &run);
-  EXPECT_EQ(run.attempts, 3);
-  EXPECT_EQ(run.reason, StopReason::kDeadline);
+  }, clock, rng, &demo.run);
+  return demo;
+}
+
+TEST(RetryDriverTest, SeedDeadlineDemoStopsAfterThreeCallsWhenBudgetCannotFitAnother) {
+  auto budget = std::make_shared<testing::FakeBudget>(10);
+  SeedDemo demo = RunSeedDeadlineDemo(budget);
+  EXPECT_EQ(demo.run.attempts, 3);
+  EXPECT_EQ(demo.run.reason, StopReason::kDeadline);
   EXPECT_EQ(std::count(budget->log.begin(), budget->log.end(), "acquire"), 2);
-  EXPECT_TRUE(s.hints().do_not_retry);  // this layer gave up for the whole chain
+  EXPECT_TRUE(demo.status.hints().do_not_retry);  // this layer gave up for the whole chain
 }
 
 TEST(RetryDriverTest, SeedDeadlineDemoWithTheSeedsTokenBucketLeavesEightTokens) {
-  ManualClock clock;
-  Random rng(7);
   auto budget = TokenBucketBudget::Create({.max_tokens = 10, .token_ratio = 0.1}).value();
-  RetryOptions o{.max_attempts = 5,
-                 .backoff = {.kind = BackoffKind::kExponential, .base = 20ms, .cap = 200ms,
-                             .jitter = Jitter::kFull},
-                 .min_attempt_time = 60ms,
-                 .budget = budget};
-  CallContext ctx{.deadline = Deadline::After(clock.Now(), 250ms)};
-  RetryRun run;
-  ExecuteWithRetry(Make(o), ctx, [&](CallContext&) {
-    clock.Advance(60ms);
-    return Status::Unavailable("503");
-  }, clock, rng, &run);
-  EXPECT_EQ(run.attempts, 3);
-  EXPECT_EQ(run.reason, StopReason::kDeadline);
+  SeedDemo demo = RunSeedDeadlineDemo(budget);
+  EXPECT_EQ(demo.run.attempts, 3);
+  EXPECT_EQ(demo.run.reason, StopReason::kDeadline);
   EXPECT_DOUBLE_EQ(budget->tokens(), 8.0);
 }
 
