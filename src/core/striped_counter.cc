@@ -34,6 +34,13 @@ int ResolveStripes(int requested) noexcept {
   return static_cast<int>(std::bit_ceil(static_cast<unsigned>(n)));
 }
 
+int ResolveCapacityStripes(int requested, std::int64_t units, std::int64_t min_units_per_stripe) noexcept {
+  const std::int64_t min_units = requested > 0 ? 1 : std::max<std::int64_t>(min_units_per_stripe, 1);
+  int n = ResolveStripes(requested);
+  while (n > 1 && units / n < min_units) n /= 2;
+  return n;
+}
+
 StripedCounter::StripedCounter(int stripes)
     : cells_(new Cell[static_cast<std::size_t>(ResolveStripes(stripes))]),
       mask_(static_cast<std::size_t>(ResolveStripes(stripes)) - 1) {}

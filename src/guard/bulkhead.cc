@@ -11,6 +11,7 @@ namespace stormguard {
 struct Bulkhead::Waiter {
   std::stop_source wake;
   bool granted = false;
+  std::size_t stripe = 0;  // of the slot handed to it
   Waiter* prev = nullptr;
   Waiter* next = nullptr;
 };
@@ -19,6 +20,7 @@ BulkheadPermit& BulkheadPermit::operator=(BulkheadPermit&& other) noexcept {
   if (this != &other) {
     Release();
     owner_ = std::exchange(other.owner_, nullptr);
+    stripe_ = other.stripe_;
     abandoned_ = std::exchange(other.abandoned_, false);
   }
   return *this;
@@ -38,7 +40,7 @@ void BulkheadPermit::MarkAbandoned(TimePoint now) noexcept {
 void BulkheadPermit::Release() noexcept {
   if (owner_ == nullptr) return;
   if (abandoned_) owner_->abandoned_.fetch_sub(1, std::memory_order_relaxed);
-  std::exchange(owner_, nullptr)->Give();
+  std::exchange(owner_, nullptr)->Give(stripe_);
   abandoned_ = false;
 }
 
@@ -46,6 +48,7 @@ std::vector<std::string> BulkheadOptions::Validate() const {
   Validator v;
   v.Check(max_concurrent >= 1, "max_concurrent", "must be at least 1");
   v.Check(max_wait >= Duration::zero(), "max_wait", "must not be negative");
+  v.Check(stripes >= 0 && stripes <= kMaxStripes, "stripes", "must be 0 (automatic) or in [1, 64]");
   return std::move(v).errors();
 }
 
@@ -55,31 +58,57 @@ Result<std::unique_ptr<Bulkhead>> Bulkhead::Create(const BulkheadOptions& option
   return std::unique_ptr<Bulkhead>(new Bulkhead(options));
 }
 
-// The loads and read-modify-writes on in_use_ and waiting_ are seq_cst on
-// purpose: a waiter publishes itself (waiting_++) then looks for a slot, a
-// releaser frees a slot (in_use_--) then looks for waiters. Sequential
-// consistency guarantees at least one of them sees the other, so a freed
-// slot never sits idle while someone sleeps.
-bool Bulkhead::TryTake() noexcept {
-  int cur = in_use_.load(std::memory_order_seq_cst);
-  do {
-    if (cur >= o_.max_concurrent) return false;
-  } while (!in_use_.compare_exchange_weak(cur, cur + 1, std::memory_order_seq_cst));
-  return true;
+// A stripe holds at least this many slots when the count is picked
+// automatically: fewer would send callers looking in other stripes often.
+constexpr std::int64_t kMinSlotsPerStripe = 8;
+
+Bulkhead::Bulkhead(const BulkheadOptions& o) : o_(o) {
+  const int n = ResolveCapacityStripes(o.stripes, o.max_concurrent, kMinSlotsPerStripe);
+  stripes_ = std::make_unique<Stripe[]>(static_cast<std::size_t>(n));
+  stripe_mask_ = static_cast<std::size_t>(n) - 1;
+  for (int i = 0; i < n; ++i) stripes_[i].capacity = o.max_concurrent / n + (i < o.max_concurrent % n ? 1 : 0);
 }
 
-void Bulkhead::Give() noexcept {
-  in_use_.fetch_sub(1, std::memory_order_seq_cst);
+// The loads and read-modify-writes on the stripes and waiting_ are seq_cst
+// on purpose: a waiter publishes itself (waiting_++) then looks for a slot,
+// a releaser frees a slot (in_use--) then looks for waiters. Sequential
+// consistency guarantees at least one of them sees the other, so a freed
+// slot never sits idle while someone sleeps.
+std::size_t Bulkhead::TryTake() noexcept {
+  const std::size_t home = ThreadStripe();
+  for (std::size_t k = 0; k <= stripe_mask_; ++k) {
+    const std::size_t i = (home + k) & stripe_mask_;
+    Stripe& stripe = stripes_[i];
+    int cur = stripe.in_use.load(std::memory_order_seq_cst);
+    while (cur < stripe.capacity) {
+      if (stripe.in_use.compare_exchange_weak(cur, cur + 1, std::memory_order_seq_cst)) return i;
+      if (k == 0) MoveThreadStripe();  // another thread shares this stripe: spread out
+    }
+  }
+  return kNoSlot;
+}
+
+void Bulkhead::Give(std::size_t stripe) noexcept {
+  stripes_[stripe].in_use.fetch_sub(1, std::memory_order_seq_cst);
   if (waiting_.load(std::memory_order_seq_cst) > 0) HandOffToWaiters();
+}
+
+int Bulkhead::InUse() const noexcept {
+  int sum = 0;
+  for (std::size_t i = 0; i <= stripe_mask_; ++i) sum += stripes_[i].in_use.load(std::memory_order_relaxed);
+  return sum;
 }
 
 void Bulkhead::HandOffToWaiters() {
   std::lock_guard lock(mu_);
   // A caller on the lock-free path may have taken the slot meanwhile; then
   // the waiters keep waiting for the next release.
-  while (head_ != nullptr && TryTake()) {
+  while (head_ != nullptr) {
+    const std::size_t stripe = TryTake();
+    if (stripe == kNoSlot) break;
     Waiter* w = head_;
     Unlink(w);
+    w->stripe = stripe;
     w->granted = true;
     w->wake.request_stop();
   }
@@ -106,14 +135,14 @@ Status Bulkhead::Reject(TimePoint now, Duration waited) {
                                        .reason = "bulkhead full",
                                        .at = now,
                                        .duration = waited});
-  return Status::ResourceExhausted("bulkhead full: " + std::to_string(in_use_.load()) + "/" +
+  return Status::ResourceExhausted("bulkhead full: " + std::to_string(InUse()) + "/" +
                                    std::to_string(o_.max_concurrent) + " in use, waited " +
                                    guard_internal::FormatDuration(waited))
       .WithSource(kPolicy);
 }
 
 Result<BulkheadPermit> Bulkhead::TryAcquire(TimePoint now) {
-  if (TryTake()) return BulkheadPermit(this);
+  if (const std::size_t stripe = TryTake(); stripe != kNoSlot) return BulkheadPermit(this, stripe);
   return Reject(now, Duration::zero());
 }
 
@@ -122,7 +151,7 @@ Result<BulkheadPermit> Bulkhead::Acquire(Clock& clock, std::stop_token stop) {
     return Status::Cancelled("bulkhead: cancelled before waiting").WithSource(kPolicy);
   }
   const TimePoint start = clock.Now();
-  if (TryTake()) return BulkheadPermit(this);
+  if (const std::size_t stripe = TryTake(); stripe != kNoSlot) return BulkheadPermit(this, stripe);
   if (o_.max_wait <= Duration::zero()) return Reject(start, Duration::zero());
   return Wait(clock, start, std::move(stop));
 }
@@ -133,9 +162,9 @@ Result<BulkheadPermit> Bulkhead::Wait(Clock& clock, TimePoint start, std::stop_t
     std::lock_guard lock(mu_);
     Enqueue(&w);
     // A slot freed before we were queued would find nobody to hand to.
-    if (TryTake()) {
+    if (const std::size_t stripe = TryTake(); stripe != kNoSlot) {
       Unlink(&w);
-      return BulkheadPermit(this);
+      return BulkheadPermit(this, stripe);
     }
   }
   {
@@ -145,7 +174,7 @@ Result<BulkheadPermit> Bulkhead::Wait(Clock& clock, TimePoint start, std::stop_t
   std::unique_lock lock(mu_);
   if (w.granted) {
     lock.unlock();
-    BulkheadPermit permit(this);
+    BulkheadPermit permit(this, w.stripe);
     if (!stop.stop_requested()) return permit;
     // Granted as the caller gave up: the destructor passes the slot on.
   } else {
@@ -162,7 +191,7 @@ Result<BulkheadPermit> Bulkhead::Wait(Clock& clock, TimePoint start, std::stop_t
 }
 
 BulkheadStats Bulkhead::stats() const noexcept {
-  return {.in_use = in_use_.load(std::memory_order_relaxed),
+  return {.in_use = InUse(),
           .waiting = waiting_.load(std::memory_order_relaxed),
           .abandoned = abandoned_.load(std::memory_order_relaxed),
           .rejected = rejected_.load(std::memory_order_relaxed),

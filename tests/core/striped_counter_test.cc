@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "core/thread_test_util.h"
@@ -18,6 +19,16 @@ TEST(StripedCounterTest, ResolveStripesRoundsUpToPowerOfTwoWithinLimits) {
   EXPECT_GE(automatic, 1);
   EXPECT_LE(automatic, kAutoStripeLimit);
   EXPECT_EQ(automatic & (automatic - 1), 0) << "not a power of two: " << automatic;
+}
+
+TEST(StripedCounterTest, CapacityStripesKeepEnoughUnitsPerStripe) {
+  EXPECT_EQ(ResolveCapacityStripes(8, 1000, 8), 8);  // explicit: as asked while each gets a unit
+  EXPECT_EQ(ResolveCapacityStripes(8, 5, 8), 4);     // explicit: halved until every stripe has one
+  EXPECT_EQ(ResolveCapacityStripes(4, 1, 8), 1);
+  EXPECT_EQ(ResolveCapacityStripes(0, 7, 8), 1);     // auto: too small to split
+  const int automatic = ResolveStripes(0);
+  EXPECT_EQ(ResolveCapacityStripes(0, 1'000'000, 8), automatic);
+  EXPECT_EQ(ResolveCapacityStripes(0, 16, 8), std::min(automatic, 2));
 }
 
 TEST(StripedCounterTest, ThreadsGetConsecutiveStripeNumbers) {

@@ -254,5 +254,48 @@ TEST(BulkheadTest, ContendedWaitingAcquireAdmitsEveryoneWithinMaxConcurrent) {
   EXPECT_EQ(bulkhead->stats().rejected, 0);
 }
 
+TEST(BulkheadTest, StripedBulkheadLendsEveryStripesSlotsToOneThread) {
+  auto bulkhead = Make({.max_concurrent = 7, .stripes = 4});  // stripes of 2, 2, 2, 1
+  ASSERT_EQ(bulkhead->stripes(), 4);
+  std::vector<BulkheadPermit> held;
+  for (int i = 0; i < 7; ++i) {
+    auto p = bulkhead->TryAcquire(kT0);
+    ASSERT_TRUE(p.ok()) << i;
+    held.push_back(std::move(p).value());
+  }
+  auto refused = bulkhead->TryAcquire(kT0);
+  EXPECT_EQ(refused.status().message(), "bulkhead full: 7/7 in use, waited 0");
+  held.erase(held.begin() + 3);  // its slot goes back to the stripe it came from
+  EXPECT_EQ(bulkhead->stats().in_use, 6);
+  EXPECT_TRUE(bulkhead->TryAcquire(kT0).ok());
+  held.clear();
+  EXPECT_EQ(bulkhead->stats().in_use, 0);
+}
+
+TEST(BulkheadTest, AutomaticStripesKeepSmallBulkheadsExact) {
+  EXPECT_EQ(Make({.max_concurrent = 15})->stripes(), 1);
+  EXPECT_EQ(Make({.max_concurrent = 3, .stripes = 8})->stripes(), 2);  // one slot per stripe at least
+  EXPECT_GE(Make({.max_concurrent = 1000})->stripes(), 1);
+  auto bad = Bulkhead::Create({.stripes = 65});
+  EXPECT_THAT(bad.status().message(), HasSubstr("stripes: must be 0 (automatic) or in [1, 64]"));
+}
+
+TEST(BulkheadTest, ContendedStripedBulkheadNeverExceedsMaxConcurrent) {
+  auto bulkhead = Make({.max_concurrent = 6, .stripes = 4});
+  int peak = 0, admitted = 0;
+  RunContended(*bulkhead, 8, 5000, [&] { return bulkhead->TryAcquire(kT0); }, &peak, &admitted);
+  EXPECT_LE(peak, 6);
+  EXPECT_EQ(admitted + bulkhead->stats().rejected, 8 * 5000);
+}
+
+TEST(BulkheadTest, ContendedStripedWaitersAreAllAdmitted) {
+  ManualClock clock(kT0, SleepMode::kBlockOnSleep);
+  auto bulkhead = Make({.max_concurrent = 4, .max_wait = 1h, .stripes = 4});
+  int peak = 0, admitted = 0;
+  RunContended(*bulkhead, 8, 500, [&] { return bulkhead->Acquire(clock); }, &peak, &admitted);
+  EXPECT_LE(peak, 4);
+  EXPECT_EQ(admitted, 8 * 500);
+}
+
 }  // namespace
 }  // namespace stormguard

@@ -64,6 +64,12 @@ void StripedAdd(std::atomic<T>& cell, T delta) noexcept {
 // thread, at most kAutoStripeLimit. Always in [1, kMaxStripes].
 int ResolveStripes(int requested) noexcept;
 
+// Stripes for a capacity of `units` (slots, tokens) split between them.
+// `requested` as in ResolveStripes(), then halved until every stripe holds
+// at least `min_units_per_stripe` (0 = auto) or 1 unit (explicit). A small
+// capacity therefore stays one exact stripe.
+int ResolveCapacityStripes(int requested, std::int64_t units, std::int64_t min_units_per_stripe) noexcept;
+
 class StripedCounter {
  public:
   // `stripes` goes through ResolveStripes().

@@ -27,13 +27,25 @@
 // kAdvanceOnSleep mode a sleep jumps to its deadline at once, so a waiter
 // that finds no free slot times out immediately.
 //
+// Striping: one shared in-use count would be written by every call on every
+// core, and two threads would get less done than one. The slots are
+// therefore split into stripes (one per hardware thread, each on its own
+// cache line, at least 8 slots each; a bulkhead under 16 slots stays one
+// stripe). A caller takes a slot from its thread's stripe and, when that
+// is full, from any other: the bulkhead never admits more than
+// max_concurrent and refuses only after seeing every stripe full. Like any
+// refusal that races with a release, a refusal may miss a slot freed in a
+// stripe it had already looked at.
+//
 // Thread safety: every method is thread-safe. TryAcquire and a release with
-// nobody waiting are lock-free (one CAS / one atomic decrement) and allocate
-// nothing; waiting and handing a slot to a waiter take a mutex, and a wait
-// allocates once (the waiter's std::stop_source).
+// nobody waiting are lock-free (one CAS / one atomic decrement on the
+// thread's stripe) and allocate nothing; waiting and handing a slot to a
+// waiter take a mutex, and a wait allocates once (the waiter's
+// std::stop_source).
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -45,6 +57,7 @@
 #include "stormguard/core/clock.h"
 #include "stormguard/core/events.h"
 #include "stormguard/core/result.h"
+#include "stormguard/core/striped_counter.h"
 #include "stormguard/core/time.h"
 
 namespace stormguard {
@@ -57,7 +70,9 @@ class BulkheadPermit {
  public:
   BulkheadPermit() noexcept = default;
   BulkheadPermit(BulkheadPermit&& other) noexcept
-      : owner_(std::exchange(other.owner_, nullptr)), abandoned_(std::exchange(other.abandoned_, false)) {}
+      : owner_(std::exchange(other.owner_, nullptr)),
+        stripe_(other.stripe_),
+        abandoned_(std::exchange(other.abandoned_, false)) {}
   BulkheadPermit& operator=(BulkheadPermit&& other) noexcept;
   BulkheadPermit(const BulkheadPermit&) = delete;
   BulkheadPermit& operator=(const BulkheadPermit&) = delete;
@@ -74,9 +89,10 @@ class BulkheadPermit {
 
  private:
   friend class Bulkhead;
-  explicit BulkheadPermit(Bulkhead* owner) noexcept : owner_(owner) {}
+  BulkheadPermit(Bulkhead* owner, std::size_t stripe) noexcept : owner_(owner), stripe_(stripe) {}
 
   Bulkhead* owner_ = nullptr;
+  std::size_t stripe_ = 0;  // where the slot came from, and goes back to
   bool abandoned_ = false;
 };
 
@@ -84,6 +100,10 @@ struct BulkheadOptions {
   int max_concurrent = 25;                 // >= 1 (Resilience4j's default)
   Duration max_wait = Duration::zero();    // >= 0; 0 refuses at once when full
   Listener* listener = nullptr;            // kRejected, kAbandoned; may be null
+  // Stripes of the in-use count (see Striping): 0 = automatic, 1 = a single
+  // shared count, else rounded up to a power of two (at most 64) and lowered
+  // until every stripe has a slot.
+  int stripes = 0;
 
   std::vector<std::string> Validate() const;
 };
@@ -107,6 +127,7 @@ class Bulkhead {
   Bulkhead(const Bulkhead&) = delete;
   Bulkhead& operator=(const Bulkhead&) = delete;
   const BulkheadOptions& options() const noexcept { return o_; }
+  int stripes() const noexcept { return static_cast<int>(stripe_mask_ + 1); }
 
   // A free slot now, or RESOURCE_EXHAUSTED "bulkhead full: ..., waited 0".
   Result<BulkheadPermit> TryAcquire(TimePoint now);
@@ -121,10 +142,18 @@ class Bulkhead {
   friend class BulkheadPermit;
   struct Waiter;
 
-  explicit Bulkhead(const BulkheadOptions& o) noexcept : o_(o) {}
+  struct alignas(kCacheLineSize) Stripe {
+    std::atomic<int> in_use{0};
+    int capacity = 0;
+  };
 
-  bool TryTake() noexcept;
-  void Give() noexcept;
+  explicit Bulkhead(const BulkheadOptions& o);
+
+  // The stripe a slot was taken from, or kNoSlot when every stripe is full.
+  static constexpr std::size_t kNoSlot = ~std::size_t{0};
+  std::size_t TryTake() noexcept;
+  void Give(std::size_t stripe) noexcept;
+  int InUse() const noexcept;
   void HandOffToWaiters();
   Result<BulkheadPermit> Wait(Clock& clock, TimePoint start, std::stop_token stop);
   Status Reject(TimePoint now, Duration waited);
@@ -132,7 +161,8 @@ class Bulkhead {
   void Unlink(Waiter* w) noexcept;
 
   BulkheadOptions o_;
-  std::atomic<int> in_use_{0};
+  std::unique_ptr<Stripe[]> stripes_;
+  std::size_t stripe_mask_;
   std::atomic<int> waiting_{0};
   std::atomic<int> abandoned_{0};
   std::atomic<std::int64_t> rejected_{0};

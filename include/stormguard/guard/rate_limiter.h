@@ -15,23 +15,36 @@
 //   Result<Duration> wait = limiter->Reserve(now, 50ms);   // a token is held
 //   if (wait.ok() && !clock.SleepFor(*wait, stop)) limiter->CancelReservation();
 //
-// How: GCRA (the ATM "virtual scheduling" form of a token bucket). The whole
-// state is one atomic integer, the theoretical arrival time `tat`: the time
-// at which the bucket would be full again. Taking a token moves it to
-// max(tat, now) + 1/rate, allowed while that stays within burst/rate of now.
-// Waiting callers are therefore served in the order they reserved, and a
-// rejection knows exactly when the next token comes.
+// How: GCRA (the ATM "virtual scheduling" form of a token bucket). A
+// bucket's whole state is one atomic integer, the theoretical arrival time
+// `tat`: the time at which it would be full again. Taking a token moves it
+// to max(tat, now) + 1/rate, allowed while that stays within burst/rate of
+// now. Waiting callers are therefore served in the order they reserved, and
+// a rejection knows exactly when the next token comes.
+//
+// Striping: one atomic written by every call on every core would make two
+// threads slower than one. A large bucket (burst >= 16 with the automatic
+// setting) is therefore split into stripes, one per hardware thread, each a
+// GCRA bucket on its own cache line with rate/n and burst/n. A caller takes
+// from its thread's stripe and, when that is empty, from any other, so one
+// thread alone still gets the full rate and burst, and the limiter as a
+// whole never admits more than burst + rate * t in any t. The price: once
+// drained, stripes refill side by side, so tokens come n at a time every
+// n/rate instead of one every 1/rate (still within the declared burst). A
+// smooth limiter (burst 1) or stripes = 1 keeps the single exact bucket.
 //
 // Precision: the interval between tokens is ceil(1e9 / rate) nanoseconds, so
 // the limiter never exceeds `rate`; for rates that divide 1e9 the accounting
 // is exact.
 //
 // Thread safety: every method is thread-safe and lock-free (one CAS on the
-// success path). Cancellation: Reserve and TryAcquire never block; Acquire
-// sleeps on the given Clock and gives its token back when `stop` fires.
+// thread's stripe on the success path). Cancellation: Reserve and TryAcquire
+// never block; Acquire sleeps on the given Clock and gives its token back
+// when `stop` fires.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <stop_token>
@@ -41,6 +54,7 @@
 #include "stormguard/core/clock.h"
 #include "stormguard/core/events.h"
 #include "stormguard/core/result.h"
+#include "stormguard/core/striped_counter.h"
 #include "stormguard/core/time.h"
 
 namespace stormguard {
@@ -54,6 +68,10 @@ struct RateLimiterOptions {
   Duration max_wait = Duration::zero();
   // Receives kRejected events (policy "rate_limiter"); may be null.
   Listener* listener = nullptr;
+  // Stripes (see Striping): 0 = automatic (at least 8 tokens of burst each),
+  // 1 = one exact bucket, else rounded up to a power of two (at most 64) and
+  // lowered until every stripe holds a token of burst.
+  int stripes = 0;
 
   std::vector<std::string> Validate() const;
 };
@@ -69,7 +87,9 @@ class RateLimiter {
   RateLimiter& operator=(const RateLimiter&) = delete;
 
   const RateLimiterOptions& options() const noexcept { return o_; }
+  // The time between two tokens of the whole limiter.
   Duration interval() const noexcept { return Duration(interval_); }
+  int stripes() const noexcept { return static_cast<int>(stripe_mask_ + 1); }
 
   // Takes a token if one is available now; never waits. The rejection is
   // RESOURCE_EXHAUSTED from "rate_limiter" with the time to the next token
@@ -82,7 +102,9 @@ class RateLimiter {
   // before its wait ends must call CancelReservation().
   Result<Duration> Reserve(TimePoint now, Duration max_wait);
 
-  // Gives back one token taken by Reserve (or TryAcquire) and not used.
+  // Gives back one token taken by Reserve (or TryAcquire) and not used. Call
+  // it from the thread that took the token: it goes back to that thread's
+  // stripe, and is dropped if that stripe is full (never more than burst).
   void CancelReservation() noexcept;
 
   // The blocking form: Reserve(now, options.max_wait), then sleep on `clock`.
@@ -95,17 +117,29 @@ class RateLimiter {
   std::int64_t rejected() const noexcept { return rejected_.load(std::memory_order_relaxed); }
 
  private:
-  explicit RateLimiter(const RateLimiterOptions& o) noexcept;
+  // One GCRA bucket; stripe i holds its share of the burst.
+  struct alignas(kCacheLineSize) Stripe {
+    std::atomic<std::int64_t> tat{0};
+    std::int64_t slack = 0;  // (its burst - 1) * stripe interval: how far tat may run ahead of now
+    double burst = 0;
+  };
 
-  // Takes a token whose wait is <= max_wait; false (and the wait it would
-  // need in *wait) otherwise.
+  explicit RateLimiter(const RateLimiterOptions& o);
+
+  // Takes a token whose wait is <= max_wait, from the stripe with the
+  // shortest wait (the thread's own first); false (and the shortest wait
+  // there is in *wait) otherwise.
   bool Take(std::int64_t now, std::int64_t max_wait, std::int64_t* wait) noexcept;
+  // One stripe: takes a token if its wait is <= max_wait; else false with that wait.
+  bool TakeFrom(Stripe& stripe, std::int64_t now, std::int64_t max_wait, std::int64_t* wait,
+                bool home) noexcept;
   Status Reject(TimePoint now, std::int64_t wait, Duration max_wait);
 
   RateLimiterOptions o_;
-  std::int64_t interval_;  // ns per token
-  std::int64_t slack_;     // (burst - 1) * interval: how far tat may run ahead of now
-  std::atomic<std::int64_t> tat_;
+  std::int64_t interval_;         // ns per token, whole limiter
+  std::int64_t stripe_interval_;  // ns per token of one stripe: interval_ * stripes
+  std::unique_ptr<Stripe[]> stripes_;
+  std::size_t stripe_mask_;
   std::atomic<std::int64_t> rejected_{0};
 };
 
