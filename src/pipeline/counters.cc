@@ -9,9 +9,10 @@ namespace {
 
 enum SlotState : std::uint32_t { kEmpty, kWriting, kReady };
 
-std::uint64_t Hash(EventKind kind, std::string_view policy, std::string_view reason) noexcept {
-  std::uint64_t h = 1469598103934665603ULL ^ static_cast<std::uint64_t>(kind);  // FNV-1a
-  for (std::string_view s : {policy, std::string_view("\0", 1), reason}) {
+std::uint64_t Hash(const Event& e) noexcept {
+  std::uint64_t h = 1469598103934665603ULL ^ static_cast<std::uint64_t>(e.kind);  // FNV-1a
+  const std::string_view separator("\0", 1);
+  for (std::string_view s : {e.policy, separator, e.reason, separator, e.scope}) {
     for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
   }
   return h;
@@ -22,7 +23,7 @@ std::uint64_t Hash(EventKind kind, std::string_view policy, std::string_view rea
 struct CountingListener::Slot {
   std::atomic<std::uint32_t> state{kEmpty};
   EventKind kind = EventKind::kAttemptStarted;
-  std::string_view policy, reason;  // written once, before state becomes kReady
+  std::string_view policy, reason, scope;  // written once, before state becomes kReady
   std::atomic<std::uint64_t> count{0};
   std::atomic<Duration::rep> total{0};
 };
@@ -35,7 +36,7 @@ CountingListener::CountingListener(std::size_t max_keys)
 CountingListener::~CountingListener() = default;
 
 CountingListener::Slot* CountingListener::Find(const Event& e) noexcept {
-  std::size_t i = Hash(e.kind, e.policy, e.reason) & mask_;
+  std::size_t i = Hash(e) & mask_;
   for (std::size_t probes = 0; probes <= mask_; ++probes, i = (i + 1) & mask_) {
     Slot& s = slots_[i];
     std::uint32_t st = s.state.load(std::memory_order_acquire);
@@ -46,13 +47,14 @@ CountingListener::Slot* CountingListener::Find(const Event& e) noexcept {
         s.kind = e.kind;
         s.policy = e.policy;
         s.reason = e.reason;
+        s.scope = e.scope;
         s.state.store(kReady, std::memory_order_release);
         return &s;
       }
     }
     // Another thread is writing this slot's key: it takes a few stores.
     while (st == kWriting) st = s.state.load(std::memory_order_acquire);
-    if (s.kind == e.kind && s.policy == e.policy && s.reason == e.reason) return &s;
+    if (s.kind == e.kind && s.policy == e.policy && s.reason == e.reason && s.scope == e.scope) return &s;
   }
   return nullptr;
 }
@@ -77,12 +79,12 @@ CountingListener::Snapshot CountingListener::Read() const {
   for (std::size_t i = 0; i <= mask_; ++i) {
     const Slot& s = slots_[i];
     if (s.state.load(std::memory_order_acquire) != kReady) continue;
-    snap.rows.push_back(Row{s.kind, std::string(s.policy), std::string(s.reason),
+    snap.rows.push_back(Row{s.kind, std::string(s.policy), std::string(s.reason), std::string(s.scope),
                             s.count.load(std::memory_order_relaxed),
                             Duration(s.total.load(std::memory_order_relaxed))});
   }
   std::sort(snap.rows.begin(), snap.rows.end(), [](const Row& a, const Row& b) {
-    return std::tie(a.kind, a.policy, a.reason) < std::tie(b.kind, b.policy, b.reason);
+    return std::tie(a.kind, a.policy, a.reason, a.scope) < std::tie(b.kind, b.policy, b.reason, b.scope);
   });
   snap.dropped = dropped_.load(std::memory_order_relaxed);
   return snap;
@@ -104,6 +106,16 @@ Duration CountingListener::Snapshot::total(EventKind kind, std::string_view poli
     if (r.kind == kind && r.policy == policy && (reason.empty() || r.reason == reason)) d += r.total;
   }
   return d;
+}
+
+CountingListener::Snapshot CountingListener::Snapshot::ForScope(std::string_view scope) const {
+  Snapshot out;
+  for (const Row& r : rows) {
+    if (r.scope != scope) continue;
+    out.rows.push_back(r);
+    out.by_kind[static_cast<std::size_t>(r.kind)] += r.count;
+  }
+  return out;
 }
 
 }  // namespace stormguard

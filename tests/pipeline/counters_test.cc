@@ -5,6 +5,8 @@
 #include <thread>
 #include <vector>
 
+#include "stormguard/guard/circuit_breaker.h"
+
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
@@ -57,6 +59,38 @@ TEST(CountingListenerTest, ConcurrentIncrementsAreAllCounted) {
   EXPECT_EQ(s.count(EventKind::kRejected), std::uint64_t{kThreads} * kEvents);
   EXPECT_EQ(s.count(EventKind::kRejected, "limiter", "c"), std::uint64_t{kThreads} * kEvents / 4);
   EXPECT_EQ(s.rows.size(), 4u);
+}
+
+TEST(CountingListenerTest, ScopedListenersCountTwoBreakersApart) {
+  CountingListener counters;
+  ScopedListener payments("payments", counters);
+  ScopedListener inventory("inventory", counters);
+  auto a = CircuitBreaker::Create({.failure_rate_threshold = 50, .window_size = 2, .minimum_number_of_calls = 2,
+                                   .listener = &payments});
+  auto b = CircuitBreaker::Create({.listener = &inventory});
+  ASSERT_TRUE(a.ok() && b.ok());
+  const TimePoint t0 = TimePoint(1h);
+  for (int i = 0; i < 2; ++i) (*a)->OnResult(OutcomeClass::kTransient, 1ms, t0);  // trips
+  EXPECT_FALSE((*a)->Acquire(t0).ok());
+  EXPECT_TRUE((*b)->Acquire(t0).ok());
+  auto s = counters.Read();
+  EXPECT_EQ(s.count(EventKind::kRejected, "circuit_breaker"), 1u);
+  EXPECT_EQ(s.ForScope("payments").count(EventKind::kRejected, "circuit_breaker"), 1u);
+  EXPECT_EQ(s.ForScope("payments").count(EventKind::kStateChanged), 1u);
+  EXPECT_EQ(s.ForScope("inventory").count(EventKind::kRejected), 0u);
+  EXPECT_EQ(s.ForScope("").rows.size(), 0u);
+}
+
+TEST(CountingListenerTest, TheScopeNearestThePolicyWins) {
+  CountingListener counters;
+  ScopedListener pipeline("checkout", counters);
+  ScopedListener breaker("checkout.payments", pipeline);
+  breaker.OnEvent(Ev(EventKind::kRejected, "circuit_breaker", "open"));
+  pipeline.OnEvent(Ev(EventKind::kGaveUp, "retry", "max_attempts"));
+  auto s = counters.Read();
+  EXPECT_EQ(s.ForScope("checkout.payments").count(EventKind::kRejected, "circuit_breaker"), 1u);
+  EXPECT_EQ(s.ForScope("checkout").count(EventKind::kGaveUp, "retry"), 1u);
+  EXPECT_EQ(s.ForScope("checkout").count(EventKind::kRejected), 0u);
 }
 
 }  // namespace

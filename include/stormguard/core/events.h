@@ -8,10 +8,19 @@
 //     void OnEvent(const Event& e) noexcept override { ... e.kind, e.policy ... }
 //   };
 //
+// Which instance: policies name themselves by kind ("circuit_breaker"), so
+// to tell two breakers (or two pipelines) apart on one listener, give each a
+// ScopedListener in front of the shared one; their events arrive with
+// `scope` set to its name ("payments", "inventory"):
+//
+//   ScopedListener payments("payments", metrics);   // outlives the breaker
+//   auto breaker = CircuitBreaker::Create({.listener = &payments});
+//
 // Thread safety: OnEvent may be called concurrently from every thread that
 // runs a call; implementations must be thread-safe and must not block.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "stormguard/core/outcome.h"
@@ -37,6 +46,7 @@ std::string_view EventKindName(EventKind k) noexcept;
 struct Event {
   EventKind kind;
   std::string_view policy{};       // "retry", "circuit_breaker", ... (static strings)
+  std::string_view scope{};        // the instance, set by a ScopedListener; "" when none
   std::string_view reason{};       // why (a stop reason, a state change); static
   TimePoint at{};
   int attempt = 0;
@@ -48,6 +58,30 @@ class Listener {
  public:
   virtual ~Listener() = default;
   virtual void OnEvent(const Event& event) noexcept = 0;
+};
+
+// Forwards every event to `target` with `scope` set to this listener's
+// name, unless a scope nearer the policy already set one (the most specific
+// name wins). Listeners that keep scopes (CountingListener) keep views of
+// the name: a ScopedListener must outlive them and the policies using it.
+class ScopedListener final : public Listener {
+ public:
+  ScopedListener(std::string scope, Listener& target) : scope_(std::move(scope)), target_(target) {}
+  ScopedListener(const ScopedListener&) = delete;
+  ScopedListener& operator=(const ScopedListener&) = delete;
+
+  std::string_view scope() const noexcept { return scope_; }
+
+  void OnEvent(const Event& event) noexcept override {
+    if (!event.scope.empty()) return target_.OnEvent(event);
+    Event scoped = event;
+    scoped.scope = scope_;
+    target_.OnEvent(scoped);
+  }
+
+ private:
+  const std::string scope_;
+  Listener& target_;
 };
 
 }  // namespace stormguard

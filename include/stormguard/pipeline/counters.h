@@ -1,8 +1,9 @@
 // stormguard/pipeline/counters.h: built-in counters for every pipeline decision.
 //
-// CountingListener counts events per kind and per (kind, policy, reason),
-// with the summed durations (attempt latency, retry waits, overruns). Hand
-// it to PipelineBuilder (or any policy) as the listener and read a snapshot:
+// CountingListener counts events per kind and per (kind, policy, reason,
+// scope), with the summed durations (attempt latency, retry waits,
+// overruns). Hand it to PipelineBuilder (or any policy) as the listener, or
+// behind ScopedListeners to count instances apart, and read a snapshot:
 //
 //   CountingListener counters;
 //   auto p = PipelineBuilder({.listener = &counters}).AddRetry({...}).Build();
@@ -10,11 +11,13 @@
 //   CountingListener::Snapshot s = counters.Read();
 //   s.count(EventKind::kRejected, "circuit_breaker");          // all reasons
 //   s.count(EventKind::kGaveUp, "retry", "budget_exhausted");
+//   s.ForScope("payments").count(EventKind::kRejected, "circuit_breaker");
 //
 // Increments are lock-free (relaxed atomics; a new key claims its slot with
 // one compare-and-swap). The table holds `max_keys` distinct keys; events
 // for keys beyond that are counted per kind and in `dropped`, not per key.
-// Event strings must be static (events.h requires it): keys keep the views.
+// Event strings must be static (events.h requires it) and scopes must
+// outlive this listener: keys keep the views.
 //
 // Thread safety: OnEvent and Read may run concurrently; a snapshot is a
 // consistent count per counter, not across counters.
@@ -46,19 +49,23 @@ class CountingListener final : public Listener {
     EventKind kind;
     std::string policy;
     std::string reason;
+    std::string scope;  // "" for events from no ScopedListener
     std::uint64_t count = 0;
     Duration total = Duration::zero();  // sum of the events' durations
   };
 
   struct Snapshot {
     std::array<std::uint64_t, kEventKindCount> by_kind{};
-    std::vector<Row> rows;  // sorted by kind, policy, reason
+    std::vector<Row> rows;  // sorted by kind, policy, reason, scope
     std::uint64_t dropped = 0;
 
     std::uint64_t count(EventKind kind) const noexcept { return by_kind[static_cast<std::size_t>(kind)]; }
-    // Summed over every reason when `reason` is empty.
+    // Summed over every scope, and over every reason when `reason` is empty.
     std::uint64_t count(EventKind kind, std::string_view policy, std::string_view reason = {}) const noexcept;
     Duration total(EventKind kind, std::string_view policy, std::string_view reason = {}) const noexcept;
+    // The rows of one scope, with by_kind summed from them (events beyond
+    // max_keys, counted only per kind, belong to no scope).
+    Snapshot ForScope(std::string_view scope) const;
   };
 
   Snapshot Read() const;

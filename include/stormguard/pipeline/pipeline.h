@@ -67,7 +67,7 @@ namespace stormguard {
 struct PipelineOptions {
   Clock* clock = &Clock::Real();
   TimerService* timers = nullptr;  // null: TimerService::Default()
-  Listener* listener = nullptr;    // every stage reports to it (optional)
+  Listener* listener = nullptr;    // every stage reports to it (optional; a ScopedListener names the pipeline)
   // How guards (breaker, adaptive concurrency) and the call's own attempt
   // events judge an outcome.
   const Classifier* classifier = &DefaultClassifier();
