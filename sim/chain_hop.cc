@@ -1,9 +1,7 @@
 // The caller side of the chain model: each node's retry loop around its
-// downstream call, following ExecuteWithRetry's protocol step by step
-// (budget notifications, RecordAttempt, Decide, marking a give-up) with the
-// waits turned into events.
+// downstream call, a RetrySession per call (the same bookkeeping as
+// ExecuteWithRetry) with the waits turned into events.
 #include "chain_sim.h"
-#include "stormguard/retry/retry_driver.h"
 
 namespace stormguard::sim::chain_internal {
 
@@ -13,7 +11,7 @@ void ChainSim::StartLoop(std::uint32_t idx) {
   c.attempt = 1;
   c.call_deadline = c.deadline.ForNextHop(now(), spec_.hops[c.node].reserve);
   ++r_.hops[c.node].calls;
-  if (RetryBudget* b = h.policy.budget()) b->OnRequestStart(now());
+  c.session = RetrySession(h.policy, CallContext{}, now());
   SendAttempt(idx);
 }
 
@@ -111,41 +109,34 @@ void ChainSim::OnRetryWake(std::uint32_t idx, std::uint32_t gen, std::uint32_t a
 void ChainSim::OnAttemptEnd(std::uint32_t idx, const Status& status) {
   Call& c = calls_[idx];
   HopState& h = hops_[c.node];
-  RetryBudget* budget = h.policy.budget();
   const OutcomeClass outcome = h.policy.Classify(status);
   if (c.breaker_permit) {
     c.breaker_permit = false;
     spec_.hops[c.node].breaker->OnResult(outcome, now() - c.sent, now());
   }
-  if (outcome == OutcomeClass::kSuccess) {
-    if (budget != nullptr) {
-      budget->RecordSuccess(now());
-      if (c.attempt > 1) budget->OnRetryEnd(now());
-      budget->OnRequestEnd(now());
-    }
-    Finish(idx, Status::Ok());
-    return;
-  }
-  retry_internal::RecordAttempt(h.policy, outcome, now());
-  if (outcome == OutcomeClass::kDoNotRetry) c.downstream_gave_up = true;
-  if (c.attempt > 1 && budget != nullptr) budget->OnRetryEnd(now());
   h.scratch.deadline = c.call_deadline;
   h.scratch.attempt = static_cast<int>(c.attempt);
   h.scratch.incoming_is_retry = c.flagged;
   h.scratch.downstream_gave_up = c.downstream_gave_up;
-  const RetryDecision d = h.policy.Decide(outcome, status, h.scratch, now(), c.previous_wait, engine_.rng());
+  if (outcome == OutcomeClass::kSuccess) {
+    c.session.OnQuietSuccess(h.scratch, now());
+    Finish(idx, Status::Ok());
+    return;
+  }
+  Status verdict = status;  // the session marks it; only the code and our own marker go up
+  const RetryDecision d =
+      c.session.OnAttemptEnd(verdict, outcome, h.scratch, now(), now(), Duration::zero(), engine_.rng());
+  c.downstream_gave_up = h.scratch.downstream_gave_up;
   if (d.retry) {
     ++r_.hops[c.node].retries_granted;
-    c.previous_wait = d.wait;
     engine_.After(d.wait, this, kRetryWake, idx, Pack(c.gen, c.attempt));
     return;
   }
   if (d.reason == StopReason::kBudgetExhausted) NoteBudgetRefusal(c.node);
-  if (budget != nullptr) budget->OnRequestEnd(now());
   // The answer going up: the failure's code, plus the marker when this node
   // announces that it gave up. Nothing else crosses the wire.
   Status out(status.code(), status.message());
-  if (spec_.hops[c.node].mark_gave_up && retry_internal::GivesUpForTheChain(h.policy, d.reason)) {
+  if (spec_.hops[c.node].mark_gave_up && GivesUpForTheChain(h.policy, d.reason)) {
     out.mutable_hints().do_not_retry = true;
     ++r_.hops[c.node].marked_gave_up;
   }

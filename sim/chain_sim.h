@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "stormguard/sim/chain.h"
+#include "stormguard/retry/retry_session.h"
 #include "stormguard/sim/engine.h"
 
 namespace stormguard::sim::chain_internal {
@@ -50,7 +51,7 @@ struct Call {
   Deadline call_deadline;  // for this node's own downstream call
   TimePoint arrived;
   TimePoint sent;          // when the attempt in flight went out
-  Duration previous_wait = Duration::zero();
+  RetrySession session;    // this node's retries of its downstream call
 };
 
 struct NodeState {

@@ -19,6 +19,9 @@
 // is set: servers turn that into `x-no-retry: 1`, so no layer above retries
 // the same failure again (seed 003 `nomore_retry`).
 //
+// The bookkeeping around each decision (budget, events, the give-up mark)
+// is a RetrySession (retry_session.h), which other drivers share.
+//
 // Cancellation: the driver does not interrupt a running attempt; the
 // callable must honour ctx.stop and ctx.deadline (the pipeline's timeout
 // policy arms a timer that fires ctx.stop at the attempt's deadline).
@@ -32,6 +35,7 @@
 
 #include "stormguard/core/clock.h"
 #include "stormguard/retry/retry_policy.h"
+#include "stormguard/retry/retry_session.h"
 
 namespace stormguard {
 
@@ -44,15 +48,6 @@ struct RetryRun {
 
 namespace retry_internal {
 
-// Budget and listener bookkeeping shared by every instantiation.
-void RecordAttempt(const RetryPolicy& p, OutcomeClass outcome, TimePoint now) noexcept;
-void Emit(const RetryPolicy& p, EventKind kind, std::string_view reason, TimePoint now, int attempt,
-          OutcomeClass outcome, Duration d) noexcept;
-// Whether the caller should not retry either (see banner): a downstream gave
-// up, or this layer could retry and stopped because retrying would not help.
-// A layer configured with one attempt passes failures through unmarked, so
-// the one layer that does retry still can.
-bool GivesUpForTheChain(const RetryPolicy& p, StopReason reason) noexcept;
 void MarkGaveUp(Status& status, CallContext& ctx) noexcept;
 
 template <class F>
@@ -78,9 +73,7 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
                       Clock& clock = Clock::Real(), Random& rng = ThreadLocalRandom(),
                       RetryRun* run = nullptr) {
   using R = std::invoke_result_t<F&, CallContext&>;
-  RetryBudget* budget = policy.budget();
   const Deadline call_deadline = ctx.deadline;
-  const int first_attempt = ctx.attempt;
   RetryRun local;
   RetryRun& r = run != nullptr ? *run : local;
   r = RetryRun{};
@@ -89,8 +82,9 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
   // a listener's latency.
   const bool timed_attempts =
       policy.options().per_attempt_timeout != kInfiniteDuration || policy.options().listener != nullptr;
-  Duration previous_wait = Duration::zero();
-  if (budget != nullptr) budget->OnRequestStart(clock.CoarseNow());
+  // Coarse time is for the budget only: without one, no clock is read.
+  const bool books = policy.budget() != nullptr;
+  RetrySession session(policy, ctx, books ? clock.CoarseNow() : TimePoint());
 
   for (;;) {
     const TimePoint start = timed_attempts ? clock.Now() : TimePoint();
@@ -98,51 +92,24 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
     ++r.attempts;
     R result = retry_internal::InvokeCaught(fn, ctx);
     ctx.deadline = call_deadline;
-    const Status& status = StatusOf(result);
+    Status& status = retry_internal::MutableStatus(result);
     const OutcomeClass outcome = policy.Classify(status);
-    if (outcome == OutcomeClass::kSuccess && policy.options().listener == nullptr) {
-      if (budget != nullptr) {
-        const TimePoint t = clock.CoarseNow();
-        budget->RecordSuccess(t);
-        if (ctx.attempt > first_attempt) budget->OnRetryEnd(t);
-        budget->OnRequestEnd(t);
-      }
-      ctx.attempt = first_attempt;
+    if (outcome == OutcomeClass::kSuccess && session.quiet()) {
+      session.OnQuietSuccess(ctx, books ? clock.CoarseNow() : TimePoint());
       return result;
     }
     const TimePoint end = clock.Now();
-    retry_internal::RecordAttempt(policy, outcome, clock.CoarseNow());
-    if (outcome == OutcomeClass::kDoNotRetry) ctx.downstream_gave_up = true;
-    if (ctx.attempt > first_attempt && budget != nullptr) budget->OnRetryEnd(clock.CoarseNow());
-    retry_internal::Emit(policy, EventKind::kAttemptEnded, {}, end, ctx.attempt, outcome,
-                         timed_attempts ? end - start : Duration::zero());
-
-    const RetryDecision d = policy.Decide(outcome, status, ctx, end, previous_wait, rng);
+    const RetryDecision d = session.OnAttemptEnd(status, outcome, ctx, end, clock.CoarseNow(),
+                                                 timed_attempts ? end - start : Duration::zero(), rng);
     if (!d.retry) {
       r.reason = d.reason;
-      if (retry_internal::GivesUpForTheChain(policy, d.reason)) {
-        retry_internal::MarkGaveUp(retry_internal::MutableStatus(result), ctx);
-      }
-      if (d.reason != StopReason::kSucceeded) {
-        retry_internal::Emit(policy, EventKind::kGaveUp, StopReasonName(d.reason), end, ctx.attempt,
-                             outcome, Duration::zero());
-      }
-      if (budget != nullptr) budget->OnRequestEnd(clock.CoarseNow());
-      ctx.attempt = first_attempt;
       return result;
     }
-    retry_internal::Emit(policy, EventKind::kRetryScheduled, {}, end, ctx.attempt, outcome, d.wait);
     const bool slept = clock.SleepUntil(std::min(SaturatingAdd(end, d.wait), call_deadline.time()), ctx.stop);
     r.waited += d.wait;
-    previous_wait = d.wait;
     if (!slept) {
-      if (budget != nullptr) {
-        budget->OnRetryEnd(clock.CoarseNow());  // the acquired retry never ran
-        budget->OnRequestEnd(clock.CoarseNow());
-      }
       r.reason = StopReason::kCancelled;
-      ctx.attempt = first_attempt;
-      return R(Status::Cancelled("cancelled while waiting to retry"));
+      return R(session.OnWaitCancelled(ctx, clock.CoarseNow()));
     }
     ++ctx.attempt;
   }

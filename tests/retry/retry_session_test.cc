@@ -1,0 +1,105 @@
+// RetrySession drives no I/O, so these tests step it by hand, the way an
+// event-loop driver (the simulator, an asynchronous client) does.
+#include "stormguard/retry/retry_session.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "retry/fake_budget.h"
+
+namespace stormguard {
+namespace {
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+
+const TimePoint kT0 = TimePoint(1h);
+
+RetryPolicy Make(std::shared_ptr<RetryBudget> budget, int attempts = 3) {
+  auto p = RetryPolicy::Create({.max_attempts = attempts,
+                                .backoff = {.kind = BackoffKind::kConstant, .base = 10ms, .cap = 10ms},
+                                .budget = std::move(budget)});
+  EXPECT_TRUE(p.ok()) << p.status().ToString();
+  return std::move(p).value();
+}
+
+// One call's session over a FakeBudget that allows `retries_allowed`.
+struct Call {
+  explicit Call(int retries_allowed, int attempts = 3)
+      : budget(std::make_shared<testing::FakeBudget>(retries_allowed)),
+        policy(Make(budget, attempts)),
+        session(policy, ctx, kT0) {}
+
+  RetryDecision End(Status& s) {
+    return session.OnAttemptEnd(s, policy.Classify(s), ctx, kT0, kT0, Duration::zero(), rng);
+  }
+
+  std::shared_ptr<testing::FakeBudget> budget;
+  RetryPolicy policy;
+  Random rng{1};
+  CallContext ctx;
+  RetrySession session;
+};
+
+TEST(RetrySessionTest, KeepsTheBudgetsBooksAcrossRetriesThenASuccess) {
+  Call call(/*retries_allowed=*/5);
+  for (int i = 0; i < 2; ++i) {
+    Status failed = Status::Unavailable("down");
+    const RetryDecision d = call.End(failed);
+    ASSERT_TRUE(d.retry);
+    EXPECT_EQ(d.wait, 10ms);
+    EXPECT_EQ(call.session.previous_wait(), 10ms);
+    ++call.ctx.attempt;
+  }
+  EXPECT_EQ(call.session.retries(call.ctx), 2);
+  call.session.OnQuietSuccess(call.ctx, kT0);
+  EXPECT_EQ(call.ctx.attempt, 1);  // back to the call's first
+  EXPECT_THAT(call.budget->log, ElementsAre("start", "failure", "acquire", "failure", "retry_end", "acquire",
+                                       "success", "retry_end", "end"));
+}
+
+TEST(RetrySessionTest, GivingUpMarksTheStatusForTheChainAndClosesTheBooks) {
+  Call call(/*retries_allowed=*/5, /*attempts=*/2);
+  Status first = Status::Unavailable("down");
+  ASSERT_TRUE(call.End(first).retry);
+  EXPECT_FALSE(first.hints().do_not_retry);  // a retry follows: nothing to tell the chain
+  ++call.ctx.attempt;
+  Status last = Status::Unavailable("still down");
+  const RetryDecision d = call.End(last);
+  EXPECT_FALSE(d.retry);
+  EXPECT_EQ(d.reason, StopReason::kAttemptsExhausted);
+  EXPECT_TRUE(last.hints().do_not_retry);
+  EXPECT_TRUE(call.ctx.downstream_gave_up);
+  EXPECT_EQ(call.ctx.attempt, 1);
+  EXPECT_THAT(call.budget->log, ElementsAre("start", "failure", "acquire", "failure", "retry_end", "end"));
+}
+
+TEST(RetrySessionTest, ARefusedRetryIsNotChargedAndEndsTheRequest) {
+  Call call(/*retries_allowed=*/0);
+  Status failed = Status::Unavailable("down");
+  EXPECT_EQ(call.End(failed).reason, StopReason::kBudgetExhausted);
+  EXPECT_TRUE(failed.hints().do_not_retry);
+  EXPECT_THAT(call.budget->log, ElementsAre("start", "failure", "refuse", "end"));
+}
+
+TEST(RetrySessionTest, ACancelledWaitGivesBackTheGrantedRetry) {
+  Call call(/*retries_allowed=*/5);
+  Status failed = Status::Unavailable("down");
+  ASSERT_TRUE(call.End(failed).retry);
+  const Status answer = call.session.OnWaitCancelled(call.ctx, kT0);
+  EXPECT_EQ(answer.code(), StatusCode::kCancelled);
+  EXPECT_THAT(call.budget->log, ElementsAre("start", "failure", "acquire", "retry_end", "end"));
+}
+
+TEST(RetrySessionTest, ASingleAttemptLayerPassesFailuresThroughUnmarked) {
+  Call call(/*retries_allowed=*/5, /*attempts=*/1);
+  Status failed = Status::Unavailable("down");
+  EXPECT_EQ(call.End(failed).reason, StopReason::kAttemptsExhausted);
+  EXPECT_FALSE(failed.hints().do_not_retry);  // the one layer that retries still can
+  EXPECT_FALSE(GivesUpForTheChain(call.policy, StopReason::kAttemptsExhausted));
+  EXPECT_TRUE(GivesUpForTheChain(call.policy, StopReason::kDownstreamGaveUp));
+}
+
+}  // namespace
+}  // namespace stormguard
