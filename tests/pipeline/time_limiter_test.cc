@@ -1,5 +1,7 @@
 #include "stormguard/pipeline/time_limiter.h"
 
+#include "stormguard/guard/bulkhead.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -61,13 +63,7 @@ TEST(TimeLimiterTest, AnExceptionFromTheWorkBecomesItsStatus) {
 
 TEST(TimeLimiterTest, ReturnsDeadlineExceededAtTheDeadlineWhileTheWorkStillRuns) {
   Env e({.timeout = 100ms});
-  auto call = Async([&e] {
-    CallContext ctx;
-    return e.limiter->Run(ctx, e.Stuck());
-  });
-  e.started.WaitFor(1);
-  e.clock.Advance(100ms);
-  Status s = Get(call);  // returned although the work is still blocked
+  Status s = e.AbandonAStuckCall(100ms);  // returned although the work is still blocked
   EXPECT_EQ(e.clock.Now(), e.start + 100ms);
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(s.source(), "time_limiter");
@@ -130,13 +126,7 @@ TEST(TimeLimiterTest, CallerStopAnswersCancelledAtOnceAndStopsTheWork) {
 
 TEST(TimeLimiterTest, AbandonedWorkHoldsItsSlotUntilItEnds) {
   Env e({.timeout = 100ms, .max_detached = 1});
-  auto call = Async([&e] {
-    CallContext ctx;
-    return e.limiter->Run(ctx, e.Stuck());
-  });
-  e.started.WaitFor(1);
-  e.clock.Advance(100ms);
-  EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(e.AbandonAStuckCall(100ms).code(), StatusCode::kDeadlineExceeded);
 
   CallContext ctx;
   auto quick = [](CallContext&) { return Status::Ok(); };
@@ -160,6 +150,45 @@ TEST(TimeLimiterTest, AbandonedWorkHoldsItsSlotUntilItEnds) {
   EXPECT_TRUE(e.limiter->Run(ctx, quick).ok());                    // the slot is back
   EXPECT_THAT(e.log.Names(), ElementsAre("timed_out:deadline", "abandoned:timed_out", "rejected:full",
                                          "attempt_ended:abandoned_work_ended"));
+}
+
+// A bound shared with synchronous callers: the work owns a Bulkhead permit
+// (a move-only capture), so abandoned work keeps it until it really ends.
+TEST(TimeLimiterTest, APermitTheWorkOwnsIsHeldUntilTheWorkEnds) {
+  Env e({.timeout = 100ms});
+  auto bulkhead = Bulkhead::Create({.max_concurrent = 1}).value();
+  auto call = Async([&] {
+    CallContext ctx;
+    BulkheadPermit permit = std::move(bulkhead->TryAcquire(e.start)).value();
+    return e.limiter->Run(ctx, [&e, permit = std::move(permit)](CallContext&) {
+      e.started.Arrive();
+      e.gate.Wait({});
+      return Status::Ok();
+    });
+  });
+  e.started.WaitFor(1);
+  e.clock.Advance(100ms);
+  EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(bulkhead->stats().in_use, 1);  // the caller left; its work has not
+  e.gate.Open();
+  e.log.ended.WaitFor(1);
+  EXPECT_EQ(bulkhead->stats().in_use, 0);  // released before the end was reported
+}
+
+TEST(TimeLimiterTest, InfiniteTimeoutWaitsForTheWorkWhenTheCallHasNoDeadline) {
+  Env e({.timeout = kInfiniteDuration});
+  auto call = Async([&e] {
+    CallContext ctx;
+    return e.limiter->Run(ctx, [&e](CallContext& c) {
+      EXPECT_TRUE(c.deadline.is_infinite());
+      return e.Stuck()(c);
+    });
+  });
+  e.started.WaitFor(1);
+  e.clock.Advance(24h);
+  e.gate.Open();
+  EXPECT_TRUE(Get(call).ok());
+  EXPECT_EQ(e.limiter->stats().abandoned_total, 0);
 }
 
 TEST(TimeLimiterTest, RefusesWhenTheExecutorQueueIsFullAndGivesTheSlotBack) {
@@ -220,13 +249,7 @@ TEST(TimeLimiterTest, QueuedWorkWhoseCallerLeftNeverStarts) {
 
 TEST(TimeLimiterTest, MayBeDestroyedWhileAbandonedWorkStillRuns) {
   Env e({.timeout = 100ms});
-  auto call = Async([&e] {
-    CallContext ctx;
-    return e.limiter->Run(ctx, e.Stuck());
-  });
-  e.started.WaitFor(1);
-  e.clock.Advance(100ms);
-  EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(e.AbandonAStuckCall(100ms).code(), StatusCode::kDeadlineExceeded);
   e.limiter.reset();  // the abandoned call keeps the counters it reports to alive
   e.gate.Open();
   e.log.ended.WaitFor(1);

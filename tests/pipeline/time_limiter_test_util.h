@@ -77,6 +77,18 @@ struct Env {
       return Status::Ok();
     };
   }
+  // Starts a call whose work ignores its stop, moves the clock by
+  // `timeout` and returns the caller's answer; the work stays blocked.
+  Status AbandonAStuckCall(Duration timeout) {
+    const int arrivals = started.count() + 1;
+    auto call = hedge_testing::Async([this] {
+      CallContext ctx;
+      return limiter->Run(ctx, Stuck());
+    });
+    started.WaitFor(arrivals);
+    clock.Advance(timeout);
+    return hedge_testing::Get(call);
+  }
   // Blocks the executor's only worker until the gate opens.
   void OccupyTheWorker() {
     ASSERT_TRUE(executor->TrySubmit([this] {

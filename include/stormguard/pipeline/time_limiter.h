@@ -39,7 +39,14 @@
 //
 // Ownership: the work outlives Run, so it is moved into a heap state shared
 // by the caller and the executor task (one allocation per call, plus the
-// std::stop_source's): capture by value what it uses. That state keeps the
+// std::stop_source's): capture by value what it uses (move-only captures
+// are fine). The work is destroyed as soon as it ends, before its slot is
+// given back, so whatever it owns is held exactly as long as it runs. That
+// is how to share a bound with synchronous callers: take a Bulkhead permit
+// and move it into the work (abandoned work keeps it). The limiter keeps
+// its own slots rather than taking a Bulkhead: they bound what it hands to
+// its executor (queued work counts too), and its refusals, events and
+// stats stay one policy's. That state keeps the
 // limiter's counters alive, so a TimeLimiter may be destroyed while
 // abandoned work still runs; its listener and executor must outlive that
 // work (destroying the Executor runs and joins every task).
@@ -126,18 +133,22 @@ template <class F, class R>
 struct Call final : CallBase {
   template <class G>
   Call(std::shared_ptr<Core> c, const CallContext& caller, Deadline d, G&& g)
-      : CallBase(std::move(c), caller, d), fn(std::forward<G>(g)) {}
+      : CallBase(std::move(c), caller, d), fn(std::in_place, std::forward<G>(g)) {}
 
+  // The work and what it captured are destroyed as soon as it ends, before
+  // its slot is given back or anyone hears of the end.
   const Status& Invoke() noexcept override {
-    result.emplace(retry_internal::InvokeCaught(fn, ctx));
+    result.emplace(retry_internal::InvokeCaught(*fn, ctx));
+    fn.reset();
     return StatusOf(*result);
   }
   const Status& Skip(Status why) noexcept override {
     result.emplace(std::move(why));
+    fn.reset();
     return StatusOf(*result);
   }
 
-  F fn;
+  std::optional<F> fn;
   std::optional<R> result;
 };
 
