@@ -53,7 +53,7 @@
 // Time: executor.clock(). A ManualClock in kAdvanceOnSleep mode jumps to the
 // deadline at once, so tests use kBlockOnSleep and Advance().
 // Thread safety: every method may be called concurrently. Cost: a thread
-// hop and a condition-variable wake per call, about 7us on two cores, and
+// hop and a condition-variable wake per call (7-19us on a busy 2-core box),
 // two allocations (three when the caller sleeps on Clock::Real(), whose
 // wait allocates): use it only around blocking calls that cannot be
 // cancelled; TimeoutStage is the cheap default (bench/time_limiter_benchmark.cc).
