@@ -22,7 +22,9 @@
 //
 // This is a blocking stage: the calling thread waits until the callable
 // returns, however late, so a bulkhead slot taken outside this stage stays
-// taken until the abandoned work really ends.
+// taken until the abandoned work really ends. For callables that ignore
+// cancellation, where the caller must have its answer at the deadline, see
+// time_limiter.h (the work runs detached on an executor, bounded).
 //
 // Allocation: std::stop_source allocates its shared state; a StopSourceLease
 // takes one from a small per-thread pool of sources that were never stopped

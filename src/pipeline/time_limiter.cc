@@ -1,0 +1,225 @@
+#include "stormguard/pipeline/time_limiter.h"
+
+#include "stormguard/core/classifier.h"
+#include "stormguard/core/validation.h"
+#include "stormguard/pipeline/stage.h"
+
+namespace stormguard {
+namespace time_limiter_internal {
+
+struct Core {
+  Core(const TimeLimiterOptions& o, Executor& ex) noexcept : options(o), executor(ex), clock(ex.clock()) {}
+
+  // Takes a slot unless max_detached are taken (one CAS, no lock).
+  bool TryTake() noexcept {
+    int cur = running.load(std::memory_order_relaxed);
+    do {
+      if (cur >= options.max_detached) return false;
+    } while (!running.compare_exchange_weak(cur, cur + 1, std::memory_order_acq_rel,
+                                            std::memory_order_relaxed));
+    return true;
+  }
+  void Give() noexcept { running.fetch_sub(1, std::memory_order_acq_rel); }
+
+  void Report(EventKind kind, std::string_view reason, TimePoint at, int attempt, OutcomeClass outcome,
+              Duration d = Duration::zero()) const noexcept {
+    Emit(options.listener, Event{.kind = kind, .policy = TimeLimiter::kPolicy, .reason = reason, .at = at,
+                                 .attempt = attempt, .outcome = outcome, .duration = d});
+  }
+
+  Status Refuse(std::string_view reason, TimePoint now, int attempt, Status s) {
+    rejected.fetch_add(1, std::memory_order_relaxed);
+    const OutcomeClass outcome =
+        s.code() == StatusCode::kDeadlineExceeded ? OutcomeClass::kDeadlineExceeded : OutcomeClass::kOverloaded;
+    Report(EventKind::kRejected, reason, now, attempt, outcome);
+    s.mutable_hints().outcome = outcome;
+    return std::move(s).WithSource(TimeLimiter::kPolicy);
+  }
+
+  // The caller leaves before the work ended, at its deadline or because its
+  // ctx.stop fired; false when the work ended first after all. The work is
+  // told to stop only once the call is marked abandoned and reported, so
+  // every answer and event comes in one order.
+  bool Abandon(CallBase& call, bool at_deadline, int attempt) noexcept {
+    const TimePoint now = clock.Now();
+    call.left_at = now;
+    // Counted before the state says so, so the work's decrement never comes first.
+    abandoned.fetch_add(1, std::memory_order_relaxed);
+    CallBase::State expected = CallBase::kPending;
+    if (!call.state.compare_exchange_strong(expected, CallBase::kAbandoned, std::memory_order_acq_rel)) {
+      abandoned.fetch_sub(1, std::memory_order_relaxed);
+      return false;
+    }
+    abandoned_total.fetch_add(1, std::memory_order_relaxed);
+    if (at_deadline) {
+      timed_out.fetch_add(1, std::memory_order_relaxed);
+      Report(EventKind::kTimedOut, "deadline", now, attempt, OutcomeClass::kAmbiguous);
+      Report(EventKind::kAbandoned, "timed_out", now, attempt, OutcomeClass::kAmbiguous);
+    } else {
+      cancelled.fetch_add(1, std::memory_order_relaxed);
+      Report(EventKind::kAbandoned, "cancelled", now, attempt, OutcomeClass::kCancelled);
+    }
+    call.stop.request_stop();  // also wakes a caller whose own ctx.stop got here first
+    return true;
+  }
+
+  // On the worker, once the work returned (or was skipped). The slot is free
+  // before the caller wakes or the end is reported, so whoever hears of the
+  // end finds the slot free.
+  void OnWorkEnd(CallBase& call, const Status& status, bool ran) noexcept {
+    Give();
+    CallBase::State expected = CallBase::kPending;
+    if (call.state.compare_exchange_strong(expected, CallBase::kFinished, std::memory_order_acq_rel)) {
+      call.stop.request_stop();  // wakes the caller, which takes the result
+      return;
+    }
+    abandoned.fetch_sub(1, std::memory_order_relaxed);
+    const TimePoint now = clock.Now();
+    const Duration overrun = now > call.left_at ? now - call.left_at : Duration::zero();
+    Report(EventKind::kAttemptEnded, ran ? "abandoned_work_ended" : "abandoned_work_skipped", now,
+           call.ctx.attempt, ran ? DefaultClassifier().Classify(status) : OutcomeClass::kCancelled, overrun);
+  }
+
+  const TimeLimiterOptions options;
+  Executor& executor;
+  Clock& clock;
+  std::atomic<int> running{0};
+  std::atomic<int> abandoned{0};
+  std::atomic<std::int64_t> abandoned_total{0};
+  std::atomic<std::int64_t> timed_out{0};
+  std::atomic<std::int64_t> cancelled{0};
+  std::atomic<std::int64_t> rejected{0};
+};
+
+CallBase::CallBase(std::shared_ptr<Core> c, const CallContext& caller, Deadline d)
+    : core(std::move(c)), deadline(d), ctx(caller) {
+  ctx.deadline = d;
+  ctx.stop = stop.get_token();
+}
+
+void CallBase::RunOnWorker() noexcept {
+  // Stop already requested: the caller left (or was cancelled) while this
+  // waited in the queue, so the work never starts.
+  const bool start = !stop.stop_requested();
+  const Status* status = nullptr;
+  if (start) {
+    ScopedCallContext scope(ctx);
+    status = &Invoke();
+  } else {
+    status = &Skip(Status::Cancelled("time_limiter: the caller left before the work started")
+                       .WithSource(TimeLimiter::kPolicy));
+  }
+  core->OnWorkEnd(*this, *status, start);
+  Unref();
+}
+
+void CallBase::Unref() noexcept {
+  if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+SlotGuard::~SlotGuard() {
+  if (core_ != nullptr) core_->Give();
+}
+
+}  // namespace time_limiter_internal
+
+using time_limiter_internal::CallBase;
+using time_limiter_internal::Core;
+
+std::vector<std::string> TimeLimiterOptions::Validate() const {
+  Validator v;
+  v.Check(timeout > Duration::zero(), "timeout", "must be positive");
+  v.Check(max_detached >= 1, "max_detached", "must be at least 1");
+  return std::move(v).errors();
+}
+
+Result<std::unique_ptr<TimeLimiter>> TimeLimiter::Create(TimeLimiterOptions options, Executor& executor) {
+  Status s = ValidationStatus("time limiter options", options.Validate());
+  if (!s.ok()) return s;
+  return std::unique_ptr<TimeLimiter>(new TimeLimiter(std::make_shared<Core>(options, executor)));
+}
+
+TimeLimiter::TimeLimiter(std::shared_ptr<Core> core) noexcept : core_(std::move(core)) {}
+TimeLimiter::~TimeLimiter() = default;
+
+const TimeLimiterOptions& TimeLimiter::options() const noexcept { return core_->options; }
+
+TimeLimiterStats TimeLimiter::stats() const noexcept {
+  const Core& c = *core_;
+  return {.running = c.running.load(std::memory_order_relaxed),
+          .abandoned = c.abandoned.load(std::memory_order_relaxed),
+          .abandoned_total = c.abandoned_total.load(std::memory_order_relaxed),
+          .timed_out = c.timed_out.load(std::memory_order_relaxed),
+          .cancelled = c.cancelled.load(std::memory_order_relaxed),
+          .rejected = c.rejected.load(std::memory_order_relaxed)};
+}
+
+Status TimeLimiter::Admit(const CallContext& ctx, Deadline& deadline) {
+  Core& c = *core_;
+  if (ctx.stop.stop_requested()) {
+    c.cancelled.fetch_add(1, std::memory_order_relaxed);
+    return Status::Cancelled("time_limiter: cancelled before the call").WithSource(kPolicy);
+  }
+  const TimePoint now = c.clock.Now();
+  deadline = ctx.deadline.Within(now, c.options.timeout);  // an infinite timeout keeps ctx's
+  if (deadline.Expired(now)) {
+    return c.Refuse("deadline_expired", now, ctx.attempt,
+                    Status::DeadlineExceeded("time_limiter: no time left before the call"));
+  }
+  if (!c.TryTake()) {
+    return c.Refuse("full", now, ctx.attempt,
+                    Status::ResourceExhausted(
+                        "time_limiter full: " + std::to_string(c.options.max_detached) +
+                        " calls running, " + std::to_string(c.abandoned.load(std::memory_order_relaxed)) +
+                        " of them abandoned"));
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// The caller's ctx.stop fired while it waits: it leaves at once.
+struct AbandonOnStop {
+  Core* core;
+  CallBase* call;
+  int attempt;
+  void operator()() const noexcept { core->Abandon(*call, /*at_deadline=*/false, attempt); }
+};
+
+}  // namespace
+
+bool TimeLimiter::Await(CallBase& call, const CallContext& caller, Status& answer) {
+  Core& c = *core_;
+  call.refs.fetch_add(1, std::memory_order_relaxed);  // the task's reference
+  if (!c.executor.TrySubmit([p = &call] { p->RunOnWorker(); })) {
+    call.refs.fetch_sub(1, std::memory_order_relaxed);
+    c.Give();
+    answer = c.Refuse("executor_full", c.clock.Now(), caller.attempt,
+                      Status::ResourceExhausted("time_limiter: the executor's queue is full"));
+    return false;
+  }
+  {
+    // Gone before the state is read: a late ctx.stop cannot race the deadline.
+    std::stop_callback link(caller.stop, AbandonOnStop{&c, &call, caller.attempt});
+    c.clock.SleepUntil(call.deadline.time(), call.stop.get_token());
+  }
+  // Still pending: the deadline woke the caller (every stop follows a state change).
+  switch (call.state.load(std::memory_order_acquire)) {
+    case CallBase::kFinished:
+      return true;
+    case CallBase::kAbandoned:
+      answer = Status::Cancelled("time_limiter: the caller was cancelled; the work runs on, detached")
+                   .WithSource(kPolicy);
+      return false;
+    case CallBase::kPending:
+      break;
+  }
+  if (!c.Abandon(call, /*at_deadline=*/true, caller.attempt)) return true;  // it ended just in time
+  answer = Status::DeadlineExceeded("time_limiter: deadline passed (timeout " + DurationString(c.options.timeout) +
+                                    "); the work runs on, detached")
+               .WithSource(kPolicy);
+  answer.mutable_hints().outcome = OutcomeClass::kAmbiguous;  // the work may still take effect
+  return false;
+}
+
+}  // namespace stormguard
