@@ -198,10 +198,13 @@ bool TimerService::Cancel(TimerHandle& h) noexcept {
   Slot* s = h.slot_;
   if (s == nullptr) return true;
   h.slot_ = nullptr;
-  std::uint64_t w = s->word.load(std::memory_order_relaxed);
+  // Acquire, also when the CAS fails: a slot already kFired must make its
+  // callback's effects visible before the caller frees what it touched
+  // (the stop_source); TSan found the relaxed version.
+  std::uint64_t w = s->word.load(std::memory_order_acquire);
   while (timer_internal::PhaseOf(w) == timer_internal::kArmed) {
     if (s->word.compare_exchange_weak(w, timer_internal::With(w, timer_internal::kFree),
-                                      std::memory_order_acq_rel, std::memory_order_relaxed)) {
+                                      std::memory_order_acq_rel, std::memory_order_acquire)) {
       return true;
     }
   }

@@ -144,10 +144,12 @@ TEST(HttpClientTest, ConnectionRefusedIsTransientAndRetried) {
 }
 
 TEST(HttpClientTest, StopTokenAbortsATransferAtOnce) {
-  testing::TestServer srv;
+  // Declared before the server: its handler still waits on them while the
+  // server's destructor joins it.
   std::promise<void> arrived;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
+  testing::TestServer srv;
   srv.server.Get("/slow", [&](const httplib::Request&, httplib::Response& res) {
     arrived.set_value();
     released.wait_for(10s);  // bounded even if the test fails
