@@ -74,7 +74,9 @@ struct Invocation {
   bool report_attempt_end;  // no retry stage reports attempts, so the call does
   mutable std::uint32_t calls = 0;  // times the callable was entered
   mutable bool has_now = false;     // `now` was read since the callable last ran
+  mutable bool has_coarse = false;  // `coarse` was read since then
   mutable TimePoint now{};
+  mutable TimePoint coarse{};
 };
 
 // The callable with kAttemptStarted (and kAttemptEnded) events around it.
@@ -98,11 +100,19 @@ class Next {
     }
     return inv_->now;
   }
-  void ForgetNow() const noexcept { inv_->has_now = false; }
+  void ForgetNow() const noexcept { inv_->has_now = inv_->has_coarse = false; }
   // The pass's reading when there is one, else the coarse clock (a few ms
-  // behind): for timestamps where milliseconds do not matter (events,
-  // statistics windows), so they cost no precise clock read of their own.
-  TimePoint CheapNow() const noexcept { return inv_->has_now ? inv_->now : inv_->clock->CoarseNow(); }
+  // behind, also read once per pass): for timestamps where milliseconds do
+  // not matter (events, statistics windows), so they cost no precise clock
+  // read of their own.
+  TimePoint CheapNow() const noexcept {
+    if (inv_->has_now) return inv_->now;
+    if (!inv_->has_coarse) {
+      inv_->coarse = inv_->clock->CoarseNow();
+      inv_->has_coarse = true;
+    }
+    return inv_->coarse;
+  }
 
   // How many times the callable has been entered in this execution: a guard
   // compares it before and after `next` to tell whether its attempt reached
@@ -133,7 +143,7 @@ class NextBranch {
  public:
   explicit NextBranch(const Next& parent) noexcept : inv_(*parent.inv_), index_(parent.index_) {
     inv_.calls = 0;
-    inv_.has_now = false;
+    inv_.has_now = inv_.has_coarse = false;
   }
   Status operator()(CallContext& ctx) const { return Next(inv_, index_)(ctx); }
   std::uint32_t calls() const noexcept { return inv_.calls; }
@@ -159,7 +169,7 @@ class Stage {
 inline Status Next::operator()(CallContext& ctx) const {
   if (index_ < inv_->size) return inv_->stages[index_]->Execute(ctx, Next(*inv_, index_ + 1));
   ++inv_->calls;
-  inv_->has_now = false;
+  inv_->has_now = inv_->has_coarse = false;
   if (inv_->listener == nullptr) return inv_->call(ctx);
   return pipeline_internal::CallListened(*inv_, ctx);
 }
