@@ -240,7 +240,7 @@ void CircuitBreaker::OnResult(OutcomeClass outcome, Duration latency, TimePoint 
 
 void CircuitBreaker::RecordClosed(CallRecord call, TimePoint now) noexcept {
   const WindowUpdate u = window_->Record(now, call);
-  if (u.changed && behavior_.Evaluate(u.counts, o_.minimum_number_of_calls) != TripReason::kNone) {
+  if (u.may_trip && behavior_.Evaluate(u.counts, o_.minimum_number_of_calls) != TripReason::kNone) {
     MoveIfDue(CircuitState::kClosed, CircuitState::kOpen, now);
   }
 }

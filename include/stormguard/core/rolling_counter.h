@@ -71,8 +71,9 @@ class BasicRollingCounter {
 
   static Result<BasicRollingCounter> Create(const RollingCounterOptions& options);
 
-  // Adds to the bucket holding `now` (negative amounts take back). Returns
-  // false, changing nothing, when `now` is older than the window.
+  // Adds to the bucket holding `now`, or to the newest bucket when `now` is
+  // older (negative amounts take back). Returns false, changing nothing,
+  // when `now` is older than the window.
   bool Add(TimePoint now, Amounts amounts) noexcept;
 
   // The totals over the window ending at `now` (never negative).
@@ -99,7 +100,8 @@ class BasicRollingCounter {
   std::uint64_t EpochOf(TimePoint now, std::uint64_t newest) const noexcept;
   // Where stripe `stripe` stood on count `which` when `epoch` began,
   // stamped with the epoch (see rolling_counter.cc).
-  std::atomic<std::uint64_t>& start(std::size_t stripe, std::uint64_t epoch, std::size_t which) const noexcept {
+  std::atomic<std::uint64_t>& start(std::size_t stripe, std::uint64_t epoch,
+                                    std::size_t which) const noexcept {
     return starts_[((stripe * (ring_mask_ + 1)) + (epoch & ring_mask_)) * N + which];
   }
   std::uint64_t Advance(std::uint64_t last, std::uint64_t epoch) noexcept;
