@@ -296,7 +296,7 @@ TimePoint CircuitBreaker::NextTick() const noexcept {
   }
 }
 
-WindowMetrics CircuitBreaker::metrics(TimePoint now) noexcept {
+WindowMetrics CircuitBreaker::metrics(TimePoint now) const noexcept {
   return judging_trials_.load(std::memory_order_acquire) ? trial_window_.Metrics(now)
                                                          : window_->Metrics(now);
 }

@@ -98,7 +98,7 @@ WindowUpdate CountWindow::Record(TimePoint /*now*/, CallRecord call) noexcept {
   return {.counts = Unpack(calls, bad), .may_trip = true};
 }
 
-WindowCounts CountWindow::Counts(TimePoint /*now*/) noexcept {
+WindowCounts CountWindow::Counts(TimePoint /*now*/) const noexcept {
   return Unpack(calls_.load(kRelaxed), bad_.load(kRelaxed));
 }
 
@@ -152,7 +152,7 @@ void TimeWindow::MarkBad(TimePoint now) noexcept {
   }
 }
 
-WindowCounts TimeWindow::Counts(TimePoint now) noexcept {
+WindowCounts TimeWindow::Counts(TimePoint now) const noexcept {
   const auto [calls, failures, slow_calls] = counter_.Sum(now);
   return {.calls = calls,
           .failures = std::min(failures, calls),

@@ -109,11 +109,11 @@ class SlidingWindow {
   // Adds one finished call at `now` (see WindowUpdate).
   virtual WindowUpdate Record(TimePoint now, CallRecord call) noexcept = 0;
   // The totals in the window ending at `now`.
-  virtual WindowCounts Counts(TimePoint now) noexcept = 0;
+  virtual WindowCounts Counts(TimePoint now) const noexcept = 0;
   // Forgets every call; safe while other threads Record.
   virtual void Reset() noexcept = 0;
 
-  WindowMetrics Metrics(TimePoint now) noexcept {
+  WindowMetrics Metrics(TimePoint now) const noexcept {
     return WindowMetrics::From(Counts(now), minimum_calls_);
   }
 
@@ -132,7 +132,7 @@ class CountWindow final : public SlidingWindow {
 
   WindowKind kind() const noexcept override { return WindowKind::kCountBased; }
   WindowUpdate Record(TimePoint now, CallRecord call) noexcept override;
-  WindowCounts Counts(TimePoint now) noexcept override;
+  WindowCounts Counts(TimePoint now) const noexcept override;
   void Reset() noexcept override;
 
  private:
@@ -149,7 +149,7 @@ class TimeWindow final : public SlidingWindow {
 
   WindowKind kind() const noexcept override { return WindowKind::kTimeBased; }
   WindowUpdate Record(TimePoint now, CallRecord call) noexcept override;
-  WindowCounts Counts(TimePoint now) noexcept override;
+  WindowCounts Counts(TimePoint now) const noexcept override;
   void Reset() noexcept override { counter_.Reset(); }
 
  private:
