@@ -83,14 +83,14 @@ struct WindowMetrics {
 // into a window without failures and slow calls (both rates stay 0; a
 // TimeWindow leaves counts empty rather than add up every thread's stripe).
 struct WindowUpdate {
-  WindowCounts counts;  // the totals after the call
+  WindowCounts counts;  // the totals after the call, unless skipped (above)
   bool may_trip = true;
 };
 
 class SlidingWindow {
  public:
   // The largest sizes Create accepts: a million calls (a megabyte of slots)
-  // or an hour of one-second buckets.
+  // or an hour (in 512 buckets of about 7 s).
   static constexpr int kMaxCountSize = 1'000'000;
   static constexpr int kMaxTimeSeconds = 3600;
 
