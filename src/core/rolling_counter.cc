@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <utility>
 
 #include "stormguard/core/validation.h"
 
@@ -26,6 +27,15 @@ constexpr std::int64_t Difference48(std::uint64_t a, std::uint64_t b) {
 }
 
 static_assert(RollingCounterOptions::kMaxBuckets * 2 <= 0xFFFF, "tags must outlive the ring");
+
+// Runs body(0), ..., body(N - 1) unrolled: GCC -O2 would keep a loop over
+// the counts, with its arrays on the stack, on the hot paths.
+template <std::size_t N, class Body>
+void ForEachCount(Body&& body) {
+  [&]<std::size_t... kWhich>(std::index_sequence<kWhich...>) {
+    (body(kWhich), ...);
+  }(std::make_index_sequence<N>{});
+}
 
 }  // namespace
 
@@ -75,9 +85,9 @@ bool BasicRollingCounter<N>::Add(TimePoint now, Amounts amounts) noexcept {
   if (last - epoch >= buckets_) return false;  // already outside the window
   Counters& c = counters_[ThreadStripe() & stripe_mask_];
   // Negative amounts wrap around; the differences Sum takes undo that.
-  for (std::size_t which = 0; which < N; ++which) {
+  ForEachCount<N>([&](std::size_t which) {
     if (amounts[which] != 0) StripedAdd(c.count[which], static_cast<std::uint64_t>(amounts[which]));
-  }
+  });
   return true;
 }
 
@@ -123,13 +133,13 @@ template <std::size_t N>
 auto BasicRollingCounter<N>::StripeCounts(std::size_t stripe, std::uint64_t epoch,
                                           std::uint64_t last) const noexcept -> Counts {
   std::array<std::uint64_t, N> upper;
-  for (std::size_t which = 0; which < N; ++which) {
+  ForEachCount<N>([&](std::size_t which) {
     upper[which] = counters_[stripe].count[which].load(std::memory_order_seq_cst);
-    if (epoch >= last) continue;
+    if (epoch >= last) return;
     // A reader behind the newest bucket stops where epoch + 1 began.
     const std::uint64_t end = start(stripe, epoch + 1, which).load(std::memory_order_acquire);
     if (TagOf(end) == Tag(epoch + 1)) upper[which] = end;
-  }
+  });
   // Normally the oldest bucket's start is there; a thread stalled while
   // recording starts may have overwritten it, and then the window counts
   // from the oldest bucket that still has one.
@@ -137,11 +147,11 @@ auto BasicRollingCounter<N>::StripeCounts(std::size_t stripe, std::uint64_t epoc
   for (std::uint64_t e = oldest; e <= epoch && e <= last; ++e) {
     Counts counts;
     bool stamped = true;
-    for (std::size_t which = 0; which < N; ++which) {
+    ForEachCount<N>([&](std::size_t which) {
       const std::uint64_t from = start(stripe, e, which).load(std::memory_order_acquire);
-      stamped = stamped && TagOf(from) == Tag(e);
+      stamped &= TagOf(from) == Tag(e);
       counts[which] = Difference48(upper[which], from);
-    }
+    });
     if (stamped) return counts;
   }
   return {};
@@ -156,10 +166,10 @@ auto BasicRollingCounter<N>::Sum(TimePoint now) const noexcept -> Counts {
   Counts sum{};
   for (std::size_t s = 0; s <= stripe_mask_; ++s) {
     const Counts c = StripeCounts(s, epoch, last);
-    for (std::size_t which = 0; which < N; ++which) sum[which] += c[which];
+    ForEachCount<N>([&](std::size_t which) { sum[which] += c[which]; });
   }
   // A take-back that raced a bucket start can leave a bucket below zero.
-  for (std::int64_t& count : sum) count = std::max<std::int64_t>(count, 0);
+  ForEachCount<N>([&](std::size_t which) { sum[which] = std::max<std::int64_t>(sum[which], 0); });
   return sum;
 }
 
