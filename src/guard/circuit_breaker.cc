@@ -240,7 +240,7 @@ void CircuitBreaker::OnResult(OutcomeClass outcome, Duration latency, TimePoint 
 
 void CircuitBreaker::RecordClosed(CallRecord call, TimePoint now) noexcept {
   const WindowUpdate u = window_->Record(now, call);
-  if (u.changed && behavior_.Evaluate(u.counts, o_.minimum_number_of_calls) != TripReason::kNone) {
+  if (u.may_trip && behavior_.Evaluate(u.counts, o_.minimum_number_of_calls) != TripReason::kNone) {
     MoveIfDue(CircuitState::kClosed, CircuitState::kOpen, now);
   }
 }
@@ -296,7 +296,7 @@ TimePoint CircuitBreaker::NextTick() const noexcept {
   }
 }
 
-WindowMetrics CircuitBreaker::metrics(TimePoint now) noexcept {
+WindowMetrics CircuitBreaker::metrics(TimePoint now) const noexcept {
   return judging_trials_.load(std::memory_order_acquire) ? trial_window_.Metrics(now)
                                                          : window_->Metrics(now);
 }

@@ -1,6 +1,7 @@
 #include "stormguard/guard/sliding_window.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace stormguard {
 namespace {
@@ -20,12 +21,24 @@ constexpr CallRecord RecordOf(std::uint8_t slot) noexcept {
   return {.failure = (slot & kFailure) != 0, .slow = (slot & kSlow) != 0};
 }
 
-// The whole second `now` falls in (floor, also before the epoch).
-std::int64_t SecondOf(TimePoint now) noexcept {
-  constexpr std::int64_t kNanosPerSecond = 1'000'000'000;
-  const std::int64_t ns = now.time_since_epoch().count();
-  const std::int64_t q = ns / kNanosPerSecond;
-  return (ns % kNanosPerSecond != 0 && ns < 0) ? q - 1 : q;
+// CountWindow totals: failures in the low 32 bits, slow calls in the high
+// 32, so one atomic add moves both.
+constexpr std::uint64_t kSlowUnit = std::uint64_t{1} << 32;
+
+constexpr std::uint64_t PackBad(CallRecord c) noexcept {
+  return (c.failure ? 1u : 0u) + (c.slow ? kSlowUnit : 0u);
+}
+
+// Concurrent adds and subtracts can land in any order, so a total may dip
+// below zero for a moment; each 32-bit half is read as signed, then clamped.
+WindowCounts Unpack(std::int64_t calls, std::uint64_t bad) noexcept {
+  const auto failures = static_cast<std::int32_t>(static_cast<std::uint32_t>(bad));
+  const std::uint64_t rest = bad - static_cast<std::uint64_t>(static_cast<std::int64_t>(failures));
+  const auto slow = static_cast<std::int32_t>(static_cast<std::uint32_t>(rest >> 32));
+  const std::int64_t c = std::max<std::int64_t>(calls, 0);
+  return {.calls = c,
+          .failures = std::clamp<std::int64_t>(failures, 0, c),
+          .slow_calls = std::clamp<std::int64_t>(slow, 0, c)};
 }
 
 }  // namespace
@@ -56,18 +69,6 @@ std::unique_ptr<SlidingWindow> SlidingWindow::Create(WindowKind kind, int size, 
   return std::make_unique<CountWindow>(size, minimum_calls);
 }
 
-// Concurrent adds and subtracts can land in any order, so a total may dip
-// below zero for a moment; each 32-bit half is read as signed, then clamped.
-WindowCounts SlidingWindow::Unpack(std::int64_t calls, std::uint64_t bad) noexcept {
-  const auto failures = static_cast<std::int32_t>(static_cast<std::uint32_t>(bad));
-  const std::uint64_t rest = bad - static_cast<std::uint64_t>(static_cast<std::int64_t>(failures));
-  const auto slow = static_cast<std::int32_t>(static_cast<std::uint32_t>(rest >> 32));
-  const std::int64_t c = std::max<std::int64_t>(calls, 0);
-  return {.calls = c,
-          .failures = std::clamp<std::int64_t>(failures, 0, c),
-          .slow_calls = std::clamp<std::int64_t>(slow, 0, c)};
-}
-
 // ---- CountWindow -----------------------------------------------------------
 
 CountWindow::CountWindow(int size, int minimum_calls)
@@ -80,7 +81,7 @@ WindowUpdate CountWindow::Record(TimePoint /*now*/, CallRecord call) noexcept {
   // nothing, whichever slot it would replace. Skipping the ring keeps the
   // healthy path read-only, so threads do not fight over one cache line.
   if (slot == kRecorded && calls_.load(kRelaxed) == size() && bad_.load(kRelaxed) == 0) {
-    return {.counts = {.calls = size()}, .changed = false};
+    return {.counts = {.calls = size()}, .may_trip = false};
   }
   // Wraps with a compare-exchange rather than a modulo: a 64-bit division
   // would cost more than everything else here.
@@ -89,15 +90,15 @@ WindowUpdate CountWindow::Record(TimePoint /*now*/, CallRecord call) noexcept {
   while (!next_.compare_exchange_weak(index, index + 1 == n ? 0 : index + 1, kRelaxed)) {
   }
   const std::uint8_t old = slots_[index].exchange(slot, kRelaxed);
-  if (old == slot) return {.counts = Unpack(calls_.load(kRelaxed), bad_.load(kRelaxed)), .changed = false};
+  if (old == slot) return {.counts = Unpack(calls_.load(kRelaxed), bad_.load(kRelaxed)), .may_trip = false};
 
   const std::int64_t calls = old == 0 ? calls_.fetch_add(1, kRelaxed) + 1 : calls_.load(kRelaxed);
   const std::uint64_t delta = PackBad(call) - (old == 0 ? 0 : PackBad(RecordOf(old)));
   const std::uint64_t bad = delta == 0 ? bad_.load(kRelaxed) : bad_.fetch_add(delta, kRelaxed) + delta;
-  return {.counts = Unpack(calls, bad), .changed = true};
+  return {.counts = Unpack(calls, bad), .may_trip = true};
 }
 
-WindowCounts CountWindow::Counts(TimePoint /*now*/) noexcept {
+WindowCounts CountWindow::Counts(TimePoint /*now*/) const noexcept {
   return Unpack(calls_.load(kRelaxed), bad_.load(kRelaxed));
 }
 
@@ -114,60 +115,48 @@ void CountWindow::Reset() noexcept {
 
 // ---- TimeWindow ------------------------------------------------------------
 
+namespace {
+
+BasicRollingCounter<3> MakeCounter(int seconds) {
+  const int buckets = std::min(seconds, RollingCounterOptions::kMaxBuckets);
+  return BasicRollingCounter<3>::Create({.window = std::chrono::seconds(seconds), .buckets = buckets})
+      .value();
+}
+
+}  // namespace
+
 TimeWindow::TimeWindow(int size_seconds, int minimum_calls)
-    : SlidingWindow(std::clamp(size_seconds, 1, kMaxTimeSeconds),
-                    std::max(minimum_calls, 1)),
-      buckets_(std::make_unique<Bucket[]>(static_cast<std::size_t>(size()))) {}
-
-std::size_t TimeWindow::IndexOf(std::int64_t second) const noexcept {
-  const std::int64_t n = size();
-  return static_cast<std::size_t>(((second % n) + n) % n);
-}
-
-void TimeWindow::Retire(Bucket& b) noexcept {
-  calls_.fetch_sub(b.calls.exchange(0, kRelaxed), kRelaxed);
-  bad_.fetch_sub(b.bad.exchange(0, kRelaxed), kRelaxed);
-}
-
-std::int64_t TimeWindow::Advance(std::int64_t second) noexcept {
-  std::lock_guard lock(advance_mu_);
-  const std::int64_t head = head_.load(kRelaxed);
-  if (second <= SecondOfHead(head)) return head;  // another thread got there first
-  if (head != kNoHead) {
-    // The buckets of seconds newest+1 .. second still hold seconds that are
-    // now `size` or more seconds old.
-    const std::int64_t newest = SecondOfHead(head);
-    const std::int64_t steps = std::min<std::int64_t>(second - newest, size());
-    for (std::int64_t s = newest + 1; s <= newest + steps; ++s) Retire(buckets_[IndexOf(s)]);
-  }
-  const std::int64_t next = second * (std::int64_t{1} << kIndexBits) +
-                            static_cast<std::int64_t>(IndexOf(second));
-  head_.store(next, std::memory_order_release);
-  return next;
-}
+    : SlidingWindow(std::clamp(size_seconds, 1, kMaxTimeSeconds), std::max(minimum_calls, 1)),
+      counter_(MakeCounter(size())),
+      clean_from_ns_(std::numeric_limits<std::int64_t>::min()) {}
 
 WindowUpdate TimeWindow::Record(TimePoint now, CallRecord call) noexcept {
-  const std::int64_t second = SecondOf(now);
-  std::int64_t head = head_.load(std::memory_order_acquire);
-  if (second > SecondOfHead(head)) head = Advance(second);
-  Bucket& b = buckets_[static_cast<std::size_t>(head & ((1 << kIndexBits) - 1))];
-  b.calls.fetch_add(1, kRelaxed);
-  const std::int64_t calls = calls_.fetch_add(1, kRelaxed) + 1;
-  const std::uint64_t delta = PackBad(call);
-  if (delta == 0) return {.counts = Unpack(calls, bad_.load(kRelaxed)), .changed = true};
-  b.bad.fetch_add(delta, kRelaxed);
-  return {.counts = Unpack(calls, bad_.fetch_add(delta, kRelaxed) + delta), .changed = true};
+  const bool bad = call.failure || call.slow;
+  // Marked before the add: a success that still reads the old mark added
+  // its call before this one's Counts below, which then judges both.
+  if (bad) MarkBad(now);
+  const bool counted = counter_.Add(now, {1, call.failure ? 1 : 0, call.slow ? 1 : 0});
+  if (!bad && now.time_since_epoch().count() >= clean_from_ns_.load()) return {.may_trip = false};
+  return {.counts = Counts(now), .may_trip = counted};
 }
 
-WindowCounts TimeWindow::Counts(TimePoint now) noexcept {
-  const std::int64_t second = SecondOf(now);
-  if (second > SecondOfHead(head_.load(std::memory_order_acquire))) Advance(second);
-  return Unpack(calls_.load(kRelaxed), bad_.load(kRelaxed));
+// The window stays unclean until the bucket holding `now` has left it.
+void TimeWindow::MarkBad(TimePoint now) noexcept {
+  const std::int64_t width = counter_.bucket_width().count();
+  const std::int64_t window = width * counter_.buckets();
+  const std::int64_t latest = std::numeric_limits<std::int64_t>::max() - window;
+  const std::int64_t ns = std::clamp<std::int64_t>(now.time_since_epoch().count(), 0, latest);
+  const std::int64_t clean_from = ns - ns % width + window;
+  std::int64_t seen = clean_from_ns_.load();
+  while (seen < clean_from && !clean_from_ns_.compare_exchange_weak(seen, clean_from)) {
+  }
 }
 
-void TimeWindow::Reset() noexcept {
-  std::lock_guard lock(advance_mu_);
-  for (int i = 0; i < size(); ++i) Retire(buckets_[static_cast<std::size_t>(i)]);
+WindowCounts TimeWindow::Counts(TimePoint now) const noexcept {
+  const auto [calls, failures, slow_calls] = counter_.Sum(now);
+  return {.calls = calls,
+          .failures = std::min(failures, calls),
+          .slow_calls = std::min(slow_calls, calls)};
 }
 
 }  // namespace stormguard

@@ -33,21 +33,21 @@ FailureRateGate::FailureRateGate(const FailureRateGateOptions& options, RollingC
       threshold_ppm_(std::llround(options.failure_rate_threshold * 1e6)),
       window_(std::move(window)) {}
 
-void FailureRateGate::RecordSuccess(TimePoint now) noexcept { window_.Add(now, 1, 0); }
-void FailureRateGate::RecordFailure(TimePoint now) noexcept { window_.Add(now, 0, 1); }
+void FailureRateGate::RecordSuccess(TimePoint now) noexcept { window_.Add(now, {1, 0}); }
+void FailureRateGate::RecordFailure(TimePoint now) noexcept { window_.Add(now, {0, 1}); }
 
 bool FailureRateGate::TryAcquireRetry(TimePoint now) noexcept {
   const RollingCounts c = window_.Sum(now);
-  const std::int64_t total = c.first + c.second;
+  const std::int64_t total = c[0] + c[1];
   if (total < options_.min_requests) return true;
   // failures / total > threshold, in integers so 10 of 100 is exactly 10%.
-  return c.second * 1'000'000 <= threshold_ppm_ * total;
+  return c[1] * 1'000'000 <= threshold_ppm_ * total;
 }
 
 double FailureRateGate::FailureRate(TimePoint now) const noexcept {
   const RollingCounts c = window_.Sum(now);
-  const std::int64_t total = c.first + c.second;
-  return total == 0 ? 0.0 : static_cast<double>(c.second) / static_cast<double>(total);
+  const std::int64_t total = c[0] + c[1];
+  return total == 0 ? 0.0 : static_cast<double>(c[1]) / static_cast<double>(total);
 }
 
 }  // namespace stormguard

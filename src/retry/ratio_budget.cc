@@ -45,20 +45,20 @@ RatioBudget::RatioBudget(const RatioBudgetOptions& options, RollingCounter windo
                                        std::chrono::duration<double>(options.ttl).count())),
       window_(std::move(window)) {}
 
-void RatioBudget::OnRequestStart(TimePoint now) noexcept { window_.Add(now, 1, 0); }
+void RatioBudget::OnRequestStart(TimePoint now) noexcept { window_.Add(now, {1, 0}); }
 void RatioBudget::RecordSuccess(TimePoint /*now*/) noexcept {}
 void RatioBudget::RecordFailure(TimePoint /*now*/) noexcept {}
 
 std::int64_t RatioBudget::BalanceUnits(const RollingCounts& c) const noexcept {
-  return c.first * deposit_units_ + reserve_units_ - c.second * kUnitsPerRetry;
+  return c[0] * deposit_units_ + reserve_units_ - c[1] * kUnitsPerRetry;
 }
 
 bool RatioBudget::TryAcquireRetry(TimePoint now) noexcept {
   // Withdraw, then look: whoever sees a negative balance gives its retry
   // back, so concurrent callers can never overdraw together.
-  if (!window_.Add(now, 0, 1)) return false;
+  if (!window_.Add(now, {0, 1})) return false;
   if (BalanceUnits(window_.Sum(now)) >= 0) return true;
-  window_.Add(now, 0, -1);
+  window_.Add(now, {0, -1});
   return false;
 }
 

@@ -35,8 +35,8 @@ TEST(RollingCounterTest, ValidateNamesEveryBadField) {
 
 TEST(RollingCounterTest, CountsBothKindsOfEventWithinTheWindow) {
   RollingCounter w = Make();
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(w.Add(kT0, 1, 0));
-  EXPECT_TRUE(w.Add(kT0 + 2500ms, 0, 2));
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(w.Add(kT0, {1, 0}));
+  EXPECT_TRUE(w.Add(kT0 + 2500ms, {0, 2}));
   EXPECT_EQ(w.Sum(kT0 + 3s), (RollingCounts{3, 2}));
   EXPECT_EQ(w.bucket_width(), 1s);
   EXPECT_EQ(w.buckets(), 10);
@@ -44,8 +44,8 @@ TEST(RollingCounterTest, CountsBothKindsOfEventWithinTheWindow) {
 
 TEST(RollingCounterTest, OldBucketsSlideOutOneAtATime) {
   RollingCounter w = Make({.window = 10s, .buckets = 10});
-  w.Add(kT0, 1, 0);
-  w.Add(kT0 + 1s, 0, 1);
+  w.Add(kT0, {1, 0});
+  w.Add(kT0 + 1s, {0, 1});
   EXPECT_EQ(w.Sum(kT0 + 9s), (RollingCounts{1, 1}));
   EXPECT_EQ(w.Sum(kT0 + 10s), (RollingCounts{0, 1}));
   EXPECT_EQ(w.Sum(kT0 + 11s), (RollingCounts{0, 0}));
@@ -53,48 +53,69 @@ TEST(RollingCounterTest, OldBucketsSlideOutOneAtATime) {
 
 TEST(RollingCounterTest, AnEventCountsUntilItsWholeBucketHasLeft) {
   RollingCounter w = Make({.window = 10s, .buckets = 10});
-  w.Add(kT0 + 999ms, 1, 0);  // late in its bucket: counted for only 9.001 s
-  EXPECT_EQ(w.Sum(kT0 + 9s + 999ms).first, 1);
-  EXPECT_EQ(w.Sum(kT0 + 10s).first, 0);
+  w.Add(kT0 + 999ms, {1, 0});  // late in its bucket: counted for only 9.001 s
+  EXPECT_EQ(w.Sum(kT0 + 9s + 999ms)[0], 1);
+  EXPECT_EQ(w.Sum(kT0 + 10s)[0], 0);
 }
 
 TEST(RollingCounterTest, ReusedBucketStartsFromZero) {
   RollingCounter w = Make({.window = 10s, .buckets = 10});
-  w.Add(kT0, 5, 5);
-  w.Add(kT0 + 16s, 1, 0);  // the ring has 16 buckets: same slot as kT0
+  w.Add(kT0, {5, 5});
+  w.Add(kT0 + 16s, {1, 0});  // the ring has 16 buckets: same slot as kT0
   EXPECT_EQ(w.Sum(kT0 + 16s), (RollingCounts{1, 0}));
 }
 
 TEST(RollingCounterTest, RefusesEventsOlderThanTheWindow) {
   RollingCounter w = Make({.window = 10s, .buckets = 10});
-  w.Add(kT0 + 20s, 1, 0);
-  EXPECT_FALSE(w.Add(kT0 + 10s, 1, 0));
-  EXPECT_TRUE(w.Add(kT0 + 11s, 1, 0));  // the oldest bucket still in the window
+  w.Add(kT0 + 20s, {1, 0});
+  EXPECT_FALSE(w.Add(kT0 + 10s, {1, 0}));
+  EXPECT_TRUE(w.Add(kT0 + 11s, {1, 0}));  // the oldest bucket still in the window
   EXPECT_EQ(w.Sum(kT0 + 20s), (RollingCounts{2, 0}));
   EXPECT_EQ(w.Sum(kT0), (RollingCounts{}));  // asking about buckets long reused
 }
 
 TEST(RollingCounterTest, TakeBackUndoesAnAddAndSumsNeverGoNegative) {
   RollingCounter w = Make({.window = 10s, .buckets = 10});
-  EXPECT_TRUE(w.Add(kT0, 0, 1));
-  EXPECT_TRUE(w.Add(kT0, 0, -1));
+  EXPECT_TRUE(w.Add(kT0, {0, 1}));
+  EXPECT_TRUE(w.Add(kT0, {0, -1}));
   EXPECT_EQ(w.Sum(kT0), (RollingCounts{0, 0}));
-  EXPECT_TRUE(w.Add(kT0, -1, 0));
+  EXPECT_TRUE(w.Add(kT0, {-1, 0}));
   EXPECT_EQ(w.Sum(kT0), (RollingCounts{0, 0}));
 }
 
 TEST(RollingCounterTest, ReaderBehindTheNewestBucketSeesItsOwnWindow) {
   RollingCounter w = Make({.window = 10s, .buckets = 10});
-  w.Add(kT0, 1, 0);
-  w.Add(kT0 + 5s, 0, 1);
+  w.Add(kT0, {1, 0});
+  w.Add(kT0 + 5s, {0, 1});
   EXPECT_EQ(w.Sum(kT0 + 4s), (RollingCounts{1, 0})) << "the later failure is not in this window";
   EXPECT_EQ(w.Sum(kT0 + 5s), (RollingCounts{1, 1}));
 }
 
+TEST(RollingCounterTest, ResetForgetsEveryBucketButNotWhatComesAfter) {
+  RollingCounter w = Make({.window = 10s, .buckets = 10});
+  for (int s = 0; s < 4; ++s) w.Add(kT0 + std::chrono::seconds(s), {1, 2});
+  w.Reset();
+  EXPECT_EQ(w.Sum(kT0 + 3s), (RollingCounts{0, 0}));
+  EXPECT_EQ(w.Sum(kT0 + 2s), (RollingCounts{0, 0})) << "a reader behind the newest bucket too";
+  w.Add(kT0 + 3s, {1, 0});
+  w.Add(kT0 + 5s, {0, 1});
+  EXPECT_EQ(w.Sum(kT0 + 5s), (RollingCounts{1, 1}));
+  EXPECT_EQ(w.Sum(kT0 + 13s), (RollingCounts{0, 1}));
+}
+
+TEST(RollingCounterTest, CountsAsManyKindsAsItIsGiven) {
+  auto w = BasicRollingCounter<3>::Create({.window = 2s, .buckets = 2});
+  ASSERT_TRUE(w.ok());
+  w->Add(kT0, {1, 1, 0});
+  w->Add(kT0 + 1s, {1, 0, 1});
+  EXPECT_EQ(w->Sum(kT0 + 1s), (BasicRollingCounter<3>::Counts{2, 1, 1}));
+  EXPECT_EQ(w->Sum(kT0 + 2s), (BasicRollingCounter<3>::Counts{1, 0, 1}));
+}
+
 TEST(RollingCounterTest, TimesBeforeTheEpochCountAsTimeZero) {
   RollingCounter w = Make();
-  EXPECT_TRUE(w.Add(kInfinitePast, 1, 0));
-  EXPECT_EQ(w.Sum(TimePoint(0ns)).first, 1);
+  EXPECT_TRUE(w.Add(kInfinitePast, {1, 0}));
+  EXPECT_EQ(w.Sum(TimePoint(0ns))[0], 1);
 }
 
 // Adds on a thread whose stripe differs from the calling thread's.
@@ -104,7 +125,7 @@ void AddOnAnotherStripe(RollingCounter& w, TimePoint at, int first, int second) 
   while (!done) {
     std::thread([&] {
       if (ThreadStripe() % static_cast<std::size_t>(w.stripes()) == mine) return;
-      done = w.Add(at, first, second);
+      done = w.Add(at, {first, second});
     }).join();
   }
 }
@@ -115,7 +136,7 @@ TEST(RollingCounterTest, IdleStripesNeverComeBackAfterAnyGap) {
   for (Duration gap : {Duration(16s), Duration(1024s), Duration(4096s), Duration(1024s * 7 + 3s)}) {
     RollingCounter w = Make({.window = 10s, .buckets = 10, .stripes = 64});
     AddOnAnotherStripe(w, kT0, 7, 7);
-    w.Add(kT0 + gap, 1, 0);
+    w.Add(kT0 + gap, {1, 0});
     EXPECT_EQ(w.Sum(kT0 + gap), (RollingCounts{1, 0})) << "gap " << gap.count();
   }
 }
@@ -130,7 +151,7 @@ TEST(RollingCounterTest, ConcurrentAddsAreNeverLostEvenAcrossBuckets) {
   RunConcurrently(kThreads, [&w](int t) {
     for (int b = 0; b < 5; ++b) {
       for (int i = 0; i < kPerBucket; ++i) {
-        ASSERT_TRUE(w.Add(kT0 + std::chrono::seconds(b), t % 2 == 0 ? 1 : 0, t % 2 == 0 ? 0 : 1));
+        ASSERT_TRUE(w.Add(kT0 + std::chrono::seconds(b), {t % 2 == 0 ? 1 : 0, t % 2 == 0 ? 0 : 1}));
       }
     }
   });
@@ -141,7 +162,7 @@ TEST(RollingCounterTest, ConcurrentAddsWithinEachBucketSlideOutExactly) {
   RollingCounter w = Make({.window = 10s, .buckets = 10, .stripes = 2});
   for (int b = 0; b < 5; ++b) {
     RunConcurrently(4, [&w, b](int) {
-      for (int i = 0; i < 10'000; ++i) w.Add(kT0 + std::chrono::seconds(b), 1, 1);
+      for (int i = 0; i < 10'000; ++i) w.Add(kT0 + std::chrono::seconds(b), {1, 1});
     });
   }
   EXPECT_EQ(w.Sum(kT0 + 4s), (RollingCounts{200'000, 200'000}));

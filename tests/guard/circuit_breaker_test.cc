@@ -160,6 +160,19 @@ TEST(CircuitBreakerTest, StaysClosedUntilTheMinimumNumberOfCalls) {
   EXPECT_EQ(cb->state(), CircuitState::kOpen);
 }
 
+// The time window skips judging successes only while it holds no failure.
+TEST(CircuitBreakerTest, TimeWindowSuccessThatReachesTheMinimumOpensIt) {
+  ManualClock clock;
+  auto cb = MakeBreaker(
+      {.window_kind = WindowKind::kTimeBased, .window_size = 10, .minimum_number_of_calls = 10});
+  for (int i = 0; i < 20; ++i) cb->OnResult(kOk, 1ms, clock.Now());  // clean: not judged
+  clock.Advance(10s);
+  for (int i = 0; i < 9; ++i) cb->OnResult(kFail, 1ms, clock.Now());
+  EXPECT_EQ(cb->state(), CircuitState::kClosed);
+  cb->OnResult(kOk, 1ms, clock.Now());  // 9 of 10 failed
+  EXPECT_EQ(cb->state(), CircuitState::kOpen);
+}
+
 TEST(CircuitBreakerTest, OneCallBelowTheThresholdStaysClosed) {
   ManualClock clock;
   auto cb = MakeBreaker({.failure_rate_threshold = 40, .window_size = 10, .minimum_number_of_calls = 10});

@@ -76,9 +76,9 @@ TEST(CountWindowTest, KeepsTheLastNCallsAndReportsRatesFromTheMinimum) {
 
 TEST(CountWindowTest, SuccessIntoACleanFullWindowChangesNothing) {
   CountWindow w(3, 3);
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(w.Record(kT0, kOk).changed);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(w.Record(kT0, kOk).may_trip);
   const WindowUpdate u = w.Record(kT0, kOk);
-  EXPECT_FALSE(u.changed);
+  EXPECT_FALSE(u.may_trip);
   EXPECT_EQ(u.counts, (WindowCounts{3, 0, 0}));
   // A failure still gets in, and three successes push it out again.
   EXPECT_EQ(w.Record(kT0, kFail).counts, (WindowCounts{3, 1, 0}));
@@ -110,30 +110,71 @@ TEST(TimeWindowTest, KeepsTheLastNSecondsInOneSecondBuckets) {
   // Reading retires seconds too: at 4 s, second 1 (the slow call) is gone.
   ExpectMetrics(w.Metrics(kT0 + 4s), {0s, kOk, {2, 1, 1}, 50.0, 50.0}, 5);
   ExpectMetrics(w.Metrics(kT0 + 10s), {0s, kOk, {0, 0, 0}, std::nullopt, std::nullopt}, 6);
-  EXPECT_EQ(w.Record(kT0 + 10s, kOk).counts, (WindowCounts{1, 0, 0}));
+  w.Record(kT0 + 10s, kOk);
+  EXPECT_EQ(w.Counts(kT0 + 10s), (WindowCounts{1, 0, 0}));
+}
+
+// A success cannot move a rate while no failure or slow call is in the
+// window, so Record skips adding up every thread's stripe (counts empty).
+TEST(TimeWindowTest, SuccessesSkipTheTotalsWhileNoBadCallIsInTheWindow) {
+  TimeWindow w(3, 2);
+  EXPECT_EQ(w.Record(kT0, kOk).may_trip, false);
+  const WindowUpdate bad = w.Record(kT0 + 1s, kFail);
+  EXPECT_TRUE(bad.may_trip);
+  EXPECT_EQ(bad.counts, (WindowCounts{2, 1, 0}));
+  // Until second 1 leaves, a success is judged: it may bring the window to
+  // its minimum number of calls.
+  const WindowUpdate judged = w.Record(kT0 + 3s + 999ms, kOk);
+  EXPECT_TRUE(judged.may_trip);
+  EXPECT_EQ(judged.counts, (WindowCounts{2, 1, 0}));
+  const WindowUpdate clean = w.Record(kT0 + 4s, kOk);
+  EXPECT_FALSE(clean.may_trip);
+  EXPECT_EQ(clean.counts, (WindowCounts{}));
+  EXPECT_EQ(w.Counts(kT0 + 4s), (WindowCounts{2, 0, 0}));
 }
 
 TEST(TimeWindowTest, AGapLongerThanTheWindowEmptiesIt) {
   TimeWindow w(5, 1);
   for (int s = 0; s < 5; ++s) w.Record(kT0 + std::chrono::seconds(s), kFail);
   EXPECT_EQ(w.Counts(kT0 + 4s), (WindowCounts{5, 5, 0}));
-  EXPECT_EQ(w.Record(kT0 + 1h, kOk).counts, (WindowCounts{1, 0, 0}));
+  w.Record(kT0 + 1h, kOk);
+  EXPECT_EQ(w.Counts(kT0 + 1h), (WindowCounts{1, 0, 0}));
 }
 
 TEST(TimeWindowTest, ALateTimestampCountsInTheNewestSecond) {
   TimeWindow w(2, 1);
   w.Record(kT0 + 5s, kOk);
-  w.Record(kT0, kFail);  // from a thread that read the clock long ago
+  w.Record(kT0 + 4s, kFail);  // from a thread that read the clock a moment ago
   EXPECT_EQ(w.Counts(kT0 + 5s), (WindowCounts{2, 1, 0}));
   EXPECT_EQ(w.Counts(kT0 + 7s), (WindowCounts{0, 0, 0}));
 }
 
-TEST(TimeWindowTest, SecondsBeforeTheClockEpochRollOverToo) {
+// Deliberate: a call older than the whole window is dropped (the old
+// locked window counted it in the newest second); its second has left the
+// window, so it no longer belongs to what the breaker judges.
+TEST(TimeWindowTest, ATimestampOlderThanTheWindowIsNotCounted) {
   TimeWindow w(2, 1);
-  w.Record(TimePoint(-1500ms), kFail);  // second -2
-  w.Record(TimePoint(-500ms), kOk);     // second -1
-  EXPECT_EQ(w.Counts(TimePoint(-1ns)), (WindowCounts{2, 1, 0}));
-  EXPECT_EQ(w.Counts(TimePoint(0ns)), (WindowCounts{1, 0, 0}));
+  w.Record(kT0 + 5s, kOk);
+  EXPECT_FALSE(w.Record(kT0, kFail).may_trip);
+  EXPECT_EQ(w.Counts(kT0 + 5s), (WindowCounts{1, 0, 0}));
+}
+
+// Deliberate: clocks start at or after their epoch (ManualClock at 1 h),
+// so the counter's "before the epoch is time zero" replaced the old
+// window's negative seconds.
+TEST(TimeWindowTest, TimesBeforeTheClockEpochCountAsTimeZero) {
+  TimeWindow w(2, 1);
+  w.Record(TimePoint(-1500ms), kFail);  // second 0
+  w.Record(TimePoint(1500ms), kOk);     // second 1
+  EXPECT_EQ(w.Counts(TimePoint(1999ms)), (WindowCounts{2, 1, 0}));
+  EXPECT_EQ(w.Counts(TimePoint(2s)), (WindowCounts{1, 0, 0}));
+}
+
+TEST(TimeWindowTest, AWindowLongerThan512SecondsUsesWiderBuckets) {
+  TimeWindow w(1024, 1);  // 512 buckets of 2 s
+  w.Record(kT0 + 1s, kFail);
+  EXPECT_EQ(w.Counts(kT0 + 1023s), (WindowCounts{1, 1, 0}));
+  EXPECT_EQ(w.Counts(kT0 + 1024s), (WindowCounts{0, 0, 0})) << "left with its 2 s bucket";
 }
 
 TEST(TimeWindowTest, ResetForgetsEverything) {

@@ -105,7 +105,7 @@ TEST(RatioBudgetTest, ConcurrentRetriesNeverOverdrawAndNoDepositIsLost) {
   });
   const int allowed = kThreads * 1000 / 5 + 10;  // 20% of 4000 requests + 10 reserve
   EXPECT_LE(granted.load(), allowed);
-  EXPECT_EQ(budget->counts(kT0).first, kThreads * 1000);
+  EXPECT_EQ(budget->counts(kT0)[0], kThreads * 1000);
   // A refusal under contention may leave a retry unclaimed; none is lost.
   EXPECT_EQ(granted.load() + DrainRetries(*budget, kT0), allowed);
 }

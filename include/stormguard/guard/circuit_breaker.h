@@ -160,8 +160,7 @@ class CircuitBreaker {
   CircuitState state() const noexcept { return state_.load(std::memory_order_acquire); }
   // The window the current state judges by: the trial calls in half-open
   // (and in an open state entered from half-open), else the main window.
-  // Not const: a time window retires the seconds that left it as it reads.
-  WindowMetrics metrics(TimePoint now) noexcept;
+  WindowMetrics metrics(TimePoint now) const noexcept;
   const CircuitBreakerOptions& options() const noexcept { return o_; }
 
   // Explicit transitions. Entering closed, disabled, metrics_only or

@@ -4,37 +4,45 @@
 //
 //   CountWindow  the last N calls: a ring of N one-byte slots; a new call
 //                overwrites the oldest one and the totals subtract what it
-//                evicted.
-//   TimeWindow   the calls of the last N seconds: one bucket per second; a
-//                bucket's counts leave the totals when its second falls out.
+//                evicted. Running totals make reading O(1).
+//   TimeWindow   the calls of the last N seconds: a core/rolling_counter.h
+//                of calls, failures and slow calls in one-second buckets,
+//                striped per thread; reading is O(stripes).
 //
-// Both keep running totals, so reading them is O(1). They report calls,
-// failures and slow calls; the failure rate and the slow-call rate (percent)
-// only once `minimum_calls` calls are in the window, because a rate over
-// three calls says nothing.
+// They report calls, failures and slow calls; the failure rate and the
+// slow-call rate (percent) only once `minimum_calls` calls are in the
+// window, because a rate over three calls says nothing.
 //
 //   auto w = SlidingWindow::Create(WindowKind::kCountBased, /*size=*/100,
 //                                  /*minimum_calls=*/10);
 //   w->Record(now, {.failure = true, .slow = false});
 //   WindowMetrics m = w->Metrics(now);   // calls 1, failures 1, rates empty
 //
-// Thread safety: every method may run concurrently. Record takes no lock
-// (atomic counters); a TimeWindow takes a mutex once per second to retire
-// old buckets. Totals are exact once concurrent calls have returned; while
-// they run a reader may see one call's failure before its call count, so
-// counts are clamped to [0, calls]. A call recorded with a timestamp older
-// than the newest second counts in the newest second. One window counts up
-// to 2^31 - 1 failures and as many slow calls.
+// Healthy calls stay off shared cache lines: a clean success into a window
+// that holds no failure and no slow call cannot move a rate, so Record skips
+// the totals (a CountWindow writes nothing, a TimeWindow only its own
+// stripe).
+//
+// Thread safety: every method may run concurrently; none takes a lock.
+// Totals are exact once concurrent calls have returned; while they run a
+// reader may see one call's failure before its call count, so counts are
+// clamped to [0, calls]. A success racing the first failure of a clean
+// TimeWindow may leave the judging to that failure's own Record. In a
+// TimeWindow a call with a timestamp older than the newest second counts
+// in the newest second, or not at all once older than the whole window;
+// times before the clock's epoch count as time zero; a call racing a new
+// second may land in the neighbouring one; and a window longer than 512 s
+// keeps 512 buckets of size / 512 s. A CountWindow counts up to 2^31 - 1
+// failures and as many slow calls.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
-#include <limits>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string_view>
 
+#include "stormguard/core/rolling_counter.h"
 #include "stormguard/core/time.h"
 
 namespace stormguard {
@@ -69,17 +77,20 @@ struct WindowMetrics {
   static WindowMetrics From(const WindowCounts& counts, std::int64_t minimum_calls) noexcept;
 };
 
-// What Record changed: the totals after the call, and whether they moved
-// (a success replacing a success in a full CountWindow changes nothing).
+// What Record tells the breaker. may_trip is false when the call cannot
+// have moved a rate towards a threshold: it replaced an equal call in a
+// CountWindow (counts are still the totals), or it was a clean success
+// into a window without failures and slow calls (both rates stay 0; a
+// TimeWindow leaves counts empty rather than add up every thread's stripe).
 struct WindowUpdate {
-  WindowCounts counts;
-  bool changed = true;
+  WindowCounts counts;  // the totals after the call, unless skipped (above)
+  bool may_trip = true;
 };
 
 class SlidingWindow {
  public:
   // The largest sizes Create accepts: a million calls (a megabyte of slots)
-  // or an hour of one-second buckets.
+  // or an hour (in 512 buckets of about 7 s).
   static constexpr int kMaxCountSize = 1'000'000;
   static constexpr int kMaxTimeSeconds = 3600;
 
@@ -95,27 +106,19 @@ class SlidingWindow {
   int size() const noexcept { return size_; }
   int minimum_calls() const noexcept { return minimum_calls_; }
 
-  // Adds one finished call at `now` and returns the totals after it.
+  // Adds one finished call at `now` (see WindowUpdate).
   virtual WindowUpdate Record(TimePoint now, CallRecord call) noexcept = 0;
-  // The totals at `now` (a TimeWindow first retires seconds that left it).
-  virtual WindowCounts Counts(TimePoint now) noexcept = 0;
+  // The totals in the window ending at `now`.
+  virtual WindowCounts Counts(TimePoint now) const noexcept = 0;
   // Forgets every call; safe while other threads Record.
   virtual void Reset() noexcept = 0;
 
-  WindowMetrics Metrics(TimePoint now) noexcept {
+  WindowMetrics Metrics(TimePoint now) const noexcept {
     return WindowMetrics::From(Counts(now), minimum_calls_);
   }
 
  protected:
   SlidingWindow(int size, int minimum_calls) noexcept : size_(size), minimum_calls_(minimum_calls) {}
-
-  // Failures in the low 32 bits, slow calls in the high 32: one atomic add
-  // moves both totals.
-  static constexpr std::uint64_t kSlowUnit = std::uint64_t{1} << 32;
-  static constexpr std::uint64_t PackBad(CallRecord c) noexcept {
-    return (c.failure ? 1u : 0u) + (c.slow ? kSlowUnit : 0u);
-  }
-  static WindowCounts Unpack(std::int64_t calls, std::uint64_t bad) noexcept;
 
  private:
   int size_;
@@ -129,14 +132,14 @@ class CountWindow final : public SlidingWindow {
 
   WindowKind kind() const noexcept override { return WindowKind::kCountBased; }
   WindowUpdate Record(TimePoint now, CallRecord call) noexcept override;
-  WindowCounts Counts(TimePoint now) noexcept override;
+  WindowCounts Counts(TimePoint now) const noexcept override;
   void Reset() noexcept override;
 
  private:
   std::unique_ptr<std::atomic<std::uint8_t>[]> slots_;  // 0 = empty, else kRecorded | ...
   std::atomic<std::uint32_t> next_{0};                  // the slot the next call takes
   std::atomic<std::int64_t> calls_{0};
-  std::atomic<std::uint64_t> bad_{0};                   // PackBad totals
+  std::atomic<std::uint64_t> bad_{0};                   // failures + slow calls << 32
 };
 
 // The calls of the last `size` seconds, one bucket per second of `now`.
@@ -146,33 +149,16 @@ class TimeWindow final : public SlidingWindow {
 
   WindowKind kind() const noexcept override { return WindowKind::kTimeBased; }
   WindowUpdate Record(TimePoint now, CallRecord call) noexcept override;
-  WindowCounts Counts(TimePoint now) noexcept override;
-  void Reset() noexcept override;
+  WindowCounts Counts(TimePoint now) const noexcept override;
+  void Reset() noexcept override { counter_.Reset(); }
 
  private:
-  struct Bucket {
-    std::atomic<std::int64_t> calls{0};
-    std::atomic<std::uint64_t> bad{0};
-  };
-  // The newest second and its bucket's index share one word,
-  // second * 2^kIndexBits + index, so Record finds its bucket without a
-  // division and never sees one without the other.
-  static constexpr int kIndexBits = 12;
-  static_assert(kMaxTimeSeconds < (1 << kIndexBits));
-  static constexpr std::int64_t kNoHead = std::numeric_limits<std::int64_t>::min();
-  static constexpr std::int64_t SecondOfHead(std::int64_t head) noexcept { return head >> kIndexBits; }
+  void MarkBad(TimePoint now) noexcept;
 
-  // Makes `second` the newest one, retiring the buckets it pushes out;
-  // returns the new head.
-  std::int64_t Advance(std::int64_t second) noexcept;
-  void Retire(Bucket& b) noexcept;
-  std::size_t IndexOf(std::int64_t second) const noexcept;
-
-  std::unique_ptr<Bucket[]> buckets_;
-  std::atomic<std::int64_t> head_{kNoHead};
-  std::mutex advance_mu_;
-  std::atomic<std::int64_t> calls_{0};
-  std::atomic<std::uint64_t> bad_{0};
+  BasicRollingCounter<3> counter_;  // {calls, failures, slow calls}
+  // From this time on (ns) no failure or slow call recorded so far is in
+  // the window; written only by failures and slow calls.
+  std::atomic<std::int64_t> clean_from_ns_;
 };
 
 }  // namespace stormguard

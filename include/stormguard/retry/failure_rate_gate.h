@@ -62,7 +62,7 @@ class FailureRateGate final : public RetryBudget {
   void RecordFailure(TimePoint now) noexcept override;
   bool TryAcquireRetry(TimePoint now) noexcept override;
 
-  // Successes (first) and failures (second) within the window.
+  // {successes, failures} within the window.
   RollingCounts counts(TimePoint now) const noexcept { return window_.Sum(now); }
   // failures / (successes + failures) in the window; 0 when it is empty.
   double FailureRate(TimePoint now) const noexcept;
@@ -73,7 +73,7 @@ class FailureRateGate final : public RetryBudget {
 
   FailureRateGateOptions options_;
   std::int64_t threshold_ppm_;   // failure_rate_threshold in millionths
-  RollingCounter window_;         // first: successes, second: failures
+  RollingCounter window_;         // {successes, failures}
 };
 
 }  // namespace stormguard

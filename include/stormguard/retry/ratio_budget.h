@@ -64,7 +64,7 @@ class RatioBudget final : public RetryBudget {
   // How many retries TryAcquireRetry(now) would still grant (may be
   // fractional, never negative).
   double balance(TimePoint now) const noexcept;
-  // Requests (first) and granted retries (second) within the ttl.
+  // {requests, granted retries} within the ttl.
   RollingCounts counts(TimePoint now) const noexcept { return window_.Sum(now); }
   const RatioBudgetOptions& options() const noexcept { return options_; }
 
@@ -75,7 +75,7 @@ class RatioBudget final : public RetryBudget {
   RatioBudgetOptions options_;
   std::int64_t deposit_units_;   // per request
   std::int64_t reserve_units_;   // min_retries_per_second * ttl retries
-  RollingCounter window_;         // first: requests, second: retries
+  RollingCounter window_;         // {requests, retries}
 };
 
 }  // namespace stormguard
