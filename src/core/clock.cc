@@ -32,8 +32,10 @@ class SteadyClock final : public Clock {
 }  // namespace
 
 Clock& Clock::Real() noexcept {
-  static SteadyClock clock;
-  return clock;
+  // Never destroyed: TimerService::Default()'s thread (also leaked) may read
+  // it while the process exits.
+  static SteadyClock* const clock = new SteadyClock;
+  return *clock;
 }
 
 bool ManualClock::SleepUntil(TimePoint t, std::stop_token stop) {
