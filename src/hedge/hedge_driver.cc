@@ -78,7 +78,12 @@ void HedgeCallBase::StartAttempt(int i, TimePoint now) {
   Attempt& a = attempts_[i];
   a.ctx = caller_;
   a.ctx.attempt = caller_.attempt + i;
-  a.stop = std::stop_source();
+  if (i == 0) {
+    primary_source_.emplace();  // on the caller's thread, whose pool it returns to
+    a.stop = primary_source_->source();
+  } else {
+    a.stop = std::stop_source();
+  }
   a.ctx.stop = a.stop.get_token();
   a.link.emplace(caller_.stop, ForwardStop{&a.stop});
   a.start = now;

@@ -53,6 +53,22 @@ TEST(PipelineAllocationTest, SuccessPathAllocatesNothingAfterWarmUp) {
   EXPECT_EQ(thread_allocations - before, 0u);
 }
 
+TEST(PipelineAllocationTest, HedgedSuccessPathAllocatesNothingOnTheCallersThread) {
+  // The primary answers at once: the hedge is armed on the executor's timer
+  // and disarmed, and the primary's stop source comes from the thread's pool.
+  auto executor = std::shared_ptr<Executor>(Unwrap(Executor::Create({.threads = 1})));
+  Pipeline p = Unwrap(PipelineBuilder()
+                          .AddHedge({.delay = 1h, .max_hedged_attempts = 1, .idempotent = true}, executor)
+                          .AddAttemptTimeout(5s)
+                          .Build());
+  CallContext ctx{.deadline = Deadline::After(Clock::Real().Now(), 1h), .idempotency_key = "order-1"};
+  auto call = [](CallContext&) -> Result<int> { return 7; };
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(p.Execute(ctx, call).ok());  // warm-up
+  const std::uint64_t before = thread_allocations;
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(p.Execute(ctx, call).value(), 7);
+  EXPECT_EQ(thread_allocations - before, 0u);
+}
+
 TEST(PipelineAllocationTest, TheCounterSeesAllocations) {
   const std::uint64_t before = thread_allocations;
   int* volatile allocated = new int(1);  // volatile: the allocation cannot be elided

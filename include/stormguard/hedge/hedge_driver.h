@@ -45,8 +45,12 @@
 // the percentile from drifting down as hedges win).
 //
 // Allocation: a call that can never hedge (CheckCall) runs inline and
-// allocates nothing. Otherwise one std::stop_source per attempt (std's
-// shared stop state) and the CallContext copy's idempotency key.
+// allocates nothing. Otherwise the primary's stop source comes from the
+// caller's pool (StopSourceLease: nothing once warm, as long as it was not
+// cancelled), each hedge allocates a std::stop_source, and every attempt's
+// CallContext copy allocates for an idempotency key too long for the short
+// string buffer (15 bytes with libstdc++). A callable must not keep its
+// attempt's stop_token after it returns.
 #pragma once
 
 #include <condition_variable>
@@ -56,6 +60,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "stormguard/core/stop_source_lease.h"
 #include "stormguard/hedge/executor.h"
 #include "stormguard/hedge/hedge_policy.h"
 #include "stormguard/retry/retry_driver.h"
@@ -140,6 +145,10 @@ class HedgeCallBase {
   std::mutex mu_;
   std::condition_variable cv_;  // not _any: that one allocates
   HedgeState state_;
+  // The primary's stop source, from the caller's pool (hedges start on the
+  // timer thread and use their own). Declared before attempts_, so the
+  // copies of it they hold are gone before it goes back to the pool.
+  std::optional<StopSourceLease> primary_source_;
   Attempt attempts_[kMaxAttempts];
   int in_flight_ = 0;
   int winner_ = -1;

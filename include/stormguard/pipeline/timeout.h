@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "stormguard/core/stop_source_lease.h"
 #include "stormguard/pipeline/stage.h"
 #include "stormguard/pipeline/timer_service.h"
 
@@ -57,25 +58,6 @@ struct TimeoutOptions {
   Duration abandon_after = std::chrono::milliseconds(10);
 
   std::vector<std::string> Validate() const;
-};
-
-// A stop_source from the calling thread's pool of never-stopped sources,
-// with a token of its own kept alongside: swapping that token into a
-// CallContext (and back) hands it out without touching its reference count.
-class StopSourceLease {
- public:
-  StopSourceLease();
-  ~StopSourceLease();
-  StopSourceLease(const StopSourceLease&) = delete;
-  StopSourceLease& operator=(const StopSourceLease&) = delete;
-
-  std::stop_source& source() noexcept { return source_; }
-  std::stop_token& token() noexcept { return token_; }
-
- private:
-  std::stop_source source_;
-  std::stop_token token_;
-  std::uintptr_t state_ = 0;  // the state token_ referred to when leased
 };
 
 class TimeoutStage final : public Stage {
