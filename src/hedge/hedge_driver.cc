@@ -1,6 +1,8 @@
 #include "stormguard/hedge/hedge_driver.h"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 namespace stormguard::hedge_internal {
 namespace {
@@ -25,6 +27,31 @@ bool GivesUpForTheChain(HedgeStop r) noexcept {
          r == HedgeStop::kDeadline || r == HedgeStop::kPushbackStop;
 }
 
+// Idempotency keys of primary attempts' contexts. A thread keeps a few
+// buffers with their capacity, so copying a key longer than the short-string
+// buffer (a UUID) into the primary's context allocates nothing once warm.
+// Several, for hedged calls nested on one thread.
+struct KeyBuffers {
+  static constexpr std::size_t kSize = 4;
+  std::string items[kSize];
+  std::size_t size = 0;
+};
+
+KeyBuffers& ThreadKeyBuffers() noexcept {
+  thread_local KeyBuffers buffers;
+  return buffers;
+}
+
+std::string TakeKeyBuffer() noexcept {
+  KeyBuffers& b = ThreadKeyBuffers();
+  return b.size > 0 ? std::move(b.items[--b.size]) : std::string();
+}
+
+void ReturnKeyBuffer(std::string&& key) noexcept {
+  KeyBuffers& b = ThreadKeyBuffers();
+  if (b.size < KeyBuffers::kSize) b.items[b.size++] = std::move(key);
+}
+
 }  // namespace
 
 HedgeCallBase::HedgeCallBase(const HedgePolicy& policy, CallContext& ctx, Executor& ex,
@@ -34,7 +61,11 @@ HedgeCallBase::HedgeCallBase(const HedgePolicy& policy, CallContext& ctx, Execut
   run_ = HedgeRun{};
 }
 
-HedgeCallBase::~HedgeCallBase() = default;
+HedgeCallBase::~HedgeCallBase() {
+  // The primary started on this thread and its context was filled from a
+  // buffer of this thread's (StartAttempt).
+  if (primary_source_.has_value()) ReturnKeyBuffer(std::move(attempts_[0].ctx.idempotency_key));
+}
 
 void HedgeCallBase::Emit(EventKind kind, std::string_view reason, TimePoint at, int i,
                          OutcomeClass outcome, Duration d) const noexcept {
@@ -76,6 +107,7 @@ void HedgeCallBase::EndInline(const Status& status, TimePoint start) noexcept {
 
 void HedgeCallBase::StartAttempt(int i, TimePoint now) {
   Attempt& a = attempts_[i];
+  if (i == 0) a.ctx.idempotency_key = TakeKeyBuffer();  // its capacity takes the copy below
   a.ctx = caller_;
   a.ctx.attempt = caller_.attempt + i;
   if (i == 0) {

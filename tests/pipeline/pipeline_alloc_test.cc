@@ -55,14 +55,17 @@ TEST(PipelineAllocationTest, SuccessPathAllocatesNothingAfterWarmUp) {
 
 TEST(PipelineAllocationTest, HedgedSuccessPathAllocatesNothingOnTheCallersThread) {
   // The primary answers at once: the hedge is armed on the executor's timer
-  // and disarmed, and the primary's stop source comes from the thread's pool.
+  // and disarmed, and the primary's stop source and the buffer its context's
+  // key is copied into (a UUID: longer than the short-string buffer) come
+  // from the thread's pools.
   auto executor = std::shared_ptr<Executor>(Unwrap(Executor::Create({.threads = 1})));
   Pipeline p = Unwrap(PipelineBuilder()
                           .AddHedge({.delay = 1h, .max_hedged_attempts = 1, .idempotent = true}, executor)
                           .AddAttemptTimeout(5s)
                           .Build());
-  CallContext ctx{.deadline = Deadline::After(Clock::Real().Now(), 1h), .idempotency_key = "order-1"};
-  auto call = [](CallContext&) -> Result<int> { return 7; };
+  CallContext ctx{.deadline = Deadline::After(Clock::Real().Now(), 1h),
+                  .idempotency_key = "5f0c8a2e-3b7d-4c1a-9e6f-2d8b7a1c4e90"};
+  auto call = [](CallContext& c) -> Result<int> { return c.idempotency_key.size() == 36 ? 7 : 0; };
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(p.Execute(ctx, call).ok());  // warm-up
   const std::uint64_t before = thread_allocations;
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(p.Execute(ctx, call).value(), 7);

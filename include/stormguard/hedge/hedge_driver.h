@@ -47,10 +47,11 @@
 // Allocation: a call that can never hedge (CheckCall) runs inline and
 // allocates nothing. Otherwise the primary's stop source comes from the
 // caller's pool (StopSourceLease: nothing once warm, as long as it was not
-// cancelled), each hedge allocates a std::stop_source, and every attempt's
-// CallContext copy allocates for an idempotency key too long for the short
-// string buffer (15 bytes with libstdc++). A callable must not keep its
-// attempt's stop_token after it returns.
+// cancelled) and its CallContext copy reuses a thread buffer for the
+// idempotency key, so a primary that wins allocates nothing once warm. Each
+// hedge allocates a std::stop_source, and its context copy allocates for a
+// key too long for the short string buffer (15 bytes with libstdc++). A
+// callable must not keep its attempt's stop_token after it returns.
 #pragma once
 
 #include <condition_variable>
