@@ -8,18 +8,13 @@ namespace stormguard {
 namespace time_limiter_internal {
 
 struct Core {
-  Core(const TimeLimiterOptions& o, Executor& ex) noexcept : options(o), executor(ex), clock(ex.clock()) {}
-
-  // Takes a slot unless max_detached are taken (one CAS, no lock).
-  bool TryTake() noexcept {
-    int cur = running.load(std::memory_order_relaxed);
-    do {
-      if (cur >= options.max_detached) return false;
-    } while (!running.compare_exchange_weak(cur, cur + 1, std::memory_order_acq_rel,
-                                            std::memory_order_relaxed));
-    return true;
-  }
-  void Give() noexcept { running.fetch_sub(1, std::memory_order_acq_rel); }
+  // The slots are a Bulkhead of max_detached (the limiter reports its own
+  // events, so the bulkhead has no listener).
+  Core(const TimeLimiterOptions& o, Executor& ex)
+      : options(o),
+        executor(ex),
+        clock(ex.clock()),
+        slots(std::move(Bulkhead::Create({.max_concurrent = o.max_detached})).value()) {}
 
   void Report(EventKind kind, std::string_view reason, TimePoint at, int attempt, OutcomeClass outcome,
               Duration d = Duration::zero()) const noexcept {
@@ -67,7 +62,7 @@ struct Core {
   // before the caller wakes or the end is reported, so whoever hears of the
   // end finds the slot free.
   void OnWorkEnd(CallBase& call, const Status& status, bool ran) noexcept {
-    Give();
+    call.slot.Release();
     CallBase::State expected = CallBase::kPending;
     if (call.state.compare_exchange_strong(expected, CallBase::kFinished, std::memory_order_acq_rel)) {
       call.stop.request_stop();  // wakes the caller, which takes the result
@@ -83,7 +78,7 @@ struct Core {
   const TimeLimiterOptions options;
   Executor& executor;
   Clock& clock;
-  std::atomic<int> running{0};
+  const std::unique_ptr<Bulkhead> slots;
   std::atomic<int> abandoned{0};
   std::atomic<std::int64_t> abandoned_total{0};
   std::atomic<std::int64_t> timed_out{0};
@@ -91,8 +86,8 @@ struct Core {
   std::atomic<std::int64_t> rejected{0};
 };
 
-CallBase::CallBase(std::shared_ptr<Core> c, const CallContext& caller, Deadline d)
-    : core(std::move(c)), deadline(d), ctx(caller) {
+CallBase::CallBase(std::shared_ptr<Core> c, const CallContext& caller, Deadline d, BulkheadPermit s)
+    : core(std::move(c)), slot(std::move(s)), deadline(d), ctx(caller) {
   ctx.deadline = d;
   ctx.stop = stop.get_token();
 }
@@ -115,10 +110,6 @@ void CallBase::RunOnWorker() noexcept {
 
 void CallBase::Unref() noexcept {
   if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
-}
-
-SlotGuard::~SlotGuard() {
-  if (core_ != nullptr) core_->Give();
 }
 
 }  // namespace time_limiter_internal
@@ -146,7 +137,7 @@ const TimeLimiterOptions& TimeLimiter::options() const noexcept { return core_->
 
 TimeLimiterStats TimeLimiter::stats() const noexcept {
   const Core& c = *core_;
-  return {.running = c.running.load(std::memory_order_relaxed),
+  return {.running = c.slots->stats().in_use,
           .abandoned = c.abandoned.load(std::memory_order_relaxed),
           .abandoned_total = c.abandoned_total.load(std::memory_order_relaxed),
           .timed_out = c.timed_out.load(std::memory_order_relaxed),
@@ -154,7 +145,7 @@ TimeLimiterStats TimeLimiter::stats() const noexcept {
           .rejected = c.rejected.load(std::memory_order_relaxed)};
 }
 
-Status TimeLimiter::Admit(const CallContext& ctx, Deadline& deadline) {
+Result<BulkheadPermit> TimeLimiter::Admit(const CallContext& ctx, Deadline& deadline) {
   Core& c = *core_;
   if (ctx.stop.stop_requested()) {
     c.cancelled.fetch_add(1, std::memory_order_relaxed);
@@ -166,14 +157,15 @@ Status TimeLimiter::Admit(const CallContext& ctx, Deadline& deadline) {
     return c.Refuse("deadline_expired", now, ctx.attempt,
                     Status::DeadlineExceeded("time_limiter: no time left before the call"));
   }
-  if (!c.TryTake()) {
+  Result<BulkheadPermit> slot = c.slots->TryAcquire(now);
+  if (!slot.ok()) {
     return c.Refuse("full", now, ctx.attempt,
                     Status::ResourceExhausted(
                         "time_limiter full: " + std::to_string(c.options.max_detached) +
                         " calls running, " + std::to_string(c.abandoned.load(std::memory_order_relaxed)) +
                         " of them abandoned"));
   }
-  return Status::Ok();
+  return slot;
 }
 
 namespace {
@@ -193,7 +185,7 @@ bool TimeLimiter::Await(CallBase& call, const CallContext& caller, Status& answe
   call.refs.fetch_add(1, std::memory_order_relaxed);  // the task's reference
   if (!c.executor.TrySubmit([p = &call] { p->RunOnWorker(); })) {
     call.refs.fetch_sub(1, std::memory_order_relaxed);
-    c.Give();
+    call.slot.Release();
     answer = c.Refuse("executor_full", c.clock.Now(), caller.attempt,
                       Status::ResourceExhausted("time_limiter: the executor's queue is full"));
     return false;

@@ -43,11 +43,11 @@
 // are fine). The work is destroyed as soon as it ends, before its slot is
 // given back, so whatever it owns is held exactly as long as it runs. That
 // is how to share a bound with synchronous callers: take a Bulkhead permit
-// and move it into the work (abandoned work keeps it). The limiter keeps
-// its own slots rather than taking a Bulkhead: they bound what it hands to
+// and move it into the work (abandoned work keeps it). The limiter's own
+// slots are a private Bulkhead of max_detached: they bound what it hands to
 // its executor (queued work counts too), and its refusals, events and
-// stats stay one policy's. That state keeps the
-// limiter's counters alive, so a TimeLimiter may be destroyed while
+// stats stay one policy's. The call's state keeps the limiter's slots and
+// counters alive, so a TimeLimiter may be destroyed while
 // abandoned work still runs; its listener and executor must outlive that
 // work (destroying the Executor runs and joins every task).
 // Time: executor.clock(). A ManualClock in kAdvanceOnSleep mode jumps to the
@@ -72,6 +72,7 @@
 
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/events.h"
+#include "stormguard/guard/bulkhead.h"
 #include "stormguard/hedge/executor.h"
 #include "stormguard/retry/retry_driver.h"
 
@@ -107,7 +108,7 @@ struct Core;  // options, executor and counters: shared by the limiter and its c
 struct CallBase {
   enum State : std::uint8_t { kPending, kFinished, kAbandoned };
 
-  CallBase(std::shared_ptr<Core> core, const CallContext& caller, Deadline deadline);
+  CallBase(std::shared_ptr<Core> core, const CallContext& caller, Deadline deadline, BulkheadPermit slot);
   virtual ~CallBase() = default;
   CallBase(const CallBase&) = delete;
   CallBase& operator=(const CallBase&) = delete;
@@ -121,6 +122,7 @@ struct CallBase {
   void Unref() noexcept;
 
   std::shared_ptr<Core> core;
+  BulkheadPermit slot;  // one of max_detached, given back when the work ends
   std::atomic<int> refs{1};
   std::atomic<State> state{kPending};  // the caller and the work race to leave it
   std::stop_source stop;               // the work's ctx.stop; also wakes the caller
@@ -132,8 +134,8 @@ struct CallBase {
 template <class F, class R>
 struct Call final : CallBase {
   template <class G>
-  Call(std::shared_ptr<Core> c, const CallContext& caller, Deadline d, G&& g)
-      : CallBase(std::move(c), caller, d), fn(std::in_place, std::forward<G>(g)) {}
+  Call(std::shared_ptr<Core> c, const CallContext& caller, Deadline d, BulkheadPermit s, G&& g)
+      : CallBase(std::move(c), caller, d, std::move(s)), fn(std::in_place, std::forward<G>(g)) {}
 
   // The work and what it captured are destroyed as soon as it ends, before
   // its slot is given back or anyone hears of the end.
@@ -150,20 +152,6 @@ struct Call final : CallBase {
 
   std::optional<F> fn;
   std::optional<R> result;
-};
-
-// Gives an admitted call's slot back unless a CallBase took it over (only
-// when building the call throws).
-class SlotGuard {
- public:
-  explicit SlotGuard(Core* core) noexcept : core_(core) {}
-  ~SlotGuard();
-  SlotGuard(const SlotGuard&) = delete;
-  SlotGuard& operator=(const SlotGuard&) = delete;
-  void Disarm() noexcept { core_ = nullptr; }
-
- private:
-  Core* core_;
 };
 
 }  // namespace time_limiter_internal
@@ -187,11 +175,10 @@ class TimeLimiter {
     using Fn = std::decay_t<F>;
     using R = std::invoke_result_t<Fn&, CallContext&>;
     Deadline deadline;
-    Status refused = Admit(ctx, deadline);
-    if (!refused.ok()) return R(std::move(refused));
-    time_limiter_internal::SlotGuard slot(core_.get());
-    auto* call = new time_limiter_internal::Call<Fn, R>(core_, ctx, deadline, std::forward<F>(work));
-    slot.Disarm();
+    Result<BulkheadPermit> slot = Admit(ctx, deadline);
+    if (!slot.ok()) return R(std::move(slot).status());
+    auto* call = new time_limiter_internal::Call<Fn, R>(core_, ctx, deadline, std::move(slot).value(),
+                                                         std::forward<F>(work));
     Status answer;
     if (Await(*call, ctx, answer)) {  // the work ended in time: its result is the answer
       R r = std::move(*call->result);
@@ -209,7 +196,7 @@ class TimeLimiter {
   explicit TimeLimiter(std::shared_ptr<time_limiter_internal::Core> core) noexcept;
   // Refuses a call that may not start; otherwise takes a slot and sets the
   // work's deadline.
-  Status Admit(const CallContext& ctx, Deadline& deadline);
+  Result<BulkheadPermit> Admit(const CallContext& ctx, Deadline& deadline);
   // Submits the call and waits for it. True: the work ended in time (its
   // result is the answer); false: `answer` says why not.
   bool Await(time_limiter_internal::CallBase& call, const CallContext& caller, Status& answer);
