@@ -49,8 +49,6 @@ class RetrySession {
   bool quiet() const noexcept { return policy_->options().listener == nullptr; }
   // The wait granted before the current attempt (zero before the first retry).
   Duration previous_wait() const noexcept { return previous_wait_; }
-  // Attempts of this call that were retries so far (the current one included).
-  int retries(const CallContext& ctx) const noexcept { return ctx.attempt - first_attempt_; }
 
   // The attempt succeeded and nobody listens: closes the books; ctx.attempt
   // goes back to the call's first.
