@@ -9,6 +9,7 @@
 
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/pipeline/counters.h"
+#include "stormguard/retry/token_bucket_budget.h"
 
 namespace stormguard {
 namespace {
@@ -217,6 +218,41 @@ TEST(PipelineTest, ManyThreadsShareOnePipeline) {
   EXPECT_EQ(snap.count(EventKind::kAttemptStarted), kThreads * kCalls * 3u / 2u);
   EXPECT_EQ(snap.count(EventKind::kRetryScheduled, "retry"), kThreads * kCalls / 2u);
   EXPECT_EQ(snap.count(EventKind::kTimedOut), 0u);
+}
+
+// A manual clock that counts its precise and coarse readings.
+class CountingClock final : public Clock {
+ public:
+  TimePoint Now() const noexcept override {
+    ++precise;
+    return base.Now();
+  }
+  TimePoint CoarseNow() const noexcept override {
+    ++coarse;
+    return base.Now();
+  }
+  bool SleepUntil(TimePoint t, std::stop_token stop) override { return base.SleepUntil(t, std::move(stop)); }
+
+  ManualClock base;
+  mutable int precise = 0;
+  mutable int coarse = 0;
+};
+
+TEST(PipelineTest, ASuccessfulPassReadsEachClockOnce) {
+  CountingClock clock;
+  auto timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
+  auto budget = Unwrap(TokenBucketBudget::Create({}));
+  // The timeout reads the precise time on the way in; on the way out the
+  // breaker (slow-call timing) and the retry budget share one coarse reading.
+  Pipeline p = Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get()})
+                          .AddTimeout(1s)
+                          .AddRetry({.max_attempts = 3, .budget = budget})
+                          .AddCircuitBreaker(CircuitBreakerOptions{})
+                          .Build());
+  CallContext ctx;
+  ASSERT_TRUE(p.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
+  EXPECT_EQ(clock.precise, 1);
+  EXPECT_EQ(clock.coarse, 1);
 }
 
 }  // namespace
