@@ -1,13 +1,19 @@
 // Test helpers shared by the retry budget tests.
 #pragma once
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <memory>
 
+#include "core/thread_test_util.h"
 #include "stormguard/core/result.h"
+#include "stormguard/core/time.h"
 
 namespace stormguard::testing {
+
+// Any time after the clock's epoch, so that a test can also step back from it.
+inline constexpr TimePoint kBudgetNow = TimePoint(std::chrono::hours(1));
 
 // The budget a Create() returned; fails the test if it returned an error.
 template <class Budget>
@@ -24,3 +30,13 @@ void ExpectInvalidArgument(const Result<std::shared_ptr<Budget>>& created) {
 }
 
 }  // namespace stormguard::testing
+
+// What every <budget>_test.cc uses: `using namespace stormguard::budget_test;`.
+namespace stormguard::budget_test {
+using namespace std::chrono_literals;
+using ::stormguard::testing::ExpectInvalidArgument;
+using ::stormguard::testing::RunConcurrently;
+using ::stormguard::testing::Unwrap;
+using ::testing::UnorderedElementsAre;
+inline constexpr TimePoint kNow = ::stormguard::testing::kBudgetNow;
+}  // namespace stormguard::budget_test

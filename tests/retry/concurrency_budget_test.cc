@@ -1,23 +1,13 @@
 #include "stormguard/retry/concurrency_budget.h"
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <atomic>
 
-#include "core/thread_test_util.h"
 #include "retry/budget_test_util.h"
 
 namespace stormguard {
 namespace {
-using namespace std::chrono_literals;
-using ::stormguard::testing::RunConcurrently;
-using ::stormguard::testing::ExpectInvalidArgument;
-using ::stormguard::testing::Unwrap;
-using ::testing::UnorderedElementsAre;
-
-const TimePoint kNow = TimePoint(1h);
+using namespace budget_test;
 
 TEST(ConcurrencyBudgetTest, ValidateNamesEveryBadField) {
   EXPECT_THAT((ConcurrencyBudgetOptions{.budget_percent = 101, .min_retry_concurrency = -1,

@@ -1,20 +1,10 @@
 #include "stormguard/retry/failure_rate_gate.h"
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
-#include "core/thread_test_util.h"
 #include "retry/budget_test_util.h"
 
 namespace stormguard {
 namespace {
-using namespace std::chrono_literals;
-using ::stormguard::testing::RunConcurrently;
-using ::stormguard::testing::ExpectInvalidArgument;
-using ::stormguard::testing::Unwrap;
-using ::testing::UnorderedElementsAre;
-
-const TimePoint kT0 = TimePoint(1h);
+using namespace budget_test;
 
 void Record(RetryBudget& gate, TimePoint at, int successes, int failures) {
   for (int i = 0; i < successes; ++i) gate.RecordSuccess(at);
@@ -35,57 +25,57 @@ TEST(FailureRateGateTest, ValidateNamesEveryBadField) {
 TEST(FailureRateGateTest, ClosesAboveTenPercentButNotAtExactlyTenPercent) {
   auto gate = Unwrap(FailureRateGate::Create({.min_requests = 0}));
   EXPECT_EQ(gate->name(), "failure_rate_gate");
-  Record(*gate, kT0, 90, 10);
-  EXPECT_DOUBLE_EQ(gate->FailureRate(kT0), 0.1);
-  EXPECT_TRUE(gate->TryAcquireRetry(kT0)) << "10 of 100 is not above 10%";
-  Record(*gate, kT0, 0, 1);
-  EXPECT_FALSE(gate->TryAcquireRetry(kT0)) << "11 of 101 is";
+  Record(*gate, kNow, 90, 10);
+  EXPECT_DOUBLE_EQ(gate->FailureRate(kNow), 0.1);
+  EXPECT_TRUE(gate->TryAcquireRetry(kNow)) << "10 of 100 is not above 10%";
+  Record(*gate, kNow, 0, 1);
+  EXPECT_FALSE(gate->TryAcquireRetry(kNow)) << "11 of 101 is";
 }
 
 TEST(FailureRateGateTest, MinRequestsKeepsOneEarlyFailureFromClosingIt) {
   auto gate = Unwrap(FailureRateGate::Create());  // min_requests = 10
-  Record(*gate, kT0, 0, 1);
-  EXPECT_TRUE(gate->TryAcquireRetry(kT0));
-  Record(*gate, kT0, 0, 9);
-  EXPECT_FALSE(gate->TryAcquireRetry(kT0)) << "10 outcomes, all failures";
+  Record(*gate, kNow, 0, 1);
+  EXPECT_TRUE(gate->TryAcquireRetry(kNow));
+  Record(*gate, kNow, 0, 9);
+  EXPECT_FALSE(gate->TryAcquireRetry(kNow)) << "10 outcomes, all failures";
 
   auto literal = Unwrap(FailureRateGate::Create({.min_requests = 0}));  // seed 003 as written
-  Record(*literal, kT0, 0, 1);
-  EXPECT_FALSE(literal->TryAcquireRetry(kT0));
+  Record(*literal, kNow, 0, 1);
+  EXPECT_FALSE(literal->TryAcquireRetry(kNow));
 }
 
 TEST(FailureRateGateTest, ReopensWhenTheFailingSecondLeavesTheWindow) {
   auto gate = Unwrap(FailureRateGate::Create({.window = 10s, .buckets = 10}));
-  Record(*gate, kT0, 20, 80);  // a bad second
-  for (int s = 1; s <= 9; ++s) Record(*gate, kT0 + std::chrono::seconds(s), 10, 0);
-  EXPECT_FALSE(gate->TryAcquireRetry(kT0 + 9s + 999ms)) << "80 of 190 failed";
-  EXPECT_TRUE(gate->TryAcquireRetry(kT0 + 10s)) << "the bad second slid out";
-  EXPECT_EQ(gate->counts(kT0 + 10s), (RollingCounts{90, 0}));
+  Record(*gate, kNow, 20, 80);  // a bad second
+  for (int s = 1; s <= 9; ++s) Record(*gate, kNow + std::chrono::seconds(s), 10, 0);
+  EXPECT_FALSE(gate->TryAcquireRetry(kNow + 9s + 999ms)) << "80 of 190 failed";
+  EXPECT_TRUE(gate->TryAcquireRetry(kNow + 10s)) << "the bad second slid out";
+  EXPECT_EQ(gate->counts(kNow + 10s), (RollingCounts{90, 0}));
 }
 
 TEST(FailureRateGateTest, TryAcquireRetryChargesNothing) {
   auto gate = Unwrap(FailureRateGate::Create());
-  Record(*gate, kT0, 95, 5);
-  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(gate->TryAcquireRetry(kT0));
-  EXPECT_EQ(gate->counts(kT0), (RollingCounts{95, 5}));
+  Record(*gate, kNow, 95, 5);
+  for (int i = 0; i < 1000; ++i) ASSERT_TRUE(gate->TryAcquireRetry(kNow));
+  EXPECT_EQ(gate->counts(kNow), (RollingCounts{95, 5}));
 }
 
 TEST(FailureRateGateTest, EmptyWindowHasZeroFailureRate) {
   auto gate = Unwrap(FailureRateGate::Create({.min_requests = 0}));
-  EXPECT_DOUBLE_EQ(gate->FailureRate(kT0), 0.0);
-  EXPECT_TRUE(gate->TryAcquireRetry(kT0));
+  EXPECT_DOUBLE_EQ(gate->FailureRate(kNow), 0.0);
+  EXPECT_TRUE(gate->TryAcquireRetry(kNow));
 }
 
 TEST(FailureRateGateTest, ConcurrentOutcomesAreAllCounted) {
   auto gate = Unwrap(FailureRateGate::Create({.min_requests = 0, .stripes = 2}));
   RunConcurrently(4, [&](int) {
     for (int i = 0; i < 10'000; ++i) {
-      if (i % 10 == 0) gate->RecordFailure(kT0); else gate->RecordSuccess(kT0);
-      gate->TryAcquireRetry(kT0);
+      if (i % 10 == 0) gate->RecordFailure(kNow); else gate->RecordSuccess(kNow);
+      gate->TryAcquireRetry(kNow);
     }
   });
-  EXPECT_EQ(gate->counts(kT0), (RollingCounts{36'000, 4'000}));
-  EXPECT_TRUE(gate->TryAcquireRetry(kT0)) << "exactly 10%";
+  EXPECT_EQ(gate->counts(kNow), (RollingCounts{36'000, 4'000}));
+  EXPECT_TRUE(gate->TryAcquireRetry(kNow)) << "exactly 10%";
 }
 
 }  // namespace

@@ -1,22 +1,12 @@
 #include "stormguard/retry/grpc_throttle_budget.h"
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <atomic>
 
-#include "core/thread_test_util.h"
 #include "retry/budget_test_util.h"
 
 namespace stormguard {
 namespace {
-using namespace std::chrono_literals;
-using ::stormguard::testing::RunConcurrently;
-using ::stormguard::testing::ExpectInvalidArgument;
-using ::stormguard::testing::Unwrap;
-using ::testing::UnorderedElementsAre;
-
-const TimePoint kNow = TimePoint(1h);
+using namespace budget_test;
 
 TEST(GrpcThrottleBudgetTest, ValidateNamesEveryBadFieldWithGrpcRanges) {
   EXPECT_THAT((GrpcThrottleBudgetOptions{.max_tokens = 0, .token_ratio = 0}.Validate()),

@@ -1,22 +1,12 @@
 #include "stormguard/retry/ratio_budget.h"
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <atomic>
 
-#include "core/thread_test_util.h"
 #include "retry/budget_test_util.h"
 
 namespace stormguard {
 namespace {
-using namespace std::chrono_literals;
-using ::stormguard::testing::RunConcurrently;
-using ::stormguard::testing::ExpectInvalidArgument;
-using ::stormguard::testing::Unwrap;
-using ::testing::UnorderedElementsAre;
-
-const TimePoint kT0 = TimePoint(1h);
+using namespace budget_test;
 
 int DrainRetries(RetryBudget& budget, TimePoint now) {
   int granted = 0;
@@ -38,58 +28,58 @@ TEST(RatioBudgetTest, ValidateNamesEveryBadField) {
 TEST(RatioBudgetTest, HundredRequestsAllowExactlyTwentyRetriesAtTwentyPercent) {
   auto budget = Unwrap(RatioBudget::Create({.min_retries_per_second = 0, .percent_can_retry = 0.2}));
   EXPECT_EQ(budget->name(), "ratio");
-  for (int i = 0; i < 100; ++i) budget->OnRequestStart(kT0);
-  EXPECT_DOUBLE_EQ(budget->balance(kT0), 20.0);
-  EXPECT_EQ(DrainRetries(*budget, kT0), 20);
-  EXPECT_EQ(budget->counts(kT0), (RollingCounts{100, 20})) << "refused retries are not counted";
-  EXPECT_DOUBLE_EQ(budget->balance(kT0), 0.0);
+  for (int i = 0; i < 100; ++i) budget->OnRequestStart(kNow);
+  EXPECT_DOUBLE_EQ(budget->balance(kNow), 20.0);
+  EXPECT_EQ(DrainRetries(*budget, kNow), 20);
+  EXPECT_EQ(budget->counts(kNow), (RollingCounts{100, 20})) << "refused retries are not counted";
+  EXPECT_DOUBLE_EQ(budget->balance(kNow), 0.0);
 }
 
 TEST(RatioBudgetTest, EveryFifthRequestEarnsOneMoreRetry) {
   auto budget = Unwrap(RatioBudget::Create({.min_retries_per_second = 0, .percent_can_retry = 0.2}));
-  for (int i = 0; i < 4; ++i) budget->OnRequestStart(kT0);
-  EXPECT_FALSE(budget->TryAcquireRetry(kT0)) << "0.8 of a retry is not a retry";
-  budget->OnRequestStart(kT0);
-  EXPECT_TRUE(budget->TryAcquireRetry(kT0));
+  for (int i = 0; i < 4; ++i) budget->OnRequestStart(kNow);
+  EXPECT_FALSE(budget->TryAcquireRetry(kNow)) << "0.8 of a retry is not a retry";
+  budget->OnRequestStart(kNow);
+  EXPECT_TRUE(budget->TryAcquireRetry(kNow));
 }
 
 TEST(RatioBudgetTest, DepositsOlderThanTtlNoLongerCount) {
   auto budget = Unwrap(RatioBudget::Create({.ttl = 10s, .min_retries_per_second = 0,
                                             .percent_can_retry = 0.2}));
-  for (int i = 0; i < 100; ++i) budget->OnRequestStart(kT0);
-  EXPECT_DOUBLE_EQ(budget->balance(kT0 + 10s - 1ns), 20.0);
-  EXPECT_DOUBLE_EQ(budget->balance(kT0 + 10s), 0.0);
-  EXPECT_FALSE(budget->TryAcquireRetry(kT0 + 10s));
+  for (int i = 0; i < 100; ++i) budget->OnRequestStart(kNow);
+  EXPECT_DOUBLE_EQ(budget->balance(kNow + 10s - 1ns), 20.0);
+  EXPECT_DOUBLE_EQ(budget->balance(kNow + 10s), 0.0);
+  EXPECT_FALSE(budget->TryAcquireRetry(kNow + 10s));
 }
 
 TEST(RatioBudgetTest, MinimumAllowsRetriesWithoutTrafficAndComesBackAfterTtl) {
   auto budget = Unwrap(RatioBudget::Create({.ttl = 10s, .min_retries_per_second = 1,
                                             .percent_can_retry = 0.2}));
-  EXPECT_EQ(DrainRetries(*budget, kT0), 10) << "1/s over a 10 s ttl";
-  EXPECT_FALSE(budget->TryAcquireRetry(kT0 + 9s)) << "withdrawals are still in the window";
-  EXPECT_EQ(DrainRetries(*budget, kT0 + 10s), 10) << "expired withdrawals give the reserve back";
+  EXPECT_EQ(DrainRetries(*budget, kNow), 10) << "1/s over a 10 s ttl";
+  EXPECT_FALSE(budget->TryAcquireRetry(kNow + 9s)) << "withdrawals are still in the window";
+  EXPECT_EQ(DrainRetries(*budget, kNow + 10s), 10) << "expired withdrawals give the reserve back";
 }
 
 TEST(RatioBudgetTest, ReserveAndDepositsAddUp) {
   auto budget = Unwrap(RatioBudget::Create({.ttl = 10s, .min_retries_per_second = 1,
                                             .percent_can_retry = 0.2}));
-  for (int i = 0; i < 50; ++i) budget->OnRequestStart(kT0);
-  EXPECT_EQ(DrainRetries(*budget, kT0 + 1s), 10 + 10);
+  for (int i = 0; i < 50; ++i) budget->OnRequestStart(kNow);
+  EXPECT_EQ(DrainRetries(*budget, kNow + 1s), 10 + 10);
 }
 
 TEST(RatioBudgetTest, ZeroPercentLeavesOnlyTheReserve) {
   auto budget = Unwrap(RatioBudget::Create({.min_retries_per_second = 0.5, .percent_can_retry = 0}));
-  for (int i = 0; i < 1000; ++i) budget->OnRequestStart(kT0);
-  EXPECT_EQ(DrainRetries(*budget, kT0), 5);
+  for (int i = 0; i < 1000; ++i) budget->OnRequestStart(kNow);
+  EXPECT_EQ(DrainRetries(*budget, kNow), 5);
 }
 
 TEST(RatioBudgetTest, OutcomesDoNotMoveTheBalance) {
   auto budget = Unwrap(RatioBudget::Create({.min_retries_per_second = 0}));
-  for (int i = 0; i < 10; ++i) budget->OnRequestStart(kT0);
-  budget->RecordFailure(kT0);
-  budget->RecordSuccess(kT0);
-  budget->OnRequestEnd(kT0);
-  EXPECT_DOUBLE_EQ(budget->balance(kT0), 2.0);
+  for (int i = 0; i < 10; ++i) budget->OnRequestStart(kNow);
+  budget->RecordFailure(kNow);
+  budget->RecordSuccess(kNow);
+  budget->OnRequestEnd(kNow);
+  EXPECT_DOUBLE_EQ(budget->balance(kNow), 2.0);
 }
 
 TEST(RatioBudgetTest, ConcurrentRetriesNeverOverdrawAndNoDepositIsLost) {
@@ -99,15 +89,15 @@ TEST(RatioBudgetTest, ConcurrentRetriesNeverOverdrawAndNoDepositIsLost) {
   std::atomic<int> granted{0};
   RunConcurrently(kThreads, [&](int) {
     for (int i = 0; i < 1000; ++i) {
-      budget->OnRequestStart(kT0);
-      if (budget->TryAcquireRetry(kT0)) ++granted;
+      budget->OnRequestStart(kNow);
+      if (budget->TryAcquireRetry(kNow)) ++granted;
     }
   });
   const int allowed = kThreads * 1000 / 5 + 10;  // 20% of 4000 requests + 10 reserve
   EXPECT_LE(granted.load(), allowed);
-  EXPECT_EQ(budget->counts(kT0)[0], kThreads * 1000);
+  EXPECT_EQ(budget->counts(kNow)[0], kThreads * 1000);
   // A refusal under contention may leave a retry unclaimed; none is lost.
-  EXPECT_EQ(granted.load() + DrainRetries(*budget, kT0), allowed);
+  EXPECT_EQ(granted.load() + DrainRetries(*budget, kNow), allowed);
 }
 
 }  // namespace

@@ -1,24 +1,14 @@
 #include "stormguard/retry/token_bucket_budget.h"
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <optional>
 
-#include "core/thread_test_util.h"
 #include "retry/budget_test_util.h"
 #include "stormguard/core/clock.h"
 
 namespace stormguard {
 namespace {
-using namespace std::chrono_literals;
-using ::stormguard::testing::RunConcurrently;
-using ::stormguard::testing::ExpectInvalidArgument;
-using ::stormguard::testing::Unwrap;
-using ::testing::UnorderedElementsAre;
-
-const TimePoint kNow = TimePoint(1h);
+using namespace budget_test;
 
 TEST(TokenBucketBudgetTest, ValidateNamesEveryBadField) {
   EXPECT_THAT((TokenBucketBudgetOptions{.max_tokens = 0.5, .token_ratio = -1}.Validate()),
