@@ -45,4 +45,8 @@ struct HttpResponse {
 // definition (RFC 9110 9.2.2).
 bool IsIdempotentMethod(std::string_view method) noexcept;
 
+// GET, HEAD, OPTIONS, TRACE: they change nothing (RFC 9110 9.2.1), so there
+// is nothing to deduplicate.
+bool IsSafeMethod(std::string_view method) noexcept;
+
 }  // namespace stormguard::http
