@@ -59,11 +59,14 @@ RetryDecision RetryPolicy::Decide(OutcomeClass outcome, const Status& status, co
 
   const RetryHints& hints = status.hints();
   if (hints.pushback_stop) return R::Stop(StopReason::kPushbackStop);
-  // Server pushback replaces the backoff (gRPC A6), clamped so a hostile or
-  // confused server cannot park the caller for an hour.
-  const Duration wait = hints.pushback
-                            ? std::clamp(*hints.pushback, Duration::zero(), o_.max_pushback)
-                            : backoff_.Next(ctx.attempt, previous_wait, rng);
+  // Server pushback replaces the backoff only when it is longer: a server
+  // may stretch the pause, never shorten it ("Retry-After: 0" must not turn
+  // the retries into a burst). Clamped so a hostile or confused server
+  // cannot park the caller for an hour.
+  const Duration backoff = backoff_.Next(ctx.attempt, previous_wait, rng);
+  const Duration wait =
+      hints.pushback ? std::max(backoff, std::clamp(*hints.pushback, Duration::zero(), o_.max_pushback))
+                     : backoff;
   const Duration remaining = ctx.deadline.Remaining(now);
   if (remaining <= Duration::zero() || remaining < SaturatingAdd(wait, o_.min_attempt_time)) {
     return R::Stop(StopReason::kDeadline);

@@ -101,7 +101,7 @@ TEST(RetryPolicyTest, MaxAttemptsCountsTheFirstCall) {
   EXPECT_EQ(Decide(Make(once), OutcomeClass::kTransient, {}).reason, StopReason::kAttemptsExhausted);
 }
 
-TEST(RetryPolicyTest, PushbackReplacesBackoffAndIsClamped) {
+TEST(RetryPolicyTest, LongerPushbackReplacesBackoffAndIsClamped) {
   RetryOptions o = Deterministic();
   o.max_pushback = 2s;
   RetryPolicy p = Make(o);
@@ -110,8 +110,15 @@ TEST(RetryPolicyTest, PushbackReplacesBackoffAndIsClamped) {
   EXPECT_EQ(Decide(p, OutcomeClass::kOverloaded, {}, s).wait, 700ms);
   s.mutable_hints().pushback = 1h;
   EXPECT_EQ(Decide(p, OutcomeClass::kOverloaded, {}, s).wait, 2s);
-  s.mutable_hints().pushback = -5s;
-  EXPECT_EQ(Decide(p, OutcomeClass::kOverloaded, {}, s).wait, 0s);
+}
+
+TEST(RetryPolicyTest, ShorterPushbackNeverShortensTheBackoff) {
+  RetryPolicy p = Make(Deterministic());  // first backoff: 100 ms
+  Status s = Status::ResourceExhausted("slow down");
+  for (const Duration pushback : {Duration(0s), Duration(50ms), Duration(-5s)}) {
+    s.mutable_hints().pushback = pushback;
+    EXPECT_EQ(Decide(p, OutcomeClass::kOverloaded, {}, s).wait, 100ms) << pushback.count();
+  }
 }
 
 TEST(RetryPolicyTest, NegativePushbackStopsRetrying) {

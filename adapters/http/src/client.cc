@@ -3,6 +3,7 @@
 #include "stormguard/core/validation.h"
 #include "stormguard/http/chain_headers.h"
 #include "stormguard/http/curl_transport.h"
+#include "stormguard/wire/http_headers.h"
 
 namespace stormguard::http {
 
@@ -12,6 +13,7 @@ std::vector<std::string> HttpClientOptions::Validate() const {
   v.Check(default_timeout > Duration::zero(), "default_timeout", "must be positive");
   v.Check(reserve.fraction >= 0 && reserve.fraction < 1, "reserve.fraction", "must be in [0, 1)");
   v.Check(reserve.overhead >= Duration::zero(), "reserve.overhead", "must not be negative");
+  v.Check(max_response_bytes >= 1, "max_response_bytes", "must be at least 1");
   v.Check(clock != nullptr, "clock", "must not be null");
   v.Nest("retry", retry.Validate());
   return std::move(v).errors();
@@ -38,6 +40,15 @@ HttpResult HttpClient::Send(const HttpRequest& request) const {
 }
 
 HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) const {
+  if (!request.idempotency_key.empty() && !IsValidIdempotencyKey(request.idempotency_key)) {
+    HttpResult refused;
+    refused.status = Status::InvalidArgument(
+        "idempotency_key: must be 1 to " + std::to_string(kMaxIdempotencyKeyLength) +
+        " printable ASCII characters (got " + std::to_string(request.idempotency_key.size()) +
+        " bytes); nothing was sent");
+    refused.run.reason = StopReason::kNotRetryable;
+    return refused;
+  }
   Clock& clock = *o_.clock;
   const TimePoint now = clock.Now();
   CallContext call;
@@ -54,7 +65,8 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
     const TimePoint start = clock.Now();
     chain.clear();
     if (o_.chain_protocol) AppendRequestChainHeaders(a, start, chain);
-    Result<HttpResponse> r = PerformOnce(request, chain, {a.deadline, o_.connect_timeout, start}, a.stop);
+    Result<HttpResponse> r = PerformOnce(
+        request, chain, {a.deadline, o_.connect_timeout, start, o_.max_response_bytes}, a.stop);
     if (!r.ok()) return std::move(r).status();
     Status s = StatusOfResponse(*r, o_.chain_protocol, !request.idempotency_key.empty(),
                                 o_.retry.max_pushback);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <memory>
 #include <mutex>
 
@@ -41,16 +42,38 @@ struct SlistDeleter {
 };
 using Slist = std::unique_ptr<curl_slist, SlistDeleter>;
 
+// Where the callbacks write the answer, and how much they may hold.
+struct Sink {
+  HttpResponse response;
+  std::size_t max_bytes = 0;
+  std::size_t bytes = 0;
+  bool too_large = false;
+
+  // Counts `n` more bytes; false (and the transfer ends) past the bound.
+  bool Take(std::size_t n) {
+    if (n > max_bytes - bytes) {
+      too_large = true;
+      return false;
+    }
+    bytes += n;
+    return true;
+  }
+};
+
 std::size_t OnBody(char* data, std::size_t size, std::size_t n, void* user) {
-  static_cast<std::string*>(user)->append(data, size * n);
+  auto* sink = static_cast<Sink*>(user);
+  if (!sink->Take(size * n)) return 0;  // curl fails the transfer (write error)
+  sink->response.body.append(data, size * n);
   return size * n;
 }
 
 std::size_t OnHeader(char* data, std::size_t size, std::size_t n, void* user) {
-  auto* response = static_cast<HttpResponse*>(user);
+  auto* sink = static_cast<Sink*>(user);
+  if (!sink->Take(size * n)) return 0;
+  HttpResponse& response = sink->response;
   std::string_view line(data, size * n);
   if (line.starts_with("HTTP/")) {
-    response->headers.clear();  // a new response (after 100-continue or a redirect)
+    response.headers.clear();  // a new response (after 100-continue or a redirect)
     return size * n;
   }
   const auto colon = line.find(':');
@@ -63,7 +86,7 @@ std::size_t OnHeader(char* data, std::size_t size, std::size_t n, void* user) {
   while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
     value.remove_suffix(1);
   }
-  response->headers.emplace_back(std::move(name), std::string(value));
+  response.headers.emplace_back(std::move(name), std::string(value));
   return size * n;
 }
 
@@ -105,16 +128,27 @@ Status TransportFailure(CURLcode code, CURL* easy, bool cancelled) {
   return s;
 }
 
+// Retrying would fetch the same oversized answer again: permanent.
+Status TooLarge(std::size_t max_bytes) {
+  Status s = Status::ResourceExhausted("response larger than max_response_bytes (" +
+                                       std::to_string(max_bytes) + " bytes)");
+  s.mutable_hints().outcome = OutcomeClass::kPermanent;
+  return s;
+}
+
 void ConfigureEasy(CURL* easy, const HttpRequest& request, curl_slist* headers,
-                   const TransportLimits& limits, HttpResponse& response) {
+                   const TransportLimits& limits, Sink& sink) {
   curl_easy_reset(easy);
   curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &OnBody);
-  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &OnHeader);
-  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &response);
+  curl_easy_setopt(easy, CURLOPT_HEADERDATA, &sink);
+  // Refuses a declared Content-Length over the bound before reading the body.
+  curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(
+      std::min<std::size_t>(sink.max_bytes, std::numeric_limits<curl_off_t>::max())));
   if (request.method == "HEAD") {
     curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
   } else if (request.method != "GET" || !request.body.empty()) {
@@ -170,15 +204,16 @@ Result<HttpResponse> PerformOnce(const HttpRequest& request, const HeaderList& e
   }
   raw = curl_slist_append(raw, "Expect:");  // no 100-continue round trip for small bodies
   Slist headers(raw);
-  HttpResponse response;
-  ConfigureEasy(h.easy, request, headers.get(), limits, response);
+  Sink sink{.max_bytes = limits.max_response_bytes};
+  ConfigureEasy(h.easy, request, headers.get(), limits, sink);
   bool cancelled = false;
   const CURLcode code = Drive(h.multi, h.easy, stop, cancelled);
+  if (sink.too_large || code == CURLE_FILESIZE_EXCEEDED) return TooLarge(limits.max_response_bytes);
   if (cancelled || code != CURLE_OK) return TransportFailure(code, h.easy, cancelled);
   long status = 0;
   curl_easy_getinfo(h.easy, CURLINFO_RESPONSE_CODE, &status);
-  response.status = static_cast<int>(status);
-  return response;
+  sink.response.status = static_cast<int>(status);
+  return std::move(sink.response);
 }
 
 }  // namespace stormguard::http

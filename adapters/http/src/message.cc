@@ -34,4 +34,12 @@ bool IsIdempotentMethod(std::string_view method) noexcept {
   return false;
 }
 
+bool IsSafeMethod(std::string_view method) noexcept {
+  static constexpr std::array<std::string_view, 4> kSafe = {"GET", "HEAD", "OPTIONS", "TRACE"};
+  for (std::string_view m : kSafe) {
+    if (EqualsIgnoreCase(m, method)) return true;
+  }
+  return false;
+}
+
 }  // namespace stormguard::http

@@ -65,61 +65,102 @@ void Middleware::Serve(const Handler& handler, const httplib::Request& req, http
     return;
   }
   CallContext& ctx = in.context;
-
+  const bool uses_store = o_.idempotency != nullptr && !IsSafeMethod(req.method);
+  if (uses_store && KeyRefused(req, ctx, res)) return;
   AdmissionTicket ticket;
-  if (o_.admission) {
-    ticket = o_.admission(ctx);
-    if (!ticket.status.ok()) {
-      counters_.shed.fetch_add(1, std::memory_order_relaxed);
-      counters_.marked_no_retry.fetch_add(1, std::memory_order_relaxed);
-      const RetryHints& h = ticket.status.hints();
-      const bool pause = ticket.status.code() == StatusCode::kResourceExhausted && h.pushback;
-      Refuse(res, pause ? 429 : 503, ticket.status.ToString(),
-             pause ? RetryHints{.pushback = h.pushback} : RetryHints{.do_not_retry = true});
-      return;
-    }
-  }
+  if (!Admit(ctx, ticket, res)) return;
   struct Release {
     std::function<void()>& fn;
     ~Release() { if (fn) fn(); }
   } release{ticket.release};
+  if (uses_store && !ctx.idempotency_key.empty()) {
+    ServeKeyed(handler, req, res, ctx, now);
+  } else {
+    Run(handler, req, res, ctx);
+  }
+}
 
-  const std::string key = ctx.idempotency_key;
-  if (o_.idempotency != nullptr && !key.empty()) {
-    IdempotencyClaim claim = o_.idempotency->Begin(key, now);
-    if (claim.state == IdempotencyClaim::kDone) {
+// Admission control: false (and the refusal written) when it sheds the request.
+bool Middleware::Admit(const CallContext& ctx, AdmissionTicket& ticket, httplib::Response& res) {
+  if (!o_.admission) return true;
+  ticket = o_.admission(ctx);
+  if (ticket.status.ok()) return true;
+  counters_.shed.fetch_add(1, std::memory_order_relaxed);
+  counters_.marked_no_retry.fetch_add(1, std::memory_order_relaxed);
+  const RetryHints& h = ticket.status.hints();
+  const bool pause = ticket.status.code() == StatusCode::kResourceExhausted && h.pushback;
+  Refuse(res, pause ? 429 : 503, ticket.status.ToString(),
+         pause ? RetryHints{.pushback = h.pushback} : RetryHints{.do_not_retry = true});
+  return false;
+}
+
+// An Idempotency-Key header that Extract dropped (empty, too long, not
+// printable ASCII) cannot be deduplicated: running the request anyway would
+// let the client's retries run it several times.
+bool Middleware::KeyRefused(const httplib::Request& req, const CallContext& ctx, httplib::Response& res) {
+  if (!ctx.idempotency_key.empty() || !req.has_header(std::string(kDefaultWireNames.idempotency_key))) {
+    return false;
+  }
+  counters_.invalid_keys.fetch_add(1, std::memory_order_relaxed);
+  Refuse(res, 400,
+         "Idempotency-Key: must be 1 to " + std::to_string(o_.limits.max_idempotency_key_length) +
+             " printable ASCII characters",
+         RetryHints{});
+  return true;
+}
+
+void Middleware::ServeKeyed(const Handler& handler, const httplib::Request& req, httplib::Response& res,
+                            CallContext& ctx, TimePoint now) {
+  const std::string caller = o_.caller_identity ? o_.caller_identity(req) : std::string();
+  const IdempotencyScope scope{caller, req.method, req.path, ctx.idempotency_key};
+  IdempotencyStore& store = *o_.idempotency;
+  IdempotencyClaim claim = store.Begin(scope, BodyFingerprint(req.body), now);
+  switch (claim.state) {
+    case IdempotencyClaim::kFirst:
+      break;
+    case IdempotencyClaim::kDone:
       counters_.idempotent_replays.fetch_add(1, std::memory_order_relaxed);
       Replay(*claim.response, res);
       return;
-    }
-    if (claim.state == IdempotencyClaim::kRunning) {
-      if (!ServeRepeat(key, ctx, res)) {
+    case IdempotencyClaim::kRunning:
+      if (!ServeRepeat(scope, ctx, res)) {
         counters_.idempotent_conflicts.fetch_add(1, std::memory_order_relaxed);
         res.status = 409;
         res.set_content("a request with this Idempotency-Key is still running", "text/plain");
       }
       return;
-    }
+    case IdempotencyClaim::kMismatch:
+      counters_.idempotent_mismatches.fetch_add(1, std::memory_order_relaxed);
+      res.status = 422;
+      res.set_content("this Idempotency-Key was already used for a request with another body",
+                      "text/plain");
+      return;
   }
-  std::stop_source stop;
-  ctx.stop = stop.get_token();
-  {
-    ScopedTimer cancel_at_deadline(o_.timers != nullptr ? *o_.timers : TimerService::Default(),
-                                   ctx.deadline.time(), stop);
-    RunHandler(handler, req, res, ctx);
-  }
-  if (o_.idempotency != nullptr && !key.empty()) {
-    // A 5xx may have failed before any effect: let a retry run it again.
-    if (res.status >= 500) {
-      o_.idempotency->Abandon(key);
-    } else {
-      o_.idempotency->Complete(key, Snapshot(res), o_.clock->Now());
-    }
+  Run(handler, req, res, ctx);
+  // A 5xx may have failed before any effect: let a retry run it again.
+  if (res.status >= 500) {
+    store.Abandon(scope);
+  } else {
+    store.Complete(scope, Snapshot(res), o_.clock->Now());
   }
 }
 
-void Middleware::RunHandler(const Handler& handler, const httplib::Request& req, httplib::Response& res,
-                            CallContext& ctx) {
+bool Middleware::ServeRepeat(const IdempotencyScope& scope, const CallContext& ctx, httplib::Response& res) {
+  const Duration wait = std::min(ctx.deadline.Remaining(o_.clock->Now()), o_.limits.max_budget);
+  std::optional<HttpResponse> done = o_.idempotency->AwaitCompletion(scope, wait);
+  if (!done) return false;
+  counters_.idempotent_replays.fetch_add(1, std::memory_order_relaxed);
+  Replay(*done, res);
+  return true;
+}
+
+// Runs the handler under the request's context, cancelled at its deadline.
+void Middleware::Run(const Handler& handler, const httplib::Request& req, httplib::Response& res,
+                     CallContext& ctx) {
+  std::stop_source stop;
+  ctx.stop = stop.get_token();
+  ScopedTimer cancel_at_deadline(o_.timers != nullptr ? *o_.timers : TimerService::Default(),
+                                 ctx.deadline.time(), stop);
   ScopedCallContext scope(ctx);
   try {
     handler(req, res, ctx);
@@ -136,20 +177,12 @@ void Middleware::RunHandler(const Handler& handler, const httplib::Request& req,
   }
 }
 
-bool Middleware::ServeRepeat(const std::string& key, const CallContext& ctx, httplib::Response& res) {
-  const Duration wait = std::min(ctx.deadline.Remaining(o_.clock->Now()), o_.limits.max_budget);
-  std::optional<HttpResponse> done = o_.idempotency->AwaitCompletion(key, wait);
-  if (!done) return false;
-  counters_.idempotent_replays.fetch_add(1, std::memory_order_relaxed);
-  Replay(*done, res);
-  return true;
-}
-
 MiddlewareStats Middleware::stats() const noexcept {
   const auto get = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
   return {get(counters_.served),          get(counters_.expired_refused), get(counters_.clamped),
           get(counters_.shed),            get(counters_.marked_no_retry), get(counters_.idempotent_replays),
-          get(counters_.idempotent_conflicts)};
+          get(counters_.idempotent_conflicts), get(counters_.idempotent_mismatches),
+          get(counters_.invalid_keys)};
 }
 
 }  // namespace stormguard::http

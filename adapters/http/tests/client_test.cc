@@ -132,6 +132,75 @@ TEST(HttpClientTest, RetryAfterBecomesThePushback) {
   EXPECT_EQ(r.run.reason, StopReason::kDeadline);
 }
 
+TEST(HttpClientTest, AZeroRetryAfterKeepsThePolicysBackoff) {
+  testing::TestServer srv;
+  std::atomic<int> calls{0};
+  srv.server.Get("/busy", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.status = 503;
+    res.set_header("Retry-After", "0");
+  });
+  srv.Start();
+  auto client = HttpClient::Create(
+      {.retry = {.max_attempts = 3, .backoff = {.kind = BackoffKind::kConstant, .base = 40ms, .cap = 40ms}}});
+  ASSERT_TRUE(client.ok());
+  HttpResult r = client->Send({.url = srv.Url("/busy")});
+  EXPECT_EQ(calls.load(), 3);
+  EXPECT_EQ(r.run.waited, 80ms);  // two backoffs, not two zero pauses
+}
+
+TEST(HttpClientTest, AKeyThatCannotBeSentIsRefusedBeforeSending) {
+  testing::TestServer srv;
+  std::atomic<int> calls{0};
+  srv.server.Post("/charge", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.status = 201;
+  });
+  srv.Start();
+  for (const std::string& key : {std::string(257, 'k'), std::string("k\xc3\xa9"), std::string("k\r\nx: 1")}) {
+    HttpResult r = MakeClient().Send(
+        {.method = "POST", .url = srv.Url("/charge"), .body = "{}", .idempotency_key = key});
+    EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(r.status.message(), ::testing::HasSubstr("idempotency_key: must be 1 to 256 printable ASCII"));
+    EXPECT_EQ(r.run.attempts, 0);
+    EXPECT_FALSE(r.response.has_value());
+  }
+  EXPECT_EQ(calls.load(), 0);
+}
+
+TEST(HttpClientTest, AnAnswerOverTheSizeLimitFailsNamingTheLimitAndIsNotRetried) {
+  testing::TestServer srv;
+  std::atomic<int> calls{0};
+  srv.server.Get("/big", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.set_content(std::string(5000, 'x'), "text/plain");  // with a Content-Length
+  });
+  srv.server.Get("/chunked", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.set_chunked_content_provider("text/plain", [](std::size_t, httplib::DataSink& sink) {
+      const std::string chunk(1000, 'x');
+      for (int i = 0; i < 5; ++i) sink.write(chunk.data(), chunk.size());
+      sink.done();
+      return true;
+    });
+  });
+  srv.Start();
+  auto client = HttpClient::Create({.retry = {.max_attempts = 3}, .max_response_bytes = 4000});
+  ASSERT_TRUE(client.ok());
+  for (const char* path : {"/big", "/chunked"}) {
+    calls = 0;
+    HttpResult r = client->Send({.url = srv.Url(path)});
+    EXPECT_EQ(r.status.code(), StatusCode::kResourceExhausted) << path;
+    EXPECT_THAT(r.status.message(), ::testing::HasSubstr("max_response_bytes (4000 bytes)"));
+    EXPECT_EQ(calls.load(), 1) << path;
+  }
+  auto roomy = HttpClient::Create({.max_response_bytes = 8000});
+  ASSERT_TRUE(roomy.ok());
+  HttpResult fits = roomy->Send({.url = srv.Url("/chunked")});
+  ASSERT_TRUE(fits.ok()) << fits.status.ToString();
+  EXPECT_EQ(fits.response->body.size(), 5000u);
+}
+
 TEST(HttpClientTest, ConnectionRefusedIsTransientAndRetried) {
   testing::TestServer srv;
   srv.Start();
@@ -173,11 +242,12 @@ TEST(HttpClientTest, StopTokenAbortsATransferAtOnce) {
 
 TEST(HttpClientTest, ValidateNamesBadFields) {
   auto c = HttpClient::Create({.connect_timeout = 0ms, .reserve = {.fraction = 1.5},
-                               .retry = {.max_attempts = 0}});
+                               .retry = {.max_attempts = 0}, .max_response_bytes = 0});
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.status().message(), ::testing::HasSubstr("connect_timeout: must be positive"));
   EXPECT_THAT(c.status().message(), ::testing::HasSubstr("reserve.fraction: must be in [0, 1)"));
   EXPECT_THAT(c.status().message(), ::testing::HasSubstr("retry.max_attempts: must be at least 1"));
+  EXPECT_THAT(c.status().message(), ::testing::HasSubstr("max_response_bytes: must be at least 1"));
 }
 
 }  // namespace

@@ -118,7 +118,7 @@ TEST(HttpMiddlewareTest, HandlersDownstreamCallsInheritDeadlineAndRetryFlag) {
   auto res = cli.Get("/b", {{"x-request-timeout-ms", "800"}, {"x-retry-attempt", "2"}});
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 502);
-  EXPECT_EQ(back_calls.load(), 1);  // serving a retry: no retries below (seed 003 retry_flag)
+  EXPECT_EQ(back_calls.load(), 1);  // serving a retry: no retries below
   ASSERT_FALSE(budget.empty());
   EXPECT_LE(std::stoi(budget), 720);  // 800 ms minus this hop's 10% reserve
   EXPECT_GT(std::stoi(budget), 500);
@@ -200,6 +200,192 @@ TEST(HttpMiddlewareTest, PostRetriedAfterALostResponseTakesEffectOnce) {
                                   .idempotency_key = "charge-42"});
   EXPECT_TRUE(again.ok());
   EXPECT_EQ(charges.load(), 1);
+}
+
+httplib::Client ClientOf(const testing::TestServer& srv) {
+  return httplib::Client("127.0.0.1", std::stoi(srv.Url("").substr(17)));
+}
+
+std::unique_ptr<IdempotencyStore> MakeStore() {
+  auto s = IdempotencyStore::Create({.max_entries = 100, .ttl = 1h});
+  EXPECT_TRUE(s.ok());
+  return std::move(s).value();
+}
+
+TEST(HttpMiddlewareTest, CountsBudgetsClampedToTheMaximum) {
+  testing::TestServer srv;
+  auto mw = MakeMiddleware({.limits = {.default_budget = 2s, .max_budget = 5s}});
+  srv.server.Get("/work", mw->Wrap([](const httplib::Request&, httplib::Response& res, CallContext&) {
+    res.status = 200;
+  }));
+  srv.Start();
+  httplib::Client cli = ClientOf(srv);
+  ASSERT_TRUE(cli.Get("/work", With("x-request-timeout-ms", "100")));
+  EXPECT_EQ(mw->stats().clamped, 0u);
+  ASSERT_TRUE(cli.Get("/work", With("x-request-timeout-ms", "10000")));
+  EXPECT_EQ(mw->stats().clamped, 1u);
+}
+
+TEST(HttpMiddlewareTest, TheSmallestBudgetAmongAllHeadersWins) {
+  testing::TestServer srv;
+  auto mw = MakeMiddleware();
+  std::mutex mu;
+  Duration budget{};
+  srv.server.Get("/work", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext& ctx) {
+    std::lock_guard lock(mu);
+    budget = ctx.deadline.Remaining(Clock::Real().Now());
+    res.status = 200;
+  }));
+  srv.Start();
+  httplib::Client cli = ClientOf(srv);
+  ASSERT_TRUE(cli.Get("/work", {{"x-request-timeout-ms", "5000"}, {"grpc-timeout", "300m"}}));
+  std::lock_guard lock(mu);
+  EXPECT_LE(budget, 300ms);  // grpc-timeout, although it is read last
+  EXPECT_GT(budget, 0ms);
+}
+
+TEST(HttpMiddlewareTest, AnIdempotencyKeyItCannotHonourIsRefusedWith400) {
+  auto store = MakeStore();
+  testing::TestServer srv;
+  auto mw = MakeMiddleware({.idempotency = store.get()});
+  std::atomic<int> runs{0};
+  srv.server.Post("/charge", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
+    ++runs;
+    res.status = 201;
+  }));
+  srv.Start();
+  httplib::Client cli = ClientOf(srv);
+  // (httplib drops a header with an empty value before it reaches us.)
+  for (const std::string& key : {std::string(257, 'k'), std::string("k\xc3\xa9"), std::string("k\x7f")}) {
+    auto res = cli.Post("/charge", With("Idempotency-Key", key), "{}", "application/json");
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400) << key;
+    EXPECT_THAT(res->body, ::testing::HasSubstr("Idempotency-Key: must be 1 to 256"));
+  }
+  EXPECT_EQ(runs.load(), 0);
+  EXPECT_EQ(mw->stats().invalid_keys, 3u);
+  // A 256-character key is fine.
+  auto res = cli.Post("/charge", With("Idempotency-Key", std::string(256, 'k')), "{}", "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 201);
+}
+
+TEST(HttpMiddlewareTest, AKeyIsScopedByMethodPathAndCaller) {
+  auto store = MakeStore();
+  testing::TestServer srv;
+  auto mw = MakeMiddleware({.idempotency = store.get(), .caller_identity = [](const httplib::Request& r) {
+                              return r.get_header_value("x-caller");
+                            }});
+  std::atomic<int> runs{0};
+  const auto handler = [&](const httplib::Request& req, httplib::Response& res, CallContext&) {
+    res.status = 200;
+    res.set_content(req.method + " " + req.path + " #" + std::to_string(++runs), "text/plain");
+  };
+  srv.server.Post("/echo", mw->Wrap(handler));
+  srv.server.Get("/echo", mw->Wrap(handler));
+  srv.server.Post("/other", mw->Wrap(handler));
+  srv.Start();
+  httplib::Client cli = ClientOf(srv);
+  const httplib::Headers alice = {{"Idempotency-Key", "K"}, {"x-caller", "alice"}};
+  auto first = cli.Post("/echo", alice, "{}", "application/json");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->body, "POST /echo #1");
+  auto get = cli.Get("/echo", alice);
+  auto other = cli.Post("/other", alice, "{}", "application/json");
+  auto bob = cli.Post("/echo", {{"Idempotency-Key", "K"}, {"x-caller", "bob"}}, "{}", "application/json");
+  auto repeat = cli.Post("/echo", alice, "{}", "application/json");
+  ASSERT_TRUE(get && other && bob && repeat);
+  EXPECT_EQ(get->body, "GET /echo #2");
+  EXPECT_EQ(other->body, "POST /other #3");
+  EXPECT_EQ(bob->body, "POST /echo #4");
+  EXPECT_EQ(repeat->body, "POST /echo #1");  // the same operation: replayed
+  EXPECT_EQ(repeat->get_header_value("x-idempotent-replay"), "1");
+}
+
+TEST(HttpMiddlewareTest, SafeMethodsAreNeverStored) {
+  auto store = MakeStore();
+  testing::TestServer srv;
+  auto mw = MakeMiddleware({.idempotency = store.get()});
+  std::atomic<int> runs{0};
+  srv.server.Get("/stock", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
+    res.status = 200;
+    res.set_content(std::to_string(++runs), "text/plain");
+  }));
+  srv.Start();
+  httplib::Client cli = ClientOf(srv);
+  auto a = cli.Get("/stock", With("Idempotency-Key", "K"));
+  auto b = cli.Get("/stock", With("Idempotency-Key", "K"));
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(b->body, "2");
+  EXPECT_EQ(store->stats().entries, 0u);
+}
+
+TEST(HttpMiddlewareTest, AKeyReusedWithAnotherBodyGets422) {
+  auto store = MakeStore();
+  testing::TestServer srv;
+  auto mw = MakeMiddleware({.idempotency = store.get()});
+  std::atomic<int> runs{0};
+  srv.server.Post("/charge", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
+    ++runs;
+    res.status = 201;
+  }));
+  srv.Start();
+  httplib::Client cli = ClientOf(srv);
+  auto first = cli.Post("/charge", With("Idempotency-Key", "K"), R"({"amount": 5})", "application/json");
+  auto reused = cli.Post("/charge", With("Idempotency-Key", "K"), R"({"amount": 9})", "application/json");
+  ASSERT_TRUE(first && reused);
+  EXPECT_EQ(first->status, 201);
+  EXPECT_EQ(reused->status, 422);
+  EXPECT_THAT(reused->body, ::testing::HasSubstr("another body"));
+  EXPECT_EQ(runs.load(), 1);
+  EXPECT_EQ(mw->stats().idempotent_mismatches, 1u);
+}
+
+TEST(HttpMiddlewareTest, A5xxIsNotStoredSoARetryRunsAgain) {
+  auto store = MakeStore();
+  testing::TestServer srv;
+  auto mw = MakeMiddleware({.idempotency = store.get()});
+  std::atomic<int> runs{0};
+  srv.server.Post("/charge", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
+    res.status = ++runs == 1 ? 503 : 201;
+  }));
+  srv.Start();
+  httplib::Client cli = ClientOf(srv);
+  auto failed = cli.Post("/charge", With("Idempotency-Key", "K"), "{}", "application/json");
+  auto retried = cli.Post("/charge", With("Idempotency-Key", "K"), "{}", "application/json");
+  ASSERT_TRUE(failed && retried);
+  EXPECT_EQ(failed->status, 503);
+  EXPECT_EQ(retried->status, 201);
+  EXPECT_EQ(runs.load(), 2);
+}
+
+TEST(HttpMiddlewareTest, ARepeatWhileTheFirstStillRunsGets409) {
+  std::promise<void> arrived;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  auto store = MakeStore();
+  testing::TestServer srv;
+  auto mw = MakeMiddleware({.idempotency = store.get()});
+  srv.server.Post("/charge", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
+    arrived.set_value();
+    released.wait_for(10s);  // bounded even if the test fails
+    res.status = 201;
+  }));
+  srv.Start();
+  auto first = std::async(std::launch::async, [&] {
+    return ClientOf(srv).Post("/charge", With("Idempotency-Key", "K"), "{}", "application/json");
+  });
+  arrived.get_future().wait();
+  // The repeat waits for the first within its own 50 ms budget, then gives up.
+  auto repeat = ClientOf(srv).Post("/charge", {{"Idempotency-Key", "K"}, {"x-request-timeout-ms", "50"}},
+                                   "{}", "application/json");
+  release.set_value();
+  ASSERT_TRUE(repeat);
+  EXPECT_EQ(repeat->status, 409);
+  EXPECT_EQ(mw->stats().idempotent_conflicts, 1u);
+  auto done = first.get();
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->status, 201);
 }
 
 }  // namespace

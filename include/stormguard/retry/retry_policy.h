@@ -20,7 +20,7 @@
 //   6. the request we serve is itself a retry    -> stop (kIncomingRetry)
 //   7. no attempts left                          -> stop (kAttemptsExhausted)
 //   8. server pushback says never                -> stop (kPushbackStop)
-//   9. wait = pushback (clamped) or backoff; remaining deadline cannot hold
+//   9. wait = the longer of backoff and pushback (clamped); remaining deadline cannot hold
 //      wait + min_attempt_time                   -> stop (kDeadline)
 //  10. the budget refuses (only now is it charged) -> stop (kBudgetExhausted)
 //  otherwise retry after `wait`.

@@ -13,6 +13,10 @@
 //
 // GET/HEAD/PUT/DELETE/OPTIONS retry; POST and PATCH retry only when they
 // carry an idempotency key, and keep that one key across all their retries.
+// A key that cannot be sent (longer than 256 characters, or not printable
+// ASCII) is refused before anything is sent: retrying without it could run
+// the request several times. An answer larger than max_response_bytes
+// (headers and body) ends the call with an error naming the limit.
 // Cancellation: the context's stop_token aborts a transfer at once.
 // Thread safety: one HttpClient may be used from any number of threads.
 #pragma once
@@ -29,11 +33,15 @@
 namespace stormguard::http {
 
 struct HttpClientOptions {
-  Duration connect_timeout = std::chrono::milliseconds(500);  // seed 004: 200 ms - 1 s
+  // 200 ms - 1 s: a loaded LAN connects well within it, a dead host fails fast.
+  Duration connect_timeout = std::chrono::milliseconds(500);
   // The budget of a call made outside any served request and without a deadline.
   Duration default_timeout = std::chrono::seconds(2);
-  HopReserve reserve{.fraction = 0.1};  // seed 000: keep 10-20% per hop
+  HopReserve reserve{.fraction = 0.1};  // keep 10-20% per hop for this hop's own work
   RetryOptions retry;                   // `idempotent` is derived per request
+  // The largest answer (headers and body) the client holds in memory; a
+  // larger or endless one fails the attempt (not retried: it would repeat).
+  std::size_t max_response_bytes = kDefaultMaxResponseBytes;
   // false: a plain client that neither sends nor honours chain headers (the
   // naive baseline of the demo).
   bool chain_protocol = true;

@@ -10,6 +10,7 @@
 //   could not resolve / connect, connect timed out  -> transient (never sent)
 //   timed out or broken after the request was sent  -> ambiguous (may have run)
 //   cancelled through `stop`                        -> cancelled
+//   answer larger than max_response_bytes           -> permanent (it would repeat)
 //
 //   Result<HttpResponse> r = PerformOnce(req, extra_headers, deadline, 200ms, stop);
 //
@@ -29,6 +30,7 @@ struct TransportLimits {
   Deadline deadline;              // the attempt ends here
   Duration connect_timeout = std::chrono::milliseconds(500);
   TimePoint now{};                // when the attempt starts (for the timeout)
+  std::size_t max_response_bytes = kDefaultMaxResponseBytes;  // headers + body held in memory
 };
 
 Result<HttpResponse> PerformOnce(const HttpRequest& request, const HeaderList& extra_headers,

@@ -1,22 +1,33 @@
 // stormguard/http/idempotency_store.h: run a keyed request at most once.
 //
 // A client that retries a POST after a lost response sends the same
-// Idempotency-Key again; the server must not charge twice (seed 000: "a
-// POST /pay retried after a timeout may charge twice"). The store remembers,
-// per key, whether the first request is still running or what it answered:
+// Idempotency-Key again; the server must not charge twice (a POST /pay
+// retried after a timeout may otherwise charge twice). The store remembers,
+// per scope (caller, method, path, key), whether the first request is still
+// running or what it answered:
 //
-//   auto claim = store.Begin(key, now);
+//   IdempotencyScope scope{caller, "POST", "/pay", key};
+//   auto claim = store.Begin(scope, BodyFingerprint(body), now);
 //   switch (claim.state) {
-//     case Claim::kFirst:    run the handler, then store.Complete(key, response, now)
-//                            (or store.Abandon(key) when it failed before any effect);
-//     case Claim::kDone:     answer *claim.response, do not run the handler;
-//     case Claim::kRunning:  store.AwaitCompletion(key, until) or answer 409.
+//     case kFirst:    run the handler, then store.Complete(scope, response, now)
+//                     (or store.Abandon(scope) when it failed before any effect);
+//     case kDone:     answer *claim.response, do not run the handler;
+//     case kRunning:  store.AwaitCompletion(scope, until) or answer 409;
+//     case kMismatch: the key was used for a different body: answer 422.
 //   }
 //
-// Bounded: at most `max_entries` keys, each kept for `ttl` after it
-// completes; the oldest completed entries are evicted first, and every
-// eviction is counted in stats() (an evicted key can run again: the bound
-// trades memory against the window in which repeats are caught).
+// The same key from another caller, or on another method or path, is another
+// operation. Within a scope, the entry keeps a fingerprint of the body, so a
+// key reused for a different request is refused instead of answered with the
+// first one's response (the IETF Idempotency-Key draft).
+//
+// Bounded: at most `max_entries` entries and `max_bytes` (scope, body and
+// headers of every entry, plus its bookkeeping), each kept for `ttl` after
+// it completes; the oldest completed entries are evicted first, and every
+// eviction is counted in stats() (an evicted key can run again: the bounds
+// trade memory against the window in which repeats are caught). An answer
+// larger than `max_bytes` alone is evicted at once. Running entries are
+// never evicted; there is one per request in flight.
 //
 // Thread safety: all methods are thread-safe (one mutex; this sits next to
 // a network round trip). AwaitCompletion blocks on a condition variable.
@@ -25,9 +36,11 @@
 #include <condition_variable>
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -39,35 +52,54 @@ namespace stormguard::http {
 
 struct IdempotencyStoreOptions {
   std::size_t max_entries = 100'000;
+  // 64 MiB: 100,000 answers of ~600 bytes, or 1,000 of 64 KB.
+  std::size_t max_bytes = std::size_t{64} << 20;
   Duration ttl = std::chrono::hours(24);
   std::vector<std::string> Validate() const;
 };
 
+// One logical operation. `caller` is who sent it ("" when the server does
+// not tell callers apart).
+struct IdempotencyScope {
+  std::string_view caller;
+  std::string_view method;
+  std::string_view path;
+  std::string_view key;
+};
+
+// A 64-bit FNV-1a hash of a request body: the same key with another body is
+// another request. The method and path are part of the scope already.
+std::uint64_t BodyFingerprint(std::string_view body) noexcept;
+
 struct IdempotencyClaim {
-  enum State { kFirst, kRunning, kDone };
+  enum State { kFirst, kRunning, kDone, kMismatch };
   State state = kFirst;
   std::optional<HttpResponse> response;  // for kDone
 };
 
 struct IdempotencyStats {
-  std::uint64_t first = 0;      // requests that ran
-  std::uint64_t replayed = 0;   // repeats answered from the store
-  std::uint64_t concurrent = 0; // repeats that found the first still running
-  std::uint64_t evicted = 0;    // entries dropped by the size bound
-  std::uint64_t expired = 0;    // entries dropped by the TTL
+  std::uint64_t first = 0;       // requests that ran
+  std::uint64_t replayed = 0;    // repeats answered from the store
+  std::uint64_t concurrent = 0;  // repeats that found the first still running
+  std::uint64_t mismatched = 0;  // keys reused with a different body
+  std::uint64_t evicted = 0;     // entries dropped by the count or byte bound
+  std::uint64_t expired = 0;     // entries dropped by the TTL
   std::size_t entries = 0;
+  std::size_t bytes = 0;         // what the entries cost now
+  std::size_t waiting = 0;       // callers blocked in AwaitCompletion
 };
 
 class IdempotencyStore {
  public:
   static Result<std::unique_ptr<IdempotencyStore>> Create(IdempotencyStoreOptions options);
 
-  IdempotencyClaim Begin(const std::string& key, TimePoint now);
-  void Complete(const std::string& key, const HttpResponse& response, TimePoint now);
+  IdempotencyClaim Begin(const IdempotencyScope& scope, std::uint64_t fingerprint, TimePoint now);
+  void Complete(const IdempotencyScope& scope, const HttpResponse& response, TimePoint now);
   // The first request failed without effect: forget the key so a retry runs.
-  void Abandon(const std::string& key);
-  // Waits (real time, bounded by `max_wait`) for a running key to finish.
-  std::optional<HttpResponse> AwaitCompletion(const std::string& key, Duration max_wait);
+  void Abandon(const IdempotencyScope& scope);
+  // Waits (real time, bounded by `max_wait`) for a running key to finish;
+  // nullopt when it did not, or was abandoned (then at once).
+  std::optional<HttpResponse> AwaitCompletion(const IdempotencyScope& scope, Duration max_wait);
 
   IdempotencyStats stats() const;
 
@@ -75,18 +107,23 @@ class IdempotencyStore {
   explicit IdempotencyStore(IdempotencyStoreOptions o) : o_(o) {}
   struct Entry {
     bool done = false;
+    std::uint64_t fingerprint = 0;
+    std::size_t bytes = 0;
     HttpResponse response;
     TimePoint completed_at{};
-    std::list<std::string>::iterator order;  // position in completed_ (when done)
+    std::list<const std::string*>::iterator order;  // position in completed_ (when done)
   };
+  using Map = std::unordered_map<std::string, Entry>;
+  void EraseLocked(Map::iterator it);
   void ExpireLocked(TimePoint now);
   void EvictLocked();
 
   IdempotencyStoreOptions o_;
   mutable std::mutex mu_;
   std::condition_variable changed_;
-  std::unordered_map<std::string, Entry> entries_;
-  std::list<std::string> completed_;  // oldest completion first
+  Map entries_;
+  std::list<const std::string*> completed_;  // keys of entries_, oldest completion first
+  std::size_t bytes_ = 0;
   IdempotencyStats stats_;
 };
 

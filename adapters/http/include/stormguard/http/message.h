@@ -7,6 +7,7 @@
 // Thread safety: plain value types.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,10 @@
 namespace stormguard::http {
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// The default bound on an answer a client holds in memory (headers + body):
+// far above a typical API answer, far below what would hurt a process.
+inline constexpr std::size_t kDefaultMaxResponseBytes = std::size_t{16} << 20;
 
 struct HttpRequest {
   std::string method = "GET";
@@ -39,5 +44,9 @@ struct HttpResponse {
 // GET, HEAD, PUT, DELETE, OPTIONS, TRACE: repeating them is safe by HTTP's
 // definition (RFC 9110 9.2.2).
 bool IsIdempotentMethod(std::string_view method) noexcept;
+
+// GET, HEAD, OPTIONS, TRACE: they change nothing (RFC 9110 9.2.1), so there
+// is nothing to deduplicate.
+bool IsSafeMethod(std::string_view method) noexcept;
 
 }  // namespace stormguard::http

@@ -1,9 +1,11 @@
 // stormguard/http/server.h: chain-protocol middleware for a cpp-httplib server.
 //
 // Wrap a handler and every request it serves:
-//   - gets a CallContext from its headers (x-request-timeout-ms, else
-//     x-request-deadline, else x-envoy-expected-rq-timeout-ms), clamped to
-//     this server's own maximum, so a hostile header can never extend it;
+//   - gets a CallContext from its headers: the smallest budget among
+//     x-request-timeout-ms, x-request-deadline, x-envoy-expected-rq-timeout-ms
+//     and grpc-timeout, whichever are present, wins (the caller who can wait
+//     least decides); it is clamped to this server's own maximum, so a
+//     hostile header can never extend it;
 //   - is refused with 504 before any handler runs when that budget is spent;
 //   - runs with that context installed as CurrentCallContext(), so the
 //     handler's HttpClient calls inherit deadline, retry flag and stop token;
@@ -11,9 +13,13 @@
 //     TimerService arms it), so work nobody waits for any more stops;
 //   - answers `x-no-retry: 1` when a downstream call gave up after retrying
 //     or this server shed the request, so no layer above retries it again;
-//   - with an Idempotency-Key and a store, runs at most once: a repeat gets
-//     the stored answer, a repeat arriving while the first runs waits for it
-//     (within its own deadline) or gets 409.
+//   - with an Idempotency-Key and a store, runs at most once per (caller,
+//     method, path, key): a repeat gets the stored answer, a repeat arriving
+//     while the first runs waits for it (within its own deadline) or gets 409,
+//     a key reused with a different body gets 422, and a key the server
+//     cannot honour (empty, too long, not printable ASCII) gets 400 instead of
+//     running undeduplicated. A 5xx is not stored, so a retry runs again.
+//     Safe methods (GET, HEAD, OPTIONS, TRACE) bypass the store.
 //
 //   httplib::Server http;
 //   stormguard::http::Middleware mw(options);
@@ -50,6 +56,11 @@ struct MiddlewareOptions {
   ServerLimits limits;             // default and maximum budget per request
   IdempotencyStore* idempotency = nullptr;  // optional; not owned
   Admission admission;             // optional load shedding
+  // Who sent a request, for the idempotency store: the same key from two
+  // callers is two operations. Default (empty): all callers share one key
+  // space. E.g. [](const httplib::Request& r) { return r.get_header_value("x-api-key"); }
+  // or r.remote_addr. Its result is stored with each keyed answer.
+  std::function<std::string(const httplib::Request&)> caller_identity;
   Clock* clock = &Clock::Real();
   // Fires ctx.stop at each request's deadline; must run on `clock`.
   // nullptr: TimerService::Default() (the real clock).
@@ -64,7 +75,9 @@ struct MiddlewareStats {
   std::uint64_t shed = 0;             // refused by admission
   std::uint64_t marked_no_retry = 0;  // answers that carried x-no-retry
   std::uint64_t idempotent_replays = 0;
-  std::uint64_t idempotent_conflicts = 0;
+  std::uint64_t idempotent_conflicts = 0;   // 409: the first is still running
+  std::uint64_t idempotent_mismatches = 0;  // 422: a key reused with another body
+  std::uint64_t invalid_keys = 0;           // 400: an Idempotency-Key it cannot honour
 };
 
 using Handler = std::function<void(const httplib::Request&, httplib::Response&, CallContext&)>;
@@ -79,14 +92,19 @@ class Middleware {
  private:
   explicit Middleware(MiddlewareOptions o) : o_(std::move(o)) {}
   void Serve(const Handler& handler, const httplib::Request& req, httplib::Response& res);
-  void RunHandler(const Handler& handler, const httplib::Request& req, httplib::Response& res,
-                  CallContext& ctx);
-  bool ServeRepeat(const std::string& key, const CallContext& ctx, httplib::Response& res);
+  bool Admit(const CallContext& ctx, AdmissionTicket& ticket, httplib::Response& res);
+  bool KeyRefused(const httplib::Request& req, const CallContext& ctx, httplib::Response& res);
+  void ServeKeyed(const Handler& handler, const httplib::Request& req, httplib::Response& res,
+                  CallContext& ctx, TimePoint now);
+  bool ServeRepeat(const IdempotencyScope& scope, const CallContext& ctx, httplib::Response& res);
+  void Run(const Handler& handler, const httplib::Request& req, httplib::Response& res,
+           CallContext& ctx);
 
   MiddlewareOptions o_;
   struct Counters {
     std::atomic<std::uint64_t> served{0}, expired_refused{0}, clamped{0}, shed{0},
-        marked_no_retry{0}, idempotent_replays{0}, idempotent_conflicts{0};
+        marked_no_retry{0}, idempotent_replays{0}, idempotent_conflicts{0},
+        idempotent_mismatches{0}, invalid_keys{0};
   } counters_;
 };
 
