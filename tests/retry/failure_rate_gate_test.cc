@@ -49,7 +49,7 @@ TEST(FailureRateGateTest, MinRequestsKeepsOneEarlyFailureFromClosingIt) {
   Record(*gate, kT0, 0, 9);
   EXPECT_FALSE(gate->TryAcquireRetry(kT0)) << "10 outcomes, all failures";
 
-  auto literal = Unwrap(FailureRateGate::Create({.min_requests = 0}));  // seed 003 as written
+  auto literal = Unwrap(FailureRateGate::Create({.min_requests = 0}));  // the plain rule
   Record(*literal, kT0, 0, 1);
   EXPECT_FALSE(literal->TryAcquireRetry(kT0));
 }

@@ -29,10 +29,10 @@
 namespace stormguard::http {
 
 struct HttpClientOptions {
-  Duration connect_timeout = std::chrono::milliseconds(500);  // seed 004: 200 ms - 1 s
+  Duration connect_timeout = std::chrono::milliseconds(500);  // typical: 200 ms - 1 s
   // The budget of a call made outside any served request and without a deadline.
   Duration default_timeout = std::chrono::seconds(2);
-  HopReserve reserve{.fraction = 0.1};  // seed 000: keep 10-20% per hop
+  HopReserve reserve{.fraction = 0.1};  // keep 10-20% per hop (docs/deadlines.md)
   RetryOptions retry;                   // `idempotent` is derived per request
   // false: a plain client that neither sends nor honours chain headers (the
   // naive baseline of the demo).

@@ -1,8 +1,8 @@
 // stormguard/http/idempotency_store.h: run a keyed request at most once.
 //
 // A client that retries a POST after a lost response sends the same
-// Idempotency-Key again; the server must not charge twice (seed 000: "a
-// POST /pay retried after a timeout may charge twice"). The store remembers,
+// Idempotency-Key again; the server must not charge twice (see
+// docs/retry-amplification.md, "Idempotency: who may repeat a call"). The store remembers,
 // per key, whether the first request is still running or what it answered:
 //
 //   auto claim = store.Begin(key, now);
