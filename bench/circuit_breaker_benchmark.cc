@@ -28,7 +28,7 @@ void CallThrough(CircuitBreaker& cb, TimePoint now, OutcomeClass outcome) {
   }
 }
 
-// Closed, every call succeeds, count window of 100 (the seed 004 config).
+// Closed, every call succeeds, count window of 100 (the default config).
 void BM_CircuitBreaker_Success(benchmark::State& state) {
   static CircuitBreaker& cb = Make({});
   AllocationMeter allocs(state);

@@ -1,7 +1,7 @@
 // A whole pipeline around a call that succeeds: what a healthy call pays for
 // its policies. Compare with BM_Baseline_DirectCall in the same run.
 //
-// BM_Pipeline_Success: timeout + retry (with seed 000's token-bucket retry
+// BM_Pipeline_Success: timeout + retry (with a token-bucket retry
 //   budget) + circuit breaker + bulkhead + rate limiter (issue 3: <= 100 ns,
 //   zero allocations, 2 threads >= 1.5x the throughput of one).
 // BM_Pipeline_CockatielEquivalent: timeout + retry + breaker + bulkhead, the

@@ -30,7 +30,7 @@ void BM_Retry_Success(benchmark::State& state) {
 BENCHMARK(BM_Retry_Success);
 BENCHMARK(BM_Retry_Success)->Threads(2);
 
-// The same with seed 000's token bucket shared by all calls: the success
+// The same with a token-bucket budget shared by all calls: the success
 // path adds a budget record (coarse clock + one atomic).
 void BM_Retry_SuccessWithBudget(benchmark::State& state) {
   static const RetryPolicy policy =

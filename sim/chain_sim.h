@@ -38,7 +38,7 @@ inline std::uint32_t LowOf(std::uint64_t b) noexcept { return static_cast<std::u
 struct Call {
   std::uint32_t gen = 0;
   std::uint16_t node = 0;
-  bool flagged = false;         // serving a retry (or part of one): seed 003 retry_flag
+  bool flagged = false;         // serving a retry (or part of one): the retry flag
   bool waiting = false;         // client requests only: the client still waits
   bool holds_worker = false;
   bool downstream_gave_up = false;

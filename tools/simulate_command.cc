@@ -93,7 +93,7 @@ std::vector<std::string> StrategyNames(bool with_none) {
 }
 
 void AddStorm(CLI::App& parent) {
-  auto* cmd = parent.add_subcommand("storm", "seed 000: clients failing at once, retry peaks per strategy");
+  auto* cmd = parent.add_subcommand("storm", "1000 clients failing at once: retry peaks per backoff strategy");
   auto o = std::make_shared<sim::StormOptions>();
   auto out = std::make_shared<Output>();
   auto backoff = std::make_shared<std::string>();
@@ -112,7 +112,7 @@ void AddStorm(CLI::App& parent) {
 }
 
 void AddDeadline(CLI::App& parent) {
-  auto* cmd = parent.add_subcommand("deadline", "seed 000: retries judged by the time left, not by a count");
+  auto* cmd = parent.add_subcommand("deadline", "a 250ms budget: retries judged by the time left, not by a count");
   auto o = std::make_shared<sim::DeadlineOptions>();
   auto out = std::make_shared<Output>();
   AddDurationOption(*cmd, "--budget", o->budget, "the call's whole budget");
@@ -129,7 +129,7 @@ void AddDeadline(CLI::App& parent) {
 }
 
 void AddBudget(CLI::App& parent) {
-  auto* cmd = parent.add_subcommand("budget", "seed 000 Q5: a token bucket meeting 50% failures");
+  auto* cmd = parent.add_subcommand("budget", "a retry token bucket meeting 50% failures at 1000 requests/s");
   auto o = std::make_shared<sim::BudgetScenarioOptions>();
   auto out = std::make_shared<Output>();
   cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(CLI::Range(0.001, 1e7));
@@ -173,7 +173,7 @@ std::vector<std::string> ControlNames() {
 }
 
 void AddChain(CLI::App& parent) {
-  auto* cmd = parent.add_subcommand("chain", "seeds 000/003: retries multiplying down a chain, and the controls");
+  auto* cmd = parent.add_subcommand("chain", "retries multiplying down a chain (27x), and the controls that stop it");
   auto o = std::make_shared<sim::ChainScenarioOptions>();
   auto out = std::make_shared<Output>();
   auto control = std::make_shared<std::string>();

@@ -1,7 +1,7 @@
 // The pipeline of BM_Pipeline_CockatielEquivalent, built with cockatiel
 // (https://github.com/connor4312/cockatiel): timeout 1s (cooperative, an
 // AbortSignal per call) -> retry (2 retries, exponential backoff) -> circuit
-// breaker (count window of 100 calls, 50%, as seed 004) -> bulkhead (1000),
+// breaker (count window of 100 calls, 50%, as ours) -> bulkhead (1000),
 // the outermost first, around a call that succeeds. Prints one JSON line:
 // the median ns per call of 5 runs, after a warm-up, and the same for each
 // policy alone (to show where the time goes).

@@ -93,7 +93,7 @@ OutcomeClass ClassifyErrorCode(std::error_code ec) noexcept {
     case std::errc::connection_reset:
     case std::errc::connection_aborted:
     case std::errc::broken_pipe:
-      return OutcomeClass::kTransient;  // seed 000: a momentary reset is worth a retry
+      return OutcomeClass::kTransient;  // a momentary reset is worth a retry
     case std::errc::timed_out:
       return OutcomeClass::kAmbiguous;
     case std::errc::resource_unavailable_try_again:

@@ -21,7 +21,7 @@ void RecordOutcome(const HedgePolicy& p, OutcomeClass outcome, TimePoint now) no
 }
 
 // Reasons after which the layers above should not retry the same failure
-// either (seed 003 nomore_retry), as the retry driver marks them.
+// either (x-no-retry), as the retry driver marks them.
 bool GivesUpForTheChain(HedgeStop r) noexcept {
   return r == HedgeStop::kAttemptsExhausted || r == HedgeStop::kBudgetExhausted ||
          r == HedgeStop::kDeadline || r == HedgeStop::kPushbackStop;

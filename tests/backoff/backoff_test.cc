@@ -25,7 +25,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-// ---- seed 000's table: base 100ms, 4 retries -----------------------------
+// ---- the classic table: base 100ms, 4 retries ---------------------------
 
 TEST(BackoffTest, SeedTableFixed) {
   const Backoff b = Make({.kind = BackoffKind::kConstant, .base = 100ms});

@@ -19,7 +19,7 @@ OutcomeClass ClassOfException(std::exception_ptr e) {
   return DefaultClassifier().Classify(StatusFromException(std::move(e)));
 }
 
-// Seed 000: "400 / 401 / 403 / 404 / 409: do not retry".
+// "400 / 401 / 403 / 404 / 409: do not retry" (docs/retry-amplification.md).
 TEST(ClassifierTest, HttpClientErrorsFromSeedTableArePermanent) {
   for (int s : {400, 401, 403, 404, 409}) {
     EXPECT_EQ(ClassifyHttpStatus(s), OutcomeClass::kPermanent) << s;
@@ -48,7 +48,7 @@ TEST(ClassifierTest, HttpSuccessAndOtherServerErrors) {
   EXPECT_EQ(ClassifyHttpStatus(200), OutcomeClass::kSuccess);
   EXPECT_EQ(ClassifyHttpStatus(204), OutcomeClass::kSuccess);
   EXPECT_EQ(ClassifyHttpStatus(304), OutcomeClass::kSuccess);
-  EXPECT_EQ(ClassifyHttpStatus(500), OutcomeClass::kPermanent);  // seed 000: a bug repeats
+  EXPECT_EQ(ClassifyHttpStatus(500), OutcomeClass::kPermanent);  // a bug repeats
   EXPECT_EQ(ClassifyHttpStatus(501), OutcomeClass::kPermanent);
   EXPECT_EQ(ClassifyHttpStatus(408), OutcomeClass::kTransient);
   EXPECT_EQ(ClassifyHttpStatus(0), OutcomeClass::kPermanent);

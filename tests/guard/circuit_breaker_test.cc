@@ -47,7 +47,7 @@ void RunScript(CircuitBreaker& cb, ManualClock& clock, const std::vector<Call>& 
   }
 }
 
-TEST(CircuitBreakerTest, DefaultsAreSeed004Section7) {
+TEST(CircuitBreakerTest, DefaultsAreTheDocumentedResilience4jConfig) {
   const CircuitBreakerOptions o;
   EXPECT_EQ(o.failure_rate_threshold, 50.0);
   EXPECT_EQ(o.slow_call_rate_threshold, 50.0);

@@ -39,7 +39,7 @@ TEST(FailureRateGateTest, MinRequestsKeepsOneEarlyFailureFromClosingIt) {
   Record(*gate, kNow, 0, 9);
   EXPECT_FALSE(gate->TryAcquireRetry(kNow)) << "10 outcomes, all failures";
 
-  auto literal = Unwrap(FailureRateGate::Create({.min_requests = 0}));  // seed 003 as written
+  auto literal = Unwrap(FailureRateGate::Create({.min_requests = 0}));  // the plain rule
   Record(*literal, kNow, 0, 1);
   EXPECT_FALSE(literal->TryAcquireRetry(kNow));
 }

@@ -72,7 +72,7 @@ TEST(RetryDriverTest, RetriesTransientFailuresWithBackoffUntilSuccess) {
   EXPECT_EQ(ctx.attempt, 1);  // restored for the caller
 }
 
-// Seed 000 part 1: 250 ms budget, each call 60 ms, always 503, max 5
+// The deadline demo: 250 ms budget, each call 60 ms, always 503, max 5
 // attempts, exponential 20 ms base with full jitter, 60 ms minimum call.
 struct SeedDemo {
   Status status;

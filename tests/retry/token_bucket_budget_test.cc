@@ -53,7 +53,7 @@ TEST(TokenBucketBudgetTest, RetryAllowedWhileAtLeastOneTokenIsLeft) {
   EXPECT_TRUE(budget->TryAcquireRetry(kNow)) << "exactly 1.0 is";
 }
 
-// Seed 000's deadline demo: three calls, two retries, "预算剩余令牌 8.0".
+// The deadline demo: three calls, two retries, 8.0 tokens left.
 TEST(TokenBucketBudgetTest, SeedDeadlineDemoTwoRetriesLeaveEightTokens) {
   auto budget = Unwrap(TokenBucketBudget::Create({.max_tokens = 10, .token_ratio = 0.1}));
   budget->OnRequestStart(kNow);
@@ -66,7 +66,7 @@ TEST(TokenBucketBudgetTest, SeedDeadlineDemoTwoRetriesLeaveEightTokens) {
   EXPECT_DOUBLE_EQ(budget->tokens(), 8.0);
 }
 
-// Seed 000 Q5: 50% failures at 1000 rps, every failure asks for a retry.
+// 50% failures at 1000 rps, every failure asks for a retry.
 // Per second +50 tokens from successes, -500 from retries: 10 tokens last
 // about 20 ms. After that the retry rate is pinned to what successes earn.
 TEST(TokenBucketBudgetTest, SeedQ5HalfFailuresAt1000RpsExhaustTokensInAbout20ms) {

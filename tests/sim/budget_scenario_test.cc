@@ -6,7 +6,7 @@ namespace stormguard::sim {
 namespace {
 using namespace std::chrono_literals;
 
-// Seed 000 question 5: 10 tokens, 500 retries a second wanted, 50 earned:
+// 10 tokens, 500 retries a second wanted, 50 earned:
 // gone in about 20 ms; afterwards about token_ratio retries per success.
 TEST(BudgetScenarioTest, TenTokensLastAboutTwentyMillisecondsAtHalfFailures) {
   Duration sum = Duration::zero();

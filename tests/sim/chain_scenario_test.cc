@@ -13,7 +13,7 @@ ChainRun RunOne(ChainScenarioOptions o, Control c) {
   return r->runs.at(0);
 }
 
-// Seed 000's table: 1, 3, 9, 27, 64.
+// docs/retry-amplification.md's table: 1, 3, 9, 27, 64.
 TEST(ChainScenarioTest, EveryLayerRetryingGivesExactlyOnePlusRetriesToTheLayers) {
   const std::pair<int, int> rows[] = {{1, 0}, {1, 2}, {2, 2}, {3, 2}, {3, 3}, {4, 1}, {2, 4}};
   for (auto [layers, retries] : rows) {
@@ -49,7 +49,7 @@ TEST(ChainScenarioTest, RetryFlagMakesGrowthLinearInTheLayers) {
   }
 }
 
-// Seed 003's timeout case: the marker comes back after the caller's own
+// The timeout case: the marker comes back after the caller's own
 // per-attempt timeout has fired, so it is too late to stop anyone.
 TEST(ChainScenarioTest, HangsDefeatTheNoRetryMarkerButNotTheRetryFlag) {
   const ChainScenarioOptions o{.layers = 3, .retries = 2, .failure = Failure::kHang, .duration = 5s};
@@ -88,7 +88,7 @@ double LayerRatio(const ChainRun& r, std::size_t layer) {
   return static_cast<double>(r.layers[layer + 1].arrivals) / static_cast<double>(r.layers[layer].arrivals);
 }
 
-// Seed 003: with the failure-rate gate a layer adds at most ~10% retries,
+// With the failure-rate gate a layer adds at most ~10% retries,
 // whatever the failure rate.
 TEST(ChainControlsTest, TheGateKeepsEveryLayerAtOrUnderOnePointOne) {
   for (double failure_rate : {0.02, 0.05, 0.08, 0.1, 0.2, 0.5, 1.0}) {
@@ -101,7 +101,7 @@ TEST(ChainControlsTest, TheGateKeepsEveryLayerAtOrUnderOnePointOne) {
   }
 }
 
-// Seed 000: the token bucket lets a layer retry about token_ratio (0.1)
+// The token bucket lets a layer retry about token_ratio (0.1)
 // times per success, plus its 10 starting tokens: the extra load is bounded
 // by the budget, not by the retry count.
 TEST(ChainControlsTest, TheBudgetBoundsEachLayerByItsTokens) {

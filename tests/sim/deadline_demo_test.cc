@@ -6,8 +6,8 @@ namespace stormguard::sim {
 namespace {
 using namespace std::chrono_literals;
 
-// Seed 000 part 1: 3 calls, 8.0 tokens left, stopped by the time left.
-TEST(DeadlineDemoTest, ReproducesSeed000) {
+// 3 calls, 8.0 tokens left, stopped by the time left.
+TEST(DeadlineDemoTest, ThreeCallsEightTokensStoppedByTheTimeLeft) {
   auto r = RunDeadlineDemo({});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->calls, 3);

@@ -39,7 +39,7 @@ TEST(StormTest, FullJitterCutsThePeakToAboutASixthOnEverySeed) {
     EXPECT_GE(r.last_retry, 13s) << "seed " << seed;
     EXPECT_LE(r.last_retry, 15s) << "seed " << seed;
   }
-  // Seed 000 printed one run: 164 and 14.1 s. Our mean over 20 seeds:
+  // The published run: 164 and 14.1 s. Our mean over 20 seeds:
   EXPECT_NEAR(static_cast<double>(peaks) / 20, 164, 10);
   EXPECT_NEAR(ToMillis(lasts / 20), 14100, 300);
 }

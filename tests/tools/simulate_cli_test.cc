@@ -32,7 +32,7 @@ nlohmann::json Json(const std::string& args) {
   return nlohmann::json::parse(run.out);
 }
 
-TEST(SimulateCliTest, StormReproducesSeed000) {
+TEST(SimulateCliTest, StormReproducesThePublishedTable) {
   const nlohmann::json fixed = Json("simulate storm --backoff fixed");
   EXPECT_EQ(fixed["total_retries"], 4000);
   EXPECT_EQ(fixed["peak_per_bucket"], 1000);
@@ -66,7 +66,7 @@ TEST(SimulateCliTest, ChainAmplificationIsExactWithoutControls) {
   EXPECT_EQ(j["by_layer"][3]["arrivals"], j["bottom_attempts"]);
 }
 
-TEST(SimulateCliTest, DeadlineReproducesSeed000) {
+TEST(SimulateCliTest, DeadlineReproducesThePublishedRun) {
   const nlohmann::json j = Json(
       "simulate deadline --budget 250ms --call 60ms --max-attempts 5 --base 20ms --cap 200ms "
       "--min-call 60ms --max-tokens 10 --token-ratio 0.1 --seed 7");

@@ -4,7 +4,7 @@
 //   for (const Phase& p : o.Phases()) ...   // healthy, down, recovered
 //
 // Both modes run the same phases against fresh services: "naive" retries the
-// way the seeds warn against, "stormguard" uses the library at every hop.
+// way docs/retry-amplification.md warns against, "stormguard" uses the library at every hop.
 // Thread safety: plain values.
 #pragma once
 

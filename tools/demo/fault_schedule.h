@@ -4,8 +4,8 @@
 // 1% are slow (1.2 s, beyond the naive 1 s timeout: the classic tail that
 // leaves work running for callers that gave up); 5% of the charges that
 // succeed lose their response (C charged, but the answer arrives only after
-// every caller's timeout). Down: every request gets a 503 at once (seed 000:
-// "the downstream keeps answering 503").
+// every caller's timeout). Down: every request gets a 503 at once (the
+// downstream keeps answering 503).
 //
 // The outage is per operation, like a header-keyed fault injector (Envoy's
 // fault filter): every attempt of an operation offered during an outage

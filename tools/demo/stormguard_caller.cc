@@ -1,6 +1,6 @@
 // The library at every hop: http::HttpClient with deadline propagation (10%
 // reserve per hop), exponential backoff with full jitter, a retry budget
-// shared by every call to the destination (seed 000's token bucket, 10
+// shared by every call to the destination (a token bucket, 10
 // tokens, 0.1 per success), one idempotency key across a POST's retries,
 // x-retry-attempt / x-no-retry through the middleware on the serving side.
 #include "demo/caller.h"

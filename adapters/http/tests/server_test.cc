@@ -118,7 +118,7 @@ TEST(HttpMiddlewareTest, HandlersDownstreamCallsInheritDeadlineAndRetryFlag) {
   auto res = cli.Get("/b", {{"x-request-timeout-ms", "800"}, {"x-retry-attempt", "2"}});
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 502);
-  EXPECT_EQ(back_calls.load(), 1);  // serving a retry: no retries below
+  EXPECT_EQ(back_calls.load(), 1);  // serving a retry: no retries below (the retry flag)
   ASSERT_FALSE(budget.empty());
   EXPECT_LE(std::stoi(budget), 720);  // 800 ms minus this hop's 10% reserve
   EXPECT_GT(std::stoi(budget), 500);

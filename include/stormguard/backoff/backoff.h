@@ -6,9 +6,9 @@
 //   none           b                                   (clients stay in lockstep)
 //   full           rand(0, b)                          (AWS; lowest peak)
 //   equal          b/2 + rand(0, b/2)                  (keeps a minimum gap)
-//   decorrelated   min(cap, rand(base, prev * 3))      (seed 000; needs no count)
+//   decorrelated   min(cap, rand(base, prev * 3))      (AWS; needs no count)
 //   proportional   b * rand(1 - p, 1 + p)              (gRPC: p = 0.2)
-//   uniform        rand(b - spread, b + spread)        (seed 003's random backoff)
+//   uniform        rand(b - spread, b + spread)        ("random backoff")
 //
 // where b = min(cap, curve(n)). Waits never exceed the cap (decorrelated and
 // proportional are clamped too) and never go negative; any retry number,

@@ -2,9 +2,9 @@
 //
 // A CallContext travels with a call: its deadline, the stop_token that
 // cancels it, which attempt this is, whether the request this service is
-// serving was itself a retry (seed 003 `retry_flag`), the idempotency key
+// serving was itself a retry (the retry flag), the idempotency key
 // that makes repeats safe, and whether a downstream answered "do not retry"
-// (seed 003 `nomore_retry`). Server middleware fills one from the incoming
+// (docs/chain-protocol.md). Server middleware fills one from the incoming
 // headers and installs it as the current context, so a handler's own
 // downstream calls inherit it without passing anything by hand:
 //

@@ -1,6 +1,7 @@
 // stormguard/core/classifier.h: maps what a call returned onto an OutcomeClass.
 //
-// The default rules follow seed 000's table: HTTP 400/401/403/404/409 never
+// The default rules follow docs/retry-amplification.md, "Which failures are
+// worth a retry": HTTP 400/401/403/404/409 never
 // retry, 429 and 503 are overload, 502 and 504 are transient, a timeout is
 // ambiguous (the callee may have run it). gRPC codes, std::errc values and
 // exceptions are mapped in the same spirit. Users override by subclassing

@@ -2,7 +2,7 @@
 //
 // A Deadline is either infinite or a point on the monotonic axis. A server
 // that received a request with 900 ms left keeps a reserve for its own work
-// (seed 000: 10-20% per hop) and hands the rest to its downstream calls:
+// (10-20% per hop, docs/deadlines.md) and hands the rest to its downstream calls:
 //
 //   Deadline in = Deadline::After(clock.Now(), 900ms);
 //   Deadline down = in.ForNextHop(clock.Now(), HopReserve{.fraction = 0.1});

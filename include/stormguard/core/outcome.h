@@ -1,7 +1,7 @@
 // stormguard/core/outcome.h: outcome classes, the vocabulary of retry decisions.
 //
 // Retries are decided on what a failure *means*, not on raw status codes
-// (seed 000's table of which failures a retry helps):
+// (docs/retry-amplification.md, "Which failures are worth a retry"):
 //
 //   kTransient         a lost packet, a reset connection, a 502/504: independent,
 //                      a second try probably works.
@@ -10,8 +10,8 @@
 //   kPermanent         400/401/403/404/409, a bug: a retry can never succeed.
 //   kAmbiguous         a timeout: the callee may have run the request, so only
 //                      idempotent calls may repeat it.
-//   kDoNotRetry        a downstream already retried and gave up (seed 003
-//                      `nomore_retry`): retrying here multiplies the storm.
+//   kDoNotRetry        a downstream already retried and gave up (x-no-retry,
+//                      docs/chain-protocol.md): retrying here multiplies the storm.
 //   kCancelled         the caller went away.
 //   kDeadlineExceeded  the whole budget is gone.
 //

@@ -2,7 +2,7 @@
 // buckets, lock-free and striped per thread, with reads that cost
 // O(stripes) whatever the bucket count.
 //
-// Seed 003 counts successes and failures in ten one-second buckets and
+// The failure-rate gate counts successes and failures in ten one-second buckets and
 // judges the last ten seconds; Finagle's retry budget lets deposits expire
 // the same way; the circuit breaker's time window (guard/sliding_window.h)
 // counts calls, failures and slow calls per second. All ask "how many of

@@ -4,7 +4,7 @@
 //   if (!s.ok()) log(s.ToString());   // "UNAVAILABLE: inventory: 503"
 //
 // A Status may carry retry hints that crossed the wire with the failure: the
-// downstream's "do not retry" marker (seed 003 `nomore_retry`), a server's
+// downstream's "do not retry" marker (x-no-retry), a server's
 // pushback (Retry-After / grpc-retry-pushback-ms) and an explicit outcome
 // class set by an adapter that knows better than the code (an HTTP 504).
 // `source` names the policy that produced a rejection ("circuit_breaker").

@@ -93,12 +93,12 @@ inline constexpr OutcomeSet kDefaultBreakerFailures{
 // half-open it gives its trial permit back.
 inline constexpr OutcomeSet kDefaultBreakerIgnored{OutcomeClass::kCancelled};
 
-// Defaults are seed 004 section 7.2 (the Resilience4j config it shows):
+// Defaults (docs/circuit-breakers-and-composition.md, "Breaker parameters"):
 // 50% failures, 50% slow calls, 2 s slow-call duration, a window of the last
-// 100 calls, 30 s in open. What the seed leaves unset takes Resilience4j's
+// 100 calls, 30 s in open. What that config leaves unset takes Resilience4j's
 // default: 100 minimum calls, 10 trial calls, no automatic transition, no
 // maximum wait in half-open. (Resilience4j's own defaults differ for two
-// fields the seed sets: slow-call rate 100%, slow-call duration 60 s.)
+// fields set here: slow-call rate 100%, slow-call duration 60 s.)
 struct CircuitBreakerOptions {
   double failure_rate_threshold = 50.0;      // percent, (0, 100]; trips at >=
   double slow_call_rate_threshold = 50.0;    // percent, (0, 100]; trips at >=

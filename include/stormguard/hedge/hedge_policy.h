@@ -1,6 +1,6 @@
 // stormguard/hedge/hedge_policy.h: when to send a backup copy of a slow call.
 //
-// Seed 003: if the first request has no answer after t3, send another one
+// Hedging: if the first request has no answer after a delay, send another one
 // asynchronously; whichever answers first ends the call. HedgePolicy is the
 // pure decision (like RetryPolicy): given what a call has launched so far and
 // the time, it answers "launch an attempt now", "ask again after this wait",
@@ -69,7 +69,7 @@ enum class HedgeStop : std::uint8_t {
   kNone,               // nothing held a hedge back
   kCancelled,          // the caller cancelled the call
   kNotIdempotent,      // not idempotent and no idempotency key
-  kIncomingRetry,      // the request being served is itself a retry (seed 003 retry_flag)
+  kIncomingRetry,      // the request being served is itself a retry (the retry flag)
   kAttemptsExhausted,  // max_hedged_attempts already launched
   kPushbackStop,       // a server asked never to retry
   kDeadline,           // the attempt would not fit before the deadline
@@ -118,7 +118,7 @@ struct HedgeOptions {
   // UNAVAILABLE/ABORTED are kTransient here). Must not contain success.
   OutcomeSet non_fatal{OutcomeClass::kTransient};
   bool idempotent = false;                   // see banner: keyed calls hedge either way
-  bool hedge_when_serving_a_retry = false;   // seed 003 retry_flag, as for retries
+  bool hedge_when_serving_a_retry = false;   // the retry flag, as for retries
   Duration min_attempt_time = Duration::zero();  // least time an attempt needs
   Duration max_pushback = std::chrono::seconds(30);  // clamp on server pushback
   std::shared_ptr<RetryBudget> budget;       // optional, shared with the retry policy

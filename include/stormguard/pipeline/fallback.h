@@ -13,7 +13,7 @@
 //     "bulkhead", "timeout"...) and `on_any_rejection` is set or the source
 //     is listed in `on_rejected_by`, or
 //   - before calling at all, when the call's remaining time is below
-//     `skip_when_remaining_below` (seed 004 6.5: skip non-critical calls when
+//     `skip_when_remaining_below` (docs/deadlines.md: skip non-critical calls when
 //     the budget is nearly spent; the downstream is never asked).
 // Without a fallback at the call site, failures pass through unchanged and a
 // skipped call returns DEADLINE_EXCEEDED with source "fallback".

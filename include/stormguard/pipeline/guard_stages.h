@@ -12,7 +12,7 @@
 // - CircuitBreakerStage records every attempt that reached the callable
 //   (outcome by the pipeline's classifier, latency for the slow-call rate)
 //   and gives the permit back for one refused further in. When the
-//   breaker's slow_call_duration is 500ms or more (seed 004: 2s), latency
+//   breaker's slow_call_duration is 500ms or more (default 2s), latency
 //   is measured with Next::CheapNow() (a few ms of error, no clock read of
 //   its own); below that, precisely.
 // - BulkheadStage holds its slot until the rest of the pipeline returns.

@@ -12,7 +12,7 @@
 // The FIRST policy added is the OUTERMOST. The usual order, outside in:
 //   fallback        sees the final outcome of everything, including a
 //                   rejection or an exhausted retry, and can skip the call
-//                   when the remaining budget is too small (seed 004 6.5);
+//                   when the remaining budget is too small (docs/deadlines.md);
 //   timeout         the overall deadline: bounds all attempts and backoff
 //                   waits together and cancels whatever runs when it passes;
 //   retry (+budget) decides per attempt; everything below runs per attempt;

@@ -8,7 +8,8 @@
 // when ctx.stop fires (the overall timeout) and never pass ctx.deadline.
 //
 // IdempotencyKeyStage refuses calls without ctx.idempotency_key
-// (FAILED_PRECONDITION, source "idempotency_key"): seed 000 requires a key
+// (FAILED_PRECONDITION, source "idempotency_key"): the table "Parameters per
+// situation" (docs/circuit-breakers-and-composition.md) requires a key
 // for third-party APIs and payments, so a retried or confirmed request is
 // the same logical operation.
 //

@@ -7,7 +7,7 @@
 // its answer AT the deadline however long the work goes on. The work that
 // is left behind keeps its slot until it really ends: at most
 // `max_detached` calls run at once, abandoned ones included, so a
-// dependency that hangs cannot pile up unbounded work (seed 000 rule 3).
+// dependency that hangs cannot pile up unbounded work (docs/deadlines.md, "The three hard rules").
 //
 //   auto limiter = TimeLimiter::Create({.timeout = 300ms, .max_detached = 8}, executor).value();
 //   Result<Reply> r = limiter->Run(ctx, [sdk](CallContext& c) { return sdk->BlockingCall(c); });

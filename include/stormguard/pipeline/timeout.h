@@ -1,4 +1,4 @@
-// stormguard/pipeline/timeout.h: timeouts that really cancel (seed 000 rule 3).
+// stormguard/pipeline/timeout.h: timeouts that really cancel (docs/deadlines.md, rule 3).
 //
 // A TimeoutStage gives what runs inside it a deadline, min(the call's
 // deadline, now + timeout), and its own std::stop_source linked to the

@@ -2,7 +2,7 @@
 //
 // A TimerService arms one timer per call (or per attempt) and, when its
 // deadline passes, requests stop on the call's std::stop_source, so a
-// timeout really cancels (seed 000 rule 3). Most timers are disarmed before
+// timeout really cancels (docs/deadlines.md, rule 3). Most timers are disarmed before
 // they fire, so arming and disarming must cost next to nothing:
 //
 //   std::stop_source stop;

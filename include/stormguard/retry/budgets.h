@@ -1,10 +1,10 @@
 // stormguard/retry/budgets.h: every retry budget in one include.
 //
-//   TokenBucketBudget   seed 000: successes earn tokens, retries spend them
+//   TokenBucketBudget   successes earn tokens, retries spend them
 //   GrpcThrottleBudget  gRPC retryThrottling: failures spend, retry above half
 //   RatioBudget         Finagle / tower: retries as a share of recent requests
 //   ConcurrencyBudget   Envoy: retries in flight as a share of active requests
-//   FailureRateGate     seed 003: no retries while the 10 s failure rate > 10%
+//   FailureRateGate     no retries while the 10 s failure rate > 10%
 //
 // All implement RetryBudget (retry/retry_budget.h), are made by a validating
 // static Create() that returns Result<std::shared_ptr<...>> (one budget is

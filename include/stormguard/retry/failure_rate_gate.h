@@ -1,11 +1,11 @@
-// stormguard/retry/failure_rate_gate.h: seed 003's retry circuit breaker.
+// stormguard/retry/failure_rate_gate.h: a retry circuit breaker (docs/retry-budgets.md).
 //
 // Successes and failures are counted in ten one-second buckets (a sliding
 // window of 10 s, core/rolling_counter.h). While the window's failure rate
 // is above `failure_rate_threshold` (10%), no retry may start; once the
 // failing seconds slide out and the rate drops, retries are allowed again.
 // With every layer gated this way, a caller adds at most ~10% retries to
-// its traffic (seed 003: upstream load <= 1.1x).
+// its traffic (upstream load <= 1.1x).
 //
 //   auto gate = FailureRateGate::Create({.window = 10s, .buckets = 10,
 //                                        .failure_rate_threshold = 0.1});
@@ -16,11 +16,11 @@
 //   - closed (no retries) when failures / (successes + failures) >
 //     failure_rate_threshold, strictly: at exactly 10% retries still go;
 //   - open regardless of the rate while the window holds fewer than
-//     `min_requests` outcomes. The seed has no such floor; without one a
+//     `min_requests` outcomes. The plain rule has no floor; without one a
 //     client's very first failure is a 100% failure rate and would forbid
 //     retries for the next 10 s. The default, 10, keeps that from
 //     happening while still bounding retries at low traffic to under 10
-//     per window. Set it to 0 for the seed's literal rule.
+//     per window. Set it to 0 for the plain rule.
 //   - TryAcquireRetry charges nothing; a retry's own outcome is recorded
 //     like any other attempt's.
 //

@@ -7,7 +7,7 @@
 //   - every success adds token_ratio (never above max_tokens);
 //   - a retry is allowed only while tokens > max_tokens / 2, strictly
 //     (milli-tokens > max_milli_tokens / 2, integer division).
-// Unlike seed 000's bucket, the retry itself costs nothing: the failure
+// Unlike TokenBucketBudget, the retry itself costs nothing: the failure
 // that caused it already paid. token_ratio keeps three decimals and cuts
 // the rest, as gRPC's config parser does (0.1009 counts as 0.100).
 // max_tokens may have decimals too (A6 calls it a number in (0, 1000];

@@ -3,12 +3,12 @@
 // A retry budget is shared by every call to one destination. It is told
 // about requests and their outcomes and answers one question: may one more
 // retry go out now? When the destination fails broadly, successes stop
-// refilling the budget and retries switch themselves off (seed 000: with 50%
+// refilling the budget and retries switch themselves off (with 50%
 // failures at 1000 rps, 10 tokens are gone in about 20 ms).
 //
-// Implementations (retry/budgets.h): TokenBucketBudget (seed 000),
+// Implementations (retry/budgets.h): TokenBucketBudget (docs/retry-budgets.md),
 // GrpcThrottleBudget (gRPC retryThrottling), RatioBudget (Finagle/tower),
-// ConcurrencyBudget (Envoy), FailureRateGate (seed 003).
+// ConcurrencyBudget (Envoy), FailureRateGate (10% failures in 10 s).
 //
 // Protocol, as the retry driver follows it:
 //   OnRequestStart(now)        once per logical request, before attempt 1

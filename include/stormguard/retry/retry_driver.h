@@ -17,7 +17,7 @@
 // (attempts, budget, deadline, pushback) or a downstream said do-not-retry,
 // the returned status carries hints().do_not_retry and ctx.downstream_gave_up
 // is set: servers turn that into `x-no-retry: 1`, so no layer above retries
-// the same failure again (seed 003 `nomore_retry`).
+// the same failure again (docs/chain-protocol.md).
 //
 // The bookkeeping around each decision (budget, events, the give-up mark)
 // is a RetrySession (retry_session.h), which other drivers share.

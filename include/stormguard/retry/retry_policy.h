@@ -79,13 +79,13 @@ struct RetryOptions {
   // Upper bound for one attempt; each attempt also ends at the call's
   // deadline. kInfiniteDuration: only the call's deadline applies.
   Duration per_attempt_timeout = kInfiniteDuration;
-  // The least time an attempt needs to be worth sending (seed 000 minCall).
+  // The least time an attempt needs to be worth sending (docs/deadlines.md).
   Duration min_attempt_time = Duration::zero();
   OutcomeSet retry_on = kDefaultRetryable;
   // The operation may run twice safely (GET/PUT/DELETE, or deduplicated by
   // an idempotency key). Ambiguous outcomes of other calls never retry.
   bool idempotent = false;
-  // Seed 003 retry_flag: a service serving a retried request does not retry
+  // The retry flag: a service serving a retried request does not retry
   // its own downstream calls, so a storm grows linearly, not exponentially.
   bool retry_when_serving_a_retry = false;
   Duration max_pushback = std::chrono::seconds(30);  // clamp on server pushback

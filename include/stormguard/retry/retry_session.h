@@ -6,7 +6,7 @@
 // recorded as a success or a failure; OnRetryEnd when a granted retry ends;
 // OnRequestEnd once), report attempts, retries and give-ups to the
 // listener, and mark a final failure "do not retry" when this layer gave up
-// (seed 003 `nomore_retry`). A RetrySession does all of that for one
+// (x-no-retry, docs/chain-protocol.md). A RetrySession does all of that for one
 // logical call, so a driver (the blocking ExecuteWithRetry, the simulator's
 // event loop, an asynchronous driver) only runs attempts and waits:
 //

@@ -1,4 +1,4 @@
-// stormguard/retry/token_bucket_budget.h: seed 000's retry budget.
+// stormguard/retry/token_bucket_budget.h: a token-bucket retry budget (docs/retry-budgets.md).
 //
 // A bucket of tokens that starts full. Every success adds `token_ratio`
 // tokens, up to `max_tokens`; every retry takes one token; retries are

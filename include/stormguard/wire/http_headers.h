@@ -1,6 +1,6 @@
 // stormguard/wire/http_headers.h: the chain protocol's header names and codecs.
 //
-// DESIGN.md "The chain protocol" (defaults; every name is configurable):
+// docs/chain-protocol.md, "What crosses the wire" (defaults; every name is configurable):
 //
 //   meaning                    HTTP                            gRPC
 //   time left for the request  x-request-timeout-ms: 842       grpc-timeout

@@ -42,15 +42,15 @@ namespace stormguard {
 // ---- client side: outgoing requests ----------------------------------------
 
 struct InjectOptions {
-  // What this hop keeps for itself before handing the budget down (seed 000:
+  // What this hop keeps for itself before handing the budget down (usually
   // 10-20%). The sent budget is ctx.deadline.ForNextHop(now, reserve).
   HopReserve reserve{};
   // Also mark the request as a retry when the request this service is serving
-  // was one (ctx.incoming_is_retry), so seed 003's retry_flag reaches every
+  // was one (ctx.incoming_is_retry), so the retry flag reaches every
   // hop below instead of only the next. Off: only our own retries are marked.
   bool propagate_incoming_retry = false;
   // HTTP only: also write x-request-deadline (absolute Unix ms) for services
-  // that read only that (seed 004's filter). Subject to clock skew.
+  // that read only that. Subject to clock skew.
   bool write_absolute_deadline = false;
 };
 

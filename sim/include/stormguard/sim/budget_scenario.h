@@ -1,12 +1,12 @@
-// stormguard/sim/budget_scenario.h: seed 000 question 5, a token-bucket
+// stormguard/sim/budget_scenario.h: a token-bucket
 // retry budget meeting a 50% failure rate.
 //
-// Requests come in at `rate` per second, evenly spaced (the seed's entry is
+// Requests come in at `rate` per second, evenly spaced (the entry is
 // behind a rate limiter), through one retrying layer (one retry each by
-// default, the seed's arithmetic: every failed request wants a retry) to a
+// default, the usual arithmetic: every failed request wants a retry) to a
 // service that fails `failure_rate` of its calls. The layer's
 // token bucket starts with `max_tokens`, earns `token_ratio` per success and
-// spends one per retry. Seed 000: at 1000 rps and 50% failures, 500 retries
+// spends one per retry. At 1000 rps and 50% failures, 500 retries
 // a second drain the 10 tokens against 50 earned, so they are gone in about
 // 20 ms; after that the retry rate is pinned by the success rate (about
 // token_ratio retries per success) instead of by the configured count.

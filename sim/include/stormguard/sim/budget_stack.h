@@ -1,7 +1,7 @@
 // stormguard/sim/budget_stack.h: several retry budgets acting as one.
 //
-// A RetryPolicy holds one budget; `--control all` wants seed 003's gate and
-// seed 000's token bucket on the same hop. A BudgetStack tells every member
+// A RetryPolicy holds one budget; `--control all` wants the failure-rate gate and
+// the token bucket on the same hop. A BudgetStack tells every member
 // everything and allows a retry only when every member does, asking them in
 // order and stopping at the first refusal; members that already granted it
 // are told the retry ended (undoing what a concurrency budget counted). A
@@ -41,8 +41,8 @@ class BudgetStack final : public RetryBudget {
 };
 
 struct BudgetStackOptions {
-  bool token_bucket = false;  // seed 000
-  bool gate = false;          // seed 003, with the library's defaults
+  bool token_bucket = false;
+  bool gate = false;          // the failure-rate gate, library defaults
   double max_tokens = 10;
   double token_ratio = 0.1;
 };

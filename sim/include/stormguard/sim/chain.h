@@ -7,7 +7,7 @@
 // injected failures (error rate, outage windows, hangs, capacity drops).
 // Every node but the leaf serves a request by calling the next node through
 // its hop: a RetryPolicy (with its backoff, budget, per-attempt timeout and
-// least attempt time), deadline propagation, and seed 003's chain markers
+// least attempt time), deadline propagation, and the chain markers
 // (answer "do not retry" after giving up; do not retry while serving a
 // retry), and optionally a CircuitBreaker. Decisions are RetryPolicy::
 // Decide's, the budgets' and the breaker's own; the simulator only moves
@@ -65,7 +65,7 @@ struct ServiceSpec {
 
 struct HopSpec {
   RetryOptions retry;  // budget, backoff, per-attempt timeout, min attempt time...
-  // Seed 003 nomore_retry: when this hop gives up, the node answers its
+  // The do-not-retry marker: when this hop gives up, the node answers its
   // caller with the do-not-retry marker. Off: no marker crosses the wire.
   bool mark_gave_up = false;
   // The downstream request carries the attempt's deadline (x-request-timeout-ms).
@@ -74,7 +74,7 @@ struct HopSpec {
   // A request is marked as a retry when it is one. With this on, a node
   // serving a retry marks its own calls too (wire InjectOptions::
   // propagate_incoming_retry), so the whole subtree of a retry stays
-  // retry-free and growth becomes linear (seed 003 retry_flag); off, only
+  // retry-free and growth becomes linear (the retry flag); off, only
   // the next hop learns it. The receiving policy's retry_when_serving_a_retry
   // decides whether the marker is honoured.
   bool forward_retry_flag = false;

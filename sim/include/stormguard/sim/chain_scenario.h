@@ -1,14 +1,15 @@
-// stormguard/sim/chain_scenario.h: seed 000's multiplication and seed 003's
+// stormguard/sim/chain_scenario.h: retries multiplying per layer, and the
 // controls, on a chain whose bottom is down.
 //
 // Clients send `rate` requests per second for `duration` to layer 1; every
 // layer calls the next with `retries` retries; the bottom service fails
 // every call (`failure` error: at once, UNAVAILABLE; hang: never answers, so
 // every layer waits for its per-attempt timeout). With no control the bottom
-// sees exactly (1 + retries)^layers attempts per request (seed 000: 1, 3, 9,
-// 27, 64). The controls (controls.h) bring it down: no-retry to 1 + retries
-// (but not for hangs: a caller's timeout fires before the marker arrives),
-// retry-flag to 1 + retries * layers, the gate and the budget to about one.
+// sees exactly (1 + retries)^layers attempts per request (1, 3, 9, 27, 64:
+// docs/retry-amplification.md). The controls (controls.h) bring it down:
+// no-retry to 1 + retries (but not for hangs: a caller's timeout fires
+// before the marker arrives), retry-flag to 1 + retries * layers, the gate
+// and the budget to about one.
 //
 //   auto r = sim::RunChainScenario({.layers = 3, .retries = 2,
 //                                   .controls = {sim::Control::kNone}});

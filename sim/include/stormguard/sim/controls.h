@@ -2,12 +2,12 @@
 // and the hop they give.
 //
 //   none        every layer retries on its own (fixed timeouts, no markers)
-//   budget      seed 000's token bucket per destination (10 tokens, 0.1 per success)
-//   gate        seed 003's failure-rate gate per destination (no retries above 10%)
-//   no-retry    seed 003 nomore_retry: a layer that gave up says so; callers stop
-//   retry-flag  seed 003 retry_flag: a request that is a retry (or serves one)
+//   budget      a token bucket per destination (10 tokens, 0.1 per success)
+//   gate        a failure-rate gate per destination (no retries above 10%)
+//   no-retry    x-no-retry: a layer that gave up says so; callers stop
+//   retry-flag  x-retry-attempt: a request that is a retry (or serves one)
 //               is not retried below; the flag travels down the whole chain
-//   breaker     a circuit breaker per destination (seed 004's settings, but
+//   breaker     a circuit breaker per destination (the default settings, but
 //               LayerPolicy::breaker's shorter wait in open)
 //   all         all of the above, plus deadline propagation (each hop keeps
 //               10% and hands the rest down; expired requests are refused)
@@ -59,9 +59,9 @@ struct LayerPolicy {
                          .cap = std::chrono::seconds(1),
                          .jitter = Jitter::kFull};
   Duration min_attempt_time = Duration::zero();  // matters only with deadlines
-  double max_tokens = 10;    // the token bucket (seed 000)
+  double max_tokens = 10;    // the token bucket
   double token_ratio = 0.1;
-  // The breaker: the library's defaults (seed 004) but 1 s open instead of
+  // The breaker: the library's defaults but 1 s open instead of
   // 30 s, so a breaker probes again within a scenario's few seconds.
   CircuitBreakerOptions breaker{.wait_in_open = std::chrono::seconds(1)};
 };

@@ -1,4 +1,4 @@
-// stormguard/sim/deadline_demo.h: seed 000 part 1, a retry loop judged by
+// stormguard/sim/deadline_demo.h: a retry loop judged by
 // the time left rather than by a count.
 //
 // One call with a 250 ms budget against a downstream that always answers
@@ -6,7 +6,7 @@
 // backoff from 20 ms, capped at 200 ms) but needs 60 ms left for a call
 // after its wait, and spends tokens of a shared token bucket (10 tokens,
 // 0.1 per success). The library's own blocking driver (ExecuteWithRetry)
-// runs it on a ManualClock. Seed 000: 3 calls, 8.0 tokens left, stopped
+// runs it on a ManualClock. Expected: 3 calls, 8.0 tokens left, stopped
 // because the remaining budget cannot fit another wait plus a call.
 //
 //   auto r = sim::RunDeadlineDemo({});

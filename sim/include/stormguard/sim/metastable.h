@@ -17,7 +17,8 @@
 //   auto r = sim::RunMetastable({.controls = {sim::Control::kNone}});
 //   r->runs[0].goodput_after;   // ~0
 //
-// The defaults tell seed 004's timeline: 1000 requests become 4000 when a
+// The defaults tell docs/retry-amplification.md, "A storm over time": 1000
+// requests become 4000 when a
 // layer times out and retries three times, 16000 with two such layers.
 // Goodput: the share of requests arriving in a phase that succeed within
 // the clients' patience. Thread safety: reentrant.

@@ -1,9 +1,9 @@
-// stormguard/sim/storm.h: seed 000 part 2, the retry storm.
+// stormguard/sim/storm.h: the retry storm of 1000 clients failing at once.
 //
 // `clients` callers fail at the same instant against a service that stays
 // down; each retries `retries` times with one backoff strategy. Counting the
 // retries per `bucket` shows that exponential backoff only postpones the
-// peak while jitter flattens it (seed 000: fixed 4000 / 1000 per 100 ms /
+// peak while jitter flattens it (docs/backoff-and-jitter.md: fixed 4000 / 1000 per 100 ms /
 // last at 4.0 s, exponential 4000 / 1000 / 15.0 s, full jitter 4000 / about
 // 164 / about 14.1 s).
 //

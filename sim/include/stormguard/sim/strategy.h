@@ -17,7 +17,7 @@ namespace stormguard::sim {
 
 enum class Strategy { kNone, kFixed, kExponential, kFullJitter, kEqualJitter, kDecorrelatedJitter };
 
-// Seed 000's comparison (every strategy but "retry at once").
+// The storm's comparison (every strategy but "retry at once").
 inline constexpr std::array<Strategy, 5> kBackoffStrategies = {
     Strategy::kFixed, Strategy::kExponential, Strategy::kFullJitter, Strategy::kEqualJitter,
     Strategy::kDecorrelatedJitter};
@@ -26,7 +26,7 @@ std::string_view StrategyName(Strategy s) noexcept;
 std::optional<Strategy> ParseStrategy(std::string_view name) noexcept;
 
 // none: no wait; fixed: base every time; exponential: base * 2^(n-1);
-// the jitters apply seed 000's formulas to the exponential curve; all capped.
+// the jitters apply their formulas to the exponential curve; all capped.
 BackoffOptions StrategyBackoff(Strategy s, Duration base, Duration cap) noexcept;
 
 }  // namespace stormguard::sim

@@ -37,7 +37,7 @@ struct HttpClientOptions {
   Duration connect_timeout = std::chrono::milliseconds(500);
   // The budget of a call made outside any served request and without a deadline.
   Duration default_timeout = std::chrono::seconds(2);
-  HopReserve reserve{.fraction = 0.1};  // keep 10-20% per hop for this hop's own work
+  HopReserve reserve{.fraction = 0.1};  // keep 10-20% per hop (docs/deadlines.md)
   RetryOptions retry;                   // `idempotent` is derived per request
   // The largest answer (headers and body) the client holds in memory; a
   // larger or endless one fails the attempt (not retried: it would repeat).
