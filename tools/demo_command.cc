@@ -1,6 +1,8 @@
 // `stormguard demo`: three real HTTP services on loopback, a retry storm with
 // naive retries and none with stormguard, side by side. `demo-service` is
 // the hidden subcommand the demo starts its services with.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -50,22 +52,41 @@ CLI::Validator PhaseLength() {
       "", "phase length");
 }
 
-bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out.flush());
+// Writes `text` to a temporary file next to `path`, then renames it over
+// `path`: a reader never sees half a file, and a failed write leaves none.
+bool WriteFileAtomically(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) {
+      out.close();
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+  return !ec;
 }
 
 void RunDemoCommand(const DemoFlags& f) {
-  const std::string svg = std::filesystem::absolute(f.svg).string();
-  // Say so before a run of half a minute, not after it.
-  if (!std::ofstream(svg, std::ios::app)) throw CLI::ValidationError("--svg", "cannot write " + svg);
+  const std::filesystem::path svg = std::filesystem::absolute(f.svg);
+  // Say so before a run of half a minute, not after it; the file itself is
+  // made only once the run succeeded.
+  const std::filesystem::path dir = svg.parent_path();
+  if (::access(dir.c_str(), W_OK) != 0 || std::filesystem::is_directory(svg)) {
+    throw CLI::ValidationError("--svg", "cannot write " + svg.string());
+  }
   Result<demo::DemoReport> report = demo::RunDemo(f.options, stderr);
   if (!report.ok()) {
     std::fprintf(stderr, "stormguard demo: %s\n", report.status().ToString().c_str());
     std::exit(1);
   }
-  const bool wrote = WriteFile(svg, demo::TimelineSvg(*report));
+  const bool wrote = WriteFileAtomically(svg, demo::TimelineSvg(*report));
   if (f.json) {
     std::printf("%s\n", demo::ReportJson(*report).dump(2).c_str());
   } else {

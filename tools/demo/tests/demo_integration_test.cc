@@ -75,6 +75,12 @@ TEST(DemoIntegrationTest, InterruptStopsEveryServiceBeforeTheDemoDies) {
   // The demo reaped them itself: nothing was handed to this process.
   for (pid_t pid : services) EXPECT_NE(::kill(pid, 0), 0) << pid;
   EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+  // The timeline is written only for a run that finished: no file, not
+  // even an empty one or a temporary one, is left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(cli.dir())) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_TRUE(name == "stdout" || name == "stderr") << name;
+  }
 }
 
 TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
