@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "duration_flag.h"
+#include "number_flag.h"
 
 #ifdef STORMGUARD_CLI_HAS_DEMO
 #include "demo/demo_runner.h"
@@ -107,7 +108,7 @@ void RegisterService(CLI::App& app) {
   cmd->add_option("--role", f->role, "A, B or C")->required()->check(CLI::IsMember({"A", "B", "C"}));
   cmd->add_option("--mode", f->mode, "naive or stormguard")->required()->check(CLI::IsMember({"naive", "stormguard"}));
   cmd->add_option("--downstream", f->downstream, "port of the next service (A, B)")->check(CLI::Range(1, 65535));
-  cmd->add_option("--seed", f->seed, "seed of C's failures")->check(CLI::NonNegativeNumber);
+  AddSeedOption(*cmd, f->seed, "seed of C's failures");
   cmd->add_option("--outage-phase", f->outage_phases, "C: operations of this phase find it down (repeatable)");
   cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")->check(CLI::Range(1, 3600));
   cmd->callback([f] {
@@ -126,14 +127,12 @@ void RegisterDemoCommand(CLI::App& app) {
       "demo", "run services A -> B -> C on loopback and compare naive retries with stormguard, phase by phase");
   demo::DemoOptions& o = f->options;
   cmd->add_option("--rate", o.rate, "requests per second offered to A")
-      ->check(CLI::Range(1.0, 500.0))
+      ->check(FiniteRange(1, 500))
       ->capture_default_str();
   AddDurationOption(*cmd, "--healthy", o.healthy, "length of the healthy phase")->check(PhaseLength());
   AddDurationOption(*cmd, "--down", o.down, "how long C is down")->check(PhaseLength());
   AddDurationOption(*cmd, "--recovered", o.recovered, "length of the phase after C recovered")->check(PhaseLength());
-  cmd->add_option("--seed", o.seed, "seed of the load mix and C's failures")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  AddSeedOption(*cmd, o.seed, "seed of the load mix and C's failures");
   cmd->add_flag("--json", f->json, "print one JSON object instead of the tables");
   cmd->add_option("--svg", f->svg, "where to write the SVG timeline")->capture_default_str();
   cmd->callback([f] { RunDemoCommand(*f); });

@@ -11,7 +11,9 @@
 
 #include "commands.h"
 #include "duration_flag.h"
+#include "number_flag.h"
 #include "simulate_report.h"
+#include "stormguard/sim/limits.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard::cli {
@@ -25,7 +27,7 @@ struct Output {
 
 // --seed, --json, --series and --svg: what every scenario takes.
 void AddCommonFlags(CLI::App& cmd, Output& out, std::uint64_t& seed) {
-  cmd.add_option("--seed", seed, "random seed")->capture_default_str();
+  AddSeedOption(cmd, seed, "random seed");
   cmd.add_flag("--json", out.json, "print one JSON object instead of the table");
   cmd.add_flag("--series", out.series, "add the per-bucket time series to the table or JSON");
   cmd.add_option("--svg", out.svg, "also write a plot of the run to this SVG file");
@@ -93,7 +95,7 @@ std::vector<std::string> StrategyNames(bool with_none) {
 }
 
 void AddStorm(CLI::App& parent) {
-  auto* cmd = parent.add_subcommand("storm", "seed 000: clients failing at once, retry peaks per strategy");
+  auto* cmd = parent.add_subcommand("storm", "clients failing at once: the retry peaks of each backoff strategy");
   auto o = std::make_shared<sim::StormOptions>();
   auto out = std::make_shared<Output>();
   auto backoff = std::make_shared<std::string>();
@@ -112,7 +114,7 @@ void AddStorm(CLI::App& parent) {
 }
 
 void AddDeadline(CLI::App& parent) {
-  auto* cmd = parent.add_subcommand("deadline", "seed 000: retries judged by the time left, not by a count");
+  auto* cmd = parent.add_subcommand("deadline", "one call whose retries are judged by the time left, not by a count");
   auto o = std::make_shared<sim::DeadlineOptions>();
   auto out = std::make_shared<Output>();
   AddDurationOption(*cmd, "--budget", o->budget, "the call's whole budget");
@@ -122,21 +124,23 @@ void AddDeadline(CLI::App& parent) {
   AddDurationOption(*cmd, "--base", o->base, "first backoff ceiling");
   AddDurationOption(*cmd, "--cap", o->cap, "largest backoff");
   AddDurationOption(*cmd, "--min-call", o->min_call, "least time a call needs");
-  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str();
-  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str();
+  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str()->check(FiniteRange(1, 1e9));
+  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str()
+      ->check(FiniteRange(0, 1e9));
   AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out] { Show(*out, sim::RunDeadlineDemo(*o), &DeadlineReport); });
 }
 
 void AddBudget(CLI::App& parent) {
-  auto* cmd = parent.add_subcommand("budget", "seed 000 Q5: a token bucket meeting 50% failures");
+  auto* cmd = parent.add_subcommand("budget", "a token-bucket retry budget meeting 50% failures");
   auto o = std::make_shared<sim::BudgetScenarioOptions>();
   auto out = std::make_shared<Output>();
-  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(CLI::Range(0.001, 1e7));
+  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(FiniteRange(0.001, 1e7));
   cmd->add_option("--failure-rate", o->failure_rate, "share of calls that fail")->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str();
-  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str();
+      ->check(FiniteRange(0, 1));
+  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str()->check(FiniteRange(1, 1e9));
+  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str()
+      ->check(FiniteRange(0, 1e9));
   AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
   cmd->add_option("--retries", o->retries, "retries per request at most")->capture_default_str()
       ->check(CLI::Range(0, 100));
@@ -173,7 +177,7 @@ std::vector<std::string> ControlNames() {
 }
 
 void AddChain(CLI::App& parent) {
-  auto* cmd = parent.add_subcommand("chain", "seeds 000/003: retries multiplying down a chain, and the controls");
+  auto* cmd = parent.add_subcommand("chain", "retries multiplying down a chain of services, and the controls that stop them");
   auto o = std::make_shared<sim::ChainScenarioOptions>();
   auto out = std::make_shared<Output>();
   auto control = std::make_shared<std::string>();
@@ -182,10 +186,10 @@ void AddChain(CLI::App& parent) {
   cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
   cmd->add_option("--failure", *failure, "how the bottom fails")->capture_default_str()->check(CLI::IsMember({"error", "hang"}));
   cmd->add_option("--control", *control, "one control (default: compare all)")->check(CLI::IsMember(ControlNames()));
-  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(CLI::Range(0.001, 1e7));
+  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(FiniteRange(0.001, 1e7));
   AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
   cmd->add_option("--failure-rate", o->failure_rate, "share of bottom calls that fail or hang")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()->check(FiniteRange(0, 1));
   AddDurationOption(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
   AddDurationOption(*cmd, "--deadline", o->deadline, "the clients' budget (sent down with --control all)");
   AddDurationOption(*cmd, "--latency", o->latency, "the bottom's time to answer");
@@ -208,10 +212,10 @@ void AddMetastable(CLI::App& parent) {
   cmd->add_option("--control", *control, "one control (default: none and all)")->check(CLI::IsMember(ControlNames()));
   cmd->add_option("--layers", o->layers, "retrying layers above the service")->capture_default_str()->check(CLI::Range(1, 8));
   cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
-  cmd->add_option("--load", o->load, "offered load as a share of capacity")->capture_default_str()->check(CLI::Range(0.001, 100.0));
+  cmd->add_option("--load", o->load, "offered load as a share of capacity")->capture_default_str()->check(FiniteRange(0.001, 100));
   cmd->add_option("--workers", o->workers, "the service's workers")->capture_default_str()->check(CLI::Range(1, 100000));
   AddDurationOption(*cmd, "--latency", o->latency, "mean service time of one request");
-  cmd->add_option("--drop", o->drop, "share of workers lost during the trigger")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--drop", o->drop, "share of workers lost during the trigger")->capture_default_str()->check(FiniteRange(0, 1));
   AddDurationOption(*cmd, "--trigger-at", o->trigger_at, "when the capacity drops");
   AddDurationOption(*cmd, "--trigger-for", o->trigger_for, "how long it stays down");
   AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
@@ -232,6 +236,13 @@ void AddMetastable(CLI::App& parent) {
 void RegisterSimulateCommand(CLI::App& app) {
   auto* sim = app.add_subcommand("simulate", "run a scenario on virtual time with the library's own policies");
   sim->require_subcommand(1);
+  // The estimates each scenario checks before it starts (sim/limits.h).
+  sim->footer("Limits: every duration is at most " + FormatDuration(kMaxFlagDuration) +
+              "; a scenario is refused before it starts if its flags could make more than " +
+              std::to_string(static_cast<long>(sim::kMaxAttempts)) + " attempts over all its runs, " +
+              std::to_string(static_cast<long>(sim::kMaxLiveCalls)) + " calls in flight at once, or " +
+              std::to_string(static_cast<long>(sim::kMaxCounters)) +
+              " time-series counters (buckets x series x runs).");
   AddStorm(*sim);
   AddDeadline(*sim);
   AddBudget(*sim);

@@ -95,7 +95,8 @@ TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
 TEST(DemoIntegrationTest, BadFlagsExitWithStatusTwoAndNameTheFlag) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"demo", "--rate", "0"}, {"demo", "--down", "abc"}, {"demo", "--down", "10ms"},
-        {"demo", "--bogus"}, {"demo", "--svg", "/nonexistent/dir/t.svg"}}) {
+        {"demo", "--bogus"}, {"demo", "--svg", "/nonexistent/dir/t.svg"}, {"demo", "--rate", "nan"},
+        {"demo", "--seed", "-1"}}) {
     CliProcess cli(args);
     const int status = cli.Wait(10s);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << args[1] << " " << status;
