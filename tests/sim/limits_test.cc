@@ -102,6 +102,21 @@ TEST(LimitsTest, ContentionBoundsTheSquareOfTheClients) {
   EXPECT_THAT(ContentionOptions{.runs = 100'000}.Validate(), ElementsAre(StartsWith("runs: ")));
 }
 
+// 1 / rate is the gap between arrivals: a rate so small that the gap does
+// not fit a Duration, or an infinite one (a zero gap), is refused.
+TEST(LimitsTest, ChainRefusesRatesWhoseGapIsNotADuration) {
+  for (double rate : {1e-300, 1e-7, kInf, kNaN, -1.0}) {
+    ChainSpec spec;
+    spec.services = {{.name = "clients"}, {.name = "service"}};
+    spec.hops = {{}};
+    spec.load = {.rate = rate, .duration = 1s};
+    EXPECT_THAT(spec.Validate(), Contains(StartsWith("load.rate: "))) << rate;
+  }
+  const auto r = RunChainScenario({.rate = 1e-300});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("load.rate: must be 0 or a finite number of at least 1e-6"));
+}
+
 TEST(LimitsTest, DeadlineKeepsAtMostAThousandAttempts) {
   EXPECT_THAT(DeadlineOptions{.max_attempts = 1'000'000}.Validate(), ElementsAre("max_attempts: must be in [1, 1000]"));
 }
