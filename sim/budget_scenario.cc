@@ -3,8 +3,12 @@
 #include "stormguard/core/validation.h"
 #include "stormguard/sim/budget_stack.h"
 #include "stormguard/sim/chain.h"
+#include "stormguard/sim/limits.h"
 
 namespace stormguard::sim {
+namespace {
+constexpr Duration kMaxWait = std::chrono::seconds(1);  // the layer's backoff cap
+}  // namespace
 
 std::vector<std::string> BudgetScenarioOptions::Validate() const {
   Validator v;
@@ -14,6 +18,18 @@ std::vector<std::string> BudgetScenarioOptions::Validate() const {
   v.Check(retries >= 0 && retries <= 100, "retries", "must be in [0, 100]");
   v.Check(latency >= Duration::zero(), "latency", "must not be negative");
   v.Check(bucket > Duration::zero(), "bucket", "must be positive");
+  if (!v.errors().empty()) return std::move(v).errors();  // the estimates need sane values
+  // Requests arrive evenly spaced; each lives through at most 1 + retries
+  // answers and retries waits, as a client call plus its attempt.
+  const double offered = rate * Seconds(duration) + 1;
+  const double life = LoopSeconds(retries, latency, kMaxWait);
+  CheckLimit(v, "duration", offered * (retries + 1), kMaxAttempts,
+             Estimate(Seconds(duration)) + "s at " + Estimate(rate) + " requests/s, up to " +
+                 std::to_string(retries + 1) + " attempts each,",
+             "attempts");
+  CheckLimit(v, "rate", 2 * (rate * life + 1), kMaxLiveCalls,
+             Estimate(rate) + " requests/s, each in flight for up to " + Estimate(life) + "s,", "calls in flight");
+  CheckBuckets(v, Seconds(duration) + life, bucket, 7);  // two nodes, one hop, four outcomes
   return std::move(v).errors();
 }
 
@@ -29,7 +45,7 @@ Result<BudgetScenarioResult> RunBudgetScenario(const BudgetScenarioOptions& o) {
   spec.hops = {{.retry = {.max_attempts = o.retries + 1,
                           .backoff = {.kind = BackoffKind::kExponential,
                                       .base = std::chrono::milliseconds(10),
-                                      .cap = std::chrono::seconds(1),
+                                      .cap = kMaxWait,
                                       .jitter = Jitter::kFull},
                           .idempotent = true,
                           .budget = std::move(bucket).value()}}};

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "stormguard/core/validation.h"
+#include "stormguard/sim/limits.h"
 
 namespace stormguard::sim {
 
@@ -24,6 +25,28 @@ std::vector<std::string> ChainScenarioOptions::Validate() const {
   v.Check(deadline > Duration::zero(), "deadline", "must be positive");
   v.Check(latency >= Duration::zero(), "latency", "must not be negative");
   v.Check(bucket > Duration::zero(), "bucket", "must be positive");
+  if (!v.errors().empty()) return std::move(v).errors();  // the estimates need sane values
+  // Every control is bounded by the run without one: each layer tries
+  // 1 + retries times, each attempt ends by its timeout (or the bottom's
+  // latency), and a request's calls live no longer than its top retry loop.
+  const double per_request = ChainAttempts(layers, retries) * static_cast<double>(controls.size());
+  const double offered = rate * Seconds(duration) + 1;
+  const std::string shape = std::to_string(layers) + " layers of " + std::to_string(retries) + " retries";
+  if (per_request > kMaxAttempts) {
+    CheckLimit(v, "retries", per_request, kMaxAttempts,
+               shape + " x " + std::to_string(controls.size()) + " controls, for one request,", "attempts");
+  } else {
+    CheckLimit(v, "duration", offered * per_request, kMaxAttempts,
+               Estimate(Seconds(duration)) + "s at " + Estimate(rate) + " requests/s, " + shape + " x " +
+                   std::to_string(controls.size()) + " controls,",
+               "attempts");
+  }
+  const double life = LoopSeconds(retries, timeout, LayerPolicy{}.backoff.cap) + Seconds(latency);
+  CheckLimit(v, "rate", rate * life * (1 + ChainAttempts(layers, retries)), kMaxLiveCalls,
+             Estimate(rate) + " requests/s, each in flight for up to " + Estimate(life) + "s through " + shape + ",",
+             "calls in flight");
+  // Per control: arrivals at every node, retries of every hop, four outcomes.
+  CheckBuckets(v, Seconds(duration) + life, bucket, (2.0 * layers + 5) * static_cast<double>(controls.size()));
   return std::move(v).errors();
 }
 

@@ -1,8 +1,12 @@
+#include <cmath>
+
 #include "stormguard/core/validation.h"
 #include "stormguard/sim/chain.h"
 
 namespace stormguard::sim {
 namespace {
+
+constexpr double kMinRate = 1e-6;  // one arrival in 11.6 days
 
 std::vector<std::string> ValidateService(const ServiceSpec& s) {
   Validator v;
@@ -33,7 +37,10 @@ std::vector<std::string> ChainSpec::Validate() const {
     v.Nest("hops[" + std::to_string(i) + "].retry", hops[i].retry.Validate());
   }
   v.Check(load.burst >= 0, "load.burst", "must not be negative");
-  v.Check(load.rate >= 0, "load.rate", "must not be negative");
+  // 1 / rate becomes the gap between arrivals: it must be a Duration, and
+  // not zero (an infinite rate would never leave its first instant).
+  v.Check(load.rate == 0 || (std::isfinite(load.rate) && load.rate >= kMinRate), "load.rate",
+          "must be 0 or a finite number of at least 1e-6 per second");
   v.Check(load.duration >= Duration::zero(), "load.duration", "must not be negative");
   v.Check(load.deadline > Duration::zero(), "load.deadline", "must be positive");
   v.Check(load.patience > Duration::zero(), "load.patience", "must be positive");

@@ -5,6 +5,7 @@
 #include "stormguard/core/validation.h"
 #include "stormguard/retry/retry_policy.h"
 #include "stormguard/sim/engine.h"
+#include "stormguard/sim/limits.h"
 
 namespace stormguard::sim {
 
@@ -17,6 +18,18 @@ std::vector<std::string> ContentionOptions::Validate() const {
   v.Check(max_attempts >= 1, "max_attempts", "must be at least 1");
   v.Check(runs >= 1, "runs", "must be at least 1");
   v.Check(!strategies.empty(), "strategies", "must name at least one strategy");
+  // A write fails only if another writer committed since its read, and one
+  // writer's attempts do not overlap: it fails at most clients - 1 times.
+  const double per_run = static_cast<double>(clients) * std::min<double>(clients, max_attempts) *
+                         static_cast<double>(strategies.size());
+  const std::string shape = std::to_string(clients) + " clients, up to " +
+                            std::to_string(std::min(clients, max_attempts)) + " writes each, x " +
+                            std::to_string(strategies.size()) + " strategies";
+  if (per_run > kMaxAttempts) {
+    CheckLimit(v, "clients", per_run, kMaxAttempts, shape + ", in one run,", "writes");
+  } else {
+    CheckLimit(v, "runs", per_run * runs, kMaxAttempts, shape + " x " + std::to_string(runs) + " runs", "writes");
+  }
   return std::move(v).errors();
 }
 

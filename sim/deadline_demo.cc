@@ -11,6 +11,8 @@ std::vector<std::string> DeadlineOptions::Validate() const {
   v.Check(budget > Duration::zero(), "budget", "must be positive");
   v.Check(call >= Duration::zero(), "call", "must not be negative");
   v.Check(min_call >= Duration::zero(), "min_call", "must not be negative");
+  // Every attempt is kept for the report.
+  v.Check(max_attempts >= 1 && max_attempts <= 1000, "max_attempts", "must be in [1, 1000]");
   return std::move(v).errors();
 }
 

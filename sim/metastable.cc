@@ -2,6 +2,7 @@
 
 #include "stormguard/core/validation.h"
 #include "stormguard/sim/chain.h"
+#include "stormguard/sim/limits.h"
 
 namespace stormguard::sim {
 
@@ -18,13 +19,39 @@ std::vector<std::string> MetastableOptions::Validate() const {
   v.Check(workers >= 1, "workers", "must be at least 1");
   v.Check(latency > Duration::zero(), "latency", "must be positive");
   v.Check(drop >= 0 && drop <= 1, "drop", "must be in [0, 1]");
+  v.Check(bucket > Duration::zero(), "bucket", "must be positive");
   v.Check(trigger_at >= bucket, "trigger_at", "must leave at least one bucket before the trigger");
   v.Check(trigger_for > Duration::zero(), "trigger_for", "must be positive");
-  v.Check(duration >= trigger_at + trigger_for + bucket, "duration", "must leave time after the trigger");
+  // Saturating: trigger_at and trigger_for may each be near Duration::max().
+  v.Check(duration >= SaturatingAdd(SaturatingAdd(trigger_at, trigger_for), bucket), "duration",
+          "must last a bucket or more past the end of the trigger");
   v.Check(timeout > Duration::zero(), "timeout", "must be positive");
   v.Check(patience > Duration::zero(), "patience", "must be positive");
   v.Check(queue >= 0, "queue", "must not be negative");
-  v.Check(bucket > Duration::zero(), "bucket", "must be positive");
+  if (!v.errors().empty()) return std::move(v).errors();  // the estimates need sane values
+  // As in the chain scenario: no control makes more attempts than none, and
+  // a request's calls live no longer than its top retry loop; besides, up
+  // to queue + workers calls wait or work at the service.
+  const double rate = load * capacity();
+  const double per_request = ChainAttempts(layers, retries) * static_cast<double>(controls.size());
+  const std::string shape = std::to_string(layers) + " layers of " + std::to_string(retries) + " retries";
+  if (per_request > kMaxAttempts) {
+    CheckLimit(v, "retries", per_request, kMaxAttempts, shape + ", for one request,", "attempts");
+  } else {
+    CheckLimit(v, "duration", (rate * Seconds(duration) + 1) * per_request, kMaxAttempts,
+               Estimate(Seconds(duration)) + "s at " + Estimate(rate) + " requests/s, " + shape + " x " +
+                   std::to_string(controls.size()) + " controls,",
+               "attempts");
+  }
+  const double life = LoopSeconds(retries, timeout, LayerPolicy{}.backoff.cap);
+  CheckLimit(v, "load", rate * life * (1 + ChainAttempts(layers, retries)), kMaxLiveCalls,
+             Estimate(rate) + " requests/s, each in flight for up to " + Estimate(life) + "s through " + shape + ",",
+             "calls in flight");
+  CheckLimit(v, "queue", static_cast<double>(queue) + workers, kMaxLiveCalls,
+             "a queue of " + std::to_string(queue) + " and " + std::to_string(workers) + " workers", "calls held");
+  // Per control: as in the chain scenario, plus the goodput per bucket.
+  CheckBuckets(v, Seconds(duration) + Seconds(patience) + Seconds(bucket), bucket,
+               (2.0 * layers + 6) * static_cast<double>(controls.size()));
   return std::move(v).errors();
 }
 
@@ -51,7 +78,7 @@ Result<ChainSpec> SpecFor(const MetastableOptions& o, Control control) {
   if (c.deadlines) spec.load.deadline = o.patience;
   spec.bucket = o.bucket;
   // Every client request is settled (answered or given up on) by then.
-  spec.run_until = o.duration + o.patience + o.bucket;
+  spec.run_until = SaturatingAdd(SaturatingAdd(o.duration, o.patience), o.bucket);
   spec.seed = o.seed;
   return spec;
 }

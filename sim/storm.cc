@@ -2,6 +2,7 @@
 
 #include "stormguard/core/validation.h"
 #include "stormguard/sim/chain.h"
+#include "stormguard/sim/limits.h"
 
 namespace stormguard::sim {
 
@@ -13,6 +14,17 @@ std::vector<std::string> StormOptions::Validate() const {
   v.Check(cap >= base, "cap", "must be at least base");
   v.Check(bucket > Duration::zero(), "bucket", "must be positive");
   v.Check(!strategies.empty(), "strategies", "must name at least one strategy");
+  // All clients are in flight at once, each with its attempt; every wait is
+  // at most cap, and the service answers at once.
+  const std::string who = std::to_string(clients) + " clients";
+  CheckLimit(v, "clients", 2.0 * clients, kMaxLiveCalls, who + " failing at once", "calls in flight");
+  CheckLimit(v, "clients", static_cast<double>(clients) * (retries + 1.0) * static_cast<double>(strategies.size()),
+             kMaxAttempts,
+             who + " x " + std::to_string(retries + 1) + " attempts x " + std::to_string(strategies.size()) +
+                 " strategies",
+             "attempts");
+  // Per strategy: arrivals at both nodes, retries, and four outcome series.
+  CheckBuckets(v, retries * Seconds(cap), bucket, 7.0 * static_cast<double>(strategies.size()));
   return std::move(v).errors();
 }
 

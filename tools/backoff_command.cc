@@ -2,7 +2,6 @@
 // library's own Backoff (see backoff_report.h). Bad flags and options the
 // library rejects end the parse with a CLI::ValidationError, which main()
 // prints as one line and exit status 2.
-#include <charconv>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -11,24 +10,9 @@
 #include "backoff_report.h"
 #include "commands.h"
 #include "duration_flag.h"
+#include "number_flag.h"
 
 namespace stormguard::cli {
-namespace {
-
-// CLI11 itself turns "-1" into 2^64 - 1 and clamps values past 2^64.
-CLI::Validator SeedValidator() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        std::uint64_t seed = 0;
-        const char* end = text.data() + text.size();
-        const auto [stop, ec] = std::from_chars(text.data(), end, seed);
-        if (ec == std::errc() && stop == end) return "";
-        return "'" + text + "' is not an integer from 0 to 18446744073709551615";
-      },
-      "", "seed");
-}
-
-}  // namespace
 
 void RegisterBackoffCommand(CLI::App& app) {
   struct Flags {
@@ -48,11 +32,10 @@ void RegisterBackoffCommand(CLI::App& app) {
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
   cmd->add_option("--multiplier", flags->args.multiplier,
-                  "growth per retry of the exponential strategies (>= 1)")
+                  "growth per retry of the exponential strategies")
+      ->check(FiniteRange(1, 1000))
       ->capture_default_str();
-  cmd->add_option("--seed", flags->args.seed, "seed of the jitter's random source")
-      ->check(SeedValidator())
-      ->capture_default_str();
+  AddSeedOption(*cmd, flags->args.seed, "seed of the jitter's random source");
   cmd->add_flag("--json", flags->json, "print one JSON object instead of a table");
 
   cmd->callback([flags] {

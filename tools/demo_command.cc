@@ -1,6 +1,8 @@
 // `stormguard demo`: three real HTTP services on loopback, a retry storm with
 // naive retries and none with stormguard, side by side. `demo-service` is
 // the hidden subcommand the demo starts its services with.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +14,7 @@
 
 #include "commands.h"
 #include "duration_flag.h"
+#include "number_flag.h"
 
 #ifdef STORMGUARD_CLI_HAS_DEMO
 #include "demo/demo_runner.h"
@@ -50,22 +53,41 @@ CLI::Validator PhaseLength() {
       "", "phase length");
 }
 
-bool WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return static_cast<bool>(out.flush());
+// Writes `text` to a temporary file next to `path`, then renames it over
+// `path`: a reader never sees half a file, and a failed write leaves none.
+bool WriteFileAtomically(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) {
+      out.close();
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+  return !ec;
 }
 
 void RunDemoCommand(const DemoFlags& f) {
-  const std::string svg = std::filesystem::absolute(f.svg).string();
-  // Say so before a run of half a minute, not after it.
-  if (!std::ofstream(svg, std::ios::app)) throw CLI::ValidationError("--svg", "cannot write " + svg);
+  const std::filesystem::path svg = std::filesystem::absolute(f.svg);
+  // Say so before a run of half a minute, not after it; the file itself is
+  // made only once the run succeeded.
+  const std::filesystem::path dir = svg.parent_path();
+  if (::access(dir.c_str(), W_OK) != 0 || std::filesystem::is_directory(svg)) {
+    throw CLI::ValidationError("--svg", "cannot write " + svg.string());
+  }
   Result<demo::DemoReport> report = demo::RunDemo(f.options, stderr);
   if (!report.ok()) {
     std::fprintf(stderr, "stormguard demo: %s\n", report.status().ToString().c_str());
     std::exit(1);
   }
-  const bool wrote = WriteFile(svg, demo::TimelineSvg(*report));
+  const bool wrote = WriteFileAtomically(svg, demo::TimelineSvg(*report));
   if (f.json) {
     std::printf("%s\n", demo::ReportJson(*report).dump(2).c_str());
   } else {
@@ -86,7 +108,7 @@ void RegisterService(CLI::App& app) {
   cmd->add_option("--role", f->role, "A, B or C")->required()->check(CLI::IsMember({"A", "B", "C"}));
   cmd->add_option("--mode", f->mode, "naive or stormguard")->required()->check(CLI::IsMember({"naive", "stormguard"}));
   cmd->add_option("--downstream", f->downstream, "port of the next service (A, B)")->check(CLI::Range(1, 65535));
-  cmd->add_option("--seed", f->seed, "seed of C's failures")->check(CLI::NonNegativeNumber);
+  AddSeedOption(*cmd, f->seed, "seed of C's failures");
   cmd->add_option("--outage-phase", f->outage_phases, "C: operations of this phase find it down (repeatable)");
   cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")->check(CLI::Range(1, 3600));
   cmd->callback([f] {
@@ -105,14 +127,12 @@ void RegisterDemoCommand(CLI::App& app) {
       "demo", "run services A -> B -> C on loopback and compare naive retries with stormguard, phase by phase");
   demo::DemoOptions& o = f->options;
   cmd->add_option("--rate", o.rate, "requests per second offered to A")
-      ->check(CLI::Range(1.0, 500.0))
+      ->check(FiniteRange(1, 500))
       ->capture_default_str();
   AddDurationOption(*cmd, "--healthy", o.healthy, "length of the healthy phase")->check(PhaseLength());
   AddDurationOption(*cmd, "--down", o.down, "how long C is down")->check(PhaseLength());
   AddDurationOption(*cmd, "--recovered", o.recovered, "length of the phase after C recovered")->check(PhaseLength());
-  cmd->add_option("--seed", o.seed, "seed of the load mix and C's failures")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  AddSeedOption(*cmd, o.seed, "seed of the load mix and C's failures");
   cmd->add_flag("--json", f->json, "print one JSON object instead of the tables");
   cmd->add_option("--svg", f->svg, "where to write the SVG timeline")->capture_default_str();
   cmd->callback([f] { RunDemoCommand(*f); });

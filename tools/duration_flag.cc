@@ -74,7 +74,10 @@ std::string FormatNumber(double value) {
 CLI::Validator DurationValidator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        if (ParseDuration(text)) return "";
+        if (const std::optional<Duration> d = ParseDuration(text)) {
+          if (*d <= kMaxFlagDuration) return "";
+          return "'" + text + "' is more than " + FormatDuration(kMaxFlagDuration);
+        }
         if (!text.empty() && text[0] == '-' && ParseDuration(text.substr(1))) {
           return "'" + text + "' must not be negative";
         }

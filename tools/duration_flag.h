@@ -9,6 +9,9 @@
 //   // `--base abc` fails the parse with
 //   // "--base: 'abc' is not a duration (use ns, us, ms, s, m, h)"
 //
+// No duration flag takes more than kMaxFlagDuration: every real use fits,
+// and sums of a few such flags stay far from overflowing a Duration.
+//
 // Thread safety: plain functions; the option writes `target` during parse.
 #pragma once
 
@@ -22,6 +25,8 @@
 
 namespace stormguard::cli {
 
+inline constexpr Duration kMaxFlagDuration = std::chrono::hours(1000);
+
 // The duration `text` spells, or nullopt for anything else (no unit, an
 // unknown unit, a sign, garbage, or more than Duration::max()).
 std::optional<Duration> ParseDuration(std::string_view text);
@@ -34,7 +39,8 @@ std::string FormatDuration(Duration d);
 // zeros: 2, 1.5, 37.422 (for tables of durations in ms and of factors).
 std::string FormatNumber(double value);
 
-// A CLI11 check whose message CLI11 prefixes with the option's name.
+// A CLI11 check whose message CLI11 prefixes with the option's name:
+// "'abc' is not a duration ...", "'2000h' is more than 1000h".
 CLI::Validator DurationValidator();
 
 // Adds `name` as a duration option that stores into `target`, showing the

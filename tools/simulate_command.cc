@@ -11,7 +11,9 @@
 
 #include "commands.h"
 #include "duration_flag.h"
+#include "number_flag.h"
 #include "simulate_report.h"
+#include "stormguard/sim/limits.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard::cli {
@@ -25,7 +27,7 @@ struct Output {
 
 // --seed, --json, --series and --svg: what every scenario takes.
 void AddCommonFlags(CLI::App& cmd, Output& out, std::uint64_t& seed) {
-  cmd.add_option("--seed", seed, "random seed")->capture_default_str();
+  AddSeedOption(cmd, seed, "random seed");
   cmd.add_flag("--json", out.json, "print one JSON object instead of the table");
   cmd.add_flag("--series", out.series, "add the per-bucket time series to the table or JSON");
   cmd.add_option("--svg", out.svg, "also write a plot of the run to this SVG file");
@@ -122,8 +124,9 @@ void AddDeadline(CLI::App& parent) {
   AddDurationOption(*cmd, "--base", o->base, "first backoff ceiling");
   AddDurationOption(*cmd, "--cap", o->cap, "largest backoff");
   AddDurationOption(*cmd, "--min-call", o->min_call, "least time a call needs");
-  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str();
-  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str();
+  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str()->check(FiniteRange(1, 1e9));
+  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str()
+      ->check(FiniteRange(0, 1e9));
   AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out] { Show(*out, sim::RunDeadlineDemo(*o), &DeadlineReport); });
 }
@@ -132,11 +135,12 @@ void AddBudget(CLI::App& parent) {
   auto* cmd = parent.add_subcommand("budget", "a retry token bucket meeting 50% failures at 1000 requests/s");
   auto o = std::make_shared<sim::BudgetScenarioOptions>();
   auto out = std::make_shared<Output>();
-  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(CLI::Range(0.001, 1e7));
+  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(FiniteRange(0.001, 1e7));
   cmd->add_option("--failure-rate", o->failure_rate, "share of calls that fail")->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str();
-  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str();
+      ->check(FiniteRange(0, 1));
+  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str()->check(FiniteRange(1, 1e9));
+  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str()
+      ->check(FiniteRange(0, 1e9));
   AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
   cmd->add_option("--retries", o->retries, "retries per request at most")->capture_default_str()
       ->check(CLI::Range(0, 100));
@@ -182,10 +186,10 @@ void AddChain(CLI::App& parent) {
   cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
   cmd->add_option("--failure", *failure, "how the bottom fails")->capture_default_str()->check(CLI::IsMember({"error", "hang"}));
   cmd->add_option("--control", *control, "one control (default: compare all)")->check(CLI::IsMember(ControlNames()));
-  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(CLI::Range(0.001, 1e7));
+  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(FiniteRange(0.001, 1e7));
   AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
   cmd->add_option("--failure-rate", o->failure_rate, "share of bottom calls that fail or hang")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()->check(FiniteRange(0, 1));
   AddDurationOption(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
   AddDurationOption(*cmd, "--deadline", o->deadline, "the clients' budget (sent down with --control all)");
   AddDurationOption(*cmd, "--latency", o->latency, "the bottom's time to answer");
@@ -208,10 +212,10 @@ void AddMetastable(CLI::App& parent) {
   cmd->add_option("--control", *control, "one control (default: none and all)")->check(CLI::IsMember(ControlNames()));
   cmd->add_option("--layers", o->layers, "retrying layers above the service")->capture_default_str()->check(CLI::Range(1, 8));
   cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
-  cmd->add_option("--load", o->load, "offered load as a share of capacity")->capture_default_str()->check(CLI::Range(0.001, 100.0));
+  cmd->add_option("--load", o->load, "offered load as a share of capacity")->capture_default_str()->check(FiniteRange(0.001, 100));
   cmd->add_option("--workers", o->workers, "the service's workers")->capture_default_str()->check(CLI::Range(1, 100000));
   AddDurationOption(*cmd, "--latency", o->latency, "mean service time of one request");
-  cmd->add_option("--drop", o->drop, "share of workers lost during the trigger")->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--drop", o->drop, "share of workers lost during the trigger")->capture_default_str()->check(FiniteRange(0, 1));
   AddDurationOption(*cmd, "--trigger-at", o->trigger_at, "when the capacity drops");
   AddDurationOption(*cmd, "--trigger-for", o->trigger_for, "how long it stays down");
   AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
@@ -232,6 +236,13 @@ void AddMetastable(CLI::App& parent) {
 void RegisterSimulateCommand(CLI::App& app) {
   auto* sim = app.add_subcommand("simulate", "run a scenario on virtual time with the library's own policies");
   sim->require_subcommand(1);
+  // The estimates each scenario checks before it starts (sim/limits.h).
+  sim->footer("Limits: every duration is at most " + FormatDuration(kMaxFlagDuration) +
+              "; a scenario is refused before it starts if its flags could make more than " +
+              std::to_string(static_cast<long>(sim::kMaxAttempts)) + " attempts over all its runs, " +
+              std::to_string(static_cast<long>(sim::kMaxLiveCalls)) + " calls in flight at once, or " +
+              std::to_string(static_cast<long>(sim::kMaxCounters)) +
+              " time-series counters (buckets x series x runs).");
   AddStorm(*sim);
   AddDeadline(*sim);
   AddBudget(*sim);

@@ -88,22 +88,27 @@ double LayerRatio(const ChainRun& r, std::size_t layer) {
   return static_cast<double>(r.layers[layer + 1].arrivals) / static_cast<double>(r.layers[layer].arrivals);
 }
 
-// With the failure-rate gate a layer adds at most ~10% retries,
-// whatever the failure rate.
+// The failure-rate gate: a layer adds at most ~10% retries, whatever the
+// failure rate; below 10% failures it lets every retry through, so the
+// bottom layer adds about one retry per failure.
 TEST(ChainControlsTest, TheGateKeepsEveryLayerAtOrUnderOnePointOne) {
   for (double failure_rate : {0.02, 0.05, 0.08, 0.1, 0.2, 0.5, 1.0}) {
     const ChainRun r = RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate},
                               Control::kGate);
     for (std::size_t layer = 0; layer < 3; ++layer) {
       EXPECT_LE(LayerRatio(r, layer), 1.1) << "failure rate " << failure_rate << ", layer " << layer + 1;
+      EXPECT_GE(LayerRatio(r, layer), 1.0) << "failure rate " << failure_rate << ", layer " << layer + 1;
     }
     EXPECT_LE(r.amplification, 1.1 * 1.1 * 1.1);
+    if (failure_rate < 0.1) {
+      EXPECT_GE(LayerRatio(r, 2), 1.0 + 0.9 * failure_rate) << "failure rate " << failure_rate;
+    }
   }
 }
 
-// The token bucket lets a layer retry about token_ratio (0.1)
-// times per success, plus its 10 starting tokens: the extra load is bounded
-// by the budget, not by the retry count.
+// The token bucket lets a layer retry about token_ratio (0.1) times per
+// success, plus its 10 starting tokens: the extra load is bounded by the
+// budget, not by the retry count, and the budget is spent, not hoarded.
 TEST(ChainControlsTest, TheBudgetBoundsEachLayerByItsTokens) {
   for (double failure_rate : {0.3, 0.5, 1.0}) {
     const ChainRun none = RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate},
@@ -111,8 +116,12 @@ TEST(ChainControlsTest, TheBudgetBoundsEachLayerByItsTokens) {
     const ChainRun r = RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate},
                               Control::kBudget);
     for (std::size_t layer = 0; layer < 3; ++layer) {
-      EXPECT_LE(LayerRatio(r, layer), 1.0 + 0.1 + 10.0 / static_cast<double>(r.layers[layer].arrivals))
-          << failure_rate << " layer " << layer + 1;
+      const double arrivals = static_cast<double>(r.layers[layer].arrivals);
+      EXPECT_LE(LayerRatio(r, layer), 1.0 + 0.1 + 10.0 / arrivals) << failure_rate << " layer " << layer + 1;
+      // Every failure wants a retry: at least the starting tokens go, and
+      // most of what the successes earn.
+      EXPECT_GE(r.layers[layer].retries, 10) << failure_rate << " layer " << layer + 1;
+      EXPECT_GE(LayerRatio(r, layer), 1.0 + 0.08 * (1.0 - failure_rate)) << failure_rate << " layer " << layer + 1;
     }
     EXPECT_LT(r.amplification, 1.34);
     EXPECT_LT(r.amplification, none.amplification);

@@ -112,6 +112,20 @@ TEST(DurationFlagTest, BadValueErrorNamesTheFlag) {
   EXPECT_EQ(base, 100ms);
 }
 
+TEST(DurationFlagTest, OptionRefusesMoreThanAThousandHours) {
+  CLI::App app;
+  Duration base = 100ms;
+  AddDurationOption(app, "--base", base, "first wait");
+  EXPECT_NO_THROW(app.parse("--base 1000h"));
+  EXPECT_EQ(base, 1000h);
+  try {
+    app.parse("--base 9223372036s");
+    FAIL() << "parse accepted 9223372036s";
+  } catch (const CLI::ParseError& e) {
+    EXPECT_STREQ(e.what(), "--base: '9223372036s' is more than 1000h");
+  }
+}
+
 }  // namespace
 }  // namespace stormguard::cli
 

@@ -75,6 +75,12 @@ TEST(DemoIntegrationTest, InterruptStopsEveryServiceBeforeTheDemoDies) {
   // The demo reaped them itself: nothing was handed to this process.
   for (pid_t pid : services) EXPECT_NE(::kill(pid, 0), 0) << pid;
   EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+  // The timeline is written only for a run that finished: no file, not
+  // even an empty one or a temporary one, is left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(cli.dir())) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_TRUE(name == "stdout" || name == "stderr") << name;
+  }
 }
 
 TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
@@ -89,7 +95,8 @@ TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
 TEST(DemoIntegrationTest, BadFlagsExitWithStatusTwoAndNameTheFlag) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"demo", "--rate", "0"}, {"demo", "--down", "abc"}, {"demo", "--down", "10ms"},
-        {"demo", "--bogus"}, {"demo", "--svg", "/nonexistent/dir/t.svg"}}) {
+        {"demo", "--bogus"}, {"demo", "--svg", "/nonexistent/dir/t.svg"}, {"demo", "--rate", "nan"},
+        {"demo", "--seed", "-1"}}) {
     CliProcess cli(args);
     const int status = cli.Wait(10s);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << args[1] << " " << status;

@@ -1,0 +1,190 @@
+// Every subcommand of the built `stormguard` binary, fed hostile numbers:
+// zero, negative, NaN, infinities, huge values, tiny units and sums that
+// overflow. Each must be refused before any work: exit status 2, nothing on
+// stdout, one line on stderr naming the flag, within a CPU, wall-clock and
+// memory bound (so a crash, a std::bad_alloc or a run without end fails).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/cli_run.h"
+
+namespace stormguard::testing {
+namespace {
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+#ifndef STORMGUARD_CLI_PATH
+
+TEST(HostileFlagsTest, NeedsTheBinaryPath) {
+  GTEST_SKIP() << "define STORMGUARD_CLI_PATH (tests/CMakeLists.txt) to run the CLI tests";
+}
+
+#else
+
+struct BoundedRun {
+  int wait_status = -1;
+  std::string out, err;
+};
+
+std::vector<std::string> Words(const std::string& args) {
+  std::istringstream in(args);
+  std::vector<std::string> words{STORMGUARD_CLI_PATH};
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+std::string Slurp(std::FILE* f) {
+  std::rewind(f);
+  std::string s = ReadAll(f);
+  std::fclose(f);
+  return s;
+}
+
+// Runs the CLI in a child with 1 GiB of address space, 10 s of CPU and an
+// alarm after 20 s of wall time, all inherited across exec.
+BoundedRun RunBounded(const std::string& args) {
+  std::vector<std::string> words = Words(args);
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  std::FILE* out = std::tmpfile();
+  std::FILE* err = std::tmpfile();
+  if (out == nullptr || err == nullptr) return {};
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const rlimit memory{1ul << 30, 1ul << 30}, cpu{10, 10};
+    if (::setrlimit(RLIMIT_AS, &memory) != 0 || ::setrlimit(RLIMIT_CPU, &cpu) != 0) ::_exit(125);
+    ::alarm(20);
+    if (::dup2(fileno(out), STDOUT_FILENO) < 0 || ::dup2(fileno(err), STDERR_FILENO) < 0) ::_exit(126);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  BoundedRun run;
+  if (pid > 0) ::waitpid(pid, &run.wait_status, 0);
+  run.out = Slurp(out);
+  run.err = Slurp(err);
+  return run;
+}
+
+struct Case {
+  std::string args;
+  std::string flag;  // the one line must contain this
+};
+
+void ExpectRefused(const std::vector<Case>& cases) {
+  for (const auto& [args, flag] : cases) {
+    const BoundedRun run = RunBounded(args);
+    ASSERT_TRUE(WIFEXITED(run.wait_status)) << args << ": killed by signal " << WTERMSIG(run.wait_status);
+    EXPECT_EQ(WEXITSTATUS(run.wait_status), 2) << args << ": " << run.err;
+    EXPECT_EQ(run.out, "") << args;
+    EXPECT_THAT(run.err, StartsWith("stormguard: ")) << args;
+    EXPECT_THAT(run.err, HasSubstr(flag)) << args;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << args << ": " << run.err;
+  }
+}
+
+TEST(HostileFlagsTest, Backoff) {
+  ExpectRefused({{"backoff --base 9223372036s", "--base: '9223372036s' is more than 1000h"},
+                 {"backoff --cap 0", "--cap"},
+                 {"backoff --base nan", "--base"},
+                 {"backoff --multiplier nan", "--multiplier: 'nan' is not a finite number"},
+                 {"backoff --multiplier inf", "--multiplier: 'inf' is not a finite number"},
+                 {"backoff --multiplier 1e308", "--multiplier"},
+                 {"backoff --retries 0", "--retries"},
+                 {"backoff --retries 99999999999", "--retries"},
+                 {"backoff --seed -1", "--seed"},
+                 {"backoff --seed 99999999999999999999999", "--seed"}});
+}
+
+TEST(HostileFlagsTest, SimulateStorm) {
+  ExpectRefused({{"simulate storm --bucket 1ns --cap 1h --base 1h", "--bucket: "},
+                 {"simulate storm --bucket 1ns", "--bucket: "},
+                 {"simulate storm --bucket 0", "--bucket"},
+                 {"simulate storm --clients 10000000 --retries 1000", "--clients: "},
+                 {"simulate storm --clients 100000 --retries 1000", "--clients: "},
+                 {"simulate storm --clients 0", "--clients"},
+                 {"simulate storm --clients -1", "--clients"},
+                 {"simulate storm --retries -1", "--retries"},
+                 {"simulate storm --cap 9223372036s", "--cap"},
+                 {"simulate storm --base 1000000h --cap 1000000h", "--base"},
+                 {"simulate storm --seed -1", "--seed: '-1'"}});
+}
+
+TEST(HostileFlagsTest, SimulateDeadlineAndBudget) {
+  ExpectRefused({{"simulate deadline --max-tokens nan", "--max-tokens: 'nan'"},
+                 {"simulate deadline --token-ratio inf", "--token-ratio: 'inf'"},
+                 {"simulate deadline --max-attempts 0", "--max-attempts"},
+                 {"simulate deadline --budget 0", "--budget"},
+                 {"simulate deadline --call 1000000h", "--call"},
+                 {"simulate deadline --seed -1", "--seed"},
+                 {"simulate budget --rate nan", "--rate: 'nan'"},
+                 {"simulate budget --rate inf", "--rate: 'inf'"},
+                 {"simulate budget --rate -1", "--rate"},
+                 {"simulate budget --rate 1e400", "--rate"},
+                 {"simulate budget --failure-rate nan", "--failure-rate"},
+                 {"simulate budget --duration 1000000h", "--duration"},
+                 {"simulate budget --duration 999h", "--duration: "},
+                 {"simulate budget --bucket 1ns", "--bucket: "},
+                 {"simulate budget --latency 999h --rate 1000", "--rate: "}});
+}
+
+TEST(HostileFlagsTest, SimulateChain) {
+  ExpectRefused({{"simulate chain --layers 16 --retries 100", "--retries: "},
+                 {"simulate chain --layers 17", "--layers"},
+                 {"simulate chain --duration 999h", "--duration: "},
+                 {"simulate chain --bucket 1ns", "--bucket: "},
+                 {"simulate chain --rate nan", "--rate"},
+                 {"simulate chain --rate 1e7 --duration 1s --control all", "--duration: "},
+                 {"simulate chain --timeout 999h --failure hang --control none --duration 1s", "--rate: "},
+                 {"simulate chain --failure-rate -0.5", "--failure-rate"},
+                 {"simulate chain --timeout 0", "--timeout"},
+                 {"simulate chain --seed -1", "--seed"}});
+}
+
+TEST(HostileFlagsTest, SimulateMetastable) {
+  ExpectRefused({{"simulate metastable --trigger-at 9223372036s --trigger-for 9223372036s", "--trigger-at"},
+                 {"simulate metastable --trigger-at 999h --trigger-for 999h", "--duration: "},
+                 {"simulate metastable --duration 999h", "--duration: "},
+                 {"simulate metastable --bucket 1ns", "--bucket: "},
+                 {"simulate metastable --load nan", "--load"},
+                 {"simulate metastable --drop inf", "--drop"},
+                 {"simulate metastable --workers 100000 --latency 1ns", "--duration: "},
+                 {"simulate metastable --queue 100000000", "--queue: "},
+                 {"simulate metastable --layers 8 --retries 100", "--retries: "},
+                 {"simulate metastable --seed -1", "--seed"}});
+}
+
+TEST(HostileFlagsTest, SimulateContention) {
+  ExpectRefused({{"simulate contention --clients 100000", "--clients: "},
+                 {"simulate contention --runs 100000", "--runs: "},
+                 {"simulate contention --clients 0", "--clients"},
+                 {"simulate contention --network 1000000h", "--network"},
+                 {"simulate contention --base 9223372036s", "--base"},
+                 {"simulate contention --seed -1", "--seed"}});
+}
+
+TEST(HostileFlagsTest, Demo) {
+  ExpectRefused({{"demo --rate nan", "--rate: 'nan' is not a finite number"},
+                 {"demo --rate inf", "--rate"},
+                 {"demo --rate -inf", "--rate"},
+                 {"demo --rate 0", "--rate"},
+                 {"demo --rate 1e9", "--rate"},
+                 {"demo --healthy 1000000h", "--healthy"},
+                 {"demo --down 0", "--down"},
+                 {"demo --seed -1", "--seed"}});
+}
+
+#endif  // STORMGUARD_CLI_PATH
+
+}  // namespace
+}  // namespace stormguard::testing
