@@ -85,6 +85,20 @@ TEST_F(BottomServiceTest, OperationsOfTheOutageGet503AtOnceAndNoWork) {
   EXPECT_EQ(down.effects, 0u);
 }
 
+TEST(DemoServiceTest, RestartedServiceListensOnTheSamePort) {
+  const std::vector<std::string> args = {"--role", "C", "--mode", "stormguard", "--max-lifetime", "60"};
+  auto first = ServiceProcess::Start(STORMGUARD_CLI_PATH, args);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  const int port = (*first)->port();
+  ::kill((*first)->pid(), SIGKILL);
+  (*first)->Stop();
+  std::vector<std::string> again = args;
+  again.insert(again.end(), {"--port", std::to_string(port)});
+  auto second = ServiceProcess::Start(STORMGUARD_CLI_PATH, again);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ((*second)->port(), port);
+}
+
 TEST_F(BottomServiceTest, StopReapsTheProcess) {
   const pid_t pid = c_->pid();
   c_->Stop();
