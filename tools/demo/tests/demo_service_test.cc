@@ -85,6 +85,30 @@ TEST_F(BottomServiceTest, OperationsOfTheOutageGet503AtOnceAndNoWork) {
   EXPECT_EQ(down.effects, 0u);
 }
 
+TEST_F(BottomServiceTest, SlowWindowMakesWorkStopAtTheDeadlineUndone) {
+  auto open = Send("POST", "/admin/slow?delay_ms=2000&for_ms=10000", {});
+  ASSERT_TRUE(open.ok()) << open.status().ToString();
+  ASSERT_EQ(open->status, 200) << open->body;
+  const TimePoint sent = Clock::Real().Now();
+  auto r = Send("POST", "/charge", {{"x-demo-op", "1"}, {"x-demo-phase", "t"}, {"x-request-timeout-ms", "100"}}, "k1");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 504);
+  EXPECT_LT(Clock::Real().Now() - sent, 1s);  // the deadline, not the 2 s of work
+  const BottomCounts c = Ledger();
+  EXPECT_EQ(c.completed, 0u);
+  EXPECT_EQ(c.effects, 0u);
+}
+
+TEST_F(BottomServiceTest, BadSlowWindowIsRefusedNamingTheField) {
+  auto r = Send("POST", "/admin/slow?delay_ms=2000&for_ms=1e9", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("for_ms"), std::string::npos) << r->body;
+  auto work = Send("GET", "/stock", {{"x-demo-phase", "t"}, {"x-request-timeout-ms", "100"}});
+  ASSERT_TRUE(work.ok()) << work.status().ToString();
+  EXPECT_NE(work->status, 504);  // no window was opened
+}
+
 TEST(DemoServiceTest, RestartedServiceListensOnTheSamePort) {
   const std::vector<std::string> args = {"--role", "C", "--mode", "stormguard", "--max-lifetime", "60"};
   auto first = ServiceProcess::Start(STORMGUARD_CLI_PATH, args);
