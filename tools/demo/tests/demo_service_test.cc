@@ -2,6 +2,8 @@
 // the chain protocol holds across process boundaries.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "cli_process.h"
 #include "demo/bottom_ledger.h"
 #include "demo/service_process.h"
@@ -121,6 +123,35 @@ TEST(DemoServiceTest, RestartedServiceListensOnTheSamePort) {
   auto second = ServiceProcess::Start(STORMGUARD_CLI_PATH, again);
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   EXPECT_EQ((*second)->port(), port);
+}
+
+// 'Z' once it has exited (this process has not reaped it), 0 when gone.
+char ProcessState(pid_t pid) {
+  const std::string stat = testing::ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() ? 0 : stat[close + 2];
+}
+
+bool AwaitState(pid_t pid, char state, std::chrono::milliseconds limit) {
+  const TimePoint until = Clock::Real().Now() + limit;
+  while (ProcessState(pid) != state && Clock::Real().Now() < until) std::this_thread::sleep_for(10ms);
+  return ProcessState(pid) == state;
+}
+
+TEST(DemoServiceTest, EvenAStoppedServiceDiesWithTheThreadThatStartedIt) {
+  // A chaos test that dies while C is SIGSTOPped must not leave C behind:
+  // a stopped process holds a SIGTERM pending until it is continued.
+  std::unique_ptr<ServiceProcess> service;
+  std::thread([&service] {
+    auto s = ServiceProcess::Start(STORMGUARD_CLI_PATH, {"--role", "C", "--mode", "stormguard", "--max-lifetime", "60"});
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    service = std::move(s).value();
+    ::kill(service->pid(), SIGSTOP);
+    EXPECT_TRUE(AwaitState(service->pid(), 'T', 5s));
+  }).join();  // the starting thread ends, without stopping its child
+  ASSERT_TRUE(service);
+  EXPECT_TRUE(AwaitState(service->pid(), 'Z', 5s)) << ProcessState(service->pid());
+  ::kill(service->pid(), SIGKILL);  // even when the test failed
 }
 
 TEST_F(BottomServiceTest, StopReapsTheProcess) {
