@@ -16,6 +16,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 
 #include "stormguard/core/status.h"

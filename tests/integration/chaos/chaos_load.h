@@ -4,7 +4,8 @@
 //   SteadyLoad load(chain->entry_port(), {.before = 3s, .fault = 2s, .after = 4s});
 //   Clock::Real().SleepUntil(load.fault_start(), {});  // then break something
 //   std::vector<OperationResult> results = load.Finish();
-//   ChaosFigures f = Tally(results, load.Offset(fault_start), load.Offset(fault_end), ledger);
+//   ChaosFigures f = Tally(results, load.Offset(load.fault_start()), load.Offset(fault_end),
+//                          load.end(), ledger);
 //
 // The load is open-loop (load_generator.h) at a fixed rate, half GET /stock,
 // half POST /charge with an idempotency key, each with a deadline of the
