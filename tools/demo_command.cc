@@ -37,6 +37,7 @@ struct DemoFlags {
 struct ServiceFlags {
   std::string role, mode;
   int downstream = 0;
+  int port = 0;
   std::uint64_t seed = 1;
   std::vector<std::string> outage_phases;
   int max_lifetime_s = 120;
@@ -108,13 +109,14 @@ void RegisterService(CLI::App& app) {
   cmd->add_option("--role", f->role, "A, B or C")->required()->check(CLI::IsMember({"A", "B", "C"}));
   cmd->add_option("--mode", f->mode, "naive or stormguard")->required()->check(CLI::IsMember({"naive", "stormguard"}));
   cmd->add_option("--downstream", f->downstream, "port of the next service (A, B)")->check(CLI::Range(1, 65535));
+  cmd->add_option("--port", f->port, "port to listen on (default: any free one)")->check(CLI::Range(1, 65535));
   AddSeedOption(*cmd, f->seed, "seed of C's failures");
   cmd->add_option("--outage-phase", f->outage_phases, "C: operations of this phase find it down (repeatable)");
   cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")->check(CLI::Range(1, 3600));
   cmd->callback([f] {
     if (f->role != "C" && f->downstream == 0) throw CLI::RequiredError("--downstream (for --role A and B)");
     std::exit(demo::RunService({.role = f->role[0], .mode = *demo::ParseMode(f->mode),
-                                .downstream_port = f->downstream, .seed = f->seed,
+                                .downstream_port = f->downstream, .port = f->port, .seed = f->seed,
                                 .outage_phases = f->outage_phases, .max_lifetime = std::chrono::seconds(f->max_lifetime_s)}));
   });
 }

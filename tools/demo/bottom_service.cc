@@ -7,12 +7,14 @@
 // then in stormguard mode the middleware with an IdempotencyStore (a repeat
 // of a charge takes effect once), then the work itself. The work honours
 // the request's deadline in stormguard mode: a slow request stops at it
-// instead of finishing for nobody.
+// instead of finishing for nobody. POST /admin/slow opens a window in which
+// every request is slow (see slow_window.h).
 #include "demo/bottom_ledger.h"
 #include "demo/fault_schedule.h"
 #include "demo/measure.h"
 #include "demo/must.h"
 #include "demo/service.h"
+#include "demo/slow_window.h"
 #include "stormguard/core/clock.h"
 #include "stormguard/http/server.h"
 
@@ -39,6 +41,10 @@ class BottomService final : public Service {
     server.Post("/charge", Measured(Work()));
     server.Get("/admin/stats", [this](const httplib::Request&, httplib::Response& res) {
       res.set_content(ToJson(ledger_.Snapshot()).dump(), "application/json");
+    });
+    server.Post("/admin/slow", [this](const httplib::Request& req, httplib::Response& res) {
+      const Status s = slow_.Open(req.params, Clock::Real().Now());
+      Answer(res, s.ok() ? 200 : 400, s.ok() ? "slow" : s.message().c_str());
     });
   }
 
@@ -71,8 +77,10 @@ class BottomService final : public Service {
     if (faults_.InOutage(m.phase)) return Answer(res, 503, "C is down");
     const Fault fault = faults_.Draw();
     if (fault == Fault::kError) return Answer(res, 503, "transient error");
-    if (fault == Fault::kSlow) {
-      const TimePoint done = start + faults_.rates().slow_time;
+    Duration slow = slow_.DelayAt(start);
+    if (fault == Fault::kSlow) slow = std::max(slow, faults_.rates().slow_time);
+    if (slow > Duration::zero()) {
+      const TimePoint done = start + slow;
       clock.SleepUntil(std::min(done, deadline.time()), {});
       if (deadline.time() < done) return Answer(res, 504, "gave up at the deadline, work undone");
     }
@@ -85,6 +93,7 @@ class BottomService final : public Service {
   }
 
   FaultSchedule faults_;
+  SlowWindow slow_;
   BottomLedger ledger_;
   std::unique_ptr<http::IdempotencyStore> store_;
   std::unique_ptr<http::Middleware> middleware_;

@@ -1,12 +1,10 @@
 #include "demo/demo_runner.h"
 
-#include <thread>
-
 #include "demo/caller.h"
+#include "demo/ledger_query.h"
 #include "demo/load_generator.h"
 #include "demo/service_process.h"
 #include "stormguard/core/clock.h"
-#include "stormguard/http/curl_transport.h"
 #include "stormguard/http/server.h"
 
 namespace stormguard::demo {
@@ -17,29 +15,6 @@ constexpr Duration kEntryBudget = 1s;  // stormguard: the whole chain's deadline
 constexpr Duration kDrainLimit = 3s;   // C finishing its last (slow) work
 
 std::string Url(int port, const std::string& path) { return "http://127.0.0.1:" + std::to_string(port) + path; }
-
-Result<BottomSnapshot> ReadLedger(int port) {
-  const std::string url = Url(port, "/admin/stats");
-  const TimePoint now = Clock::Real().Now();
-  Result<http::HttpResponse> r = http::PerformOnce({.url = url}, {}, {Deadline::After(now, 2s), 1s, now}, {});
-  if (!r.ok()) return r.status();
-  if (r->status != 200) return Status::Internal(url + " answered " + std::to_string(r->status));
-  try {
-    return BottomSnapshotFromJson(nlohmann::json::parse(r->body));
-  } catch (const std::exception& e) {
-    return Status::Internal(std::string("C's ledger is malformed: ") + e.what());
-  }
-}
-
-// C's ledger once nothing is in flight there any more (or kDrainLimit passed).
-Result<BottomSnapshot> ReadSettledLedger(int port) {
-  const TimePoint until = Clock::Real().Now() + kDrainLimit;
-  for (;;) {
-    Result<BottomSnapshot> s = ReadLedger(port);
-    if (!s.ok() || s->in_flight == 0 || Clock::Real().Now() >= until) return s;
-    std::this_thread::sleep_for(50ms);
-  }
-}
 
 using Services = std::vector<std::unique_ptr<ServiceProcess>>;
 
@@ -89,7 +64,7 @@ Result<ModeReport> RunMode(Mode mode, const DemoOptions& o, std::FILE* progress)
   };
   const std::vector<OperationResult> results = RunOpenLoop(plan, send, on_phase);
   std::fprintf(progress, "%s: every operation answered; reading C's ledger\n", name.c_str());
-  Result<BottomSnapshot> ledger = ReadSettledLedger(bottom);
+  Result<BottomSnapshot> ledger = ReadSettledLedger(bottom, kDrainLimit);
   if (!ledger.ok()) return ledger.status();
   return Summarize(mode, phases, results, *ledger, start_unix_ms);
 }

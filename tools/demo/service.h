@@ -8,7 +8,8 @@
 //
 //   return RunService({.role = 'B', .mode = Mode::kStormguard, .downstream_port = c_port});
 //
-// RunService binds 127.0.0.1 on a free port, prints "port N" on stdout once
+// RunService binds 127.0.0.1 on a free port (or on `port`, so a restarted
+// service is found where its caller looks), prints "port N" on stdout once
 // it accepts connections, and serves until it is killed, its parent dies
 // (the parent sets PR_SET_PDEATHSIG) or max_lifetime passes (alarm()).
 // Loopback only.
@@ -30,6 +31,7 @@ struct ServiceOptions {
   char role = 'C';  // 'A' and 'B' relay to the next service; 'C' is the bottom
   Mode mode = Mode::kNaive;
   int downstream_port = 0;  // for A and B
+  int port = 0;             // 0: any free port
   std::uint64_t seed = 1;   // C's fault draws
   std::vector<std::string> outage_phases;  // C: operations of these phases find it down
   Duration max_lifetime = std::chrono::seconds(120);

@@ -32,9 +32,10 @@ int RunService(const ServiceOptions& options) {
     listener = sock;
   });
   service->Install(server);
-  const int port = server.bind_to_any_port("127.0.0.1");
+  const int port = options.port == 0 ? server.bind_to_any_port("127.0.0.1")
+                                     : (server.bind_to_port("127.0.0.1", options.port) ? options.port : -1);
   if (port <= 0 || listener < 0) {
-    std::fprintf(stderr, "stormguard demo-service %c: cannot bind 127.0.0.1\n", options.role);
+    std::fprintf(stderr, "stormguard demo-service %c: cannot bind 127.0.0.1:%d\n", options.role, options.port);
     return 1;
   }
   ::listen(listener, kListenBacklog);  // Linux: a second listen() resizes the backlog

@@ -6,8 +6,9 @@
 //   // the destructor stops it: SIGTERM, then SIGKILL after a grace period; reaped
 //
 // The child runs `exe demo-service args...`, so the demo needs nothing but
-// its own binary. It gets PR_SET_PDEATHSIG(SIGTERM) before exec, so it dies
-// with the thread that started it (start services from the main thread);
+// its own binary. It gets PR_SET_PDEATHSIG(SIGKILL) before exec, so it dies
+// with the thread that started it (start services from the main thread),
+// even while stopped (SIGSTOP), which would hold a SIGTERM pending forever;
 // it also stops itself after its max lifetime (see service.h). While an
 // InterruptGuard lives, SIGINT/SIGTERM/SIGHUP stop and reap every running
 // child before the demo itself dies of the signal.

@@ -25,7 +25,11 @@ http::HttpClientOptions ClientOptions(NextHop next) {
   // finish its own retries.
   if (next == NextHop::kBottom) retry.per_attempt_timeout = 250ms;
   retry.budget = Must(TokenBucketBudget::Create({.max_tokens = 10, .token_ratio = 0.1}));
-  return {.connect_timeout = 200ms, .default_timeout = 1s, .reserve = {.fraction = 0.1}, .retry = retry};
+  // Every hop runs on this host, on one clock: the absolute deadline lets a
+  // callee refuse an attempt that waited in its accept queue (C paused, say)
+  // until after this hop gave up, instead of working for nobody.
+  return {.connect_timeout = 200ms, .default_timeout = 1s, .reserve = {.fraction = 0.1}, .retry = retry,
+          .absolute_deadline = true};
 }
 
 class StormguardCaller final : public Caller {

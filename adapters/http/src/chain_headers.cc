@@ -6,11 +6,12 @@
 
 namespace stormguard::http {
 
-void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, HeaderList& out) {
+void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, bool absolute_deadline, HeaderList& out) {
   // The reserve was taken when the call's deadline was derived; the attempt
   // deadline is what this hop grants the next one.
   InjectHttp(attempt, now, UnixNowMs(),
-             [&out](std::string_view name, std::string_view value) { out.emplace_back(name, value); });
+             [&out](std::string_view name, std::string_view value) { out.emplace_back(name, value); },
+             {.write_absolute_deadline = absolute_deadline});
 }
 
 Status StatusOfResponse(const HttpResponse& response, bool chain_protocol, bool keyed,

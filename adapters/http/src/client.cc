@@ -64,7 +64,7 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
   auto attempt = [&](CallContext& a) -> Status {
     const TimePoint start = clock.Now();
     chain.clear();
-    if (o_.chain_protocol) AppendRequestChainHeaders(a, start, chain);
+    if (o_.chain_protocol) AppendRequestChainHeaders(a, start, o_.absolute_deadline, chain);
     Result<HttpResponse> r = PerformOnce(
         request, chain, {a.deadline, o_.connect_timeout, start, o_.max_response_bytes}, a.stop);
     if (!r.ok()) return std::move(r).status();

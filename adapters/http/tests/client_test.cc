@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "stormguard/http/server.h"
 #include "test_server.h"
 
 namespace stormguard::http {
@@ -238,6 +239,31 @@ TEST(HttpClientTest, StopTokenAbortsATransferAtOnce) {
   EXPECT_EQ(r.status.code(), StatusCode::kCancelled);
   EXPECT_EQ(r.run.attempts, 1);
   EXPECT_LT(took, 500ms);  // not the 1 s poll interval, not the 20 s budget
+}
+
+TEST(HttpClientTest, AbsoluteDeadlineIsSentOnlyWhenAskedFor) {
+  testing::TestServer srv;
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::string>> seen;  // (relative, absolute)
+  std::vector<std::int64_t> received_ms;
+  srv.server.Get("/stock", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lock(mu);
+    seen.emplace_back(req.get_header_value("x-request-timeout-ms"), req.get_header_value("x-request-deadline"));
+    received_ms.push_back(UnixNowMs());
+    res.status = 200;
+  });
+  srv.Start();
+  ASSERT_TRUE(MakeClient().Send({.url = srv.Url("/stock")}).ok());
+  auto absolute = HttpClient::Create({.absolute_deadline = true});
+  ASSERT_TRUE(absolute.ok()) << absolute.status().ToString();
+  ASSERT_TRUE(absolute->Send({.url = srv.Url("/stock")}).ok());
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].second, "");
+  ASSERT_NE(seen[1].second, "");
+  // The same deadline both ways: sent time + budget, within the send's delay.
+  const std::int64_t at = std::stoll(seen[1].second), budget = std::stoll(seen[1].first);
+  EXPECT_LE(at, received_ms[1] + budget);
+  EXPECT_GE(at, received_ms[1] + budget - 1000);
 }
 
 TEST(HttpClientTest, ValidateNamesBadFields) {

@@ -2,6 +2,8 @@
 // the chain protocol holds across process boundaries.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "cli_process.h"
 #include "demo/bottom_ledger.h"
 #include "demo/service_process.h"
@@ -94,6 +96,73 @@ TEST_F(BottomServiceTest, OperationsOfTheOutageGet503AtOnceAndNoWork) {
   EXPECT_EQ(down.reached, 5u);
   EXPECT_EQ(down.completed, 0u);
   EXPECT_EQ(down.effects, 0u);
+}
+
+TEST_F(BottomServiceTest, SlowWindowMakesWorkStopAtTheDeadlineUndone) {
+  auto open = Send("POST", "/admin/slow?delay_ms=2000&for_ms=10000", {});
+  ASSERT_TRUE(open.ok()) << open.status().ToString();
+  ASSERT_EQ(open->status, 200) << open->body;
+  const TimePoint sent = Clock::Real().Now();
+  auto r = Send("POST", "/charge", {{"x-demo-op", "1"}, {"x-demo-phase", "t"}, {"x-request-timeout-ms", "100"}}, "k1");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 504);
+  EXPECT_LT(Clock::Real().Now() - sent, 1s);  // the deadline, not the 2 s of work
+  const BottomCounts c = Ledger();
+  EXPECT_EQ(c.completed, 0u);
+  EXPECT_EQ(c.effects, 0u);
+}
+
+TEST_F(BottomServiceTest, BadSlowWindowIsRefusedNamingTheField) {
+  auto r = Send("POST", "/admin/slow?delay_ms=2000&for_ms=1e9", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 400);
+  EXPECT_NE(r->body.find("for_ms"), std::string::npos) << r->body;
+  auto work = Send("GET", "/stock", {{"x-demo-phase", "t"}, {"x-request-timeout-ms", "100"}});
+  ASSERT_TRUE(work.ok()) << work.status().ToString();
+  EXPECT_NE(work->status, 504);  // no window was opened
+}
+
+TEST(DemoServiceTest, RestartedServiceListensOnTheSamePort) {
+  const std::vector<std::string> args = {"--role", "C", "--mode", "stormguard", "--max-lifetime", "60"};
+  auto first = ServiceProcess::Start(STORMGUARD_CLI_PATH, args);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  const int port = (*first)->port();
+  ::kill((*first)->pid(), SIGKILL);
+  (*first)->Stop();
+  std::vector<std::string> again = args;
+  again.insert(again.end(), {"--port", std::to_string(port)});
+  auto second = ServiceProcess::Start(STORMGUARD_CLI_PATH, again);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ((*second)->port(), port);
+}
+
+// 'Z' once it has exited (this process has not reaped it), 0 when gone.
+char ProcessState(pid_t pid) {
+  const std::string stat = testing::ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() ? 0 : stat[close + 2];
+}
+
+bool AwaitState(pid_t pid, char state, std::chrono::milliseconds limit) {
+  const TimePoint until = Clock::Real().Now() + limit;
+  while (ProcessState(pid) != state && Clock::Real().Now() < until) std::this_thread::sleep_for(10ms);
+  return ProcessState(pid) == state;
+}
+
+TEST(DemoServiceTest, EvenAStoppedServiceDiesWithTheThreadThatStartedIt) {
+  // A chaos test that dies while C is SIGSTOPped must not leave C behind:
+  // a stopped process holds a SIGTERM pending until it is continued.
+  std::unique_ptr<ServiceProcess> service;
+  std::thread([&service] {
+    auto s = ServiceProcess::Start(STORMGUARD_CLI_PATH, {"--role", "C", "--mode", "stormguard", "--max-lifetime", "60"});
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    service = std::move(s).value();
+    ::kill(service->pid(), SIGSTOP);
+    EXPECT_TRUE(AwaitState(service->pid(), 'T', 5s));
+  }).join();  // the starting thread ends, without stopping its child
+  ASSERT_TRUE(service);
+  EXPECT_TRUE(AwaitState(service->pid(), 'Z', 5s)) << ProcessState(service->pid());
+  ::kill(service->pid(), SIGKILL);  // even when the test failed
 }
 
 TEST_F(BottomServiceTest, StopReapsTheProcess) {

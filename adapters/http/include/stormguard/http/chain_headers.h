@@ -1,7 +1,9 @@
 // stormguard/http/chain_headers.h: the chain protocol on HTTP messages.
 //
 // Request side: x-request-timeout-ms (time left, relative so clock skew does
-// not matter), x-retry-attempt (this request is a retry), Idempotency-Key.
+// not matter), optionally x-request-deadline (absolute, see
+// HttpClientOptions::absolute_deadline), x-retry-attempt (this request is a
+// retry), Idempotency-Key.
 // Response side: x-no-retry (a layer below already retried and gave up) and
 // Retry-After (the server asks for a pause).
 //
@@ -14,7 +16,7 @@
 
 namespace stormguard::http {
 
-void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, HeaderList& out);
+void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, bool absolute_deadline, HeaderList& out);
 
 // OK for 1xx-3xx; otherwise the HTTP status as a Status with its class and,
 // when `chain_protocol`, the do-not-retry and pushback hints of the answer

@@ -45,6 +45,14 @@ struct HttpClientOptions {
   // false: a plain client that neither sends nor honours chain headers (the
   // naive baseline of the demo).
   bool chain_protocol = true;
+  // Also send the deadline as absolute wall-clock time (x-request-deadline).
+  // The relative budget starts counting when the server reads the request,
+  // so it cannot see time the request spent queued before that (a paused or
+  // overloaded server's accept queue): the server would work for a caller
+  // that already gave up. The server takes the earlier of the two, so only
+  // turn this on where caller and server share a clock (one host): a server
+  // clock running ahead would refuse requests as expired.
+  bool absolute_deadline = false;
   Clock* clock = &Clock::Real();
 
   std::vector<std::string> Validate() const;

@@ -1,0 +1,33 @@
+#include "demo/ledger_query.h"
+
+#include <thread>
+
+#include "stormguard/core/clock.h"
+#include "stormguard/http/curl_transport.h"
+
+namespace stormguard::demo {
+
+Result<BottomSnapshot> ReadLedger(int port) {
+  using namespace std::chrono_literals;
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/admin/stats";
+  const TimePoint now = Clock::Real().Now();
+  Result<http::HttpResponse> r = http::PerformOnce({.url = url}, {}, {Deadline::After(now, 2s), 1s, now}, {});
+  if (!r.ok()) return r.status();
+  if (r->status != 200) return Status::Internal(url + " answered " + std::to_string(r->status));
+  try {
+    return BottomSnapshotFromJson(nlohmann::json::parse(r->body));
+  } catch (const std::exception& e) {
+    return Status::Internal(std::string("C's ledger is malformed: ") + e.what());
+  }
+}
+
+Result<BottomSnapshot> ReadSettledLedger(int port, Duration drain_limit) {
+  const TimePoint until = Clock::Real().Now() + drain_limit;
+  for (;;) {
+    Result<BottomSnapshot> s = ReadLedger(port);
+    if (!s.ok() || s->in_flight == 0 || Clock::Real().Now() >= until) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace stormguard::demo

@@ -1,0 +1,21 @@
+// tools/demo/ledger_query.h: read service C's ledger over HTTP (GET /admin/stats).
+//
+//   Result<BottomSnapshot> now = ReadLedger(c_port);
+//   Result<BottomSnapshot> last = ReadSettledLedger(c_port, 3s);  // once C is idle
+//
+// Thread safety: pure functions over one HTTP request each.
+#pragma once
+
+#include "demo/bottom_ledger.h"
+#include "stormguard/core/result.h"
+#include "stormguard/core/time.h"
+
+namespace stormguard::demo {
+
+Result<BottomSnapshot> ReadLedger(int port);
+
+// The ledger once nothing is in flight at C any more, or as it stands when
+// `drain_limit` has passed (C may still be finishing slow work).
+Result<BottomSnapshot> ReadSettledLedger(int port, Duration drain_limit);
+
+}  // namespace stormguard::demo
