@@ -22,6 +22,7 @@ void CheckFormat(Duration d) {
   const auto back = stormguard::cli::ParseDuration(text);
   Require(back.has_value(), "every printed duration parses");
   const std::size_t unit_at = text.find_first_not_of("0123456789.");
+  Require(unit_at != std::string::npos, "a printed duration has a unit");
   const auto unit = stormguard::cli::ParseDuration("1" + text.substr(unit_at));
   Require(unit.has_value(), "the printed unit is one ParseDuration knows");
   const Duration tolerance = *unit / 2000 + Duration(1) + d / (std::int64_t{1} << 40);

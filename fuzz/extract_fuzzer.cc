@@ -107,8 +107,9 @@ void CheckForward(const ExtractedContext& out, TimePoint now, std::int64_t unix_
   const Duration next_left = next.context.deadline.Remaining(now);
   if (!out.context.deadline.is_infinite()) {
     Require(next_left <= left, "the next hop never gets more time");
-    if (left <= stormguard::kMaxWireDuration)
-      Require(left - next_left < milliseconds(1), "lost < 1ms");
+    if (left <= stormguard::kMaxWireDuration) {
+      Require(left - next_left < milliseconds(1), "floored to the ms, nothing more");
+    }
   }
   Require(next.context.incoming_is_retry == out.context.incoming_is_retry,
           "the retry flag travels");

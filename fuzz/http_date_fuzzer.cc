@@ -19,12 +19,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto unix_s = stormguard::ParseHttpDate(text, now_ms);
   if (!unix_s) return 0;
 
-  // A four-digit year (a leap second can roll 9999 into 10000), or an RFC
-  // 850 year within 50 years of now's (plus that same leap second).
+  // Only RFC 850 dates have a '-'. Their two-digit year is the one within
+  // (now - 50, now + 50] years (RFC 9110); the other forms spell out four
+  // digits and never depend on `now`. A leap second can roll a year over.
   const std::int64_t year = fz::CivilFromDays(fz::FloorDiv(*unix_s, 86400)).year;
-  const std::int64_t now_year = fz::YearOfUnixMs(now_ms);
-  Require((year >= 0 && year <= 10000) || (year > now_year - 50 && year <= now_year + 51),
-          "the year is four digits or near now");
+  if (text.find('-') != std::string_view::npos) {
+    const std::int64_t now_year = fz::YearOfUnixMs(now_ms);
+    Require(year > now_year - 50 && year <= now_year + 51, "RFC 850: the year nearest now");
+  } else {
+    Require(year >= 0 && year <= 10000, "a four-digit year");
+    Require(stormguard::ParseHttpDate(text, 0) == unix_s, "a four-digit year ignores now");
+  }
 
   // Printed back as IMF-fixdate, it reads as the same instant at any `now`.
   if (year > 9999 || year < 0) return 0;

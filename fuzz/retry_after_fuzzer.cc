@@ -24,8 +24,9 @@ using stormguard::kMaxWireDuration;
 Duration PauseUntil(std::int64_t date, std::int64_t now_ms) {
   std::int64_t date_ms = 0;
   std::int64_t left = 0;
-  if (__builtin_mul_overflow(date, 1000, &date_ms))
+  if (__builtin_mul_overflow(date, 1000, &date_ms)) {
     return date > 0 ? kMaxWireDuration : Duration::zero();
+  }
   if (__builtin_sub_overflow(date_ms, now_ms, &left)) {
     return date_ms > now_ms ? kMaxWireDuration : Duration::zero();
   }

@@ -49,9 +49,10 @@ void CheckRead(const fz::HeaderList& h, const RetryHints& hints, std::int64_t un
   if (after_pause) pause = std::max(pause.value_or(*after_pause), *after_pause);
   Require(hints.pushback.has_value() == pause.has_value(), "a pause iff a header asked for one");
   const Duration cap = std::max(max, Duration::zero());
-  if (pause)
+  if (pause) {
     Require(*hints.pushback == std::clamp(*pause, Duration::zero(), cap),
             "the longer pause, clamped");
+  }
 }
 
 RetryHints Relay(const RetryHints& hints, bool grpc, std::int64_t unix_ms, Duration max) {
