@@ -87,5 +87,8 @@ for name in "${names[@]}"; do
     failed=1
   fi
   printf '%-24s %14s %10s %6s %8s  %s\n' "$name" "${runs:-?}" "${rate:-?}" "${cov:-?}" "$corpus" "$result"
+  if [[ "$result" != ok ]]; then
+    grep -m1 -E 'invariant broken|runtime error|ERROR: ' "$log" | sed 's/^/    /' || true
+  fi
 done
 exit "$failed"
