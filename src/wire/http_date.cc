@@ -115,9 +115,13 @@ std::optional<Civil> ParseRfc850(std::string_view s, std::int64_t now_year) noex
         c.Lit("-") && c.Num(2, yy) && c.Lit(" ") && c.Time(t) && c.Lit(" GMT") && c.End())) {
     return std::nullopt;
   }
-  // RFC 9110: more than 50 years in the future means the previous century.
-  t.year = (now_year / 100) * 100 + yy;
-  if (t.year > now_year + 50) t.year -= 100;
+  // RFC 9110 5.6.7: the latest year ending in `yy` that is at most 50 years
+  // ahead of now, which may lie in the next century (at now = 2080, "20" is
+  // 2120). Floor division, so years before 0 work the same way.
+  const std::int64_t limit = now_year + 50;
+  std::int64_t centuries = (limit - yy) / 100;
+  if ((limit - yy) % 100 < 0) --centuries;
+  t.year = centuries * 100 + yy;
   return t;
 }
 

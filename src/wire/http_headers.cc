@@ -149,6 +149,9 @@ std::optional<GrpcPushback> DecodeGrpcPushback(std::string_view text) noexcept {
 
 bool IsValidIdempotencyKey(std::string_view key, std::size_t max_length) noexcept {
   if (key.empty() || key.size() > max_length) return false;
+  // HTTP drops white space around a field value: a key that began or ended
+  // with a space would arrive as another key.
+  if (key.front() == ' ' || key.back() == ' ') return false;
   for (const char c : key) {
     if (c < 0x20 || c > 0x7E) return false;  // char may be signed: non-ASCII is < 0 too
   }

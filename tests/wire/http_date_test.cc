@@ -39,6 +39,26 @@ TEST(HttpDateTest, Rfc850YearsMoreThanFiftyYearsAheadBelongToThePreviousCentury)
             ParseHttpDate("Tue, 01 Jan 2030 00:00:00 GMT", kNow2025Ms));
 }
 
+// The rule is "at most 50 years ahead", not "this century or the last":
+// late in a century a two-digit year can belong to the next one.
+TEST(HttpDateTest, Rfc850YearsCanBelongToTheNextCentury) {
+  constexpr std::int64_t kNow2080Ms = 3'471'292'800'000;  // 2080-01-01
+  EXPECT_EQ(ParseHttpDate("Wednesday, 01-Jan-20 00:00:00 GMT", kNow2080Ms),
+            ParseHttpDate("Mon, 01 Jan 2120 00:00:00 GMT", kNow2080Ms));
+  EXPECT_EQ(ParseHttpDate("Friday, 01-Jan-31 00:00:00 GMT", kNow2080Ms),
+            ParseHttpDate("Tue, 01 Jan 2031 00:00:00 GMT", kNow2080Ms));
+}
+
+TEST(HttpDateTest, Rfc850YearsBeforeYearZeroFollowTheSameRule) {
+  // Now is about 2.7 million years before the epoch: "70" is the latest
+  // year ending in 70 that is at most 50 years ahead, not 62 years ahead.
+  constexpr std::int64_t kFarPastMs = -84'467'440'737'551'616;
+  const auto parsed = ParseHttpDate("Thursday, 01-Jan-70 00:00:00 GMT", kFarPastMs);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_LE(*parsed * 1000 - kFarPastMs, std::int64_t{51} * 366 * 86'400'000);
+  EXPECT_GE(*parsed * 1000 - kFarPastMs, std::int64_t{-50} * 366 * 86'400'000);
+}
+
 TEST(HttpDateTest, ChecksTheCalendarButIgnoresAMismatchedWeekday) {
   EXPECT_TRUE(ParseHttpDate("Thu, 29 Feb 2024 12:00:00 GMT", 0).has_value());
   EXPECT_EQ(ParseHttpDate("Wed, 29 Feb 2023 12:00:00 GMT", 0), std::nullopt);

@@ -138,6 +138,16 @@ TEST(HttpHeadersTest, IdempotencyKeyMustBeShortPrintableAscii) {
   }
 }
 
+// A key that is valid to send must arrive unchanged: surrounding spaces are
+// stripped in transit, so such a key is not valid to send.
+TEST(HttpHeadersTest, AKeyWithSurroundingSpacesIsNotValidToSend) {
+  EXPECT_FALSE(IsValidIdempotencyKey("i "));
+  EXPECT_FALSE(IsValidIdempotencyKey(" i"));
+  EXPECT_FALSE(IsValidIdempotencyKey(" "));
+  EXPECT_TRUE(IsValidIdempotencyKey("a b"));
+  EXPECT_EQ(DecodeIdempotencyKey("a b"), "a b");
+}
+
 TEST(HttpHeadersTest, DefaultNamesMatchTheDesignTableAndValidate) {
   EXPECT_EQ(kDefaultWireNames.request_timeout_ms, "x-request-timeout-ms");
   EXPECT_EQ(kDefaultWireNames.retry_after, "Retry-After");

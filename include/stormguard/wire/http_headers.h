@@ -112,7 +112,9 @@ std::optional<GrpcPushback> DecodeGrpcPushback(std::string_view text) noexcept;
 
 // Idempotency-Key: an opaque key of 1 to `max_length` printable ASCII
 // characters (0x20-0x7E; no control characters, so it can never split a
-// header). The decoder returns the key without surrounding whitespace.
+// header), neither starting nor ending with a space (HTTP strips those, so
+// the key would arrive changed). The decoder returns the key without
+// surrounding whitespace.
 inline constexpr std::size_t kMaxIdempotencyKeyLength = 256;
 bool IsValidIdempotencyKey(std::string_view key,
                            std::size_t max_length = kMaxIdempotencyKeyLength) noexcept;
