@@ -77,8 +77,11 @@ TEST_F(PropagationTest, InjectSendsZeroOrOneNanosecondWhenTheBudgetIsSpent) {
 
 TEST_F(PropagationTest, InjectKeepsThisHopsReserve) {
   Headers h;
-  InjectHttp(WithBudget(1000ms), Now(), kUnixMs, h, {.reserve = {.fraction = 0.1, .overhead = 20ms}});
+  const InjectOptions keep{.reserve = {.fraction = 0.1, .overhead = 20ms}};
+  InjectHttp(WithBudget(1000ms), Now(), kUnixMs, h, keep);
+  InjectGrpc(WithBudget(1000ms), Now(), h, keep);
   EXPECT_EQ(h.at("x-request-timeout-ms"), "880");
+  EXPECT_EQ(h.at("grpc-timeout"), "880000u");
 }
 
 TEST_F(PropagationTest, InjectWritesTheAbsoluteDeadlineOnlyWhenAsked) {
