@@ -138,7 +138,9 @@ std::optional<Civil> ParseAsctime(std::string_view s) noexcept {
 std::optional<std::int64_t> ToUnixSeconds(const Civil& t) noexcept {
   if (t.day < 1 || t.day > DaysInMonth(t.year, t.month)) return std::nullopt;
   if (t.hour > 23 || t.minute > 59 || t.second > 60) return std::nullopt;
-  return DaysFromCivil(t.year, t.month, t.day) * 86400 + t.hour * 3600 + t.minute * 60 + t.second;
+  // An RFC 850 year follows `now`, so an extreme clock makes an extreme date.
+  return wire_internal::CheckedMulAdd(DaysFromCivil(t.year, t.month, t.day), 86400,
+                                      t.hour * 3600 + t.minute * 60 + t.second);
 }
 
 }  // namespace

@@ -32,6 +32,22 @@ std::int64_t CeilUnits(Duration d, Duration unit) noexcept {
   return d / unit + (d % unit != Duration::zero() ? 1 : 0);
 }
 
+// The time from Unix millisecond `now_ms` until Unix second `at_s`, exact
+// within the wire range. Subtracting whole seconds first keeps every step
+// inside int64: an RFC 850 date read near an extreme `now` is near it too.
+Duration UntilUnixSecond(std::int64_t at_s, std::int64_t now_ms) noexcept {
+  const bool negative = now_ms % 1000 < 0;
+  const std::int64_t now_s = now_ms / 1000 - (negative ? 1 : 0);             // floor
+  const std::int64_t now_sub_ms = now_ms % 1000 + (negative ? 1000 : 0);     // 0..999
+  std::int64_t seconds = 0;
+  if (__builtin_sub_overflow(at_s, now_s, &seconds)) {
+    return at_s > now_s ? kMaxWireDuration : Duration::zero();
+  }
+  if (seconds <= 0) return Duration::zero();
+  if (seconds > kMaxWireSeconds) return kMaxWireDuration;
+  return ClampedMillis(seconds * 1000 - now_sub_ms);
+}
+
 int ClampedInt(std::int64_t v) noexcept { return static_cast<int>(v < kMaxInt ? v : kMaxInt); }
 
 bool IsTokenChar(char c) noexcept {
@@ -128,10 +144,7 @@ std::optional<Duration> DecodeRetryAfter(std::string_view text, std::int64_t uni
   }
   const auto date = ParseHttpDate(v, unix_now_ms);
   if (!date) return std::nullopt;
-  // A 4-digit year keeps date * 1000 far inside int64; only `now` can be extreme.
-  std::int64_t left = 0;
-  if (__builtin_sub_overflow(*date * 1000, unix_now_ms, &left)) return kMaxWireDuration;
-  return ClampedMillis(left);
+  return UntilUnixSecond(*date, unix_now_ms);
 }
 
 WireText EncodeGrpcPushback(Duration pause) noexcept {

@@ -1,5 +1,6 @@
-// Private helpers shared by the wire codecs: strict decimal parsing and the
-// optional whitespace HTTP allows around a field value. Not installed.
+// Private helpers shared by the wire codecs: strict decimal parsing, the
+// optional whitespace HTTP allows around a field value, and checked
+// arithmetic for numbers a peer controls. Not installed.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,18 @@ constexpr std::optional<std::int64_t> ParseDigits(std::string_view s,
     value = value * 10 + (c - '0');
   }
   return value;
+}
+
+// a * b + c, or nullopt when any step leaves int64: peer-controlled numbers
+// never reach unchecked arithmetic.
+constexpr std::optional<std::int64_t> CheckedMulAdd(std::int64_t a, std::int64_t b,
+                                                    std::int64_t c) noexcept {
+  std::int64_t product = 0;
+  std::int64_t sum = 0;
+  if (__builtin_mul_overflow(a, b, &product) || __builtin_add_overflow(product, c, &sum)) {
+    return std::nullopt;
+  }
+  return sum;
 }
 
 }  // namespace stormguard::wire_internal

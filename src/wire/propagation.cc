@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "parse.h"
 #include "stormguard/core/validation.h"
 #include "stormguard/wire/grpc_timeout.h"
 
@@ -41,31 +42,54 @@ struct Asked {
   }
 };
 
+// Visits every element of the numeric header `name`: each repeated field
+// line, and each item of a line a proxy joined with commas (RFC 9110 section
+// 5.3). `visit` returns false to stop early.
+void ForEachNumber(const HeaderGetter& get, std::string_view name,
+                   FunctionRef<bool(std::string_view)> visit) {
+  if (name.empty()) return;
+  get.ForEach(name, [&](std::string_view line) {
+    for (std::size_t start = 0;;) {
+      const std::size_t comma = std::min(line.find(',', start), line.size());
+      if (!visit(wire_internal::TrimOws(line.substr(start, comma - start)))) return false;
+      if (comma == line.size()) return true;
+      start = comma + 1;
+    }
+  });
+}
+
+// Every value of every budget header competes: a caller that repeats a
+// header cannot hide its smaller budget behind a larger first one.
 Asked ReadBudget(const HeaderGetter& get, std::int64_t unix_now_ms, const WireNames& names) {
   Asked asked;
-  if (const auto v = Get(get, names.request_timeout_ms)) {
-    asked.Offer(DecodeRequestTimeoutMs(*v), BudgetSource::kRequestTimeout);
-  }
-  if (const auto v = Get(get, names.request_deadline)) {
-    asked.Offer(DecodeRequestDeadline(*v, unix_now_ms), BudgetSource::kRequestDeadline);
-  }
-  if (const auto v = Get(get, names.envoy_expected_timeout_ms)) {
-    asked.Offer(DecodeRequestTimeoutMs(*v), BudgetSource::kEnvoyExpectedTimeout);
-  }
-  if (const auto v = Get(get, names.grpc_timeout)) {
-    asked.Offer(DecodeGrpcTimeout(*v), BudgetSource::kGrpcTimeout);
-  }
+  const auto offer = [&](std::string_view name, BudgetSource source, auto decode) {
+    ForEachNumber(get, name, [&](std::string_view v) {
+      asked.Offer(decode(v), source);
+      return true;
+    });
+  };
+  offer(names.request_timeout_ms, BudgetSource::kRequestTimeout, DecodeRequestTimeoutMs);
+  offer(names.request_deadline, BudgetSource::kRequestDeadline,
+        [&](std::string_view v) { return DecodeRequestDeadline(v, unix_now_ms); });
+  offer(names.envoy_expected_timeout_ms, BudgetSource::kEnvoyExpectedTimeout, DecodeRequestTimeoutMs);
+  offer(names.grpc_timeout, BudgetSource::kGrpcTimeout, DecodeGrpcTimeout);
   return asked;
 }
 
+// Any value marking a retry makes the request one.
 bool ReadRetryFlag(const HeaderGetter& get, const WireNames& names) {
-  if (const auto v = Get(get, names.retry_attempt)) {
-    if (const auto attempt = DecodeRetryAttempt(*v); attempt && *attempt > 1) return true;
-  }
-  if (const auto v = Get(get, names.grpc_previous_attempts)) {
-    if (const auto previous = DecodeGrpcPreviousAttempts(*v); previous && *previous > 0) return true;
-  }
-  return false;
+  bool retry = false;
+  ForEachNumber(get, names.retry_attempt, [&](std::string_view v) {
+    const auto attempt = DecodeRetryAttempt(v);
+    retry = retry || (attempt && *attempt > 1);
+    return !retry;
+  });
+  ForEachNumber(get, names.grpc_previous_attempts, [&](std::string_view v) {
+    const auto previous = DecodeGrpcPreviousAttempts(v);
+    retry = retry || (previous && *previous > 0);
+    return !retry;
+  });
+  return retry;
 }
 
 std::string ReadKey(const HeaderGetter& get, const ServerLimits& limits, const WireNames& names) {

@@ -43,14 +43,26 @@ TEST(ResultTest, MovesOutMoveOnlyValuesAndStatuses) {
   EXPECT_EQ(s.code(), StatusCode::kInternal);
 }
 
-TEST(ResultTest, BuildingFromOkStatusIsAnError) {
-#ifdef NDEBUG
+TEST(ResultTest, BuildingFromOkStatusIsAnInternalErrorInEveryBuild) {
   Result<int> r = Status::Ok();
   EXPECT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kInternal);
-#else
-  EXPECT_DEATH({ Result<int> r = Status::Ok(); (void)r; }, "needs an error");
-#endif
+  EXPECT_EQ(r.status(), Status::Internal("Result built from an OK status"));
+  EXPECT_DEATH((void)r.value(), "INTERNAL: Result built from an OK status");
+}
+
+// Not Debug-only: reading an error's value aborts in every build type, and
+// says which status it was.
+TEST(ResultDeathTest, ReadingTheValueOfAnErrorAbortsWithItsStatus) {
+  Result<std::string> r = Status::Unavailable("inventory down");
+  const Result<std::string>& cr = r;
+  const char* const kMessage = "of a Result holding UNAVAILABLE: inventory down";
+  EXPECT_DEATH((void)r.value(), kMessage);
+  EXPECT_DEATH((void)cr.value(), kMessage);
+  EXPECT_DEATH((void)std::move(r).value(), kMessage);
+  EXPECT_DEATH((void)*r, kMessage);
+  EXPECT_DEATH((void)*cr, kMessage);
+  EXPECT_DEATH((void)r->size(), kMessage);
+  EXPECT_DEATH((void)cr->size(), kMessage);
 }
 
 TEST(ResultTest, StatusOfTreatsStatusAndResultAlike) {

@@ -79,6 +79,22 @@ TEST(BulkheadTest, PermitGivesItsSlotBackOnceWhenDestroyedOrReleased) {
   EXPECT_EQ(bulkhead->stats().in_use, 0);
 }
 
+TEST(BulkheadTest, MoveAssigningOntoAPermitThatHoldsASlotReleasesTheOldSlot) {
+  auto first = Make({.max_concurrent = 1});
+  auto second = Make({.max_concurrent = 1});
+  auto held = first->TryAcquire(kT0);
+  auto incoming = second->TryAcquire(kT0);
+  ASSERT_TRUE(held.ok() && incoming.ok());
+  *held = std::move(*incoming);
+  EXPECT_EQ(first->stats().in_use, 0);  // the overwritten slot went back to its own bulkhead
+  EXPECT_TRUE(first->TryAcquire(kT0).ok());
+  EXPECT_EQ(second->stats().in_use, 1);
+  EXPECT_TRUE(held->valid());
+  EXPECT_FALSE(incoming->valid());
+  held->Release();
+  EXPECT_EQ(second->stats().in_use, 0);
+}
+
 TEST(BulkheadTest, AbandonedWorkHoldsItsSlotUntilItReallyEnds) {
   testing::RecordingListener listener;
   auto bulkhead = Make({.max_concurrent = 1, .listener = &listener});

@@ -314,6 +314,30 @@ TEST(HedgeDriverTest, NoHedgeWhenTheDeadlineCannotFitIt) {
   EXPECT_EQ(h.ex->timers_scheduled(), 0u);
 }
 
+TEST(HedgeDriverTest, ACallWithExactlyTheMinimumAttemptTimeLeftStillHedges) {
+  Harness h;
+  HedgeOptions o = Idempotent(1h);
+  o.min_attempt_time = 30ms;
+  const HedgePolicy p = Make(o);
+  const auto fn = [](CallContext& a) -> Result<int> {
+    if (a.attempt == 1) return Status::Unavailable("replica restarting");
+    return 5;
+  };
+  // The per-call check and the hedge after the failure both see 30 ms left.
+  CallContext exact{.deadline = Deadline::After(h.t0, 30ms)};
+  HedgeRun run;
+  const Result<int> r = ExecuteHedged(p, exact, fn, *h.ex, &run);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, 5);
+  EXPECT_EQ(run.attempts, 2);
+  EXPECT_EQ(run.winner, 2);
+
+  CallContext short_by_1ns{.deadline = Deadline::After(h.t0, 30ms - Duration(1))};
+  EXPECT_EQ(ExecuteHedged(p, short_by_1ns, fn, *h.ex, &run).status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(run.attempts, 1);
+  EXPECT_EQ(run.stop, HedgeStop::kDeadline);
+}
+
 TEST(HedgeDriverTest, CallerCancellationReachesEveryAttempt) {
   Harness h;
   const HedgePolicy p = Make(Idempotent(10ms));

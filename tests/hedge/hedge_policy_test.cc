@@ -129,6 +129,21 @@ TEST(HedgePolicyTest, NoTimedHedgeWhenTheDeadlineCannotFitIt) {
   EXPECT_EQ(p.CheckCall(ctx, t0 + 100ms), HedgeStop::kDeadline);
 }
 
+TEST(HedgePolicyTest, AHedgeLeavingExactlyTheMinimumAttemptTimeStillLaunches) {
+  ManualClock clock;
+  const TimePoint t0 = clock.Now();
+  HedgeOptions o = Idempotent(100ms);
+  o.min_attempt_time = 30ms;
+  const HedgePolicy p = Make(o);
+  const CallContext exact{.deadline = Deadline::After(t0, 130ms)};  // the hedge gets 30 ms
+  ExpectWait(p.Decide(Launched(1, t0), exact, t0), 100ms);
+  EXPECT_EQ(p.Decide(Launched(1, t0), exact, t0 + 100ms).action, HedgeAction::kLaunch);
+  EXPECT_EQ(p.CheckCall(exact, t0 + 100ms), HedgeStop::kNone);
+  const CallContext short_by_1ns{.deadline = Deadline::After(t0, 130ms - Duration(1))};
+  ExpectWait(p.Decide(Launched(1, t0), short_by_1ns, t0), kInfiniteDuration, HedgeStop::kDeadline);
+  EXPECT_EQ(p.CheckCall(short_by_1ns, t0 + 100ms), HedgeStop::kDeadline);
+}
+
 TEST(HedgePolicyTest, BudgetIsChargedOnlyWhenAHedgeLaunches) {
   ManualClock clock;
   const TimePoint t0 = clock.Now();

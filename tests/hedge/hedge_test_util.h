@@ -31,15 +31,17 @@ inline constexpr auto kBound = std::chrono::seconds(10);
 // A wait that ran out of kBound means a thread is stuck; returning would
 // only block again in a destructor (a std::async future, the executor), so
 // report and end the process: the test fails fast instead of hanging.
-[[noreturn]] inline void Stuck(const char* what) {
-  std::fprintf(stderr, "hedge test: %s did not happen within %llds\n", what,
-               static_cast<long long>(kBound.count()));
+[[noreturn]] inline void Stuck(const char* what, std::chrono::milliseconds bound = kBound) {
+  std::fprintf(stderr, "hedge test: %s did not happen within %lldms\n", what,
+               static_cast<long long>(bound.count()));
   std::abort();
 }
 
 // Counts arrivals; WaitFor(n) blocks until n have arrived (or Stuck).
 class Checkpoint {
  public:
+  explicit Checkpoint(std::chrono::milliseconds bound = kBound) : bound_(bound) {}
+
   // Notifies under the lock: a waiter may destroy the checkpoint as soon as
   // it sees the count.
   void Arrive() {
@@ -49,7 +51,7 @@ class Checkpoint {
   }
   void WaitFor(int n) {
     std::unique_lock lock(mu_);
-    if (!cv_.wait_for(lock, kBound, [&] { return count_ >= n; })) Stuck("a checkpoint arrival");
+    if (!cv_.wait_for(lock, bound_, [&] { return count_ >= n; })) Stuck("a checkpoint arrival", bound_);
   }
   int count() {
     std::lock_guard lock(mu_);
@@ -57,15 +59,19 @@ class Checkpoint {
   }
 
  private:
+  const std::chrono::milliseconds bound_;
   std::mutex mu_;
   std::condition_variable cv_;
   int count_ = 0;
 };
 
 // A gate attempts wait at: Open() releases them; a stop request on the
-// attempt's token releases that attempt. Wait() returns true when stopped.
+// attempt's token releases that attempt. Wait() returns true when stopped,
+// and ends the process (Stuck) when neither happens within the bound.
 class Gate {
  public:
+  explicit Gate(std::chrono::milliseconds bound = kBound) : bound_(bound) {}
+
   void Open() {
     std::lock_guard lock(mu_);
     open_ = true;
@@ -73,11 +79,14 @@ class Gate {
   }
   bool Wait(std::stop_token stop) {
     std::unique_lock lock(mu_);
-    cv_.wait_for(lock, stop, kBound, [&] { return open_; });
+    if (!cv_.wait_for(lock, stop, bound_, [&] { return open_; }) && !stop.stop_requested()) {
+      Stuck("a gate opening or a stop request", bound_);
+    }
     return stop.stop_requested();
   }
 
  private:
+  const std::chrono::milliseconds bound_;
   std::mutex mu_;
   std::condition_variable_any cv_;
   bool open_ = false;

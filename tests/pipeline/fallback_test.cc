@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/pipeline/counters.h"
 
@@ -143,7 +145,11 @@ TEST(FallbackTest, ExceptionFromTheFallbackIsClassified) {
   Status s = p.Execute(
       ctx, [](CallContext&) { return Status::Unavailable("down"); },
       [](const Status&) -> Status { throw std::runtime_error("cache down too"); });
-  EXPECT_FALSE(s.ok());
+  // The fallback's own failure, caught and classified, not the callee's.
+  EXPECT_EQ(s.code(), StatusCode::kUnknown);
+  EXPECT_EQ(s.message(), "cache down too");
+  EXPECT_EQ(s.source(), "");
+  EXPECT_EQ(s.hints().outcome, OutcomeClass::kAmbiguous);
 }
 
 TEST(FallbackTest, ValidationNamesBadFields) {

@@ -69,6 +69,40 @@ TEST(HeaderMapTest, GetterReturnsTheFirstOfDuplicateHeaders) {
   EXPECT_EQ(Read(h, "x-retry-attempt"), "2");
 }
 
+std::vector<std::string> All(HeaderGetter get, std::string_view name) {
+  std::vector<std::string> values;
+  get.ForEach(name, [&](std::string_view v) {
+    values.emplace_back(v);
+    return true;
+  });
+  return values;
+}
+
+TEST(HeaderMapTest, ForEachVisitsEveryDuplicateInOrder) {
+  const HttplibHeaders h = {{"x-retry-attempt", "2"}, {"Host", "a"}, {"X-Retry-Attempt", "7"}};
+  const std::vector<std::pair<std::string_view, std::string_view>> v = {
+      {"grpc-timeout", "5S"}, {"other", "x"}, {"GRPC-TIMEOUT", "1S"}};
+  EXPECT_EQ(All(h, "x-retry-attempt"), (std::vector<std::string>{"2", "7"}));
+  EXPECT_EQ(All(v, "grpc-timeout"), (std::vector<std::string>{"5S", "1S"}));
+  EXPECT_TRUE(All(v, "absent").empty());
+}
+
+TEST(HeaderMapTest, ForEachStopsWhenTheVisitorSaysSo) {
+  const HttplibHeaders h = {{"a", "1"}, {"a", "2"}, {"a", "3"}};
+  int visits = 0;
+  HeaderGetter(h).ForEach("a", [&](std::string_view) { return ++visits < 2; });
+  EXPECT_EQ(visits, 2);
+}
+
+TEST(HeaderMapTest, ForEachOnACallableVisitsItsOneValue) {
+  const auto lookup = [](std::string_view name) -> std::optional<std::string_view> {
+    if (name == "grpc-timeout") return "5S, 1S";
+    return std::nullopt;
+  };
+  EXPECT_EQ(All(lookup, "grpc-timeout"), (std::vector<std::string>{"5S, 1S"}));
+  EXPECT_TRUE(All(lookup, "other").empty());
+}
+
 TEST(HeaderMapTest, SetterReplacesEveryEntryOfAnyCase) {
   std::map<std::string, std::string> m = {{"Idempotency-Key", "old"}, {"other", "x"}};
   Write(m, "idempotency-key", "new");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -21,6 +22,17 @@ TEST(HttpDateTest, ParsesTheThreeFormsOfTheRfcExampleToTheSameSecond) {
 TEST(HttpDateTest, ParsesTheEpochAndDatesBeforeIt) {
   EXPECT_EQ(ParseHttpDate("Thu, 01 Jan 1970 00:00:00 GMT", 0), 0);
   EXPECT_EQ(ParseHttpDate("Wed, 31 Dec 1969 23:59:59 GMT", 0), -1);
+}
+
+TEST(HttpDateTest, ParsesTheFirstAndLastFourDigitYears) {
+  EXPECT_EQ(ParseHttpDate("Sat, 01 Jan 0000 00:00:00 GMT", INT64_MIN), -62'167'219'200);
+  EXPECT_EQ(ParseHttpDate("Fri, 31 Dec 9999 23:59:59 GMT", INT64_MAX), 253'402'300'799);
+}
+
+TEST(HttpDateTest, Rfc850YearsFollowEvenAnExtremeClock) {
+  // INT64_MAX ms falls in 292278994, INT64_MIN ms in -292275055.
+  EXPECT_EQ(ParseHttpDate("Sunday, 17-Aug-94 07:13:25 GMT", INT64_MAX), 9'223'372'036'854'805);
+  EXPECT_EQ(ParseHttpDate("Sunday, 16-May-45 16:47:34 GMT", INT64_MIN), -9'223'372'036'854'746);
 }
 
 TEST(HttpDateTest, AsctimeAcceptsTwoDigitDays) {

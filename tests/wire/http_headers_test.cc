@@ -99,6 +99,26 @@ TEST(HttpHeadersTest, RetryAfterClampsHugeValuesAndRejectsGarbage) {
   for (const std::string& g : IntegerGarbage()) EXPECT_EQ(DecodeRetryAfter(g, kNowMs), std::nullopt) << g;
 }
 
+TEST(HttpHeadersTest, RetryAfterDatesAreExactAtExtremeClocks) {
+  // An RFC 850 year follows the clock, so at INT64_MAX ms (Sun, 17 Aug
+  // 292278994 07:12:55.807) the date itself lies just past int64 ms.
+  EXPECT_EQ(DecodeRetryAfter("Sunday, 17-Aug-94 07:13:25 GMT", INT64_MAX), Duration(29193ms));
+  EXPECT_EQ(DecodeRetryAfter("Sunday, 17-Aug-94 07:12:55 GMT", INT64_MAX), Duration::zero());
+  // INT64_MIN ms is Sun, 16 May -292275055 16:47:04.192.
+  EXPECT_EQ(DecodeRetryAfter("Sunday, 16-May-45 16:47:34 GMT", INT64_MIN), Duration(29808ms));
+  const std::string year0 = "Sat, 01 Jan 0000 00:00:00 GMT";
+  const std::string year9999 = "Fri, 31 Dec 9999 23:59:59 GMT";
+  for (const std::string& date : {year0, year9999}) {
+    EXPECT_EQ(DecodeRetryAfter(date, INT64_MIN), kMaxWireDuration) << date;
+    EXPECT_EQ(DecodeRetryAfter(date, INT64_MAX), Duration::zero()) << date;
+  }
+  EXPECT_EQ(DecodeRetryAfter(year0, -62'167'219'200'000 - 1'500), Duration(1500ms));
+  EXPECT_EQ(DecodeRetryAfter(year9999, 253'402'300'799'000 - 1'500), Duration(1500ms));
+  EXPECT_EQ(DecodeRetryAfter(year9999, 253'402'300'799'000 + 1), Duration::zero());
+  EXPECT_EQ(DecodeRetryAfter("999999999999999999", INT64_MIN), kMaxWireDuration);
+  EXPECT_EQ(DecodeRetryAfter("999999999999999999", INT64_MAX), kMaxWireDuration);
+}
+
 TEST(HttpHeadersTest, RetryAfterEncoderRoundsUpToWholeSeconds) {
   EXPECT_EQ(EncodeRetryAfter(1500ms).view(), "2");
   EXPECT_EQ(EncodeRetryAfter(2s).view(), "2");

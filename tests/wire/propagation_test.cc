@@ -5,6 +5,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "stormguard/core/clock.h"
 
@@ -75,8 +77,11 @@ TEST_F(PropagationTest, InjectSendsZeroOrOneNanosecondWhenTheBudgetIsSpent) {
 
 TEST_F(PropagationTest, InjectKeepsThisHopsReserve) {
   Headers h;
-  InjectHttp(WithBudget(1000ms), Now(), kUnixMs, h, {.reserve = {.fraction = 0.1, .overhead = 20ms}});
+  const InjectOptions keep{.reserve = {.fraction = 0.1, .overhead = 20ms}};
+  InjectHttp(WithBudget(1000ms), Now(), kUnixMs, h, keep);
+  InjectGrpc(WithBudget(1000ms), Now(), h, keep);
   EXPECT_EQ(h.at("x-request-timeout-ms"), "880");
+  EXPECT_EQ(h.at("grpc-timeout"), "880000u");
 }
 
 TEST_F(PropagationTest, InjectWritesTheAbsoluteDeadlineOnlyWhenAsked) {
@@ -165,6 +170,60 @@ TEST_F(PropagationTest, ExtractTakesTheSmallestOfSeveralBudgets) {
             BudgetSource::kGrpcTimeout);
   EXPECT_EQ(ExtractFrom({{"x-envoy-expected-rq-timeout-ms", "700"}}).source,
             BudgetSource::kEnvoyExpectedTimeout);
+}
+
+TEST_F(PropagationTest, ARepeatedBudgetHeaderGivesItsSmallestValueInEitherOrder) {
+  struct Case {
+    std::string name, large, small;
+    BudgetSource source;
+  };
+  const Case cases[] = {
+      {"x-request-timeout-ms", "5000", "100", BudgetSource::kRequestTimeout},
+      {"x-request-deadline", "1750000005000", "1750000000100", BudgetSource::kRequestDeadline},
+      {"x-envoy-expected-rq-timeout-ms", "5000", "100", BudgetSource::kEnvoyExpectedTimeout},
+      {"grpc-timeout", "5S", "100m", BudgetSource::kGrpcTimeout},
+  };
+  for (const Case& c : cases) {
+    for (const bool small_first : {false, true}) {
+      const std::string& first = small_first ? c.small : c.large;
+      const std::string& second = small_first ? c.large : c.small;
+      const std::multimap<std::string, std::string> multimap = {{c.name, first}, {c.name, second}};
+      const std::vector<std::pair<std::string, std::string>> pairs = {{c.name, first}, {"Host", "a"},
+                                                                      {c.name, second}};
+      for (const ExtractedContext& in : {Extract(multimap, Now(), kUnixMs), Extract(pairs, Now(), kUnixMs)}) {
+        EXPECT_EQ(in.context.deadline.Remaining(Now()), 100ms) << c.name << " small_first=" << small_first;
+        EXPECT_EQ(in.source, c.source) << c.name;
+      }
+    }
+  }
+}
+
+TEST_F(PropagationTest, ACommaJoinedBudgetHeaderGivesItsSmallestItem) {
+  // A source that folds repeated lines into one (RFC 9110 section 5.3).
+  std::string joined;
+  const auto lookup = [&](std::string_view name) -> std::optional<std::string_view> {
+    if (name == "x-request-timeout-ms") return joined;
+    return std::nullopt;
+  };
+  for (const char* value : {"5000, 100", "100,5000", "junk , 100 ,5000"}) {
+    joined = value;
+    const ExtractedContext in = Extract(lookup, Now(), kUnixMs);
+    EXPECT_EQ(in.context.deadline.Remaining(Now()), 100ms) << value;
+    EXPECT_EQ(in.source, BudgetSource::kRequestTimeout) << value;
+  }
+  joined = "junk, -1";
+  EXPECT_EQ(Extract(lookup, Now(), kUnixMs).source, BudgetSource::kServerDefault);
+}
+
+TEST_F(PropagationTest, ARepeatedRetryHeaderMarksARetryInEitherOrder) {
+  using Multi = std::multimap<std::string, std::string>;
+  for (const std::string name : {"x-retry-attempt", "grpc-previous-rpc-attempts"}) {
+    const std::string first_try = name == "x-retry-attempt" ? "1" : "0";
+    const std::string retry = name == "x-retry-attempt" ? "2" : "1";
+    EXPECT_TRUE(Extract(Multi{{name, first_try}, {name, retry}}, Now(), kUnixMs).context.incoming_is_retry);
+    EXPECT_TRUE(Extract(Multi{{name, retry}, {name, first_try}}, Now(), kUnixMs).context.incoming_is_retry);
+    EXPECT_FALSE(Extract(Multi{{name, first_try}, {name, first_try}}, Now(), kUnixMs).context.incoming_is_retry);
+  }
 }
 
 TEST_F(PropagationTest, ExtractNeverGrantsMoreThanTheServerMaximum) {

@@ -4,10 +4,12 @@
 //   Result<int> e = Status::Unavailable("x"); // failure
 //   if (r.ok()) use(*r); else log(r.status().ToString());
 //
-// Result<void> is spelled Status. Thread safety: a plain value type.
+// Result<void> is spelled Status. Reading the value of an error (value(),
+// operator*, operator->) is a bug: in every build type it prints the status
+// to stderr and aborts, as abseil's StatusOr does, rather than reading
+// garbage. Thread safety: a plain value type.
 #pragma once
 
-#include <cassert>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -15,6 +17,11 @@
 #include "stormguard/core/status.h"
 
 namespace stormguard {
+
+namespace result_internal {
+// Prints "value() of a Result holding <status>" to stderr, then aborts.
+[[noreturn]] void DieOnErrorAccess(const Status& status) noexcept;
+}  // namespace result_internal
 
 template <class T>
 class Result {
@@ -25,8 +32,9 @@ class Result {
 
   Result(const T& v) : value_(v) {}                    // NOLINT: implicit on purpose
   Result(T&& v) noexcept(std::is_nothrow_move_constructible_v<T>) : value_(std::move(v)) {}  // NOLINT
+  // An OK status carries no value to explain: the Result becomes an
+  // INTERNAL error (in every build type), which value() then reports.
   Result(Status s) : status_(std::move(s)) {           // NOLINT
-    assert(!status_.ok() && "a Result built from a Status needs an error");
     if (status_.ok()) status_ = Status::Internal("Result built from an OK status");
   }
 
@@ -34,13 +42,13 @@ class Result {
   const Status& status() const& noexcept { return status_; }
   Status&& status() && noexcept { return std::move(status_); }
 
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
+  T& value() & { return Checked(); }
+  const T& value() const& { return Checked(); }
+  T&& value() && { return std::move(Checked()); }
+  T& operator*() & { return Checked(); }
+  const T& operator*() const& { return Checked(); }
+  T* operator->() { return &Checked(); }
+  const T* operator->() const { return &Checked(); }
 
   template <class U>
   T value_or(U&& fallback) const& {
@@ -48,6 +56,15 @@ class Result {
   }
 
  private:
+  T& Checked() {
+    if (!value_) result_internal::DieOnErrorAccess(status_);
+    return *value_;
+  }
+  const T& Checked() const {
+    if (!value_) result_internal::DieOnErrorAccess(status_);
+    return *value_;
+  }
+
   std::optional<T> value_;
   Status status_;
 };

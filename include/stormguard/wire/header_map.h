@@ -13,9 +13,14 @@
 //   Extract([&](std::string_view n) { return Lookup(req, n); }, now, unix_ms);
 //
 // Names compare case-insensitively (HTTP field names do), by a linear scan:
-// header maps are small and a scan needs no allocation. With duplicate
-// entries the first one wins. Writing a container first erases every entry
-// whose name matches case-insensitively, so a header is never sent twice.
+// header maps are small and a scan needs no allocation. A header may repeat
+// (a multimap, a range of pairs): operator() gives the first value, ForEach
+// every value, so a reader can decide which repeat wins (budgets take the
+// smallest). A callable gives one value per name; bind a source that keeps
+// repeats as a container, or have the callable join them with ", " (RFC 9110
+// section 5.3), which the budget headers read as a list. Writing a container
+// first erases every entry whose name matches case-insensitively, so a header
+// is never sent twice.
 //
 // Lifetime: a getter/setter must not outlive what it binds; use it as a
 // parameter type only. A callable getter must return a view that stays valid
@@ -29,6 +34,8 @@
 #include <ranges>
 #include <string_view>
 #include <type_traits>
+
+#include "stormguard/core/function_ref.h"
 
 namespace stormguard {
 
@@ -121,20 +128,38 @@ class HeaderGetter {
   HeaderGetter(const M& headers) noexcept  // NOLINT: binds like a view
       : obj_(wire_detail::Erase(&headers)), fn_(&Find<M>) {}
 
-  std::optional<std::string_view> operator()(std::string_view name) const { return fn_(obj_, name); }
+  // The first value of the header `name`, or nullopt.
+  std::optional<std::string_view> operator()(std::string_view name) const {
+    std::optional<std::string_view> first;
+    fn_(obj_, name, [&](std::string_view v) {
+      first = v;
+      return false;
+    });
+    return first;
+  }
+
+  // Calls `visit` with each value of the header `name`, in order; `visit`
+  // returns false to stop early.
+  void ForEach(std::string_view name, FunctionRef<bool(std::string_view)> visit) const {
+    fn_(obj_, name, visit);
+  }
 
  private:
+  using Visit = FunctionRef<bool(std::string_view)>;
+
   template <class F>
-  static std::optional<std::string_view> Call(void* f, std::string_view name) {
-    return (*static_cast<F*>(f))(name);
+  static void Call(void* f, std::string_view name, Visit visit) {
+    if (const std::optional<std::string_view> v = (*static_cast<F*>(f))(name)) visit(*v);
   }
   template <class M>
-  static std::optional<std::string_view> Find(void* m, std::string_view name) {
-    return FindHeader(*static_cast<const M*>(m), name);
+  static void Find(void* m, std::string_view name, Visit visit) {
+    for (const auto& kv : *static_cast<const M*>(m)) {
+      if (HeaderNameEquals(AsStringView(kv.first), name) && !visit(AsStringView(kv.second))) return;
+    }
   }
 
   void* obj_;
-  std::optional<std::string_view> (*fn_)(void*, std::string_view);
+  void (*fn_)(void*, std::string_view, Visit);
 };
 
 class HeaderSetter {

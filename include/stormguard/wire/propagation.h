@@ -42,15 +42,15 @@ namespace stormguard {
 // ---- client side: outgoing requests ----------------------------------------
 
 struct InjectOptions {
-  // What this hop keeps for itself before handing the budget down (usually
+  // What this hop keeps for itself before handing the budget down (typically
   // 10-20%). The sent budget is ctx.deadline.ForNextHop(now, reserve).
   HopReserve reserve{};
   // Also mark the request as a retry when the request this service is serving
-  // was one (ctx.incoming_is_retry), so the retry flag reaches every
-  // hop below instead of only the next. Off: only our own retries are marked.
+  // was one (ctx.incoming_is_retry), so the retry flag reaches every hop below
+  // instead of only the next. Off: only our own retries are marked.
   bool propagate_incoming_retry = false;
   // HTTP only: also write x-request-deadline (absolute Unix ms) for services
-  // that read only that. Subject to clock skew.
+  // that read only that (a deadline filter at the edge). Subject to clock skew.
   bool write_absolute_deadline = false;
 };
 
@@ -105,9 +105,11 @@ struct ExtractedContext {
 };
 
 // Reads every budget header present and takes the SMALLEST (ties: the order
-// of BudgetSource); garbage counts as absent; none gives default_budget. The
-// result is clamped to max_budget (default_budget too). The retry flag is
-// set by x-retry-attempt >= 2 or grpc-previous-rpc-attempts >= 1.
+// of BudgetSource): every value of a repeated header and every item of a
+// comma-joined one counts, so the caller that can wait least decides.
+// Garbage counts as absent; none gives default_budget. The result is clamped
+// to max_budget (default_budget too). The retry flag is set by any
+// x-retry-attempt >= 2 or grpc-previous-rpc-attempts >= 1.
 //
 // The server's own reserve (HopReserve) is NOT taken here: the context holds
 // what the caller granted. Take it when calling downstream, through
