@@ -182,19 +182,32 @@ void InjectRetryHintsGrpc(const RetryHints& hints, HeaderSetter set, const WireN
   }
 }
 
+// A repeated hint reads the most cautious way: any do-not-retry or stop
+// wins, and the longest pause.
 RetryHints ReadRetryHints(HeaderGetter get, std::int64_t unix_now_ms, Duration max_pushback,
                           const WireNames& names) {
   RetryHints hints;
-  if (const auto v = Get(get, names.no_retry)) hints.do_not_retry = DecodeNoRetry(*v).value_or(false);
+  const auto each = [&](std::string_view name, auto visit) {
+    if (!name.empty()) get.ForEach(name, [&](std::string_view v) { visit(v); return true; });
+  };
+  each(names.no_retry, [&](std::string_view v) {
+    hints.do_not_retry = hints.do_not_retry || DecodeNoRetry(v).value_or(false);
+  });
   std::optional<Duration> pause;
-  if (const auto v = Get(get, names.grpc_retry_pushback)) {
-    const auto pushback = DecodeGrpcPushback(*v);
-    hints.pushback_stop = !pushback || pushback->stop;  // A6: unparseable means stop
-    if (!hints.pushback_stop) pause = pushback->delay;
-  }
-  if (const auto v = Get(get, names.retry_after); v && !hints.pushback_stop) {
-    if (const auto after = DecodeRetryAfter(*v, unix_now_ms)) pause = std::max(pause.value_or(*after), *after);
-  }
+  const auto longer = [&](Duration d) { pause = std::max(pause.value_or(d), d); };
+  each(names.grpc_retry_pushback, [&](std::string_view v) {
+    const auto pushback = DecodeGrpcPushback(v);
+    if (!pushback || pushback->stop) {
+      hints.pushback_stop = true;  // A6: unparseable means stop
+    } else {
+      longer(pushback->delay);
+    }
+  });
+  // Whole field lines only: an HTTP-date holds a comma.
+  each(names.retry_after, [&](std::string_view v) {
+    if (const auto after = DecodeRetryAfter(v, unix_now_ms)) longer(*after);
+  });
+  if (hints.pushback_stop) pause.reset();
   if (pause) hints.pushback = std::clamp(*pause, Duration::zero(), std::max(max_pushback, Duration::zero()));
   return hints;
 }

@@ -344,6 +344,23 @@ TEST_F(PropagationTest, TheLongerOfTwoPausesWins) {
   EXPECT_EQ(ReadRetryHints(h, kUnixMs, 30s).pushback, Duration(3s));
 }
 
+// A repeated hint must not be hidden behind a milder first copy.
+TEST_F(PropagationTest, RepeatedHintsReadTheMostCautiousWayInEitherOrder) {
+  for (const bool flip : {false, true}) {
+    using Pairs = std::vector<std::pair<std::string, std::string>>;
+    Pairs h = {{"x-no-retry", "0"}, {"x-no-retry", "1"}, {"Retry-After", "1"}, {"Retry-After", "4"}};
+    if (flip) std::swap(h[0], h[1]), std::swap(h[2], h[3]);
+    const RetryHints hints = ReadRetryHints(h, kUnixMs, 30s);
+    EXPECT_TRUE(hints.do_not_retry) << flip;
+    EXPECT_EQ(hints.pushback, Duration(4s)) << flip;
+    Pairs g = {{"grpc-retry-pushback-ms", "200"}, {"grpc-retry-pushback-ms", "-1"}};
+    if (flip) std::swap(g[0], g[1]);
+    const RetryHints grpc = ReadRetryHints(g, kUnixMs, 30s);
+    EXPECT_TRUE(grpc.pushback_stop) << flip;
+    EXPECT_FALSE(grpc.pushback.has_value()) << flip;
+  }
+}
+
 TEST_F(PropagationTest, UnparseableGrpcPushbackMeansStopAsInGrpcA6) {
   const RetryHints hints = ReadRetryHints(Headers{{"grpc-retry-pushback-ms", "soon"}}, kUnixMs, 30s);
   EXPECT_TRUE(hints.pushback_stop);
