@@ -291,7 +291,7 @@ int HedgeCallBase::AwaitEnd() {
 
 void HedgeCallBase::Finish(Status& answer) noexcept {
   if (answer.ok()) return;
-  if (winner_ < 0 && GivesUpForTheChain(run_.stop)) retry_internal::MarkGaveUp(answer, caller_);
+  if (winner_ < 0 && GivesUpForTheChain(run_.stop)) core_internal::MarkGaveUp(answer, caller_);
   Emit(EventKind::kGaveUp, HedgeStopName(run_.stop), clock_.Now(), 0, policy_.Classify(answer),
        Duration::zero());
 }

@@ -1,6 +1,6 @@
 #include "stormguard/retry/retry_session.h"
 
-#include "stormguard/retry/retry_driver.h"
+#include "stormguard/core/internal/call_helpers.h"
 
 namespace stormguard {
 namespace {
@@ -44,7 +44,7 @@ RetryDecision RetrySession::OnAttemptEnd(Status& status, OutcomeClass outcome, C
     previous_wait_ = d.wait;
     return d;
   }
-  if (GivesUpForTheChain(p, d.reason)) retry_internal::MarkGaveUp(status, ctx);
+  if (GivesUpForTheChain(p, d.reason)) core_internal::MarkGaveUp(status, ctx);
   if (d.reason != StopReason::kSucceeded) {
     Emit(p, EventKind::kGaveUp, StopReasonName(d.reason), now, ctx.attempt, outcome, Duration::zero());
   }
@@ -76,12 +76,4 @@ bool GivesUpForTheChain(const RetryPolicy& p, StopReason reason) noexcept {
   }
 }
 
-namespace retry_internal {
-
-void MarkGaveUp(Status& status, CallContext& ctx) noexcept {
-  status.mutable_hints().do_not_retry = true;
-  ctx.downstream_gave_up = true;
-}
-
-}  // namespace retry_internal
 }  // namespace stormguard

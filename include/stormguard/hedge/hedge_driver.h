@@ -61,10 +61,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "stormguard/core/call_context.h"
+#include "stormguard/core/clock.h"
+#include "stormguard/core/internal/call_helpers.h"
 #include "stormguard/core/stop_source_lease.h"
 #include "stormguard/hedge/executor.h"
 #include "stormguard/hedge/hedge_policy.h"
-#include "stormguard/retry/retry_driver.h"
 
 namespace stormguard {
 
@@ -181,13 +183,13 @@ class HedgeCall final : public HedgeCallBase {
 
  private:
   const Status& Invoke(int i, CallContext& ctx) noexcept override {
-    results_[i].emplace(retry_internal::InvokeCaught(fn_, ctx));
+    results_[i].emplace(core_internal::InvokeCaught(fn_, ctx));
     return StatusOf(*results_[i]);
   }
 
   R Take(int i) noexcept {
     R r = std::move(*results_[i]);
-    Finish(retry_internal::MutableStatus(r));
+    Finish(core_internal::MutableStatusOf(r));
     return r;
   }
 
