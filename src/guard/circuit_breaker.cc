@@ -152,7 +152,7 @@ CircuitBreaker::Admission CircuitBreaker::Reject(Admission why, TimePoint now) n
     case Admission::kForcedOpen: e.reason = "circuit forced open"; break;
     case Admission::kPermitted: break;
   }
-  Emit(e);
+  Emit(o_.listener, e);
   return why;
 }
 
@@ -260,12 +260,12 @@ void CircuitBreaker::RecordMetricsOnly(CallRecord call, OutcomeClass outcome, Du
                                        TimePoint now) noexcept {
   const WindowUpdate u = window_->Record(now, call);
   const TripReason r = behavior_.Evaluate(u.counts, o_.minimum_number_of_calls);
-  Emit(Event{.kind = EventKind::kAttemptEnded,
-             .policy = kCircuitBreakerPolicy,
-             .reason = MetricsOnlyReason(r),
-             .at = now,
-             .outcome = outcome,
-             .duration = latency});
+  Emit(o_.listener, Event{.kind = EventKind::kAttemptEnded,
+                          .policy = kCircuitBreakerPolicy,
+                          .reason = MetricsOnlyReason(r),
+                          .at = now,
+                          .outcome = outcome,
+                          .duration = latency});
 }
 
 // ---- time ------------------------------------------------------------------
@@ -353,11 +353,11 @@ void CircuitBreaker::EnterLocked(CircuitState to, TimePoint now) noexcept {
       break;
   }
   state_.store(to, std::memory_order_release);
-  Emit(Event{.kind = EventKind::kStateChanged,
-             .policy = kCircuitBreakerPolicy,
-             .reason = CircuitTransitionName(from, to),
-             .at = now,
-             .duration = wait});
+  Emit(o_.listener, Event{.kind = EventKind::kStateChanged,
+                          .policy = kCircuitBreakerPolicy,
+                          .reason = CircuitTransitionName(from, to),
+                          .at = now,
+                          .duration = wait});
 }
 
 Duration CircuitBreaker::OpenWait(int consecutive_opens) const noexcept {

@@ -1,19 +1,13 @@
-// src/guard/limits_util.h (private): what the rate limiter, the bulkhead and
-// the adaptive limiter share: reporting events and printing durations in
-// rejection messages.
+// src/guard/limits_util.h (private): what the rate limiter and the bulkhead
+// share: printing durations and rates in rejection messages.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-#include "stormguard/core/events.h"
 #include "stormguard/core/time.h"
 
 namespace stormguard::guard_internal {
-
-inline void Notify(Listener* listener, const Event& event) noexcept {
-  if (listener != nullptr) listener->OnEvent(event);
-}
 
 // "0", "850ns", "12.5us", "3.2ms", "1.1s": one decimal, trailing ".0" dropped.
 std::string FormatDuration(Duration d);

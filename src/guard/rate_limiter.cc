@@ -110,11 +110,11 @@ bool RateLimiter::Take(std::int64_t now, std::int64_t max_wait, std::int64_t* wa
 
 Status RateLimiter::Reject(TimePoint now, std::int64_t wait, Duration max_wait) {
   rejected_.fetch_add(1, std::memory_order_relaxed);
-  guard_internal::Notify(o_.listener, {.kind = EventKind::kRejected,
-                                       .policy = kPolicy,
-                                       .reason = "rate limit exceeded",
-                                       .at = now,
-                                       .duration = Duration(wait)});
+  Emit(o_.listener, {.kind = EventKind::kRejected,
+                     .policy = kPolicy,
+                     .reason = "rate limit exceeded",
+                     .at = now,
+                     .duration = Duration(wait)});
   std::string message = "rate limit " + guard_internal::FormatNumber(o_.rate) + "/s";
   if (o_.burst > 1) message += " (burst " + std::to_string(o_.burst) + ")";
   message += " exceeded; next token in " + guard_internal::FormatDuration(Duration(wait)) +

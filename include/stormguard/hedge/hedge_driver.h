@@ -135,8 +135,8 @@ class HedgeCallBase {
   void CancelTimer() noexcept;
   void CheckDone() noexcept;
   bool Quiet() const noexcept { return done_ && in_flight_ == 0 && !timer_outstanding_; }
-  void Emit(EventKind kind, std::string_view reason, TimePoint at, int i, OutcomeClass outcome,
-            Duration d) const noexcept;
+  void Report(EventKind kind, std::string_view reason, TimePoint at, int i, OutcomeClass outcome,
+              Duration d) const noexcept;
 
   const HedgePolicy& policy_;
   CallContext& caller_;
