@@ -1,6 +1,6 @@
 #include "stormguard/guard/bulkhead.h"
 
-#include "limits_util.h"
+#include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
@@ -137,7 +137,7 @@ Status Bulkhead::Reject(TimePoint now, Duration waited) {
                      .duration = waited});
   return Status::ResourceExhausted("bulkhead full: " + std::to_string(InUse()) + "/" +
                                    std::to_string(o_.max_concurrent) + " in use, waited " +
-                                   guard_internal::FormatDuration(waited))
+                                   FormatDuration(waited))
       .WithSource(kPolicy);
 }
 
@@ -184,7 +184,7 @@ Result<BulkheadPermit> Bulkhead::Wait(Clock& clock, TimePoint start, std::stop_t
   const TimePoint now = clock.Now();
   if (stop.stop_requested()) {
     return Status::Cancelled("bulkhead: wait for a slot cancelled after " +
-                             guard_internal::FormatDuration(now - start))
+                             FormatDuration(now - start))
         .WithSource(kPolicy);
   }
   return Reject(now, now - start);

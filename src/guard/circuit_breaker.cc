@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 
+#include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
@@ -169,10 +169,7 @@ Status CircuitBreaker::RejectionStatus(Admission why, TimePoint now) const {
   switch (why) {
     case Admission::kOpen: {
       const Duration left = std::max(Duration::zero(), OpenUntil() - now);
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "circuit open; retry in %.1fs",
-                    std::chrono::duration<double>(left).count());
-      message = buf;
+      message = "circuit open; retry in " + FormatDuration(left);
       hints.pushback = left;
       break;
     }

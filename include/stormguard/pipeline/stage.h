@@ -174,7 +174,4 @@ inline Status Next::operator()(CallContext& ctx) const {
   return pipeline_internal::CallListened(*inv_, ctx);
 }
 
-// "250ms", "1s", "1.5s", "inf": durations as the pipeline describes them.
-std::string DurationString(Duration d);
-
 }  // namespace stormguard
