@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "limits_util.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
@@ -41,10 +40,10 @@ Result<AdaptiveLimiter::Token> AdaptiveLimiter::TryAcquire(TimePoint now) {
     const int limit = limit_.load(std::memory_order_relaxed);
     if (cur >= limit) {
       rejected_.fetch_add(1, std::memory_order_relaxed);
-      guard_internal::Notify(listener_, {.kind = EventKind::kRejected,
-                                         .policy = kPolicy,
-                                         .reason = "concurrency limit reached",
-                                         .at = now});
+      Emit(listener_, {.kind = EventKind::kRejected,
+                       .policy = kPolicy,
+                       .reason = "concurrency limit reached",
+                       .at = now});
       return Status::ResourceExhausted("adaptive concurrency limit reached: " + std::to_string(cur) +
                                        "/" + std::to_string(limit) + " in flight")
           .WithSource(kPolicy);
@@ -61,11 +60,11 @@ void AdaptiveLimiter::Sample(TimePoint now, Duration rtt, int inflight, bool dro
   if (after == before) return;
   limit_.store(after, std::memory_order_relaxed);
   // Reported under the lock so listeners see limit changes in order.
-  guard_internal::Notify(listener_, {.kind = EventKind::kStateChanged,
-                                     .policy = kPolicy,
-                                     .reason = after > before ? "limit_increased" : "limit_decreased",
-                                     .at = now,
-                                     .duration = rtt});
+  Emit(listener_, {.kind = EventKind::kStateChanged,
+                   .policy = kPolicy,
+                   .reason = after > before ? "limit_increased" : "limit_decreased",
+                   .at = now,
+                   .duration = rtt});
 }
 
 AdaptiveLimiter::Token& AdaptiveLimiter::Token::operator=(Token&& other) noexcept {

@@ -1,6 +1,6 @@
 #include "stormguard/guard/bulkhead.h"
 
-#include "limits_util.h"
+#include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
@@ -31,10 +31,10 @@ void BulkheadPermit::MarkAbandoned(TimePoint now) noexcept {
   abandoned_ = true;
   owner_->abandoned_.fetch_add(1, std::memory_order_relaxed);
   owner_->abandoned_total_.fetch_add(1, std::memory_order_relaxed);
-  guard_internal::Notify(owner_->o_.listener, {.kind = EventKind::kAbandoned,
-                                               .policy = Bulkhead::kPolicy,
-                                               .reason = "abandoned work holds its slot",
-                                               .at = now});
+  Emit(owner_->o_.listener, {.kind = EventKind::kAbandoned,
+                             .policy = Bulkhead::kPolicy,
+                             .reason = "abandoned work holds its slot",
+                             .at = now});
 }
 
 void BulkheadPermit::Release() noexcept {
@@ -130,14 +130,14 @@ void Bulkhead::Unlink(Waiter* w) noexcept {
 
 Status Bulkhead::Reject(TimePoint now, Duration waited) {
   rejected_.fetch_add(1, std::memory_order_relaxed);
-  guard_internal::Notify(o_.listener, {.kind = EventKind::kRejected,
-                                       .policy = kPolicy,
-                                       .reason = "bulkhead full",
-                                       .at = now,
-                                       .duration = waited});
+  Emit(o_.listener, {.kind = EventKind::kRejected,
+                     .policy = kPolicy,
+                     .reason = "bulkhead full",
+                     .at = now,
+                     .duration = waited});
   return Status::ResourceExhausted("bulkhead full: " + std::to_string(InUse()) + "/" +
                                    std::to_string(o_.max_concurrent) + " in use, waited " +
-                                   guard_internal::FormatDuration(waited))
+                                   FormatDuration(waited))
       .WithSource(kPolicy);
 }
 
@@ -184,7 +184,7 @@ Result<BulkheadPermit> Bulkhead::Wait(Clock& clock, TimePoint start, std::stop_t
   const TimePoint now = clock.Now();
   if (stop.stop_requested()) {
     return Status::Cancelled("bulkhead: wait for a slot cancelled after " +
-                             guard_internal::FormatDuration(now - start))
+                             FormatDuration(now - start))
         .WithSource(kPolicy);
   }
   return Reject(now, now - start);

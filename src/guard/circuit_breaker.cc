@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 
+#include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
@@ -152,7 +152,7 @@ CircuitBreaker::Admission CircuitBreaker::Reject(Admission why, TimePoint now) n
     case Admission::kForcedOpen: e.reason = "circuit forced open"; break;
     case Admission::kPermitted: break;
   }
-  Emit(e);
+  Emit(o_.listener, e);
   return why;
 }
 
@@ -169,10 +169,7 @@ Status CircuitBreaker::RejectionStatus(Admission why, TimePoint now) const {
   switch (why) {
     case Admission::kOpen: {
       const Duration left = std::max(Duration::zero(), OpenUntil() - now);
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "circuit open; retry in %.1fs",
-                    std::chrono::duration<double>(left).count());
-      message = buf;
+      message = "circuit open; retry in " + FormatDuration(left);
       hints.pushback = left;
       break;
     }
@@ -260,12 +257,12 @@ void CircuitBreaker::RecordMetricsOnly(CallRecord call, OutcomeClass outcome, Du
                                        TimePoint now) noexcept {
   const WindowUpdate u = window_->Record(now, call);
   const TripReason r = behavior_.Evaluate(u.counts, o_.minimum_number_of_calls);
-  Emit(Event{.kind = EventKind::kAttemptEnded,
-             .policy = kCircuitBreakerPolicy,
-             .reason = MetricsOnlyReason(r),
-             .at = now,
-             .outcome = outcome,
-             .duration = latency});
+  Emit(o_.listener, Event{.kind = EventKind::kAttemptEnded,
+                          .policy = kCircuitBreakerPolicy,
+                          .reason = MetricsOnlyReason(r),
+                          .at = now,
+                          .outcome = outcome,
+                          .duration = latency});
 }
 
 // ---- time ------------------------------------------------------------------
@@ -353,11 +350,11 @@ void CircuitBreaker::EnterLocked(CircuitState to, TimePoint now) noexcept {
       break;
   }
   state_.store(to, std::memory_order_release);
-  Emit(Event{.kind = EventKind::kStateChanged,
-             .policy = kCircuitBreakerPolicy,
-             .reason = CircuitTransitionName(from, to),
-             .at = now,
-             .duration = wait});
+  Emit(o_.listener, Event{.kind = EventKind::kStateChanged,
+                          .policy = kCircuitBreakerPolicy,
+                          .reason = CircuitTransitionName(from, to),
+                          .at = now,
+                          .duration = wait});
 }
 
 Duration CircuitBreaker::OpenWait(int consecutive_opens) const noexcept {

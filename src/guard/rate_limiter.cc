@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <string>
 
-#include "limits_util.h"
+#include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
@@ -19,6 +21,13 @@ constexpr std::int64_t kMinBurstPerStripe = 8;
 std::int64_t IntervalNanos(double rate) {
   // The tiny epsilon keeps 1e9 / 3 from rounding 1e9/rate = 1e7 + 1ulp up.
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(1e9 / rate - 1e-6)));
+}
+
+// A rate with up to 6 significant digits: "100", "0.5", "1e+09".
+std::string FormatRate(double rate) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", rate);
+  return buf;
 }
 
 }  // namespace
@@ -110,15 +119,15 @@ bool RateLimiter::Take(std::int64_t now, std::int64_t max_wait, std::int64_t* wa
 
 Status RateLimiter::Reject(TimePoint now, std::int64_t wait, Duration max_wait) {
   rejected_.fetch_add(1, std::memory_order_relaxed);
-  guard_internal::Notify(o_.listener, {.kind = EventKind::kRejected,
-                                       .policy = kPolicy,
-                                       .reason = "rate limit exceeded",
-                                       .at = now,
-                                       .duration = Duration(wait)});
-  std::string message = "rate limit " + guard_internal::FormatNumber(o_.rate) + "/s";
+  Emit(o_.listener, {.kind = EventKind::kRejected,
+                     .policy = kPolicy,
+                     .reason = "rate limit exceeded",
+                     .at = now,
+                     .duration = Duration(wait)});
+  std::string message = "rate limit " + FormatRate(o_.rate) + "/s";
   if (o_.burst > 1) message += " (burst " + std::to_string(o_.burst) + ")";
-  message += " exceeded; next token in " + guard_internal::FormatDuration(Duration(wait)) +
-             ", max wait " + guard_internal::FormatDuration(max_wait);
+  message += " exceeded; next token in " + FormatDuration(Duration(wait)) +
+             ", max wait " + FormatDuration(max_wait);
   RetryHints hints;
   hints.pushback = Duration(wait);
   return Status::ResourceExhausted(std::move(message)).WithSource(kPolicy).WithHints(std::move(hints));

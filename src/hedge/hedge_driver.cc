@@ -67,12 +67,10 @@ HedgeCallBase::~HedgeCallBase() {
   if (primary_source_.has_value()) ReturnKeyBuffer(std::move(attempts_[0].ctx.idempotency_key));
 }
 
-void HedgeCallBase::Emit(EventKind kind, std::string_view reason, TimePoint at, int i,
-                         OutcomeClass outcome, Duration d) const noexcept {
-  Listener* l = policy_.options().listener;
-  if (l == nullptr) return;
-  l->OnEvent(Event{.kind = kind, .policy = "hedge", .reason = reason, .at = at,
-                   .attempt = caller_.attempt + i, .outcome = outcome, .duration = d});
+void HedgeCallBase::Report(EventKind kind, std::string_view reason, TimePoint at, int i,
+                           OutcomeClass outcome, Duration d) const noexcept {
+  Emit(policy_.options().listener, Event{.kind = kind, .policy = "hedge", .reason = reason, .at = at,
+                                         .attempt = caller_.attempt + i, .outcome = outcome, .duration = d});
 }
 
 bool HedgeCallBase::Begin() {
@@ -99,7 +97,7 @@ void HedgeCallBase::EndInline(const Status& status, TimePoint start) noexcept {
   if (outcome == OutcomeClass::kSuccess && policy_.latency() != nullptr) {
     policy_.latency()->Record(end - start, coarse);
   }
-  Emit(EventKind::kAttemptEnded, {}, end, 0, outcome, end - start);
+  Report(EventKind::kAttemptEnded, {}, end, 0, outcome, end - start);
   winner_ = 0;  // a plain single attempt: its result is the answer
   run_.winner = 1;
   if (RetryBudget* b = policy_.budget()) b->OnRequestEnd(coarse);
@@ -158,7 +156,7 @@ void HedgeCallBase::Launch(TimePoint now) {
   state_.failed_since_last_launch = false;
   state_.not_before = kInfinitePast;
   run_.attempts = i + 1;
-  Emit(EventKind::kHedgeLaunched, {}, now, i, OutcomeClass::kSuccess, since);
+  Report(EventKind::kHedgeLaunched, {}, now, i, OutcomeClass::kSuccess, since);
 }
 
 void HedgeCallBase::ArmTimer(TimePoint due) {
@@ -224,7 +222,7 @@ void HedgeCallBase::OnAttemptEnd(int i, const Status& status, OutcomeClass outco
   const TimePoint coarse = clock_.CoarseNow();
   RecordOutcome(policy_, outcome, coarse);
   if (RetryBudget* b = policy_.budget(); b != nullptr && i > 0) b->OnRetryEnd(coarse);
-  Emit(EventKind::kAttemptEnded, {}, end, i, outcome, end - a.start);
+  Report(EventKind::kAttemptEnded, {}, end, i, outcome, end - a.start);
   if (done_) return;  // a loser: the answer is already chosen
   if (outcome == OutcomeClass::kSuccess && policy_.latency() != nullptr) {
     policy_.latency()->Record(end - a.start, coarse);
@@ -291,8 +289,8 @@ int HedgeCallBase::AwaitEnd() {
 
 void HedgeCallBase::Finish(Status& answer) noexcept {
   if (answer.ok()) return;
-  if (winner_ < 0 && GivesUpForTheChain(run_.stop)) retry_internal::MarkGaveUp(answer, caller_);
-  Emit(EventKind::kGaveUp, HedgeStopName(run_.stop), clock_.Now(), 0, policy_.Classify(answer),
+  if (winner_ < 0 && GivesUpForTheChain(run_.stop)) core_internal::MarkGaveUp(answer, caller_);
+  Report(EventKind::kGaveUp, HedgeStopName(run_.stop), clock_.Now(), 0, policy_.Classify(answer),
        Duration::zero());
 }
 

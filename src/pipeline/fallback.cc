@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
@@ -25,7 +26,7 @@ Result<std::unique_ptr<FallbackStage>> FallbackStage::Create(FallbackOptions opt
 
 std::string FallbackStage::Describe() const {
   if (o_.skip_when_remaining_below == Duration::zero()) return "fallback";
-  return "fallback(skip below " + DurationString(o_.skip_when_remaining_below) + ")";
+  return "fallback(skip below " + FormatDuration(o_.skip_when_remaining_below) + ")";
 }
 
 bool FallbackStage::Triggers(const Status& failure, std::string_view* reason) const noexcept {
@@ -56,8 +57,8 @@ Status FallbackStage::Execute(CallContext& ctx, Next next) const {
 }
 
 Status FallbackStage::Skip(CallContext& ctx, Next next, TimePoint now) const {
-  Status why = Status::DeadlineExceeded("fallback: " + DurationString(ctx.deadline.Remaining(now)) +
-                                        " left, below " + DurationString(o_.skip_when_remaining_below) +
+  Status why = Status::DeadlineExceeded("fallback: " + FormatDuration(ctx.deadline.Remaining(now)) +
+                                        " left, below " + FormatDuration(o_.skip_when_remaining_below) +
                                         ": call skipped")
                    .WithSource(name());
   why.mutable_hints().outcome = OutcomeClass::kDeadlineExceeded;

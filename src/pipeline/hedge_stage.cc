@@ -3,13 +3,15 @@
 #include <atomic>
 #include <string>
 
+#include "stormguard/core/duration_format.h"
+
 namespace stormguard {
 
 std::string HedgeStage::Describe() const {
   const HedgeOptions& o = policy_.options();
   return "hedge(" + std::to_string(o.max_hedged_attempts) + " after " +
          (o.latency != nullptr ? "p" + std::to_string(static_cast<int>(o.percentile * 100))
-                               : DurationString(o.delay)) +
+                               : FormatDuration(o.delay)) +
          ")";
 }
 

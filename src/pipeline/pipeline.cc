@@ -22,16 +22,6 @@ std::string_view StageKindName(StageKind k) noexcept {
   return "unknown";
 }
 
-std::string DurationString(Duration d) {
-  using namespace std::chrono;
-  if (d == kInfiniteDuration) return "inf";
-  const auto n = d.count();
-  if (n != 0 && n % 1'000'000'000 == 0) return std::to_string(n / 1'000'000'000) + "s";
-  if (n % 1'000'000 == 0) return std::to_string(n / 1'000'000) + "ms";
-  if (n % 1'000 == 0) return std::to_string(n / 1'000) + "us";
-  return std::to_string(n) + "ns";
-}
-
 namespace pipeline_internal {
 
 Status CallListened(const Invocation& inv, CallContext& ctx) {

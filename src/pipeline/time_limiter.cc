@@ -1,6 +1,7 @@
 #include "stormguard/pipeline/time_limiter.h"
 
 #include "stormguard/core/classifier.h"
+#include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
 #include "stormguard/pipeline/stage.h"
 
@@ -207,7 +208,7 @@ bool TimeLimiter::Await(CallBase& call, const CallContext& caller, Status& answe
       break;
   }
   if (!c.Abandon(call, /*at_deadline=*/true, caller.attempt)) return true;  // it ended just in time
-  answer = Status::DeadlineExceeded("time_limiter: deadline passed (timeout " + DurationString(c.options.timeout) +
+  answer = Status::DeadlineExceeded("time_limiter: deadline passed (timeout " + FormatDuration(c.options.timeout) +
                                     "); the work runs on, detached")
                .WithSource(kPolicy);
   answer.mutable_hints().outcome = OutcomeClass::kAmbiguous;  // the work may still take effect

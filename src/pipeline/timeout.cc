@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
@@ -56,7 +57,7 @@ Result<std::unique_ptr<TimeoutStage>> TimeoutStage::Create(TimeoutOptions option
 }
 
 std::string TimeoutStage::Describe() const {
-  return std::string(name()) + "(" + DurationString(o_.timeout) + ")";
+  return std::string(name()) + "(" + FormatDuration(o_.timeout) + ")";
 }
 
 Status TimeoutStage::Execute(CallContext& ctx, Next next) const {
@@ -107,7 +108,7 @@ Status TimeoutStage::Fired(Status result, const CallContext& ctx, Deadline deadl
   }
   if (result.ok()) return result;  // it finished after all: keep the answer
   return Status::DeadlineExceeded(std::string(name()) + ": deadline passed (timeout " +
-                                  DurationString(o_.timeout) + ")")
+                                  FormatDuration(o_.timeout) + ")")
       .WithSource(name());
 }
 

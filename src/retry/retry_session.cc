@@ -1,6 +1,6 @@
 #include "stormguard/retry/retry_session.h"
 
-#include "stormguard/retry/retry_driver.h"
+#include "stormguard/core/internal/call_helpers.h"
 
 namespace stormguard {
 namespace {
@@ -18,12 +18,10 @@ void RecordAttempt(const RetryPolicy& p, OutcomeClass outcome, TimePoint now) no
   }
 }
 
-void Emit(const RetryPolicy& p, EventKind kind, std::string_view reason, TimePoint now, int attempt,
-          OutcomeClass outcome, Duration d) noexcept {
-  Listener* l = p.options().listener;
-  if (l == nullptr) return;
-  l->OnEvent(Event{.kind = kind, .policy = "retry", .reason = reason, .at = now,
-                   .attempt = attempt, .outcome = outcome, .duration = d});
+void Report(const RetryPolicy& p, EventKind kind, std::string_view reason, TimePoint now, int attempt,
+            OutcomeClass outcome, Duration d) noexcept {
+  Emit(p.options().listener, Event{.kind = kind, .policy = "retry", .reason = reason, .at = now,
+                                   .attempt = attempt, .outcome = outcome, .duration = d});
 }
 
 }  // namespace
@@ -36,17 +34,17 @@ RetryDecision RetrySession::OnAttemptEnd(Status& status, OutcomeClass outcome, C
   RecordAttempt(p, outcome, coarse_now);
   if (outcome == OutcomeClass::kDoNotRetry) ctx.downstream_gave_up = true;
   if (ctx.attempt > first_attempt_ && budget != nullptr) budget->OnRetryEnd(coarse_now);
-  Emit(p, EventKind::kAttemptEnded, {}, now, ctx.attempt, outcome, latency);
+  Report(p, EventKind::kAttemptEnded, {}, now, ctx.attempt, outcome, latency);
 
   const RetryDecision d = p.Decide(outcome, status, ctx, now, previous_wait_, rng);
   if (d.retry) {
-    Emit(p, EventKind::kRetryScheduled, {}, now, ctx.attempt, outcome, d.wait);
+    Report(p, EventKind::kRetryScheduled, {}, now, ctx.attempt, outcome, d.wait);
     previous_wait_ = d.wait;
     return d;
   }
-  if (GivesUpForTheChain(p, d.reason)) retry_internal::MarkGaveUp(status, ctx);
+  if (GivesUpForTheChain(p, d.reason)) core_internal::MarkGaveUp(status, ctx);
   if (d.reason != StopReason::kSucceeded) {
-    Emit(p, EventKind::kGaveUp, StopReasonName(d.reason), now, ctx.attempt, outcome, Duration::zero());
+    Report(p, EventKind::kGaveUp, StopReasonName(d.reason), now, ctx.attempt, outcome, Duration::zero());
   }
   if (budget != nullptr) budget->OnRequestEnd(coarse_now);
   ctx.attempt = first_attempt_;
@@ -76,12 +74,4 @@ bool GivesUpForTheChain(const RetryPolicy& p, StopReason reason) noexcept {
   }
 }
 
-namespace retry_internal {
-
-void MarkGaveUp(Status& status, CallContext& ctx) noexcept {
-  status.mutable_hints().do_not_retry = true;
-  ctx.downstream_gave_up = true;
-}
-
-}  // namespace retry_internal
 }  // namespace stormguard

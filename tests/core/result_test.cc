@@ -24,6 +24,13 @@ TEST(ResultTest, HoldsAnErrorStatus) {
   EXPECT_EQ(r.value_or(7), 7);
 }
 
+TEST(ResultTest, MutableStatusAnnotatesAFailureInPlace) {
+  Result<int> r = Status::Unavailable("down");
+  r.mutable_status().mutable_hints().do_not_retry = true;
+  EXPECT_TRUE(r.status().hints().do_not_retry);
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+}
+
 TEST(ResultTest, ArrowAndMutationReachTheValue) {
   Result<std::string> r = std::string("abc");
   EXPECT_EQ(r->size(), 3u);

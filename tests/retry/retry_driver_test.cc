@@ -234,6 +234,18 @@ TEST(RetryDriverTest, DownstreamDoNotRetryPropagatesUpward) {
   EXPECT_TRUE(ctx.downstream_gave_up);
 }
 
+TEST(RetryDriverTest, AResultCallThatGivesUpCarriesTheMarkInItsOwnStatus) {
+  ManualClock clock;
+  Random rng(1);
+  CallContext ctx;
+  Result<int> r = ExecuteWithRetry(Make(Fixed(2, 1ms)), ctx,
+                                   [](CallContext&) -> Result<int> { return Status::Unavailable("x"); },
+                                   clock, rng);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().hints().do_not_retry);  // marked in the returned Result, not in a copy
+  EXPECT_TRUE(ctx.downstream_gave_up);
+}
+
 TEST(RetryDriverTest, LayerThatNeverRetriesPassesFailuresThroughUnmarked) {
   ManualClock clock;
   Random rng(1);

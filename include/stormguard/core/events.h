@@ -60,6 +60,12 @@ class Listener {
   virtual void OnEvent(const Event& event) noexcept = 0;
 };
 
+// Reports `event` when there is a listener: every policy and stage reports
+// through this, as a listener is always optional.
+inline void Emit(Listener* listener, const Event& event) noexcept {
+  if (listener != nullptr) listener->OnEvent(event);
+}
+
 // Forwards every event to `target` with `scope` set to this listener's
 // name, unless a scope nearer the policy already set one (the most specific
 // name wins). Listeners that keep scopes (CountingListener) keep views of

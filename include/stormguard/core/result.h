@@ -41,6 +41,9 @@ class Result {
   bool ok() const noexcept { return value_.has_value(); }
   const Status& status() const& noexcept { return status_; }
   Status&& status() && noexcept { return std::move(status_); }
+  // For drivers that annotate a failure in place (retry hints); a failed
+  // Result's status must stay an error.
+  Status& mutable_status() & noexcept { return status_; }
 
   T& value() & { return Checked(); }
   const T& value() const& { return Checked(); }

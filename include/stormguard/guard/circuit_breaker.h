@@ -206,9 +206,6 @@ class CircuitBreaker {
   void MoveIfDue(CircuitState from, CircuitState to, TimePoint now) noexcept;
   void EnterLocked(CircuitState to, TimePoint now) noexcept;  // needs mu_
   Duration OpenWait(int consecutive_opens) const noexcept;
-  void Emit(const Event& e) const noexcept {
-    if (o_.listener != nullptr) o_.listener->OnEvent(e);
-  }
 
   // Read on every call: kept together at the front.
   std::atomic<CircuitState> state_{CircuitState::kClosed};

@@ -61,10 +61,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "stormguard/core/call_context.h"
+#include "stormguard/core/clock.h"
+#include "stormguard/core/internal/call_helpers.h"
 #include "stormguard/core/stop_source_lease.h"
 #include "stormguard/hedge/executor.h"
 #include "stormguard/hedge/hedge_policy.h"
-#include "stormguard/retry/retry_driver.h"
 
 namespace stormguard {
 
@@ -133,8 +135,8 @@ class HedgeCallBase {
   void CancelTimer() noexcept;
   void CheckDone() noexcept;
   bool Quiet() const noexcept { return done_ && in_flight_ == 0 && !timer_outstanding_; }
-  void Emit(EventKind kind, std::string_view reason, TimePoint at, int i, OutcomeClass outcome,
-            Duration d) const noexcept;
+  void Report(EventKind kind, std::string_view reason, TimePoint at, int i, OutcomeClass outcome,
+              Duration d) const noexcept;
 
   const HedgePolicy& policy_;
   CallContext& caller_;
@@ -181,13 +183,13 @@ class HedgeCall final : public HedgeCallBase {
 
  private:
   const Status& Invoke(int i, CallContext& ctx) noexcept override {
-    results_[i].emplace(retry_internal::InvokeCaught(fn_, ctx));
+    results_[i].emplace(core_internal::InvokeCaught(fn_, ctx));
     return StatusOf(*results_[i]);
   }
 
   R Take(int i) noexcept {
     R r = std::move(*results_[i]);
-    Finish(retry_internal::MutableStatus(r));
+    Finish(core_internal::MutableStatusOf(r));
     return r;
   }
 

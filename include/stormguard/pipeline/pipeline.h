@@ -54,6 +54,7 @@
 #include <utility>
 #include <vector>
 
+#include "stormguard/core/internal/call_helpers.h"
 #include "stormguard/pipeline/fallback.h"
 #include "stormguard/pipeline/guard_stages.h"
 #include "stormguard/pipeline/hedge_stage.h"
@@ -86,15 +87,6 @@ Status Store(Result<T>&& r, std::optional<T>& slot, std::atomic<bool>* claimed =
     slot.emplace(std::move(r).value());
   }
   return Status::Ok();
-}
-
-template <class R, class F, class... Args>
-R InvokeCaught(F& f, Args&&... args) noexcept {
-  try {
-    return R(std::invoke(f, std::forward<Args>(args)...));
-  } catch (...) {
-    return R(StatusFromException(std::current_exception()));
-  }
 }
 
 }  // namespace pipeline_internal
@@ -140,10 +132,10 @@ auto Pipeline::Dispatch(CallContext& ctx, F& fn, G* fallback) const {
   using R = std::invoke_result_t<F&, CallContext&>;
   constexpr bool kHasFallback = !std::is_same_v<G, pipeline_internal::NoFallback>;
   if constexpr (std::is_same_v<R, Status>) {
-    auto call = [&fn](CallContext& c) { return pipeline_internal::InvokeCaught<Status>(fn, c); };
+    auto call = [&fn](CallContext& c) { return core_internal::InvokeCaught(fn, c); };
     if constexpr (kHasFallback) {
       auto fb = [fallback](const Status& why) {
-        return pipeline_internal::InvokeCaught<Status>(*fallback, why);
+        return core_internal::InvokeCaught<Status>(*fallback, why);
       };
       const FunctionRef<Status(const Status&)> ref(fb);
       return Run(ctx, call, &ref);
@@ -157,12 +149,12 @@ auto Pipeline::Dispatch(CallContext& ctx, F& fn, G* fallback) const {
     std::atomic<bool> claimed{false};
     std::atomic<bool>* claim = concurrent_ ? &claimed : nullptr;
     auto call = [&](CallContext& c) {
-      return pipeline_internal::Store(pipeline_internal::InvokeCaught<R>(fn, c), slot, claim);
+      return pipeline_internal::Store(core_internal::InvokeCaught(fn, c), slot, claim);
     };
     Status s;
     if constexpr (kHasFallback) {
       auto fb = [&](const Status& why) {
-        return pipeline_internal::Store(pipeline_internal::InvokeCaught<R>(*fallback, why), slot);
+        return pipeline_internal::Store(core_internal::InvokeCaught<R>(*fallback, why), slot);
       };
       const FunctionRef<Status(const Status&)> ref(fb);
       s = Run(ctx, call, &ref);

@@ -174,12 +174,4 @@ inline Status Next::operator()(CallContext& ctx) const {
   return pipeline_internal::CallListened(*inv_, ctx);
 }
 
-// Reports an event when there is a listener (stages call this on every decision).
-inline void Emit(Listener* listener, const Event& event) noexcept {
-  if (listener != nullptr) listener->OnEvent(event);
-}
-
-// "250ms", "1s", "1.5s", "inf": durations as the pipeline describes them.
-std::string DurationString(Duration d);
-
 }  // namespace stormguard

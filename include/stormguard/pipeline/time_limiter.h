@@ -72,9 +72,9 @@
 
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/events.h"
+#include "stormguard/core/internal/call_helpers.h"
 #include "stormguard/guard/bulkhead.h"
 #include "stormguard/hedge/executor.h"
-#include "stormguard/retry/retry_driver.h"
 
 namespace stormguard {
 
@@ -140,7 +140,7 @@ struct Call final : CallBase {
   // The work and what it captured are destroyed as soon as it ends, before
   // its slot is given back or anyone hears of the end.
   const Status& Invoke() noexcept override {
-    result.emplace(retry_internal::InvokeCaught(*fn, ctx));
+    result.emplace(core_internal::InvokeCaught(*fn, ctx));
     fn.reset();
     return StatusOf(*result);
   }

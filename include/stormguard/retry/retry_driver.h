@@ -28,12 +28,11 @@
 // Allocation: none on the success path.
 #pragma once
 
-#include <exception>
-#include <functional>
+#include <algorithm>
 #include <type_traits>
-#include <utility>
 
 #include "stormguard/core/clock.h"
+#include "stormguard/core/internal/call_helpers.h"
 #include "stormguard/retry/retry_policy.h"
 #include "stormguard/retry/retry_session.h"
 
@@ -45,28 +44,6 @@ struct RetryRun {
   StopReason reason = StopReason::kSucceeded;
   Duration waited = Duration::zero();
 };
-
-namespace retry_internal {
-
-void MarkGaveUp(Status& status, CallContext& ctx) noexcept;
-
-template <class F>
-auto InvokeCaught(F& fn, CallContext& ctx) noexcept {
-  using R = std::invoke_result_t<F&, CallContext&>;
-  static_assert(std::is_same_v<R, Status> || IsResult<R>::value,
-                "the callable must return stormguard::Status or stormguard::Result<T>");
-  try {
-    return std::invoke(fn, ctx);
-  } catch (...) {
-    return R(StatusFromException(std::current_exception()));
-  }
-}
-
-inline Status& MutableStatus(Status& s) noexcept { return s; }
-template <class T>
-Status& MutableStatus(Result<T>& r) noexcept { return const_cast<Status&>(r.status()); }
-
-}  // namespace retry_internal
 
 template <class F>
 auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
@@ -90,9 +67,9 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
     const TimePoint start = timed_attempts ? clock.Now() : TimePoint();
     ctx.deadline = timed_attempts ? policy.AttemptDeadline(call_deadline, start) : call_deadline;
     ++r.attempts;
-    R result = retry_internal::InvokeCaught(fn, ctx);
+    R result = core_internal::InvokeCaught(fn, ctx);
     ctx.deadline = call_deadline;
-    Status& status = retry_internal::MutableStatus(result);
+    Status& status = core_internal::MutableStatusOf(result);
     const OutcomeClass outcome = policy.Classify(status);
     if (outcome == OutcomeClass::kSuccess && session.quiet()) {
       session.OnQuietSuccess(ctx, books ? clock.CoarseNow() : TimePoint());
