@@ -23,6 +23,15 @@ constexpr std::size_t kStoreBound = 32 * kMiB;
 constexpr std::size_t kMargin = 24 * kMiB;
 const std::string kAnswer(64 * 1024, 'a');
 
+// Under a sanitizer the resident size measures its shadow memory and its
+// quarantine of freed blocks, not us: there only the store's own books
+// (stats().bytes) are checked, and the same code paths still run.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kCheckResidentSize = false;
+#else
+constexpr bool kCheckResidentSize = true;
+#endif
+
 std::size_t ResidentBytes() {
   std::ifstream statm("/proc/self/statm");
   std::size_t size = 0, resident = 0;
@@ -68,7 +77,9 @@ TEST(MemoryBoundTest, HundredThousandKeysOf64KbStayUnderTheStoresByteBound) {
     ASSERT_EQ(res.status, 200);
     if (i % 1000 == 999) {
       peak = std::max(peak, ResidentBytes());
-      ASSERT_LT(peak - before, kStoreBound + kMargin) << "after " << i + 1 << " keys";
+      if (kCheckResidentSize) {
+        ASSERT_LT(peak - before, kStoreBound + kMargin) << "after " << i + 1 << " keys";
+      }
     }
   }
   const IdempotencyStats s = store->stats();
@@ -91,7 +102,9 @@ TEST(MemoryBoundTest, KeysOverRealHttpStayUnderTheStoresByteBound) {
     ASSERT_EQ(res->status, 200);
     if (i % 100 == 99) {
       const std::size_t now = ResidentBytes();
-      ASSERT_LT(now - std::min(now, before), kStoreBound + kMargin) << "after " << i + 1 << " keys";
+      if (kCheckResidentSize) {
+        ASSERT_LT(now - std::min(now, before), kStoreBound + kMargin) << "after " << i + 1 << " keys";
+      }
     }
   }
   EXPECT_LE(store->stats().bytes, kStoreBound);
@@ -123,7 +136,9 @@ TEST(MemoryBoundTest, AnEndlessBodyEndsAtTheClientsLimitQuickly) {
   EXPECT_THAT(r.status.message(), ::testing::HasSubstr("max_response_bytes (8388608 bytes)"));
   EXPECT_EQ(r.run.attempts, 1);
   EXPECT_LT(took, 5s);  // the limit, not the 10 s deadline
-  EXPECT_LT(after - std::min(after, before), kLimit + kMargin);
+  if (kCheckResidentSize) {
+    EXPECT_LT(after - std::min(after, before), kLimit + kMargin);
+  }
 }
 
 }  // namespace
