@@ -22,17 +22,7 @@ parallel="${2:-2}"
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: SECONDS must be a positive integer, not '$seconds'" >&2; exit 2; }
 [[ "$parallel" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: JOBS must be a positive integer, not '$parallel'" >&2; exit 2; }
 
-packages=(clang-14 libclang-rt-14-dev llvm-14 cmake ninja-build libcli11-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "fuzz.sh: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+./scripts/install-deps.sh clang-14 libclang-rt-14-dev llvm-14
 
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)

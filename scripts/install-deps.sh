@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs what stormguard builds and tests with, from Debian 12's packages.
+# Installs what stormguard builds and tests with, from Debian 12's packages,
+# plus any packages named as arguments (scripts/fuzz.sh adds clang's).
 # Idempotent and quiet when everything is already there; needs root.
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgtest-dev libgmock-dev libbenchmark-dev
-          libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev)
+          libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
