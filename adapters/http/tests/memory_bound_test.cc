@@ -94,7 +94,7 @@ TEST(MemoryBoundTest, KeysOverRealHttpStayUnderTheStoresByteBound) {
   auto mw = MiddlewareWith(store.get());
   srv.server.Post("/echo", mw->Wrap(Answer64Kb));
   srv.Start();
-  httplib::Client cli("127.0.0.1", std::stoi(srv.Url("").substr(17)));
+  httplib::Client cli = srv.Client();
   const std::size_t before = ResidentBytes();
   for (int i = 0; i < 2'000; ++i) {
     auto res = cli.Post("/echo", {{"Idempotency-Key", "key-" + std::to_string(i)}}, "{}", "application/json");

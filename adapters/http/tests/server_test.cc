@@ -9,19 +9,14 @@
 #include <mutex>
 
 #include "stormguard/http/client.h"
-#include "test_server.h"
+#include "middleware_test_util.h"
 
 namespace stormguard::http {
 namespace {
 using namespace std::chrono_literals;
+using testing::MakeMiddleware;
+using testing::With;
 
-std::unique_ptr<Middleware> MakeMiddleware(MiddlewareOptions o = {}) {
-  auto m = Middleware::Create(std::move(o));
-  EXPECT_TRUE(m.ok()) << m.status().ToString();
-  return std::move(m).value();
-}
-
-httplib::Headers With(std::string name, std::string value) { return {{std::move(name), std::move(value)}}; }
 
 TEST(HttpMiddlewareTest, ExpiredRequestNeverReachesTheHandler) {
   testing::TestServer srv;
@@ -171,47 +166,6 @@ TEST(HttpMiddlewareTest, SheddingAnswersNoRetryOrRetryAfter) {
   EXPECT_EQ(limited->get_header_value("Retry-After"), "3");
 }
 
-TEST(HttpMiddlewareTest, PostRetriedAfterALostResponseTakesEffectOnce) {
-  auto store = IdempotencyStore::Create({.max_entries = 100, .ttl = 1h}).value();
-  testing::TestServer srv;
-  auto mw = MakeMiddleware({.idempotency = store.get()});
-  std::atomic<int> charges{0};
-  srv.server.Post("/charge", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
-    const int n = ++charges;
-    // The first charge's answer is "lost": it arrives after the caller's
-    // attempt timeout, so the caller retries with the same key.
-    if (n == 1) std::this_thread::sleep_for(400ms);
-    res.status = 201;
-    res.set_content("charged", "text/plain");
-  }));
-  srv.Start();
-  auto client = HttpClient::Create({.retry = {.max_attempts = 6,
-                                              .backoff = {.base = 1ms, .cap = 2ms},
-                                              .per_attempt_timeout = 150ms}})
-                    .value();
-  HttpResult r = client.Send({.method = "POST", .url = srv.Url("/charge"), .body = "{}",
-                              .idempotency_key = "charge-42"});
-  ASSERT_TRUE(r.ok()) << r.status.ToString();
-  EXPECT_GE(r.run.attempts, 2);
-  EXPECT_EQ(charges.load(), 1);
-  EXPECT_EQ(r.response->body, "charged");
-  // And a late repeat gets the stored answer without running again.
-  HttpResult again = client.Send({.method = "POST", .url = srv.Url("/charge"), .body = "{}",
-                                  .idempotency_key = "charge-42"});
-  EXPECT_TRUE(again.ok());
-  EXPECT_EQ(charges.load(), 1);
-}
-
-httplib::Client ClientOf(const testing::TestServer& srv) {
-  return httplib::Client("127.0.0.1", std::stoi(srv.Url("").substr(17)));
-}
-
-std::unique_ptr<IdempotencyStore> MakeStore() {
-  auto s = IdempotencyStore::Create({.max_entries = 100, .ttl = 1h});
-  EXPECT_TRUE(s.ok());
-  return std::move(s).value();
-}
-
 TEST(HttpMiddlewareTest, CountsBudgetsClampedToTheMaximum) {
   testing::TestServer srv;
   auto mw = MakeMiddleware({.limits = {.default_budget = 2s, .max_budget = 5s}});
@@ -219,7 +173,7 @@ TEST(HttpMiddlewareTest, CountsBudgetsClampedToTheMaximum) {
     res.status = 200;
   }));
   srv.Start();
-  httplib::Client cli = ClientOf(srv);
+  httplib::Client cli = srv.Client();
   ASSERT_TRUE(cli.Get("/work", With("x-request-timeout-ms", "100")));
   EXPECT_EQ(mw->stats().clamped, 0u);
   ASSERT_TRUE(cli.Get("/work", With("x-request-timeout-ms", "10000")));
@@ -237,155 +191,11 @@ TEST(HttpMiddlewareTest, TheSmallestBudgetAmongAllHeadersWins) {
     res.status = 200;
   }));
   srv.Start();
-  httplib::Client cli = ClientOf(srv);
+  httplib::Client cli = srv.Client();
   ASSERT_TRUE(cli.Get("/work", {{"x-request-timeout-ms", "5000"}, {"grpc-timeout", "300m"}}));
   std::lock_guard lock(mu);
   EXPECT_LE(budget, 300ms);  // grpc-timeout, although it is read last
   EXPECT_GT(budget, 0ms);
-}
-
-TEST(HttpMiddlewareTest, AnIdempotencyKeyItCannotHonourIsRefusedWith400) {
-  auto store = MakeStore();
-  testing::TestServer srv;
-  auto mw = MakeMiddleware({.idempotency = store.get()});
-  std::atomic<int> runs{0};
-  srv.server.Post("/charge", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
-    ++runs;
-    res.status = 201;
-  }));
-  srv.Start();
-  httplib::Client cli = ClientOf(srv);
-  // (httplib drops a header with an empty value before it reaches us.)
-  for (const std::string& key : {std::string(257, 'k'), std::string("k\xc3\xa9"), std::string("k\x7f")}) {
-    auto res = cli.Post("/charge", With("Idempotency-Key", key), "{}", "application/json");
-    ASSERT_TRUE(res);
-    EXPECT_EQ(res->status, 400) << key;
-    EXPECT_THAT(res->body, ::testing::HasSubstr("Idempotency-Key: must be 1 to 256"));
-  }
-  EXPECT_EQ(runs.load(), 0);
-  EXPECT_EQ(mw->stats().invalid_keys, 3u);
-  // A 256-character key is fine.
-  auto res = cli.Post("/charge", With("Idempotency-Key", std::string(256, 'k')), "{}", "application/json");
-  ASSERT_TRUE(res);
-  EXPECT_EQ(res->status, 201);
-}
-
-TEST(HttpMiddlewareTest, AKeyIsScopedByMethodPathAndCaller) {
-  auto store = MakeStore();
-  testing::TestServer srv;
-  auto mw = MakeMiddleware({.idempotency = store.get(), .caller_identity = [](const httplib::Request& r) {
-                              return r.get_header_value("x-caller");
-                            }});
-  std::atomic<int> runs{0};
-  const auto handler = [&](const httplib::Request& req, httplib::Response& res, CallContext&) {
-    res.status = 200;
-    res.set_content(req.method + " " + req.path + " #" + std::to_string(++runs), "text/plain");
-  };
-  srv.server.Post("/echo", mw->Wrap(handler));
-  srv.server.Get("/echo", mw->Wrap(handler));
-  srv.server.Post("/other", mw->Wrap(handler));
-  srv.Start();
-  httplib::Client cli = ClientOf(srv);
-  const httplib::Headers alice = {{"Idempotency-Key", "K"}, {"x-caller", "alice"}};
-  auto first = cli.Post("/echo", alice, "{}", "application/json");
-  ASSERT_TRUE(first);
-  EXPECT_EQ(first->body, "POST /echo #1");
-  auto get = cli.Get("/echo", alice);
-  auto other = cli.Post("/other", alice, "{}", "application/json");
-  auto bob = cli.Post("/echo", {{"Idempotency-Key", "K"}, {"x-caller", "bob"}}, "{}", "application/json");
-  auto repeat = cli.Post("/echo", alice, "{}", "application/json");
-  ASSERT_TRUE(get && other && bob && repeat);
-  EXPECT_EQ(get->body, "GET /echo #2");
-  EXPECT_EQ(other->body, "POST /other #3");
-  EXPECT_EQ(bob->body, "POST /echo #4");
-  EXPECT_EQ(repeat->body, "POST /echo #1");  // the same operation: replayed
-  EXPECT_EQ(repeat->get_header_value("x-idempotent-replay"), "1");
-}
-
-TEST(HttpMiddlewareTest, SafeMethodsAreNeverStored) {
-  auto store = MakeStore();
-  testing::TestServer srv;
-  auto mw = MakeMiddleware({.idempotency = store.get()});
-  std::atomic<int> runs{0};
-  srv.server.Get("/stock", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
-    res.status = 200;
-    res.set_content(std::to_string(++runs), "text/plain");
-  }));
-  srv.Start();
-  httplib::Client cli = ClientOf(srv);
-  auto a = cli.Get("/stock", With("Idempotency-Key", "K"));
-  auto b = cli.Get("/stock", With("Idempotency-Key", "K"));
-  ASSERT_TRUE(a && b);
-  EXPECT_EQ(b->body, "2");
-  EXPECT_EQ(store->stats().entries, 0u);
-}
-
-TEST(HttpMiddlewareTest, AKeyReusedWithAnotherBodyGets422) {
-  auto store = MakeStore();
-  testing::TestServer srv;
-  auto mw = MakeMiddleware({.idempotency = store.get()});
-  std::atomic<int> runs{0};
-  srv.server.Post("/charge", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
-    ++runs;
-    res.status = 201;
-  }));
-  srv.Start();
-  httplib::Client cli = ClientOf(srv);
-  auto first = cli.Post("/charge", With("Idempotency-Key", "K"), R"({"amount": 5})", "application/json");
-  auto reused = cli.Post("/charge", With("Idempotency-Key", "K"), R"({"amount": 9})", "application/json");
-  ASSERT_TRUE(first && reused);
-  EXPECT_EQ(first->status, 201);
-  EXPECT_EQ(reused->status, 422);
-  EXPECT_THAT(reused->body, ::testing::HasSubstr("another body"));
-  EXPECT_EQ(runs.load(), 1);
-  EXPECT_EQ(mw->stats().idempotent_mismatches, 1u);
-}
-
-TEST(HttpMiddlewareTest, A5xxIsNotStoredSoARetryRunsAgain) {
-  auto store = MakeStore();
-  testing::TestServer srv;
-  auto mw = MakeMiddleware({.idempotency = store.get()});
-  std::atomic<int> runs{0};
-  srv.server.Post("/charge", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
-    res.status = ++runs == 1 ? 503 : 201;
-  }));
-  srv.Start();
-  httplib::Client cli = ClientOf(srv);
-  auto failed = cli.Post("/charge", With("Idempotency-Key", "K"), "{}", "application/json");
-  auto retried = cli.Post("/charge", With("Idempotency-Key", "K"), "{}", "application/json");
-  ASSERT_TRUE(failed && retried);
-  EXPECT_EQ(failed->status, 503);
-  EXPECT_EQ(retried->status, 201);
-  EXPECT_EQ(runs.load(), 2);
-}
-
-TEST(HttpMiddlewareTest, ARepeatWhileTheFirstStillRunsGets409) {
-  std::promise<void> arrived;
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  auto store = MakeStore();
-  testing::TestServer srv;
-  auto mw = MakeMiddleware({.idempotency = store.get()});
-  srv.server.Post("/charge", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
-    arrived.set_value();
-    released.wait_for(10s);  // bounded even if the test fails
-    res.status = 201;
-  }));
-  srv.Start();
-  auto first = std::async(std::launch::async, [&] {
-    return ClientOf(srv).Post("/charge", With("Idempotency-Key", "K"), "{}", "application/json");
-  });
-  arrived.get_future().wait();
-  // The repeat waits for the first within its own 50 ms budget, then gives up.
-  auto repeat = ClientOf(srv).Post("/charge", {{"Idempotency-Key", "K"}, {"x-request-timeout-ms", "50"}},
-                                   "{}", "application/json");
-  release.set_value();
-  ASSERT_TRUE(repeat);
-  EXPECT_EQ(repeat->status, 409);
-  EXPECT_EQ(mw->stats().idempotent_conflicts, 1u);
-  auto done = first.get();
-  ASSERT_TRUE(done);
-  EXPECT_EQ(done->status, 201);
 }
 
 }  // namespace

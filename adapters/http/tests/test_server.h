@@ -33,6 +33,8 @@ class TestServer {
   std::string Url(const std::string& path) const {
     return "http://127.0.0.1:" + std::to_string(port_) + path;
   }
+  // A plain httplib client of this server (no stormguard in between).
+  httplib::Client Client() const { return httplib::Client("127.0.0.1", port_); }
 
   httplib::Server server;
 
