@@ -109,13 +109,15 @@ MetastableRun Summarize(const MetastableOptions& o, Control control, const Chain
     run.goodput_permille.push_back(static_cast<std::int64_t>(Goodput(r, i, i + 1) * 1000 + 0.5));
   }
   // The first bucket after the trigger from which every bucket is healthy.
-  std::optional<std::size_t> healthy_from;
+  std::size_t healthy_from = last;  // `last`: not healthy again within the run
   for (std::size_t i = end; i < last; ++i) {
-    const bool healthy = Goodput(r, i, i + 1) >= 0.9 * run.goodput_before;
-    if (!healthy) healthy_from.reset();
-    if (healthy && !healthy_from) healthy_from = i;
+    if (Goodput(r, i, i + 1) < 0.9 * run.goodput_before) {
+      healthy_from = last;
+    } else if (healthy_from == last) {
+      healthy_from = i;
+    }
   }
-  if (healthy_from) run.recovery = r.series.bucket * static_cast<std::int64_t>(*healthy_from - end);
+  if (healthy_from < last) run.recovery = r.series.bucket * static_cast<std::int64_t>(healthy_from - end);
   return run;
 }
 
