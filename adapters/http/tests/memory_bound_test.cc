@@ -26,11 +26,14 @@ const std::string kAnswer(64 * 1024, 'a');
 // Under a sanitizer the resident size measures its shadow memory and its
 // quarantine of freed blocks, not us: there only the store's own books
 // (stats().bytes) are checked, and the same code paths still run.
+// There the 100,000 keys also shrink to 10,000: the same path, without
+// copying 6.4 GB through the sanitizer's instrumentation.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kCheckResidentSize = false;
 #else
 constexpr bool kCheckResidentSize = true;
 #endif
+constexpr int kKeys = kCheckResidentSize ? 100'000 : 10'000;
 
 std::size_t ResidentBytes() {
   std::ifstream statm("/proc/self/statm");
@@ -67,7 +70,7 @@ TEST(MemoryBoundTest, HundredThousandKeysOf64KbStayUnderTheStoresByteBound) {
   const httplib::Server::Handler serve = mw->Wrap(Answer64Kb);
   const std::size_t before = ResidentBytes();
   std::size_t peak = before;
-  for (int i = 0; i < 100'000; ++i) {
+  for (int i = 0; i < kKeys; ++i) {
     httplib::Request req;
     req.method = "POST";
     req.path = "/echo";
@@ -84,8 +87,8 @@ TEST(MemoryBoundTest, HundredThousandKeysOf64KbStayUnderTheStoresByteBound) {
   }
   const IdempotencyStats s = store->stats();
   EXPECT_LE(s.bytes, kStoreBound);
-  EXPECT_GT(s.evicted, 99'000u);
-  EXPECT_EQ(s.first, 100'000u);
+  EXPECT_GT(s.evicted, static_cast<std::uint64_t>(kKeys - 1000));
+  EXPECT_EQ(s.first, static_cast<std::uint64_t>(kKeys));
 }
 
 TEST(MemoryBoundTest, KeysOverRealHttpStayUnderTheStoresByteBound) {
