@@ -5,6 +5,8 @@
 // Input: a first line "unix_now_ms steady_now_ns max_budget_ms
 // default_budget_ms max_key_length" (any may be missing), then header lines
 // "name: value" (see fuzz_input.h). Limits that fail Validate() are skipped.
+#include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -32,12 +34,38 @@ Duration Millis(std::int64_t ms) {
   return milliseconds(std::max(ms, -kMax));
 }
 
+// Calls `visit` with every item of every repeat of the header `name`: the
+// lines split at commas, without surrounding blanks (RFC 9110 section 5.3).
+template <class Visit>
+void ForEachItem(const fz::HeaderList& h, std::string_view name, Visit visit) {
+  for (const auto& [key, line] : h) {
+    if (!std::equal(key.begin(), key.end(), name.begin(), name.end(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      continue;
+    }
+    std::string_view rest = line;
+    for (;;) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      std::string_view item = rest.substr(0, comma);
+      while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+      while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+      visit(item);
+      if (comma == rest.size()) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+}
+
 // What one budget header asks for, decoded independently of Extract.
 std::optional<Duration> Asked(const fz::HeaderList& h, BudgetSource source, std::int64_t unix_ms) {
   const stormguard::WireNames& n = stormguard::kDefaultWireNames;
   const auto read = [&h](std::string_view name, auto decode) -> std::optional<Duration> {
-    const auto value = stormguard::FindHeader(h, name);
-    return value ? decode(*value) : std::nullopt;
+    std::optional<Duration> best;  // the smallest item of any repeat
+    ForEachItem(h, name, [&](std::string_view item) {
+      if (const std::optional<Duration> d = decode(item); d && (!best || *d < *best)) best = d;
+    });
+    return best;
   };
   const auto deadline = [unix_ms](std::string_view v) {
     return stormguard::DecodeRequestDeadline(v, unix_ms);
@@ -79,11 +107,13 @@ void CheckBudget(const fz::HeaderList& h, const ExtractedContext& out, TimePoint
 
 void CheckFlags(const fz::HeaderList& h, const ExtractedContext& out, std::size_t max_key) {
   const stormguard::WireNames& n = stormguard::kDefaultWireNames;
-  const auto attempt = stormguard::FindHeader(h, n.retry_attempt);
-  const auto previous = stormguard::FindHeader(h, n.grpc_previous_attempts);
-  const bool retry =
-      (attempt && stormguard::DecodeRetryAttempt(*attempt).value_or(0) > 1) ||
-      (previous && stormguard::DecodeGrpcPreviousAttempts(*previous).value_or(0) > 0);
+  bool retry = false;  // any item of any repeat of either header
+  ForEachItem(h, n.retry_attempt, [&](std::string_view v) {
+    retry = retry || stormguard::DecodeRetryAttempt(v).value_or(0) > 1;
+  });
+  ForEachItem(h, n.grpc_previous_attempts, [&](std::string_view v) {
+    retry = retry || stormguard::DecodeGrpcPreviousAttempts(v).value_or(0) > 0;
+  });
   Require(out.context.incoming_is_retry == retry, "a retry is marked by either header");
   Require(out.context.attempt == 1 && !out.context.downstream_gave_up,
           "this server's calls start fresh");

@@ -2,6 +2,7 @@
 //
 // Input: "<unix_now_ms>\n<header value>" (see fuzz_input.h); the first 8
 // bytes of the value also give a Duration to encode.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -19,19 +20,17 @@ using std::chrono::seconds;
 using stormguard::Duration;
 using stormguard::kMaxWireDuration;
 
-// The pause until Unix second `date` at `now_ms`, computed without overflow:
-// zero once passed, at most kMaxWireDuration.
+// The pause until Unix second `date` at `now_ms`, computed in whole seconds
+// first so that no clock overflows it: zero once passed, at most
+// kMaxWireDuration.
 Duration PauseUntil(std::int64_t date, std::int64_t now_ms) {
-  std::int64_t date_ms = 0;
-  std::int64_t left = 0;
-  if (__builtin_mul_overflow(date, 1000, &date_ms)) {
-    return date > 0 ? kMaxWireDuration : Duration::zero();
-  }
-  if (__builtin_sub_overflow(date_ms, now_ms, &left)) {
-    return date_ms > now_ms ? kMaxWireDuration : Duration::zero();
-  }
-  if (left <= 0) return Duration::zero();
-  return milliseconds(std::min<std::int64_t>(left, kMaxWireDuration / milliseconds(1)));
+  const std::int64_t now_s = now_ms / 1000 - (now_ms % 1000 < 0 ? 1 : 0);
+  const std::int64_t now_rest_ms = now_ms % 1000 < 0 ? now_ms % 1000 + 1000 : now_ms % 1000;  // [0, 999]
+  std::int64_t left_s = 0;
+  if (__builtin_sub_overflow(date, now_s, &left_s)) return date > now_s ? kMaxWireDuration : Duration::zero();
+  if (left_s <= 0) return Duration::zero();
+  if (left_s > kMaxWireDuration / seconds(1)) return kMaxWireDuration;
+  return std::min(Duration(milliseconds(left_s * 1000 - now_rest_ms)), kMaxWireDuration);
 }
 
 // delay-seconds: 1 to 18 digits between optional SP/HTAB, or nullopt.

@@ -4,6 +4,10 @@
 //
 // Input: a first line "unix_now_ms max_pushback_ms" (either may be missing),
 // then header lines "name: value" (see fuzz_input.h).
+#include <vector>
+#include <string_view>
+#include <cctype>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -28,25 +32,47 @@ Duration Millis(std::int64_t ms) {
   return milliseconds(std::clamp(ms, -kMax, kMax));
 }
 
-// The hints, decoded header by header, independently of ReadRetryHints.
+// Every value of the header `name` (names compare case-insensitively).
+std::vector<std::string_view> All(const fz::HeaderList& h, std::string_view name) {
+  std::vector<std::string_view> out;
+  for (const auto& [key, value] : h) {
+    if (std::equal(key.begin(), key.end(), name.begin(), name.end(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        })) {
+      out.push_back(value);
+    }
+  }
+  return out;
+}
+
+// The hints, decoded header by header, independently of ReadRetryHints: a
+// repeated header reads the most cautious way (any do-not-retry or stop
+// wins, and the longest pause).
 void CheckRead(const fz::HeaderList& h, const RetryHints& hints, std::int64_t unix_ms,
                Duration max) {
   const stormguard::WireNames& n = stormguard::kDefaultWireNames;
-  const auto no_retry = stormguard::FindHeader(h, n.no_retry);
-  Require(hints.do_not_retry == (no_retry && stormguard::DecodeNoRetry(*no_retry) == true),
-          "do_not_retry iff x-no-retry says so");
-  const auto grpc = stormguard::FindHeader(h, n.grpc_retry_pushback);
-  const auto pushback = grpc ? stormguard::DecodeGrpcPushback(*grpc) : std::nullopt;
-  Require(hints.pushback_stop == (grpc && (!pushback || pushback->stop)),
-          "a negative or unparseable gRPC pushback stops");
+  bool no_retry = false;
+  for (const std::string_view v : All(h, n.no_retry)) no_retry = no_retry || stormguard::DecodeNoRetry(v) == true;
+  Require(hints.do_not_retry == no_retry, "do_not_retry iff an x-no-retry says so");
+  bool stop = false;
+  std::optional<Duration> pause;
+  const auto longer = [&pause](Duration d) { pause = std::max(pause.value_or(d), d); };
+  for (const std::string_view v : All(h, n.grpc_retry_pushback)) {
+    const auto pushback = stormguard::DecodeGrpcPushback(v);
+    if (!pushback || pushback->stop) {
+      stop = true;
+    } else {
+      longer(pushback->delay);
+    }
+  }
+  Require(hints.pushback_stop == stop, "a negative or unparseable gRPC pushback stops");
   if (hints.pushback_stop) {
     Require(!hints.pushback.has_value(), "a stop carries no pause");
     return;
   }
-  const auto after = stormguard::FindHeader(h, n.retry_after);
-  const auto after_pause = after ? stormguard::DecodeRetryAfter(*after, unix_ms) : std::nullopt;
-  std::optional<Duration> pause = pushback ? std::optional(pushback->delay) : std::nullopt;
-  if (after_pause) pause = std::max(pause.value_or(*after_pause), *after_pause);
+  for (const std::string_view v : All(h, n.retry_after)) {
+    if (const auto after = stormguard::DecodeRetryAfter(v, unix_ms)) longer(*after);
+  }
   Require(hints.pushback.has_value() == pause.has_value(), "a pause iff a header asked for one");
   const Duration cap = std::max(max, Duration::zero());
   if (pause) {
