@@ -8,7 +8,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_util.h"
-#include "stormguard/pipeline/time_limiter.h"
+#include "stormguard/guard/time_limiter.h"
 
 namespace stormguard::bench {
 namespace {

@@ -5,7 +5,7 @@
 #include <stop_token>
 
 #include "bench_util.h"
-#include "stormguard/pipeline/timer_service.h"
+#include "stormguard/exec/timer_service.h"
 
 namespace stormguard::bench {
 namespace {

@@ -3,7 +3,7 @@
 // Build: part of the project build (build/pipeline_example).
 #include <cstdio>
 
-#include "stormguard/pipeline/counters.h"
+#include "stormguard/metrics/counters.h"
 #include "stormguard/pipeline/pipeline.h"
 #include "stormguard/retry/token_bucket_budget.h"
 

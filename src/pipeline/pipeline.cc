@@ -1,7 +1,7 @@
 #include "stormguard/pipeline/pipeline.h"
 
 #include "stormguard/core/validation.h"
-#include "stormguard/pipeline/retry_stage.h"
+#include "stormguard/pipeline/stages/retry_stage.h"
 
 namespace stormguard {
 

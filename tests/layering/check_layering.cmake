@@ -3,8 +3,8 @@
 #
 #   cmake -DROOT=<source dir> -P tests/layering/check_layering.cmake
 #
-# Dependencies point down: core <- backoff, wire <- retry, guard, hedge <-
-# pipeline <- adapters (http), sim <- tools. A component includes its own
+# Dependencies point down: core <- backoff, wire, exec, metrics <- retry,
+# guard, hedge <- pipeline <- adapters (http), sim <- tools. A component includes its own
 # files and those of lower layers; components of one layer stay apart, but
 # for the public interfaces listed in kSideways. Sessions and policies keep
 # books and decide, they never wait, so they never include a driver. An
@@ -19,6 +19,8 @@ endif()
 
 set(kLayer_core 0)
 set(kLayer_backoff 1)
+set(kLayer_exec 1)
+set(kLayer_metrics 1)
 set(kLayer_wire 1)
 set(kLayer_retry 2)
 set(kLayer_guard 2)

@@ -34,7 +34,7 @@ expect_check(allowed ""
   src/retry/retry_session.cc [=[#include "stormguard/retry/retry_budget.h"
 void F() { core_internal::Help(); }]=]
   src/hedge/hedge_driver.cc [=[#include "stormguard/retry/retry_budget.h"]=]
-  src/pipeline/retry_stage.cc [=[#include "stormguard/retry/retry_driver.h"]=]
+  src/pipeline/stages/retry_stage.cc [=[#include "stormguard/retry/retry_driver.h"]=]
   sim/engine.cc [=[#include "stormguard/pipeline/pipeline.h"]=])
 
 expect_check(upward "retry/retry_policy.h: includes stormguard/pipeline/pipeline.h: retry is below pipeline"
@@ -48,7 +48,7 @@ expect_check(session_waits "retry_session.cc: includes stormguard/retry/retry_dr
 
 expect_check(foreign_internal "time_limiter.h: uses retry_internal::, which belongs to retry"
   include/stormguard/retry/retry_driver.h "namespace retry_internal {}"
-  include/stormguard/pipeline/time_limiter.h "auto r = retry_internal::InvokeCaught(fn, ctx);")
+  include/stormguard/guard/time_limiter.h "auto r = retry_internal::InvokeCaught(fn, ctx);")
 
 expect_check(core_internal_outside_library "sim/engine.cc: uses core_internal::, which belongs to core"
   include/stormguard/core/internal/helpers.h "namespace stormguard::core_internal {}"

@@ -1,4 +1,4 @@
-#include "stormguard/pipeline/fallback.h"
+#include "stormguard/pipeline/stages/fallback_stage.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "pipeline/pipeline_test_util.h"
-#include "stormguard/pipeline/counters.h"
+#include "stormguard/metrics/counters.h"
 
 namespace stormguard {
 namespace {

@@ -1,10 +1,10 @@
-#include "stormguard/pipeline/guard_stages.h"
+#include "stormguard/pipeline/stages/guard_stages.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "pipeline/pipeline_test_util.h"
-#include "stormguard/pipeline/counters.h"
+#include "stormguard/metrics/counters.h"
 
 namespace stormguard {
 namespace {

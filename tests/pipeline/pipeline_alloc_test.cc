@@ -8,7 +8,7 @@
 #include <new>
 
 #include "pipeline/pipeline_test_util.h"
-#include "stormguard/pipeline/counters.h"
+#include "stormguard/metrics/counters.h"
 
 namespace {
 thread_local std::uint64_t thread_allocations = 0;

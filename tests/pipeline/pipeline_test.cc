@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "pipeline/pipeline_test_util.h"
-#include "stormguard/pipeline/counters.h"
+#include "stormguard/metrics/counters.h"
 #include "stormguard/retry/token_bucket_budget.h"
 
 namespace stormguard {

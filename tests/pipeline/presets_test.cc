@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "pipeline/pipeline_test_util.h"
-#include "stormguard/pipeline/retry_stage.h"
+#include "stormguard/pipeline/stages/retry_stage.h"
 
 namespace stormguard {
 namespace {

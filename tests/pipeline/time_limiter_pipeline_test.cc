@@ -8,9 +8,9 @@
 
 #include "core/thread_test_util.h"
 #include "pipeline/pipeline_test_util.h"
-#include "pipeline/time_limiter_test_util.h"
+#include "guard/time_limiter_test_util.h"
 #include "stormguard/pipeline/pipeline.h"
-#include "stormguard/pipeline/time_limiter.h"
+#include "stormguard/guard/time_limiter.h"
 
 namespace stormguard {
 namespace {

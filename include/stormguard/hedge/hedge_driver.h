@@ -65,7 +65,7 @@
 #include "stormguard/core/clock.h"
 #include "stormguard/core/internal/call_helpers.h"
 #include "stormguard/core/stop_source_lease.h"
-#include "stormguard/hedge/executor.h"
+#include "stormguard/exec/executor.h"
 #include "stormguard/hedge/hedge_policy.h"
 
 namespace stormguard {

@@ -55,11 +55,11 @@
 #include <vector>
 
 #include "stormguard/core/internal/call_helpers.h"
-#include "stormguard/pipeline/fallback.h"
-#include "stormguard/pipeline/guard_stages.h"
-#include "stormguard/pipeline/hedge_stage.h"
+#include "stormguard/pipeline/stages/fallback_stage.h"
+#include "stormguard/pipeline/stages/guard_stages.h"
+#include "stormguard/pipeline/stages/hedge_stage.h"
 #include "stormguard/pipeline/stage.h"
-#include "stormguard/pipeline/timeout.h"
+#include "stormguard/pipeline/stages/timeout_stage.h"
 #include "stormguard/retry/retry_policy.h"
 
 namespace stormguard {

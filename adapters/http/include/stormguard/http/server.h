@@ -38,7 +38,7 @@
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/clock.h"
 #include "stormguard/http/idempotency_store.h"
-#include "stormguard/pipeline/timer_service.h"
+#include "stormguard/exec/timer_service.h"
 #include "stormguard/wire/propagation.h"
 
 namespace stormguard::http {

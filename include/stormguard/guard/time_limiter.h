@@ -1,4 +1,4 @@
-// stormguard/pipeline/time_limiter.h: a detached timeout for work that ignores cancellation.
+// stormguard/guard/time_limiter.h: a detached timeout for work that ignores cancellation.
 //
 // TimeoutStage (timeout.h) is cooperative: at the deadline it fires the
 // attempt's stop_token, but the caller waits until the callable returns. A
@@ -74,7 +74,7 @@
 #include "stormguard/core/events.h"
 #include "stormguard/core/internal/call_helpers.h"
 #include "stormguard/guard/bulkhead.h"
-#include "stormguard/hedge/executor.h"
+#include "stormguard/exec/executor.h"
 
 namespace stormguard {
 

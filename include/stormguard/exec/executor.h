@@ -1,4 +1,4 @@
-// stormguard/hedge/executor.h: a small thread pool with timers, for hedged attempts.
+// stormguard/exec/executor.h: a small thread pool with timers, for hedged attempts.
 //
 // The hedged driver runs the primary attempt on the caller's thread and
 // needs two things from elsewhere: a timer that fires "launch a hedge now"

@@ -1,4 +1,4 @@
-#include "stormguard/hedge/executor.h"
+#include "stormguard/exec/executor.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "stormguard/pipeline/guard_stages.h"
+#include "stormguard/pipeline/stages/guard_stages.h"
 
 #include <algorithm>
 #include <string>

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "hedge/hedge_test_util.h"
-#include "stormguard/pipeline/time_limiter.h"
+#include "stormguard/guard/time_limiter.h"
 
 namespace stormguard::time_limiter_testing {
 

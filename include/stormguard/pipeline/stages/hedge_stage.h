@@ -1,4 +1,4 @@
-// stormguard/pipeline/hedge_stage.h: hedged requests as a pipeline stage.
+// stormguard/pipeline/stages/hedge_stage.h: hedged requests as a pipeline stage.
 //
 // HedgeStage runs the rest of the pipeline through ExecuteHedged
 // (hedge/hedge_driver.h): the primary attempt on the calling thread, hedges

@@ -1,4 +1,4 @@
-// stormguard/pipeline/retry_stage.h: retries, and the idempotency check, as stages.
+// stormguard/pipeline/stages/retry_stage.h: retries, and the idempotency check, as stages.
 //
 // RetryStage runs the rest of the pipeline through ExecuteWithRetry
 // (retry/retry_driver.h): every attempt passes through the stages added after

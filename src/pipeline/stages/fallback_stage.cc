@@ -1,4 +1,4 @@
-#include "stormguard/pipeline/fallback.h"
+#include "stormguard/pipeline/stages/fallback_stage.h"
 
 #include <algorithm>
 

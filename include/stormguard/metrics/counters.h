@@ -1,4 +1,4 @@
-// stormguard/pipeline/counters.h: built-in counters for every pipeline decision.
+// stormguard/metrics/counters.h: built-in counters for every pipeline decision.
 //
 // CountingListener counts events per kind and per (kind, policy, reason,
 // scope), with the summed durations (attempt latency, retry waits,

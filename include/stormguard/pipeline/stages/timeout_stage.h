@@ -1,4 +1,4 @@
-// stormguard/pipeline/timeout.h: timeouts that really cancel (docs/deadlines.md, rule 3).
+// stormguard/pipeline/stages/timeout_stage.h: timeouts that really cancel (docs/deadlines.md, rule 3).
 //
 // A TimeoutStage gives what runs inside it a deadline, min(the call's
 // deadline, now + timeout), and its own std::stop_source linked to the
@@ -46,7 +46,7 @@
 
 #include "stormguard/core/stop_source_lease.h"
 #include "stormguard/pipeline/stage.h"
-#include "stormguard/pipeline/timer_service.h"
+#include "stormguard/exec/timer_service.h"
 
 namespace stormguard {
 

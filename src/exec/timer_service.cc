@@ -1,4 +1,4 @@
-#include "stormguard/pipeline/timer_service.h"
+#include "stormguard/exec/timer_service.h"
 
 #include <algorithm>
 

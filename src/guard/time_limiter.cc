@@ -1,9 +1,8 @@
-#include "stormguard/pipeline/time_limiter.h"
+#include "stormguard/guard/time_limiter.h"
 
 #include "stormguard/core/classifier.h"
 #include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
-#include "stormguard/pipeline/stage.h"
 
 namespace stormguard {
 namespace time_limiter_internal {

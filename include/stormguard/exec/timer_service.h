@@ -1,4 +1,4 @@
-// stormguard/pipeline/timer_service.h: deadlines that fire a stop_source.
+// stormguard/exec/timer_service.h: deadlines that fire a stop_source.
 //
 // A TimerService arms one timer per call (or per attempt) and, when its
 // deadline passes, requests stop on the call's std::stop_source, so a

@@ -1,4 +1,4 @@
-#include "stormguard/pipeline/timer_service.h"
+#include "stormguard/exec/timer_service.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

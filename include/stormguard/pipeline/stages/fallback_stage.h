@@ -1,4 +1,4 @@
-// stormguard/pipeline/fallback.h: answer from elsewhere when the call fails or is refused.
+// stormguard/pipeline/stages/fallback_stage.h: answer from elsewhere when the call fails or is refused.
 //
 // The FallbackStage decides *when* to fall back; the call site supplies
 // *what* (the value differs per call: a cached price, an empty list):

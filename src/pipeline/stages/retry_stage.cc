@@ -1,4 +1,4 @@
-#include "stormguard/pipeline/retry_stage.h"
+#include "stormguard/pipeline/stages/retry_stage.h"
 
 #include "stormguard/retry/retry_driver.h"
 

@@ -1,4 +1,4 @@
-#include "stormguard/pipeline/hedge_stage.h"
+#include "stormguard/pipeline/stages/hedge_stage.h"
 
 #include <atomic>
 #include <string>

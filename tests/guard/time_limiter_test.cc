@@ -1,4 +1,4 @@
-#include "stormguard/pipeline/time_limiter.h"
+#include "stormguard/guard/time_limiter.h"
 
 #include "stormguard/guard/bulkhead.h"
 
@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "pipeline/pipeline_test_util.h"
-#include "pipeline/time_limiter_test_util.h"
+#include "guard/time_limiter_test_util.h"
 
 namespace stormguard {
 namespace {

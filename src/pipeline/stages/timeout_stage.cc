@@ -1,4 +1,4 @@
-#include "stormguard/pipeline/timeout.h"
+#include "stormguard/pipeline/stages/timeout_stage.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "stormguard/pipeline/counters.h"
+#include "stormguard/metrics/counters.h"
 
 #include <algorithm>
 #include <bit>

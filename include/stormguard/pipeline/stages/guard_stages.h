@@ -1,4 +1,4 @@
-// stormguard/pipeline/guard_stages.h: breaker, bulkhead, limiters as stages.
+// stormguard/pipeline/stages/guard_stages.h: breaker, bulkhead, limiters as stages.
 //
 // Each stage asks its guard before every attempt and refuses with the
 // guard's own status (source "circuit_breaker", "bulkhead", "rate_limiter"
