@@ -11,7 +11,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Largest first, so FormatDuration picks the biggest unit that fits.
 constexpr std::array<std::pair<std::string_view, Duration>, 6> kUnits = {{
     {"h", 1h}, {"m", 1min}, {"s", 1s}, {"ms", 1ms}, {"us", 1us}, {"ns", 1ns}}};
 
@@ -45,21 +44,6 @@ std::optional<Duration> ParseDuration(std::string_view text) {
   // 2^63 as a double: anything at or above it does not fit a Duration.
   if (!(ns < static_cast<double>(Duration::max().count()))) return std::nullopt;
   return Duration(std::llround(ns));
-}
-
-std::string FormatDuration(Duration d) {
-  if (d < Duration::zero()) return "-" + FormatDuration(-d);
-  std::string_view unit = "s";
-  Duration size = 1s;
-  if (d != Duration::zero()) {
-    for (const auto& [name, s] : kUnits) {
-      unit = name;
-      size = s;
-      if (d >= s) break;
-    }
-  }
-  return FormatNumber(static_cast<double>(d.count()) / static_cast<double>(size.count())) +
-         std::string(unit);
 }
 
 std::string FormatNumber(double value) {

@@ -2,7 +2,9 @@
 //
 // A duration is a non-negative decimal number followed by one unit: ns, us,
 // ms, s, m or h ("250us", "1.5s", "0.25h"); a bare "0" is zero. Used by every
-// subcommand that takes a time, so they all accept and print the same forms:
+// subcommand that takes a time, so they all accept the same forms, and
+// stormguard::FormatDuration (core/duration_format.h) prints them in a form
+// ParseDuration reads back ("100ms", "1.5s", "0s"):
 //
 //   Duration base = 100ms;
 //   AddDurationOption(cmd, "--base", base, "first wait");
@@ -21,6 +23,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "stormguard/core/duration_format.h"
 #include "stormguard/core/time.h"
 
 namespace stormguard::cli {
@@ -30,10 +33,6 @@ inline constexpr Duration kMaxFlagDuration = std::chrono::hours(1000);
 // The duration `text` spells, or nullopt for anything else (no unit, an
 // unknown unit, a sign, garbage, or more than Duration::max()).
 std::optional<Duration> ParseDuration(std::string_view text);
-
-// A short form ParseDuration reads back: "100ms", "1.5s", "2m", "0s". At
-// most three decimals, so sub-unit digits beyond those are rounded.
-std::string FormatDuration(Duration d);
 
 // A decimal with at most three digits after the point and no trailing
 // zeros: 2, 1.5, 37.422 (for tables of durations in ms and of factors).

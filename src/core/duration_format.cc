@@ -21,7 +21,7 @@ constexpr Unit kUnits[] = {{"h", 3'600'000'000'000}, {"m", 60'000'000'000}, {"s"
 std::string FormatDuration(Duration d) {
   if (d == kInfiniteDuration) return "inf";
   const std::int64_t n = d.count();
-  if (n == 0) return "0";  // needs no unit
+  if (n == 0) return "0s";  // a unit even here, so every output reads back as a CLI duration
   // The magnitude, unsigned: -Duration::min() does not fit a Duration.
   const std::uint64_t magnitude = n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
   const Unit* unit = &kUnits[0];

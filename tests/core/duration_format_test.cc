@@ -26,7 +26,7 @@ TEST(DurationFormatTest, RoundsToThreeDecimals) {
 }
 
 TEST(DurationFormatTest, ZeroNegativeAndInfinite) {
-  EXPECT_EQ(FormatDuration(Duration::zero()), "0");
+  EXPECT_EQ(FormatDuration(Duration::zero()), "0s");  // reads as a duration in help and Describe()
   EXPECT_EQ(FormatDuration(-2s), "-2s");
   EXPECT_EQ(FormatDuration(-1500us), "-1.5ms");
   EXPECT_EQ(FormatDuration(kInfiniteDuration), "inf");

@@ -47,7 +47,7 @@ TEST(BulkheadTest, TryAcquireGrantsUpToMaxThenRejectsWithReason) {
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(c.status().source(), "bulkhead");
-  EXPECT_EQ(c.status().message(), "bulkhead full: 2/2 in use, waited 0");
+  EXPECT_EQ(c.status().message(), "bulkhead full: 2/2 in use, waited 0s");
   EXPECT_EQ(bulkhead->stats().in_use, 2);
   EXPECT_EQ(bulkhead->stats().rejected, 1);
   auto events = listener.events();
@@ -188,7 +188,7 @@ TEST(BulkheadTest, ZeroMaxWaitAndVirtualSleepRefuseWithoutBlocking) {
   auto no_wait = Make({.max_concurrent = 1});
   auto a = no_wait->Acquire(blocking);
   ASSERT_TRUE(a.ok());
-  EXPECT_EQ(no_wait->Acquire(blocking).status().message(), "bulkhead full: 1/1 in use, waited 0");
+  EXPECT_EQ(no_wait->Acquire(blocking).status().message(), "bulkhead full: 1/1 in use, waited 0s");
 
   // In kAdvanceOnSleep mode the wait jumps straight to its deadline.
   ManualClock virtual_clock(kT0);
@@ -280,7 +280,7 @@ TEST(BulkheadTest, StripedBulkheadLendsEveryStripesSlotsToOneThread) {
     held.push_back(std::move(p).value());
   }
   auto refused = bulkhead->TryAcquire(kT0);
-  EXPECT_EQ(refused.status().message(), "bulkhead full: 7/7 in use, waited 0");
+  EXPECT_EQ(refused.status().message(), "bulkhead full: 7/7 in use, waited 0s");
   held.erase(held.begin() + 3);  // its slot goes back to the stripe it came from
   EXPECT_EQ(bulkhead->stats().in_use, 6);
   EXPECT_TRUE(bulkhead->TryAcquire(kT0).ok());

@@ -78,7 +78,7 @@ TEST(RateLimiterTest, RejectionSaysRateNextTokenAndMaxWait) {
   Status s = limiter->TryAcquire(kT0 + 6800us);
   EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(s.source(), "rate_limiter");
-  EXPECT_EQ(s.message(), "rate limit 100/s exceeded; next token in 3.2ms, max wait 0");
+  EXPECT_EQ(s.message(), "rate limit 100/s exceeded; next token in 3.2ms, max wait 0s");
   EXPECT_EQ(s.hints().pushback, 3200us);
   auto events = listener.events();
   ASSERT_EQ(events.size(), 1u);

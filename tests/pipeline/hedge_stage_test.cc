@@ -21,7 +21,7 @@ TEST(HedgeStageTest, FirstGoodAnswerWinsAndTheSlowAttemptIsCancelled) {
                           .AddHedge({.delay = 0ms, .max_hedged_attempts = 1, .idempotent = true}, OneWorker())
                           .AddAttemptTimeout(30s)  // runs per hedged attempt, on its thread
                           .Build());
-  EXPECT_EQ(p.Describe(), "hedge(1 after 0) -> attempt_timeout(30s) -> call");
+  EXPECT_EQ(p.Describe(), "hedge(1 after 0s) -> attempt_timeout(30s) -> call");
   CallContext ctx;
   bool primary_ran = false, primary_cancelled = false;
   Result<int> r = p.Execute(ctx, [&](CallContext& a) -> Result<int> {

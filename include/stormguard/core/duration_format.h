@@ -5,13 +5,14 @@
 //   FormatDuration(1500ms);             // "1.5s"
 //   FormatDuration(90s);                // "1.5m"
 //   FormatDuration(1234567ns);          // "1.235ms"
-//   FormatDuration(Duration::zero());   // "0"
+//   FormatDuration(Duration::zero());   // "0s"
 //   FormatDuration(kInfiniteDuration);  // "inf"
 //
 // The largest unit the duration reaches (h, m, s, ms, us, ns: the units
 // the CLI's duration flags accept), at most three decimals, no trailing
-// zeros; zero needs no unit; a negative duration gets a "-". Status
-// messages and Pipeline::Describe() print every duration this one way.
+// zeros; zero is "0s", so every finite non-negative output is a valid
+// CLI duration; a negative duration gets a "-". Status messages,
+// Pipeline::Describe() and the CLI's help print every duration this one way.
 // Thread safety: a pure function.
 #pragma once
 
