@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "duration_flag.h"
+#include "render/text_table.h"
 
 namespace stormguard::cli {
 namespace {
@@ -53,21 +54,6 @@ std::string PadLeft(const std::string& s, std::size_t width) {
   return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
 }
 
-// Right-aligns every column; columns are two spaces apart.
-std::string RenderColumns(const std::vector<std::vector<std::string>>& table) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : table) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-  }
-  std::string out;
-  for (const auto& row : table) {
-    for (std::size_t c = 0; c < row.size(); ++c) out += (c ? "  " : "") + PadLeft(row[c], widths[c]);
-    out += '\n';
-  }
-  return out;
-}
-
 std::string FormatHeader(const BackoffReport& r) {
   const BackoffArgs& a = r.args;
   std::string out = a.strategy + ": " + std::string(r.formula) + " for retry n\n";
@@ -88,26 +74,26 @@ std::string FormatRows(const BackoffReport& r) {
     lo_width = std::max(lo_width, Millis(row.lowest).size());
     hi_width = std::max(hi_width, Millis(row.highest).size());
   }
-  std::vector<std::vector<std::string>> table;
+  std::vector<std::string> header{"retry", "wait (ms)"};
+  if (r.jittered) header.insert(header.end(), {"range (ms)", "expected (ms)"});
+  render::TextTable table(std::move(header), render::TextTable::First::kRight);
   auto add = [&](std::string first, Duration wait, Duration lo, Duration hi, Duration expected,
                  bool bound) {
     if (!r.jittered) {
-      table.push_back({std::move(first), Millis(wait)});
+      table.Row({std::move(first), Millis(wait)});
       return;
     }
-    table.push_back({std::move(first), Millis(wait),
-                     PadLeft(Millis(lo), lo_width) + " - " + PadLeft(Millis(hi), hi_width),
-                     (bound ? "<= " : "") + Millis(expected)});
+    table.Row({std::move(first), Millis(wait),
+               PadLeft(Millis(lo), lo_width) + " - " + PadLeft(Millis(hi), hi_width),
+               (bound ? "<= " : "") + Millis(expected)});
   };
-  table.push_back({"retry", "wait (ms)"});
-  if (r.jittered) table.back().insert(table.back().end(), {"range (ms)", "expected (ms)"});
   for (const BackoffRow& row : r.rows) {
     add(std::to_string(row.retry), row.wait, row.lowest, row.highest, row.expected,
         row.expected_is_bound);
   }
   add("total", r.total, r.lowest_total, r.highest_total, r.expected_total,
       r.expected_total_is_bound);
-  return RenderColumns(table);
+  return table.Render();
 }
 
 std::string FormatFooter(const BackoffReport& r) {

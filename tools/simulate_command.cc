@@ -55,7 +55,7 @@ void AddCommonFlags(CLI::App& cmd, Output& out, std::uint64_t& seed) {
 void Emit(const Output& out, const Report& r) {
   if (!out.svg.empty()) {
     std::ofstream f(out.svg, std::ios::binary);
-    f << sim::RenderSvg(r.plot);
+    f << render::RenderSvg(r.plot);
     if (!f) throw CLI::ValidationError("--svg", "cannot write '" + out.svg + "'");
   }
   if (out.json) {

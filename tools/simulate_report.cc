@@ -3,10 +3,18 @@
 #include <algorithm>
 
 #include "duration_flag.h"
-#include "simulate_table.h"
+#include "render/numbers.h"
+#include "render/text_table.h"
 
 namespace stormguard::cli {
 namespace {
+
+using render::Fixed;
+using render::KeyValues;
+using render::Millis;
+using render::Round;
+using render::Seconds;
+using render::TextTable;
 
 double BucketStart(const sim::Series& s, std::size_t i) {
   return static_cast<double>((s.bucket * static_cast<std::int64_t>(i)).count()) / 1e9;
@@ -81,7 +89,7 @@ Report StormReport(const sim::StormResult& r, bool series) {
               .x_label = "seconds since the failure", .y_label = "retries per bucket", .lines = {}};
   const sim::Series frame(o.bucket, 0, 0);
   for (const auto& row : r.rows) {
-    sim::PlotLine line{.name = std::string(sim::StrategyName(row.strategy)), .x = {}, .y = {}};
+    render::PlotLine line{.name = std::string(sim::StrategyName(row.strategy)), .x = {}, .y = {}};
     for (std::size_t i = 0; i < row.retries_per_bucket.size(); ++i) {
       line.x.push_back(BucketStart(frame, i));
       line.y.push_back(static_cast<double>(row.retries_per_bucket[i]));
@@ -100,7 +108,7 @@ Report DeadlineReport(const sim::DeadlineResult& r, bool /*series*/) {
               FormatDuration(o.min_call) + "; token bucket " + Fixed(o.max_tokens, 1) + " tokens, +" +
               Fixed(o.token_ratio, 1) + " per success; seed " + std::to_string(o.seed) + "\n\n";
   TextTable attempts({"attempt", "start", "end", "wait after"});
-  sim::PlotLine left{.name = "budget left (ms)", .x = {0}, .y = {Millis(o.budget)}};
+  render::PlotLine left{.name = "budget left (ms)", .x = {0}, .y = {Millis(o.budget)}};
   for (const auto& a : r.attempts) {
     attempts.Row({std::to_string(a.number), Fixed(Millis(a.start), 1) + " ms", Fixed(Millis(a.end), 1) + " ms",
                   a.wait > Duration::zero() ? Fixed(Millis(a.wait), 1) + " ms" : ""});
@@ -169,7 +177,7 @@ Report ContentionReport(const sim::ContentionResult& r, bool series) {
     j["succeeded"] = Round(row.succeeded, 2);
     j["calls_per_client"] = Round(row.calls_per_client(), 3);
     j["completion_ms"] = Millis(row.completion);
-    sim::PlotLine line{.name = name, .x = {0}, .y = {0}};
+    render::PlotLine line{.name = name, .x = {0}, .y = {0}};
     for (std::size_t i = 0; i < row.finished.size(); ++i) {
       line.x.push_back(Millis(row.finished[i]));
       line.y.push_back(static_cast<double>(i + 1));

@@ -14,20 +14,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "render/svg_plot.h"
 #include "stormguard/sim/budget_scenario.h"
 #include "stormguard/sim/chain_scenario.h"
 #include "stormguard/sim/contention.h"
 #include "stormguard/sim/deadline_demo.h"
 #include "stormguard/sim/metastable.h"
 #include "stormguard/sim/storm.h"
-#include "stormguard/sim/svg.h"
 
 namespace stormguard::cli {
 
 struct Report {
   std::string table;
   nlohmann::ordered_json json;
-  sim::Plot plot;
+  render::Plot plot;
 };
 
 // `series` adds the per-bucket counts to the table and the JSON.

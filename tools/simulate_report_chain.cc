@@ -2,10 +2,18 @@
 // metastable.
 #include "duration_flag.h"
 #include "simulate_report.h"
-#include "simulate_table.h"
+#include "render/numbers.h"
+#include "render/text_table.h"
 
 namespace stormguard::cli {
 namespace {
+
+using render::Fixed;
+using render::KeyValues;
+using render::Millis;
+using render::Round;
+using render::Seconds;
+using render::TextTable;
 
 std::vector<double> BucketTimes(const sim::Series& s, std::size_t n) {
   std::vector<double> x;
@@ -228,7 +236,7 @@ Report MetastableReport(const sim::MetastableResult& r, bool series) {
     } else {
       out.json["controls"].push_back(MetastableRunJson(run, series));
     }
-    sim::PlotLine line{.name = std::string(sim::ControlName(run.control)), .x = {}, .y = {}};
+    render::PlotLine line{.name = std::string(sim::ControlName(run.control)), .x = {}, .y = {}};
     for (std::size_t i = 0; i < run.goodput_permille.size(); ++i) {
       line.x.push_back(Seconds(run.series.bucket * static_cast<std::int64_t>(i)));
       line.y.push_back(static_cast<double>(run.goodput_permille[i]) / 1000.0);

@@ -1,10 +1,8 @@
-#include "simulate_table.h"
+#include "render/text_table.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 
-namespace stormguard::cli {
+namespace stormguard::render {
 
 std::string TextTable::Render() const {
   std::vector<std::size_t> width(header_.size(), 0);
@@ -18,7 +16,11 @@ std::string TextTable::Render() const {
     for (std::size_t i = 0; i < width.size(); ++i) {
       const std::string cell = i < cells.size() ? cells[i] : "";
       const std::string pad(width[i] - cell.size(), ' ');
-      out += i == 0 ? cell + pad : "  " + pad + cell;
+      if (i == 0) {
+        out += first_ == First::kLeft ? cell + pad : pad + cell;
+      } else {
+        out += "  " + pad + cell;
+      }
     }
     out.erase(out.find_last_not_of(' ') + 1);
     return out + "\n";
@@ -36,18 +38,4 @@ std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& ro
   return out;
 }
 
-std::string Fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-double Round(double v, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale;
-}
-
-double Seconds(Duration d, int decimals) { return Round(static_cast<double>(d.count()) / 1e9, decimals); }
-double Millis(Duration d, int decimals) { return Round(static_cast<double>(d.count()) / 1e6, decimals); }
-
-}  // namespace stormguard::cli
+}  // namespace stormguard::render
