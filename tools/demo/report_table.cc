@@ -2,6 +2,8 @@
 
 #include "demo/fault_schedule.h"
 #include "demo/report.h"
+#include "render/numbers.h"
+#include "render/text_table.h"
 
 namespace stormguard::demo {
 namespace {
@@ -12,7 +14,7 @@ std::string Format(const char* fmt, auto... args) {
   return buf;
 }
 
-double Seconds(Duration d) { return ToMillis(d) / 1000.0; }
+using render::Seconds;
 
 std::string Describe(const Phase& p) {
   if (p.bottom_down) return "C is down: every attempt of these operations gets a 503 at once";
@@ -21,11 +23,11 @@ std::string Describe(const Phase& p) {
                 f.error * 100, f.slow * 100, Seconds(f.slow_time), f.lost_response * 100);
 }
 
-std::string Row(const ModeReport& m, const PhaseSummary& s) {
-  return Format("%-11s %7llu %9llu %12.2fx %8.2f%% %7.0f %7.0f %10.1f%% %11llu\n",
-                std::string(ModeName(m.mode)).c_str(), static_cast<unsigned long long>(s.offered),
-                static_cast<unsigned long long>(s.reached_bottom), s.amplification, s.success_rate * 100,
-                s.p50_ms, s.p99_ms, s.orphan_ratio * 100, static_cast<unsigned long long>(s.duplicate_effects));
+std::vector<std::string> Row(const ModeReport& m, const PhaseSummary& s) {
+  return {std::string(ModeName(m.mode)), std::to_string(s.offered), std::to_string(s.reached_bottom),
+          render::Fixed(s.amplification, 2) + "x", render::Fixed(s.success_rate * 100, 2) + "%",
+          render::Fixed(s.p50_ms, 0), render::Fixed(s.p99_ms, 0), render::Fixed(s.orphan_ratio * 100, 1) + "%",
+          std::to_string(s.duplicate_effects)};
 }
 
 std::string Recovery(const ModeReport& m) {
@@ -46,8 +48,10 @@ std::string FormatTables(const DemoReport& r) {
     if (phase.settle > Duration::zero()) out += Format(", after %.1f s without load", Seconds(phase.settle));
     out += "): ";
     out += Describe(phase) + "\n";
-    out += "mode        offered reached C amplification  success  p50 ms  p99 ms orphan work  duplicates\n";
-    for (const ModeReport& m : r.modes) out += Row(m, m.phases[p]);
+    render::TextTable table({"mode", "offered", "reached C", "amplification", "success", "p50 ms", "p99 ms",
+                             "orphan work", "duplicates"});
+    for (const ModeReport& m : r.modes) table.Row(Row(m, m.phases[p]));
+    out += table.Render();
   }
   out += "\nback to >= 99% success (first 1 s window after C recovered):";
   for (std::size_t i = 0; i < r.modes.size(); ++i) out += (i ? ", " : " ") + Recovery(r.modes[i]);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace stormguard::demo {
 namespace {
 using namespace std::chrono_literals;
@@ -56,6 +58,18 @@ TEST(DemoReportTest, SvgHasAShadedBandPerPhaseAndALinePerMode) {
   EXPECT_EQ(lines, 2u);
   EXPECT_EQ(bands, 3u);
   EXPECT_NE(svg.find("down (every attempt fails)"), std::string::npos);
+}
+
+TEST(DemoReportTest, SvgEscapesNamesAndLeavesOutRatesThatAreNotNumbers) {
+  DemoReport r = Sample();
+  r.phases[1].name = "<down> & \"out\"";
+  r.modes[0].timeline.push_back({3.0, std::numeric_limits<double>::quiet_NaN()});
+  r.modes[1].timeline.push_back({3.5, std::numeric_limits<double>::infinity()});
+  const std::string svg = TimelineSvg(r);
+  EXPECT_NE(svg.find("&lt;down&gt; &amp; &quot;out&quot; (every attempt fails)"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("<down>"), std::string::npos);
+  EXPECT_EQ(svg.find("nan"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("inf"), std::string::npos) << svg;
 }
 
 }  // namespace
