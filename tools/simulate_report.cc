@@ -9,16 +9,7 @@
 namespace stormguard::cli {
 namespace {
 
-using render::Fixed;
-using render::KeyValues;
-using render::Millis;
-using render::Round;
-using render::Seconds;
-using render::TextTable;
-
-double BucketStart(const sim::Series& s, std::size_t i) {
-  return static_cast<double>((s.bucket * static_cast<std::int64_t>(i)).count()) / 1e9;
-}
+using namespace render;  // the reports' tables and numbers
 
 nlohmann::ordered_json StormRowJson(const sim::StormRow& row, bool series) {
   nlohmann::ordered_json j;
@@ -40,7 +31,7 @@ std::string StormSeriesTable(const sim::StormResult& r) {
   TextTable t(header);
   const sim::Series frame(r.options.bucket, 0, 0);
   for (std::size_t i = 0; i < buckets; ++i) {
-    std::vector<std::string> cells{Fixed(BucketStart(frame, i), 1)};
+    std::vector<std::string> cells{Fixed(frame.StartSeconds(i), 1)};
     for (const auto& row : r.rows) cells.push_back(std::to_string(sim::At(row.retries_per_bucket, i)));
     t.Row(cells);
   }
@@ -91,7 +82,7 @@ Report StormReport(const sim::StormResult& r, bool series) {
   for (const auto& row : r.rows) {
     render::PlotLine line{.name = std::string(sim::StrategyName(row.strategy)), .x = {}, .y = {}};
     for (std::size_t i = 0; i < row.retries_per_bucket.size(); ++i) {
-      line.x.push_back(BucketStart(frame, i));
+      line.x.push_back(frame.StartSeconds(i));
       line.y.push_back(static_cast<double>(row.retries_per_bucket[i]));
     }
     out.plot.lines.push_back(std::move(line));

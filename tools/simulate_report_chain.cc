@@ -8,16 +8,11 @@
 namespace stormguard::cli {
 namespace {
 
-using render::Fixed;
-using render::KeyValues;
-using render::Millis;
-using render::Round;
-using render::Seconds;
-using render::TextTable;
+using namespace render;  // the reports' tables and numbers
 
 std::vector<double> BucketTimes(const sim::Series& s, std::size_t n) {
   std::vector<double> x;
-  for (std::size_t i = 0; i < n; ++i) x.push_back(Seconds(s.bucket * static_cast<std::int64_t>(i)));
+  for (std::size_t i = 0; i < n; ++i) x.push_back(s.StartSeconds(i));
   return x;
 }
 
@@ -46,7 +41,7 @@ std::string SeriesTable(const sim::Series& s, const std::vector<std::string>& no
   for (const char* c : {"ok", "failed", "rejected"}) header.emplace_back(c);
   TextTable t(header);
   for (std::size_t i = 0; i < s.size(); ++i) {
-    std::vector<std::string> cells{Fixed(Seconds(s.bucket * static_cast<std::int64_t>(i)), 1)};
+    std::vector<std::string> cells{Fixed(s.StartSeconds(i), 1)};
     for (const auto& a : s.arrivals) cells.push_back(std::to_string(sim::At(a, i)));
     for (const auto& r : s.retries) cells.push_back(std::to_string(sim::At(r, i)));
     for (const auto* c : {&s.successes, &s.failures, &s.rejections}) cells.push_back(std::to_string(sim::At(*c, i)));
@@ -238,7 +233,7 @@ Report MetastableReport(const sim::MetastableResult& r, bool series) {
     }
     render::PlotLine line{.name = std::string(sim::ControlName(run.control)), .x = {}, .y = {}};
     for (std::size_t i = 0; i < run.goodput_permille.size(); ++i) {
-      line.x.push_back(Seconds(run.series.bucket * static_cast<std::int64_t>(i)));
+      line.x.push_back(run.series.StartSeconds(i));
       line.y.push_back(static_cast<double>(run.goodput_permille[i]) / 1000.0);
     }
     out.plot.lines.push_back(std::move(line));

@@ -34,6 +34,10 @@ struct Series {
     return elapsed <= Duration::zero() ? 0 : static_cast<std::size_t>(elapsed / bucket);
   }
   void Add(Counts& counts, Duration elapsed, std::int64_t n = 1);
+  // When bucket i starts, in seconds from the start of the run.
+  double StartSeconds(std::size_t i) const noexcept {
+    return static_cast<double>(bucket.count()) * static_cast<double>(i) / 1e9;
+  }
 
   // The number of buckets of the longest vector.
   std::size_t size() const noexcept;
