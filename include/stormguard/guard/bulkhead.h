@@ -129,7 +129,7 @@ class Bulkhead {
   const BulkheadOptions& options() const noexcept { return o_; }
   int stripes() const noexcept { return static_cast<int>(stripe_mask_ + 1); }
 
-  // A free slot now, or RESOURCE_EXHAUSTED "bulkhead full: ..., waited 0".
+  // A free slot now, or RESOURCE_EXHAUSTED "bulkhead full: ..., waited 0s".
   Result<BulkheadPermit> TryAcquire(TimePoint now);
 
   // Waits up to options().max_wait for a slot. RESOURCE_EXHAUSTED when the

@@ -10,7 +10,7 @@
 //       std::move(RateLimiter::Create({.rate = 100, .burst = 10})).value();
 //   if (Status s = limiter->TryAcquire(clock.Now()); !s.ok()) return s;
 //   // s: RESOURCE_EXHAUSTED "rate limit 100/s (burst 10) exceeded; next token
-//   //    in 3.2ms, max wait 0" [rate_limiter]
+//   //    in 3.2ms, max wait 0s" [rate_limiter]
 //
 //   Result<Duration> wait = limiter->Reserve(now, 50ms);   // a token is held
 //   if (wait.ok() && !clock.SleepFor(*wait, stop)) limiter->CancelReservation();
