@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -241,8 +243,17 @@ TEST(TimerServiceTest, TryCancelDisarmsOrAnswersAtOnceWhileTheCallbackRuns) {
       &probe);
   std::jthread firing([&] { timers->RunDue(); });
   while (!probe.started) std::this_thread::yield();
-  EXPECT_FALSE(TimerService::TryCancel(h));  // returns while the callback still runs
-  EXPECT_TRUE(h.armed());                    // kept: asking again gives the same answer
+  // Releases the callback if TryCancel wrongly waits for it, so the test fails instead of hanging.
+  std::jthread watchdog([&probe](std::stop_token quit) {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, quit, 2s, [] { return false; });
+    probe.release = true;
+  });
+  EXPECT_FALSE(TimerService::TryCancel(h));
+  EXPECT_FALSE(probe.release) << "TryCancel waited for the running callback";
+  EXPECT_TRUE(h.armed());  // kept: asking again gives the same answer
   EXPECT_FALSE(TimerService::TryCancel(h));
   probe.release = true;
   firing.join();

@@ -77,6 +77,22 @@ TEST(TimeLimiterTest, ReturnsDeadlineExceededAtTheDeadlineWhileTheWorkStillRuns)
   EXPECT_EQ(e.limiter->stats().running, 0);
 }
 
+// The caller's deadline is a timer on the executor's TimerService: moving
+// the clock answers nobody until that service fires it.
+TEST(TimeLimiterTest, TheDeadlineIsATimerOnTheExecutorsTimerService) {
+  Env e({.timeout = 100ms});
+  auto call = Async([&e] {
+    CallContext ctx;
+    return e.limiter->Run(ctx, e.Stuck());
+  });
+  e.started.WaitFor(1);
+  EXPECT_EQ(e.timers->armed(), 1u);
+  e.clock.Advance(100ms);
+  EXPECT_EQ(e.timers->RunDue(), 1u);
+  EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(e.timers->armed(), 0u);
+}
+
 TEST(TimeLimiterTest, TheWorksStopFiresAtItsDeadline) {
   Env e({.timeout = 100ms});
   std::atomic<std::int64_t> stopped_at{0}, deadline{0};

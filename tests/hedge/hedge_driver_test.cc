@@ -5,6 +5,7 @@
 
 #include <future>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "hedge/hedge_test_util.h"
@@ -145,6 +146,47 @@ TEST(HedgeDriverTest, HedgeLaunchesOnlyAfterTheDelay) {
   ASSERT_EQ(listener.launches.size(), 1u);
   EXPECT_EQ(listener.launches[0].at, h.t0 + 10ms);
   EXPECT_EQ(listener.launches[0].duration, 10ms);
+}
+
+// The delay's timer starts firing while the primary's answer ends the call
+// under the driver's lock, which the firing callback waits for: the driver
+// must not wait for the callback there (a deadlock), nor end the call before
+// the callback let go of it.
+TEST(HedgeDriverTest, TheDelayFiringAsThePrimaryAnswersNeitherDeadlocksNorOutlivesTheCall) {
+  Harness h;
+  // Reports come under the driver's lock: when the primary's end is
+  // reported, another thread fires the due timer, which then waits for the lock.
+  struct FireOnPrimaryEnd final : Listener {
+    TimerService* timers = nullptr;
+    std::jthread firing;
+    void OnEvent(const Event& e) noexcept override {
+      if (e.kind != EventKind::kAttemptEnded || e.attempt != 1) return;
+      firing = std::jthread([t = timers] { t->RunDue(); });
+      AwaitState([t = timers] { return t->armed() == 0; }, "the timer's firing");
+    }
+  } listener;
+  listener.timers = h.timers.get();
+  const HedgePolicy p = Make(Idempotent(10ms, 1, &listener));
+  Gate answer;
+  Checkpoint primary;
+  CallContext ctx;
+  HedgeRun run;
+  auto call = Async([&] {
+    return ExecuteHedged(p, ctx, [&](CallContext&) -> Result<int> {
+      primary.Arrive();
+      answer.Wait({});
+      return 1;
+    }, *h.ex, &run);
+  });
+  primary.WaitFor(1);
+  h.clock.Advance(10ms);  // due, not fired yet
+  answer.Open();
+  const Result<int> r = Get(call);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 1);
+  EXPECT_EQ(run.attempts, 1);  // the timer found the call answered: no hedge
+  listener.firing.join();
+  EXPECT_EQ(h.timers->armed(), 0u);
 }
 
 TEST(HedgeDriverTest, NonFatalFailureLaunchesTheNextHedgeAtOnce) {
