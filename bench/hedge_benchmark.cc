@@ -2,7 +2,8 @@
 //   BM_Hedge_FastPrimary        the primary answers before the delay: what a
 //                               hedged call pays when nothing is hedged
 //                               (arm and cancel a timer, one stop_source)
-//   BM_Executor_ScheduleCancel  that timer alone
+//   BM_Hedge_TimerArmCancel     that timer alone: a callback timer on the
+//                               executor's TimerService
 //   BM_Executor_Submit          handing a task to a worker (allocates nothing)
 //   BM_LatencyTracker_Record    the record path, with its coarse clock read
 #include <benchmark/benchmark.h>
@@ -17,7 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 
 Executor& SharedExecutor() {
-  static const std::unique_ptr<Executor> ex =
+  static const std::shared_ptr<Executor> ex =
       Executor::Create({.threads = 2, .queue_capacity = 1024}).value();
   return *ex;
 }
@@ -38,16 +39,16 @@ void BM_Hedge_FastPrimary(benchmark::State& state) {
 BENCHMARK(BM_Hedge_FastPrimary);
 BENCHMARK(BM_Hedge_FastPrimary)->Threads(2);
 
-void BM_Executor_ScheduleCancel(benchmark::State& state) {
+void BM_Hedge_TimerArmCancel(benchmark::State& state) {
   Executor& ex = SharedExecutor();
   Clock& clock = Clock::Real();
   AllocationMeter allocs(state);
   for (auto _ : state) {
-    const TimerId id = ex.ScheduleAt(clock.Now() + 50ms, [] {});
-    benchmark::DoNotOptimize(ex.Cancel(id));
+    TimerHandle h = ex.timers().Schedule(clock.Now() + 50ms, [](void*) noexcept {}, nullptr);
+    benchmark::DoNotOptimize(TimerService::TryCancel(h));
   }
 }
-BENCHMARK(BM_Executor_ScheduleCancel);
+BENCHMARK(BM_Hedge_TimerArmCancel);
 
 void BM_Executor_Submit(benchmark::State& state) {
   Executor& ex = SharedExecutor();

@@ -1,10 +1,9 @@
 // The detached timeout's cost when the work returns at once. Compare with
 // BM_Baseline_DirectCall in the same run.
 //   BM_TimeLimiter_Success  one Run: the call's state and its stop_source
-//                           (two allocations; a third, inside
-//                           Clock::Real()'s wait, when the caller gets to
-//                           sleep before the work ends), a hand-off to an
-//                           executor worker and a condition-variable wake back
+//                           (two allocations), its deadline armed and
+//                           disarmed on the timer service, a hand-off to an
+//                           executor worker and a wake back
 #include <benchmark/benchmark.h>
 
 #include "bench_util.h"
@@ -15,8 +14,8 @@ namespace {
 using namespace std::chrono_literals;
 
 void BM_TimeLimiter_Success(benchmark::State& state) {
-  static const std::unique_ptr<Executor> ex = Executor::Create({.threads = 2}).value();
-  static const std::unique_ptr<TimeLimiter> limiter =
+  static const std::shared_ptr<Executor> ex = Executor::Create({.threads = 2}).value();
+  static const std::shared_ptr<TimeLimiter> limiter =
       TimeLimiter::Create({.timeout = 1s, .max_detached = 16}, *ex).value();
   CallContext ctx;
   AllocationMeter allocs(state);

@@ -16,8 +16,9 @@ namespace timer_internal {
 // A slot's word: generation << 2 | phase. Every Schedule starts a new
 // generation, so the timer thread's compare-and-swap from "armed" to
 // "firing" fails if the slot was disarmed (and perhaps re-armed) after it
-// looked at it. The other fields are written only while the slot is free.
-enum Phase : std::uint64_t { kFree = 0, kArmed = 1, kFiring = 2, kFired = 3 };
+// looked at it, and a handle of an older generation knows its timer fired.
+// The other fields are written only while the slot is free.
+enum Phase : std::uint64_t { kFree = 0, kArmed = 1, kFiring = 2 };
 constexpr std::uint64_t PhaseOf(std::uint64_t w) noexcept { return w & 3; }
 constexpr std::uint64_t With(std::uint64_t w, Phase p) noexcept { return (w & ~std::uint64_t{3}) | p; }
 
@@ -123,10 +124,10 @@ std::vector<std::string> TimerServiceOptions::Validate() const {
   return std::move(v).errors();
 }
 
-Result<std::unique_ptr<TimerService>> TimerService::Create(Clock& clock, TimerServiceOptions options) {
+Result<std::shared_ptr<TimerService>> TimerService::Create(Clock& clock, TimerServiceOptions options) {
   Status s = ValidationStatus("timer service options", options.Validate());
   if (!s.ok()) return s;
-  return std::unique_ptr<TimerService>(new TimerService(clock, options));
+  return std::shared_ptr<TimerService>(new TimerService(clock, options));
 }
 
 TimerService& TimerService::Default() {
@@ -179,14 +180,15 @@ TimerHandle TimerService::Schedule(TimePoint deadline, Callback callback, void* 
   s->deadline.store(deadline.time_since_epoch().count(), std::memory_order_relaxed);
   s->callback.store(callback, std::memory_order_relaxed);
   s->arg.store(arg, std::memory_order_relaxed);
-  s->word.store(timer_internal::With(w + 4, timer_internal::kArmed), std::memory_order_release);
+  const std::uint64_t armed = timer_internal::With(w + 4, timer_internal::kArmed);
+  s->word.store(armed, std::memory_order_release);
   if (membarrier_) {
     std::atomic_signal_fence(std::memory_order_seq_cst);
   } else {
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }
   if (parked_.load(std::memory_order_relaxed)) [[unlikely]] Wake();
-  return TimerHandle(s);
+  return TimerHandle(s, armed);
 }
 
 TimerHandle TimerService::Schedule(TimePoint deadline, std::stop_source& target) noexcept {
@@ -194,28 +196,32 @@ TimerHandle TimerService::Schedule(TimePoint deadline, std::stop_source& target)
       deadline, [](void* p) noexcept { static_cast<std::stop_source*>(p)->request_stop(); }, &target);
 }
 
-bool TimerService::Cancel(TimerHandle& h) noexcept {
+bool TimerService::Disarm(TimerHandle& h, bool wait_for_callback) noexcept {
   Slot* s = h.slot_;
   if (s == nullptr) return true;
-  h.slot_ = nullptr;
-  // Acquire, also when the CAS fails: a slot already kFired must make its
+  std::uint64_t w = h.word_;
+  // Acquire, also when the CAS fails: a timer that fired must make its
   // callback's effects visible before the caller frees what it touched
   // (the stop_source); TSan found the relaxed version.
-  std::uint64_t w = s->word.load(std::memory_order_acquire);
-  while (timer_internal::PhaseOf(w) == timer_internal::kArmed) {
-    if (s->word.compare_exchange_weak(w, timer_internal::With(w, timer_internal::kFree),
+  if (s->word.compare_exchange_strong(w, timer_internal::With(w, timer_internal::kFree),
                                       std::memory_order_acq_rel, std::memory_order_acquire)) {
-      return true;
-    }
+    h = TimerHandle();
+    return true;
   }
-  // Fired or firing: wait until the callback has returned, then free.
-  while (timer_internal::PhaseOf(w) != timer_internal::kFired) {
+  // Fired (the slot is free, perhaps armed again by its thread) or firing.
+  if (!wait_for_callback) return false;
+  const std::uint64_t firing = timer_internal::With(h.word_, timer_internal::kFiring);
+  h = TimerHandle();
+  while (w == firing) {  // until the callback returned and the timer thread let go
     std::this_thread::yield();
     w = s->word.load(std::memory_order_acquire);
   }
-  s->word.store(timer_internal::With(w, timer_internal::kFree), std::memory_order_release);
   return false;
 }
+
+bool TimerService::Cancel(TimerHandle& h) noexcept { return Disarm(h, /*wait_for_callback=*/true); }
+
+bool TimerService::TryCancel(TimerHandle& h) noexcept { return Disarm(h, /*wait_for_callback=*/false); }
 
 std::size_t TimerService::Advance(TimePoint now, bool* any_armed) {
   std::lock_guard advancing(advance_mu_);
@@ -244,7 +250,8 @@ std::size_t TimerService::Advance(TimePoint now, bool* any_armed) {
           continue;
         }
         callback(arg);
-        s.word.store(timer_internal::With(w, timer_internal::kFired), std::memory_order_release);
+        // Free again: a fired timer needs no Cancel, and its thread may re-arm the slot.
+        s.word.store(timer_internal::With(w, timer_internal::kFree), std::memory_order_release);
         ++fired;
       }
     }

@@ -13,6 +13,7 @@ struct Core {
   Core(const TimeLimiterOptions& o, Executor& ex)
       : options(o),
         executor(ex),
+        timers(ex.timers()),
         clock(ex.clock()),
         slots(std::move(Bulkhead::Create({.max_concurrent = o.max_detached})).value()) {}
 
@@ -77,6 +78,7 @@ struct Core {
 
   const TimeLimiterOptions options;
   Executor& executor;
+  TimerService& timers;
   Clock& clock;
   const std::unique_ptr<Bulkhead> slots;
   std::atomic<int> abandoned{0};
@@ -124,10 +126,10 @@ std::vector<std::string> TimeLimiterOptions::Validate() const {
   return std::move(v).errors();
 }
 
-Result<std::unique_ptr<TimeLimiter>> TimeLimiter::Create(TimeLimiterOptions options, Executor& executor) {
+Result<std::shared_ptr<TimeLimiter>> TimeLimiter::Create(TimeLimiterOptions options, Executor& executor) {
   Status s = ValidationStatus("time limiter options", options.Validate());
   if (!s.ok()) return s;
-  return std::unique_ptr<TimeLimiter>(new TimeLimiter(std::make_shared<Core>(options, executor)));
+  return std::shared_ptr<TimeLimiter>(new TimeLimiter(std::make_shared<Core>(options, executor)));
 }
 
 TimeLimiter::TimeLimiter(std::shared_ptr<Core> core) noexcept : core_(std::move(core)) {}
@@ -178,12 +180,37 @@ struct AbandonOnStop {
   void operator()() const noexcept { core->Abandon(*call, /*at_deadline=*/false, attempt); }
 };
 
+// Where the caller waits: woken by its deadline's timer or by the call's
+// stop (the work ended, or the call was abandoned). No allocation.
+class Waker {
+ public:
+  static void Wake(void* self) noexcept { static_cast<Waker*>(self)->Wake(); }
+  void Wake() noexcept {
+    woken_.store(true, std::memory_order_release);
+    woken_.notify_one();
+  }
+  void Wait() noexcept { woken_.wait(false, std::memory_order_acquire); }
+
+ private:
+  std::atomic<bool> woken_{false};
+};
+
+struct WakeOnStop {
+  Waker* waker;
+  void operator()() const noexcept { waker->Wake(); }
+};
+
 }  // namespace
 
 bool TimeLimiter::Await(CallBase& call, const CallContext& caller, Status& answer) {
   Core& c = *core_;
+  Waker waker;
+  // Armed before the work is submitted: whoever sees the work start knows
+  // its deadline is armed too (tests move a ManualClock only then).
+  TimerHandle deadline = c.timers.Schedule(call.deadline.time(), &Waker::Wake, &waker);
   call.refs.fetch_add(1, std::memory_order_relaxed);  // the task's reference
   if (!c.executor.TrySubmit([p = &call] { p->RunOnWorker(); })) {
+    TimerService::Cancel(deadline);
     call.refs.fetch_sub(1, std::memory_order_relaxed);
     call.slot.Release();
     answer = c.Refuse("executor_full", c.clock.Now(), caller.attempt,
@@ -193,8 +220,10 @@ bool TimeLimiter::Await(CallBase& call, const CallContext& caller, Status& answe
   {
     // Gone before the state is read: a late ctx.stop cannot race the deadline.
     std::stop_callback link(caller.stop, AbandonOnStop{&c, &call, caller.attempt});
-    c.clock.SleepUntil(call.deadline.time(), call.stop.get_token());
+    std::stop_callback woken(call.stop.get_token(), WakeOnStop{&waker});
+    waker.Wait();
   }
+  TimerService::Cancel(deadline);  // waits out a firing timer: `waker` lives on this stack
   // Still pending: the deadline woke the caller (every stop follows a state change).
   switch (call.state.load(std::memory_order_acquire)) {
     case CallBase::kFinished:

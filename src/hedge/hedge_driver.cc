@@ -56,7 +56,7 @@ void ReturnKeyBuffer(std::string&& key) noexcept {
 
 HedgeCallBase::HedgeCallBase(const HedgePolicy& policy, CallContext& ctx, Executor& ex,
                              HedgeRun* run) noexcept
-    : policy_(policy), caller_(ctx), ex_(ex), clock_(ex.clock()),
+    : policy_(policy), caller_(ctx), ex_(ex), timers_(ex.timers()), clock_(ex.clock()),
       run_(run != nullptr ? *run : local_run_) {
   run_ = HedgeRun{};
 }
@@ -161,30 +161,28 @@ void HedgeCallBase::Launch(TimePoint now) {
 
 void HedgeCallBase::ArmTimer(TimePoint due) {
   if (timer_outstanding_) {
-    if (timer_at_ <= due) return;       // it fires first and plans again
-    if (!ex_.Cancel(timer_)) return;    // firing right now: it plans again
+    if (timer_at_ <= due) return;                    // it fires first and plans again
+    if (!TimerService::TryCancel(timer_)) return;    // firing right now: it plans again
     timer_outstanding_ = false;
   }
-  const TimerId id = ex_.ScheduleAt(due, [this] { OnTimer(); });
-  if (id == kNoTimer) {
-    run_.stop = HedgeStop::kExecutorBusy;
-    StopLaunching();
-    return;
-  }
-  timer_ = id;
+  timer_ = timers_.Schedule(due, &HedgeCallBase::OnTimer, this);
   timer_at_ = due;
   timer_outstanding_ = true;
 }
 
-void HedgeCallBase::OnTimer() noexcept {
-  std::lock_guard lock(mu_);
-  timer_outstanding_ = false;
-  Pump(clock_.Now());
-  cv_.notify_all();
+// On the timer's thread. Until it takes the lock the timer counts as
+// outstanding, so the call (and `self`) outlives it.
+void HedgeCallBase::OnTimer(void* self) noexcept {
+  auto* call = static_cast<HedgeCallBase*>(self);
+  std::lock_guard lock(call->mu_);
+  call->timer_outstanding_ = false;
+  call->Pump(call->clock_.Now());
+  call->cv_.notify_all();
 }
 
+// TryCancel, not Cancel: this runs under mu_, which a firing callback waits for.
 void HedgeCallBase::CancelTimer() noexcept {
-  if (timer_outstanding_ && ex_.Cancel(timer_)) timer_outstanding_ = false;
+  if (timer_outstanding_ && TimerService::TryCancel(timer_)) timer_outstanding_ = false;
 }
 
 void HedgeCallBase::StopLaunching() noexcept {

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -14,7 +16,7 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 
-std::unique_ptr<TimerService> Manual(ManualClock& clock) {
+std::shared_ptr<TimerService> Manual(ManualClock& clock) {
   auto s = TimerService::Create(clock, {.background_thread = false});
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return std::move(s).value();
@@ -174,6 +176,89 @@ TEST(TimerServiceTest, CancelWaitsForARunningCallback) {
   canceller.join();
   EXPECT_TRUE(fired);
   EXPECT_TRUE(done_when_cancel_returned);
+}
+
+TEST(TimerServiceTest, CallbackTimerFiresWithItsArgumentExactlyAtTheDeadline) {
+  ManualClock clock;
+  auto timers = Manual(clock);
+  struct Probe {
+    ManualClock* clock;
+    TimePoint fired_at{};
+    int calls = 0;
+  } probe{&clock};
+  TimerHandle h = timers->Schedule(
+      clock.Now() + 3ms,
+      [](void* p) noexcept {
+        auto* q = static_cast<Probe*>(p);
+        q->fired_at = q->clock->Now();
+        ++q->calls;
+      },
+      &probe);
+  clock.Advance(3ms - 1ns);
+  EXPECT_EQ(timers->RunDue(), 0u);
+  clock.Advance(1ns);
+  EXPECT_EQ(timers->RunDue(), 1u);
+  EXPECT_EQ(timers->RunDue(), 0u);  // once only
+  EXPECT_EQ(probe.calls, 1);
+  EXPECT_EQ(probe.fired_at, clock.Now());
+  EXPECT_FALSE(TimerService::Cancel(h));
+}
+
+// A fired timer frees its slot without Cancel; its stale handle, cancelled
+// later, must not disarm the timer its thread armed in that slot since.
+TEST(TimerServiceTest, AFiredTimersStaleHandleLeavesTheSlotsNextTimerAlone) {
+  ManualClock clock;
+  auto timers = Manual(clock);
+  std::stop_source first, second;
+  TimerHandle stale = timers->Schedule(clock.Now(), first);
+  EXPECT_EQ(timers->RunDue(), 1u);
+  TimerHandle next = timers->Schedule(clock.Now() + 1ms, second);  // the same (freed) slot
+  EXPECT_FALSE(TimerService::Cancel(stale));
+  EXPECT_EQ(timers->armed(), 1u);
+  clock.Advance(1ms);
+  EXPECT_EQ(timers->RunDue(), 1u);
+  EXPECT_TRUE(second.stop_requested());
+  EXPECT_FALSE(TimerService::TryCancel(next));
+}
+
+TEST(TimerServiceTest, TryCancelDisarmsOrAnswersAtOnceWhileTheCallbackRuns) {
+  ManualClock clock;
+  auto timers = Manual(clock);
+  std::stop_source stop;
+  TimerHandle quiet = timers->Schedule(clock.Now() + 1s, stop);
+  EXPECT_TRUE(TimerService::TryCancel(quiet));
+  EXPECT_FALSE(quiet.armed());
+  EXPECT_EQ(timers->armed(), 0u);
+
+  struct Probe {
+    std::atomic<bool> started{false}, release{false};
+  } probe;
+  TimerHandle h = timers->Schedule(
+      clock.Now(),
+      [](void* p) noexcept {
+        auto* q = static_cast<Probe*>(p);
+        q->started = true;
+        while (!q->release) std::this_thread::yield();
+      },
+      &probe);
+  std::jthread firing([&] { timers->RunDue(); });
+  while (!probe.started) std::this_thread::yield();
+  // Releases the callback if TryCancel wrongly waits for it, so the test fails instead of hanging.
+  std::jthread watchdog([&probe](std::stop_token quit) {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, quit, 2s, [] { return false; });
+    probe.release = true;
+  });
+  EXPECT_FALSE(TimerService::TryCancel(h));
+  EXPECT_FALSE(probe.release) << "TryCancel waited for the running callback";
+  EXPECT_TRUE(h.armed());  // kept: asking again gives the same answer
+  EXPECT_FALSE(TimerService::TryCancel(h));
+  probe.release = true;
+  firing.join();
+  EXPECT_FALSE(TimerService::TryCancel(h));
+  EXPECT_FALSE(stop.stop_requested());
 }
 
 // Threads arm and disarm timers that are due at once while another thread

@@ -25,8 +25,7 @@ using ::testing::HasSubstr;
 TEST(TimeLimiterTest, ValidateNamesEveryBadField) {
   EXPECT_THAT((TimeLimiterOptions{.timeout = 0ns, .max_detached = 0}.Validate()),
               ElementsAre("timeout: must be positive", "max_detached: must be at least 1"));
-  ManualClock clock;
-  auto ex = Executor::Create({}, clock).value();
+  auto ex = Executor::Create({}).value();
   auto limiter = TimeLimiter::Create({.timeout = -1s, .max_detached = -3}, *ex);
   ASSERT_FALSE(limiter.ok());
   EXPECT_EQ(limiter.status().code(), StatusCode::kInvalidArgument);
@@ -78,6 +77,22 @@ TEST(TimeLimiterTest, ReturnsDeadlineExceededAtTheDeadlineWhileTheWorkStillRuns)
   EXPECT_EQ(e.limiter->stats().running, 0);
 }
 
+// The caller's deadline is a timer on the executor's TimerService: moving
+// the clock answers nobody until that service fires it.
+TEST(TimeLimiterTest, TheDeadlineIsATimerOnTheExecutorsTimerService) {
+  Env e({.timeout = 100ms});
+  auto call = Async([&e] {
+    CallContext ctx;
+    return e.limiter->Run(ctx, e.Stuck());
+  });
+  e.started.WaitFor(1);
+  EXPECT_EQ(e.timers->armed(), 1u);
+  e.clock.Advance(100ms);
+  EXPECT_EQ(e.timers->RunDue(), 1u);
+  EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(e.timers->armed(), 0u);
+}
+
 TEST(TimeLimiterTest, TheWorksStopFiresAtItsDeadline) {
   Env e({.timeout = 100ms});
   std::atomic<std::int64_t> stopped_at{0}, deadline{0};
@@ -92,7 +107,7 @@ TEST(TimeLimiterTest, TheWorksStopFiresAtItsDeadline) {
     });
   });
   e.started.WaitFor(1);
-  e.clock.Advance(50ms);
+  e.Advance(50ms);
   EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
   e.log.ended.WaitFor(1);
   EXPECT_EQ(TimePoint(Duration(deadline.load())), e.start + 50ms);
@@ -140,7 +155,7 @@ TEST(TimeLimiterTest, AbandonedWorkHoldsItsSlotUntilItEnds) {
   EXPECT_EQ(st.abandoned_total, 1);
   EXPECT_EQ(st.rejected, 1);
 
-  e.clock.Advance(30ms);
+  e.Advance(30ms);
   e.gate.Open();
   e.log.ended.WaitFor(1);
   st = e.limiter->stats();
@@ -167,7 +182,7 @@ TEST(TimeLimiterTest, APermitTheWorkOwnsIsHeldUntilTheWorkEnds) {
     });
   });
   e.started.WaitFor(1);
-  e.clock.Advance(100ms);
+  e.Advance(100ms);
   EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(bulkhead->stats().in_use, 1);  // the caller left; its work has not
   e.gate.Open();
@@ -185,7 +200,7 @@ TEST(TimeLimiterTest, InfiniteTimeoutWaitsForTheWorkWhenTheCallHasNoDeadline) {
     });
   });
   e.started.WaitFor(1);
-  e.clock.Advance(24h);
+  e.Advance(24h);
   e.gate.Open();
   EXPECT_TRUE(Get(call).ok());
   EXPECT_EQ(e.limiter->stats().abandoned_total, 0);
@@ -237,7 +252,7 @@ TEST(TimeLimiterTest, QueuedWorkWhoseCallerLeftNeverStarts) {
     });
   });
   AwaitState([&e] { return e.executor->submitted() == 2; }, "the call's submission");
-  e.clock.Advance(100ms);
+  e.Advance(100ms);
   EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(e.limiter->stats().abandoned, 1);  // queued, yet holding its slot
   e.gate.Open();
@@ -264,7 +279,7 @@ TEST(TimeLimiterTest, WorkEndingAtTheDeadlineGetsOneConsistentAnswer) {
   for (int i = 0; i < 50; ++i) {
     CallContext ctx;
     Status s = e.limiter->Run(ctx, [&e](CallContext&) {
-      e.clock.Advance(10ms);
+      e.Advance(10ms);
       return Status::Ok();
     });
     if (!s.ok()) {

@@ -1,6 +1,7 @@
-// Helpers for the TimeLimiter tests: a manual clock in kBlockOnSleep mode
-// (the test thread moves time, the caller waits on it), an executor on that
-// clock, a listener that records every event and counts the ends of
+// Helpers for the TimeLimiter tests: a manual clock (the test thread moves
+// time) and a TimerService on it without a thread of its own, so Advance
+// fires the callers' deadlines on the test's thread; an executor with those
+// timers, a listener that records every event and counts the ends of
 // abandoned work, and bounded waits (the hedge tests' Gate and Checkpoint).
 // Env opens its gate before its members go, so the executor never joins a
 // task still blocked on it.
@@ -18,6 +19,7 @@
 
 namespace stormguard::time_limiter_testing {
 
+using hedge_testing::AwaitState;
 using hedge_testing::Checkpoint;
 using hedge_testing::Gate;
 
@@ -61,7 +63,8 @@ class EventLog final : public Listener {
 
 struct Env {
   explicit Env(TimeLimiterOptions o = {}, ExecutorOptions eo = {}) {
-    executor = Executor::Create(eo, clock).value();
+    eo.timers = timers.get();
+    executor = Executor::Create(eo).value();
     o.listener = &log;
     limiter = TimeLimiter::Create(o, *executor).value();
   }
@@ -77,6 +80,11 @@ struct Env {
       return Status::Ok();
     };
   }
+  // Moves the clock and fires the timers now due (callers' deadlines).
+  void Advance(Duration d) {
+    clock.Advance(d);
+    timers->RunDue();
+  }
   // Starts a call whose work ignores its stop, moves the clock by
   // `timeout` and returns the caller's answer; the work stays blocked.
   Status AbandonAStuckCall(Duration timeout) {
@@ -85,8 +93,8 @@ struct Env {
       CallContext ctx;
       return limiter->Run(ctx, Stuck());
     });
-    started.WaitFor(arrivals);
-    clock.Advance(timeout);
+    started.WaitFor(arrivals);  // its deadline was armed before the work was submitted
+    Advance(timeout);
     return hedge_testing::Get(call);
   }
   // Blocks the executor's only worker until the gate opens.
@@ -100,22 +108,12 @@ struct Env {
 
   ManualClock clock{TimePoint(std::chrono::hours(1)), ManualClock::SleepMode::kBlockOnSleep};
   const TimePoint start = clock.Now();
+  std::shared_ptr<TimerService> timers = TimerService::Create(clock, {.background_thread = false}).value();
   EventLog log;
   Gate gate;
   Checkpoint started;
-  std::unique_ptr<Executor> executor;
-  std::unique_ptr<TimeLimiter> limiter;
+  std::shared_ptr<Executor> executor;
+  std::shared_ptr<TimeLimiter> limiter;
 };
-
-// Spins (yielding) until pred() holds; a broken limiter fails the test
-// instead of hanging it. For states no event announces.
-template <class Pred>
-void AwaitState(Pred pred, const char* what) {
-  const auto give_up = std::chrono::steady_clock::now() + hedge_testing::kBound;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > give_up) hedge_testing::Stuck(what);
-    std::this_thread::yield();
-  }
-}
 
 }  // namespace stormguard::time_limiter_testing

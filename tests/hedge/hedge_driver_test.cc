@@ -5,6 +5,7 @@
 
 #include <future>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "hedge/hedge_test_util.h"
@@ -19,16 +20,24 @@ using hedge_testing::CountingBudget;
 using hedge_testing::Gate;
 using hedge_testing::kBound;
 using hedge_testing::Async;
+using hedge_testing::AwaitState;
 using hedge_testing::Get;
 using hedge_testing::RecordingListener;
 using ::testing::ElementsAre;
 
-// Time moves only when a test says so; the executor's timer thread waits on
-// this clock, so hedges launch exactly when the test advances past a delay.
+// Time moves only when a test says so, and the executor's timers have no
+// thread of their own: Advance fires what is due on the test's thread, so
+// hedges launch exactly when the test moves past a delay.
 struct Harness {
   ManualClock clock{TimePoint(std::chrono::hours(1)), ManualClock::SleepMode::kBlockOnSleep};
-  std::unique_ptr<Executor> ex = Executor::Create({.threads = 2}, clock).value();
+  std::shared_ptr<TimerService> timers = TimerService::Create(clock, {.background_thread = false}).value();
+  std::shared_ptr<Executor> ex = Executor::Create({.threads = 2, .timers = timers.get()}).value();
   const TimePoint t0 = clock.Now();
+
+  void Advance(Duration d) {
+    clock.Advance(d);
+    timers->RunDue();
+  }
 };
 
 TEST(HedgeDriverTest, FirstGoodAnswerWinsAndEveryLoserIsCancelled) {
@@ -54,9 +63,9 @@ TEST(HedgeDriverTest, FirstGoodAnswerWinsAndEveryLoserIsCancelled) {
     }, *h.ex, &run);
   });
   started.WaitFor(1);
-  h.clock.Advance(10ms);  // the first hedge starts and hangs too
+  h.Advance(10ms);  // the first hedge starts and hangs too
   started.WaitFor(2);
-  h.clock.Advance(10ms);  // the second hedge answers
+  h.Advance(10ms);  // the second hedge answers
   Result<int> r = Get(call);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, 42);
@@ -93,10 +102,10 @@ TEST(HedgeDriverTest, ALoserThatIgnoresItsStopTokenHoldsTheReturnUntilItEnds) {
     }, *h.ex, &run);
   });
   primary.WaitFor(1);
-  h.clock.Advance(10ms);
+  h.Advance(10ms);
   listener.ended.WaitFor(1);  // the hedge answered at t0 + 10 ms
   EXPECT_EQ(call.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
-  h.clock.Advance(5ms);
+  h.Advance(5ms);
   gate.Open();
   EXPECT_TRUE(Get(call).ok());
   EXPECT_EQ(run.winner, 2);
@@ -125,16 +134,59 @@ TEST(HedgeDriverTest, HedgeLaunchesOnlyAfterTheDelay) {
     }, *h.ex);
   });
   primary.WaitFor(1);
-  h.clock.Advance(9ms);
+  EXPECT_EQ(h.timers->armed(), 1u);  // the delay is a timer on the executor's TimerService
+  h.Advance(9ms);
   EXPECT_EQ(hedge.count(), 0);
   EXPECT_EQ(h.ex->submitted(), 0u);
-  h.clock.Advance(1ms);
+  h.Advance(1ms);
   hedge.WaitFor(1);
   EXPECT_EQ(*Get(call), 7);
+  EXPECT_EQ(h.timers->armed(), 0u);
   EXPECT_EQ(hedge_started_at.load(), (h.t0 + 10ms).time_since_epoch().count());
   ASSERT_EQ(listener.launches.size(), 1u);
   EXPECT_EQ(listener.launches[0].at, h.t0 + 10ms);
   EXPECT_EQ(listener.launches[0].duration, 10ms);
+}
+
+// The delay's timer starts firing while the primary's answer ends the call
+// under the driver's lock, which the firing callback waits for: the driver
+// must not wait for the callback there (a deadlock), nor end the call before
+// the callback let go of it.
+TEST(HedgeDriverTest, TheDelayFiringAsThePrimaryAnswersNeitherDeadlocksNorOutlivesTheCall) {
+  Harness h;
+  // Reports come under the driver's lock: when the primary's end is
+  // reported, another thread fires the due timer, which then waits for the lock.
+  struct FireOnPrimaryEnd final : Listener {
+    TimerService* timers = nullptr;
+    std::jthread firing;
+    void OnEvent(const Event& e) noexcept override {
+      if (e.kind != EventKind::kAttemptEnded || e.attempt != 1) return;
+      firing = std::jthread([t = timers] { t->RunDue(); });
+      AwaitState([t = timers] { return t->armed() == 0; }, "the timer's firing");
+    }
+  } listener;
+  listener.timers = h.timers.get();
+  const HedgePolicy p = Make(Idempotent(10ms, 1, &listener));
+  Gate answer;
+  Checkpoint primary;
+  CallContext ctx;
+  HedgeRun run;
+  auto call = Async([&] {
+    return ExecuteHedged(p, ctx, [&](CallContext&) -> Result<int> {
+      primary.Arrive();
+      answer.Wait({});
+      return 1;
+    }, *h.ex, &run);
+  });
+  primary.WaitFor(1);
+  h.clock.Advance(10ms);  // due, not fired yet
+  answer.Open();
+  const Result<int> r = Get(call);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 1);
+  EXPECT_EQ(run.attempts, 1);  // the timer found the call answered: no hedge
+  listener.firing.join();
+  EXPECT_EQ(h.timers->armed(), 0u);
 }
 
 TEST(HedgeDriverTest, NonFatalFailureLaunchesTheNextHedgeAtOnce) {
@@ -156,7 +208,8 @@ TEST(HedgeDriverTest, NonFatalFailureLaunchesTheNextHedgeAtOnce) {
 TEST(HedgeDriverTest, PushbackOnANonFatalFailureDelaysTheNextHedge) {
   Harness h;
   RecordingListener listener;
-  const HedgePolicy p = Make(Idempotent(1h, 1, &listener));
+  // Hedges only after failures: the one timer armed is the pushback's.
+  const HedgePolicy p = Make(Idempotent(kInfiniteDuration, 1, &listener));
   Checkpoint hedge;
   CallContext ctx;
   auto call = Async([&] {
@@ -166,12 +219,12 @@ TEST(HedgeDriverTest, PushbackOnANonFatalFailureDelaysTheNextHedge) {
       return Status::Ok();
     }, *h.ex);
   });
-  // The primary failed at t0 (its end time is read before the event); the
-  // hedge waits for the pushback instead of going at once.
-  listener.ended.WaitFor(1);
-  h.clock.Advance(19ms);
+  // The primary failed at t0; the hedge waits for the pushback instead of
+  // going at once.
+  AwaitState([&h] { return h.timers->armed() == 1; }, "the pushback's timer");
+  h.Advance(19ms);
   EXPECT_EQ(hedge.count(), 0);
-  h.clock.Advance(1ms);
+  h.Advance(1ms);
   EXPECT_TRUE(Get(call).ok());
   EXPECT_EQ(hedge.count(), 1);
 }
@@ -213,7 +266,7 @@ TEST(HedgeDriverTest, BudgetRefusalPreventsADelayedHedge) {
     }, *h.ex, &run);
   });
   primary.WaitFor(1);
-  h.clock.Advance(10ms);
+  h.Advance(10ms);
   budget->refusals.WaitFor(1);  // the hedge was due and refused
   gate.Open();
   EXPECT_TRUE(Get(call).ok());
@@ -247,6 +300,7 @@ TEST(HedgeDriverTest, NonIdempotentCallIsNeverHedged) {
   std::atomic<int> calls{0};
   auto fn = [&](CallContext&) {
     ++calls;
+    EXPECT_EQ(h.timers->armed(), 0u);  // no delay to wait for
     return Status::Unavailable("down");
   };
   CallContext ctx;
@@ -258,7 +312,6 @@ TEST(HedgeDriverTest, NonIdempotentCallIsNeverHedged) {
   EXPECT_EQ(run.stop, HedgeStop::kNotIdempotent);
   EXPECT_FALSE(s.hints().do_not_retry);  // nothing was tried: a retry above may still help
   EXPECT_EQ(h.ex->submitted(), 0u);
-  EXPECT_EQ(h.ex->timers_scheduled(), 0u);
 
   CallContext keyed{.idempotency_key = "pay-91"};  // the callee deduplicates: safe to hedge
   ExecuteHedged(p, keyed, fn, *h.ex, &run);
@@ -290,9 +343,9 @@ TEST(HedgeDriverTest, PercentileDelayFollowsObservedLatencies) {
     }, *h.ex);
   });
   primary.WaitFor(1);
-  h.clock.Advance(p95 - Duration(1));
+  h.Advance(p95 - Duration(1));
   EXPECT_EQ(hedge.count(), 0);
-  h.clock.Advance(Duration(1));
+  h.Advance(Duration(1));
   EXPECT_TRUE(Get(call).ok());
   EXPECT_EQ(hedge.count(), 1);
   // The winner is recorded, and so is the slower primary (at p95, a lower bound).
@@ -305,13 +358,13 @@ TEST(HedgeDriverTest, NoHedgeWhenTheDeadlineCannotFitIt) {
   CallContext ctx{.deadline = Deadline::After(h.t0, 50ms)};
   HedgeRun run;
   Status s = ExecuteHedged(p, ctx, [&](CallContext&) {
-    h.clock.Advance(60ms);  // slow, but no hedge could start before the deadline
+    EXPECT_EQ(h.timers->armed(), 0u);  // no hedge to wait for
+    h.Advance(60ms);  // slow, but no hedge could start before the deadline
     return Status::Ok();
   }, *h.ex, &run);
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(run.attempts, 1);
   EXPECT_EQ(run.stop, HedgeStop::kDeadline);
-  EXPECT_EQ(h.ex->timers_scheduled(), 0u);
 }
 
 TEST(HedgeDriverTest, ACallWithExactlyTheMinimumAttemptTimeLeftStillHedges) {
@@ -354,7 +407,7 @@ TEST(HedgeDriverTest, CallerCancellationReachesEveryAttempt) {
     }, *h.ex);
   });
   started.WaitFor(1);
-  h.clock.Advance(10ms);
+  h.Advance(10ms);
   started.WaitFor(2);
   caller.request_stop();
   EXPECT_EQ(Get(call).code(), StatusCode::kCancelled);
@@ -378,7 +431,7 @@ TEST(HedgeDriverTest, FatalFailureEndsTheCallAndCancelsTheOthers) {
     }, *h.ex, &run);
   });
   primary.WaitFor(1);
-  h.clock.Advance(10ms);
+  h.Advance(10ms);
   Status s = Get(call);
   EXPECT_EQ(s.code(), StatusCode::kNotFound);
   EXPECT_TRUE(primary_stopped);

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <stop_token>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -151,6 +152,17 @@ class RecordingListener final : public Listener {
 template <class Fn>
 auto Async(Fn fn) {
   return std::async(std::launch::async, std::move(fn));
+}
+
+// Spins (yielding) until pred() holds; a broken component fails the test
+// instead of hanging it. For states no event announces.
+template <class Pred>
+void AwaitState(Pred pred, const char* what) {
+  const auto give_up = std::chrono::steady_clock::now() + kBound;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > give_up) Stuck(what);
+    std::this_thread::yield();
+  }
 }
 
 template <class T>

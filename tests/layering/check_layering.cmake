@@ -10,6 +10,9 @@
 # books and decide, they never wait, so they never include a driver. An
 # internal namespace (`*_internal`, `*_detail`) belongs to the component
 # that declares it; core's are shared helpers for the rest of the library.
+# The library has one timer mechanism and one worker pool, both in exec/:
+# a timer needs a thread of its own, so no other library file (include/,
+# src/, adapters/) names std::thread or std::jthread.
 # Tests are not checked: they may reach into anything.
 cmake_minimum_required(VERSION 3.25)
 
@@ -71,6 +74,12 @@ foreach(file IN LISTS files)
   if(NOT DEFINED kLayer_${c})
     violation("${file}: component '${c}' has no layer (add it to tests/layering/check_layering.cmake)")
     continue()
+  endif()
+  if(NOT c STREQUAL "exec" AND file MATCHES "^(include|src|adapters)/")
+    file(STRINGS "${ROOT}/${file}" threads REGEX "std::j?thread([^:a-z_]|$)")
+    if(threads)
+      violation("${file}: owns a thread: timers and worker threads live in exec/ (TimerService, Executor)")
+    endif()
   endif()
   file(STRINGS "${ROOT}/${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*[\"<]stormguard/")
   foreach(line IN LISTS includes)

@@ -35,7 +35,9 @@ expect_check(allowed ""
 void F() { core_internal::Help(); }]=]
   src/hedge/hedge_driver.cc [=[#include "stormguard/retry/retry_budget.h"]=]
   src/pipeline/stages/retry_stage.cc [=[#include "stormguard/retry/retry_driver.h"]=]
-  sim/engine.cc [=[#include "stormguard/pipeline/pipeline.h"]=])
+  sim/engine.cc [=[#include "stormguard/pipeline/pipeline.h"]=]
+  src/exec/timer_service.cc "std::jthread thread_;"
+  src/core/striped_counter.cc "unsigned n = std::thread::hardware_concurrency();")
 
 expect_check(upward "retry/retry_policy.h: includes stormguard/pipeline/pipeline.h: retry is below pipeline"
   include/stormguard/retry/retry_policy.h [=[#include "stormguard/pipeline/pipeline.h"]=])
@@ -53,6 +55,9 @@ expect_check(foreign_internal "time_limiter.h: uses retry_internal::, which belo
 expect_check(core_internal_outside_library "sim/engine.cc: uses core_internal::, which belongs to core"
   include/stormguard/core/internal/helpers.h "namespace stormguard::core_internal {}"
   sim/engine.cc "void F() { core_internal::Help(); }")
+
+expect_check(second_timer "hedge_driver.cc: owns a thread: timers and worker threads live in exec/"
+  src/hedge/hedge_driver.cc "std::thread timer_thread_;")
 
 expect_check(unplaced "component 'config' has no layer"
   include/stormguard/config/loader.h [=[#include "stormguard/core/status.h"]=])

@@ -56,11 +56,11 @@ TEST(PipelineAllocationTest, SuccessPathAllocatesNothingAfterWarmUp) {
 }
 
 TEST(PipelineAllocationTest, HedgedSuccessPathAllocatesNothingOnTheCallersThread) {
-  // The primary answers at once: the hedge is armed on the executor's timer
-  // and disarmed, and the primary's stop source and the buffer its context's
-  // key is copied into (a UUID: longer than the short-string buffer) come
-  // from the thread's pools.
-  auto executor = std::shared_ptr<Executor>(Unwrap(Executor::Create({.threads = 1})));
+  // The primary answers at once: the hedge's delay is armed on the
+  // executor's TimerService and disarmed, and the primary's stop source and
+  // the buffer its context's key is copied into (a UUID: longer than the
+  // short-string buffer) come from the thread's pools.
+  auto executor = Unwrap(Executor::Create({.threads = 1}));
   Pipeline p = Unwrap(PipelineBuilder()
                           .AddHedge({.delay = 1h, .max_hedged_attempts = 1, .idempotent = true}, executor)
                           .AddAttemptTimeout(5s)

@@ -16,7 +16,7 @@ namespace stormguard::testing {
 
 struct ManualEnv {
   ManualClock clock;
-  std::unique_ptr<TimerService> timers =
+  std::shared_ptr<TimerService> timers =
       TimerService::Create(clock, {.background_thread = false}).value();
 
   PipelineOptions options(Listener* listener = nullptr) {

@@ -36,9 +36,9 @@ TEST(TimeLimiterPipelineTest, RetriesAfterADetachedTimeoutPileUpOnlyToMaxDetache
     return p.Execute(ctx, [&](CallContext& c) { return e.limiter->Run(c, e.Stuck()); });
   });
   e.started.WaitFor(1);
-  e.clock.Advance(100ms);  // attempt 1 times out; its work runs on
+  e.Advance(100ms);  // attempt 1 times out; its work runs on
   e.started.WaitFor(2);
-  e.clock.Advance(100ms);  // attempt 2 too; attempt 3 finds both slots taken
+  e.Advance(100ms);  // attempt 2 too; attempt 3 finds both slots taken
   Status s = Get(call);
   EXPECT_EQ(s.code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(s.source(), "time_limiter");
@@ -70,7 +70,8 @@ TEST(TimeLimiterPipelineTest, AWorkThatEndsInTimeGivesThePipelineItsValue) {
 
 // Callers on three threads mix work that returns at once, work that waits
 // for its stop, and work that cancels its own caller, while another thread
-// moves the clock (a refused caller waits for it to move). Run once under -DSTORMGUARD_SANITIZE=thread.
+// moves the clock and fires the deadlines due (a refused caller waits for
+// the clock to move). Run once under -DSTORMGUARD_SANITIZE=thread.
 TEST(TimeLimiterPipelineTest, StressKeepsTheSlotAccountingExact) {
   constexpr int kThreads = 3;
   constexpr int kCalls = 150;
@@ -78,7 +79,7 @@ TEST(TimeLimiterPipelineTest, StressKeepsTheSlotAccountingExact) {
   std::atomic<bool> done{false};
   std::thread ticker([&] {
     while (!done.load()) {
-      e.clock.Advance(1ms);
+      e.Advance(1ms);
       std::this_thread::yield();
     }
   });

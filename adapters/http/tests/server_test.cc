@@ -59,6 +59,44 @@ TEST(HttpMiddlewareTest, HandlerIsCancelledWhenItsDeadlinePasses) {
   EXPECT_LT(took, 5s);  // the 100 ms deadline, not the 10 s wait
 }
 
+// The deadline's cancel is a timer on the injected TimerService: with one on
+// a ManualClock, the handler is stopped when the test moves past its
+// deadline and fires what is due, not before.
+TEST(HttpMiddlewareTest, DeadlineCancelIsATimerOnTheInjectedTimerService) {
+  ManualClock clock;
+  auto timers = TimerService::Create(clock, {.background_thread = false}).value();
+  testing::TestServer srv;
+  auto mw = MakeMiddleware({.clock = &clock, .timers = timers.get()});
+  std::promise<void> entered;
+  std::atomic<std::size_t> armed_in_handler{0};
+  std::atomic<bool> stopped{false};
+  srv.server.Get("/work", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext& ctx) {
+    armed_in_handler = timers->armed();
+    entered.set_value();
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock lock(mu);
+    stopped = cv.wait_for(lock, ctx.stop, 10s, [] { return false; }) || ctx.stop.stop_requested();
+    res.status = 504;
+  }));
+  srv.Start();
+  auto call = std::async(std::launch::async, [&] {
+    httplib::Client cli("127.0.0.1", std::stoi(srv.Url("").substr(17)));
+    return cli.Get("/work", With("x-request-timeout-ms", "100"));
+  });
+  ASSERT_EQ(entered.get_future().wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(armed_in_handler.load(), 1u);
+  clock.Advance(100ms - 1ns);
+  EXPECT_EQ(timers->RunDue(), 0u);
+  clock.Advance(1ns);
+  EXPECT_EQ(timers->RunDue(), 1u);
+  ASSERT_EQ(call.wait_for(10s), std::future_status::ready);
+  auto res = call.get();
+  ASSERT_TRUE(res);
+  EXPECT_TRUE(stopped.load());
+  EXPECT_EQ(timers->armed(), 0u);
+}
+
 TEST(HttpMiddlewareTest, HostileTimeoutHeadersNeverExtendTheServersMaximum) {
   testing::TestServer srv;
   auto mw = MakeMiddleware({.limits = {.default_budget = 2s, .max_budget = 5s}});

@@ -1,42 +1,40 @@
-// stormguard/exec/executor.h: a small thread pool with timers, for hedged attempts.
+// stormguard/exec/executor.h: a small thread pool for hedged attempts and detached work.
 //
 // The hedged driver runs the primary attempt on the caller's thread and
 // needs two things from elsewhere: a timer that fires "launch a hedge now"
-// after the delay, and threads to run the hedges. An Executor is both: a
-// fixed pool of worker threads fed by a bounded queue, plus one timer thread
-// that waits on the injected Clock (so a ManualClock in kBlockOnSleep mode
-// drives it step by step in tests; kAdvanceOnSleep would let the timer
-// thread jump the clock). Timer tasks run on the timer thread and must be
-// short (the driver's only decides and submits).
+// after the delay, and threads to run the hedges. An Executor is the
+// threads: a fixed pool of workers fed by a bounded queue. Its timers come
+// from the TimerService it carries (options.timers; TimerService::Default()
+// on the real clock when null), which also gives it its clock: a test
+// injects a TimerService without a background thread on a ManualClock and
+// fires timers with RunDue().
 //
-//   auto ex = Executor::Create({.threads = 2}, clock).value();
+//   auto ex = Executor::Create({.threads = 2}).value();
 //   ex->TrySubmit([&counter] { counter.fetch_add(1); });
-//   TimerId t = ex->ScheduleAt(clock.Now() + 50ms, [call] { call->OnTimer(); });
-//   if (ex->Cancel(t)) { /* it will never run */ }
+//   TimerHandle t = ex->timers().Schedule(ex->clock().Now() + 50ms, &OnTimer, call);
 //
 // Tasks are SmallTasks: trivially copyable callables of at most 48 bytes (a
-// lambda capturing a few pointers and numbers), stored inline. The queue
-// and the timer table are allocated once in Create, so TrySubmit,
-// ScheduleAt and Cancel never allocate (bench/hedge_benchmark.cc measures
-// it); when full they refuse instead of blocking or growing.
+// lambda capturing a few pointers and numbers), stored inline. The queue is
+// allocated once in Create, so TrySubmit never allocates
+// (bench/hedge_benchmark.cc measures it); when full it refuses instead of
+// blocking or growing.
 //
-// Shutdown (also the destructor) refuses new work, fires every pending
-// timer at once, runs every queued task, then joins all threads: a task
-// accepted is a task run, so a driver waiting on one is never stranded.
+// Shutdown (also the destructor) refuses new work, runs every queued task,
+// then joins the workers: a task accepted is a task run, so a driver
+// waiting on one is never stranded.
 //
 // Thread safety: every method may be called from any thread, including from
-// inside a task. The destructor must not run on an executor thread.
+// inside a task. The destructor must not run on an executor thread. The
+// TimerService must outlive the executor.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
-#include <stop_token>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -44,6 +42,7 @@
 
 #include "stormguard/core/clock.h"
 #include "stormguard/core/result.h"
+#include "stormguard/exec/timer_service.h"
 
 namespace stormguard {
 
@@ -72,64 +71,41 @@ class SmallTask {
   void (*call_)(const void*) = nullptr;
 };
 
-// Identifies a scheduled timer; kNoTimer means "none" (or refused).
-using TimerId = std::uint64_t;
-inline constexpr TimerId kNoTimer = 0;
-
 struct ExecutorOptions {
-  int threads = 2;            // worker threads (hedges are rare: a few suffice)
-  int queue_capacity = 256;   // tasks waiting for a worker
-  int timer_capacity = 4096;  // timers armed at once (one per in-flight hedged call)
+  int threads = 2;                 // worker threads (hedges are rare: a few suffice)
+  int queue_capacity = 256;        // tasks waiting for a worker
+  TimerService* timers = nullptr;  // null: TimerService::Default()
 
   std::vector<std::string> Validate() const;
 };
 
 class Executor {
  public:
-  static Result<std::unique_ptr<Executor>> Create(ExecutorOptions options, Clock& clock = Clock::Real());
+  static Result<std::shared_ptr<Executor>> Create(ExecutorOptions options = {});
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
-  Clock& clock() const noexcept { return clock_; }
+  // Where users of the executor (the hedge driver, the time limiter) arm
+  // their timers, and the clock those timers follow.
+  TimerService& timers() const noexcept { return timers_; }
+  Clock& clock() const noexcept { return timers_.clock(); }
 
   // Queues `task` for a worker; false when the queue is full or shut down.
   bool TrySubmit(SmallTask task) noexcept;
-  // Runs `task` on the timer thread once clock().Now() >= at; kNoTimer when
-  // the timer table is full or the executor is shut down.
-  TimerId ScheduleAt(TimePoint at, SmallTask task) noexcept;
-  // True: the timer was removed and its task will never run. False: it
-  // already ran, is running, or never existed.
-  bool Cancel(TimerId id) noexcept;
 
   void Shutdown();
 
-  // Counters for tests and metrics.
+  // Tasks accepted so far, for tests and metrics.
   std::uint64_t submitted() const noexcept { return submitted_.load(std::memory_order_relaxed); }
-  std::uint64_t timers_scheduled() const noexcept {
-    return timers_scheduled_.load(std::memory_order_relaxed);
-  }
 
  private:
-  struct TimerSlot {
-    TimePoint at{};
-    SmallTask task;
-    std::uint32_t generation = 1;
-    int heap_pos = -1;  // -1: free
-  };
-
-  Executor(ExecutorOptions o, Clock& clock);
+  Executor(const ExecutorOptions& o, TimerService& timers);
   void Start();
   void WorkerLoop();
-  void TimerLoop();
-  // Timer heap (min-heap of slot indices on `at`), under timer_mu_.
-  void HeapPlace(int pos, int slot) noexcept;
-  void HeapUp(int pos) noexcept;
-  void HeapDown(int pos) noexcept;
-  SmallTask TakeTimer(int slot) noexcept;  // removes it from the heap and frees the slot
 
   ExecutorOptions o_;
-  Clock& clock_;
+  TimerService& timers_;
 
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
@@ -139,18 +115,7 @@ class Executor {
   bool stopping_ = false;
   std::atomic<std::uint64_t> submitted_{0};
 
-  std::mutex timer_mu_;
-  std::condition_variable timer_cv_;
-  std::vector<TimerSlot> slots_;
-  std::vector<int> heap_;
-  std::vector<int> free_;
-  std::stop_source* wake_ = nullptr;  // set while the timer thread waits on the clock
-  TimePoint sleep_until_{};           // ... until this time
-  bool timer_stopping_ = false;
-  std::atomic<std::uint64_t> timers_scheduled_{0};
-
   std::vector<std::thread> workers_;
-  std::thread timer_thread_;
 };
 
 }  // namespace stormguard

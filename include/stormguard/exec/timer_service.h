@@ -1,40 +1,47 @@
-// stormguard/exec/timer_service.h: deadlines that fire a stop_source.
+// stormguard/exec/timer_service.h: the library's one timer mechanism.
 //
-// A TimerService arms one timer per call (or per attempt) and, when its
-// deadline passes, requests stop on the call's std::stop_source, so a
-// timeout really cancels (docs/deadlines.md, rule 3). Most timers are disarmed before
-// they fire, so arming and disarming must cost next to nothing:
+// A TimerService fires a timer once its deadline has passed: it requests
+// stop on a std::stop_source (a timeout that really cancels,
+// docs/deadlines.md, rule 3) or calls a short callback with an argument.
+// The timeout stage, the time limiter, the hedge driver (through its
+// Executor) and the HTTP middleware all take their timers from one, so a
+// ManualClock drives every one of them in tests. Most timers are disarmed
+// before they fire, so arming and disarming must cost next to nothing:
 //
 //   std::stop_source stop;
 //   TimerHandle h = TimerService::Default().Schedule(deadline.time(), stop);
 //   Status s = Call(stop.get_token());
-//   bool fired = !TimerService::Cancel(h);   // every handle is cancelled once
+//   bool fired = !TimerService::Cancel(h);
 //
 // Design: each thread arms timers in slots of its own (a block of 16,
 // chained when a thread holds more at once; a thread that exits hands its
 // block to the next new thread). Arming writes the slot and publishes it
 // with one release store: no lock and no atomic read-modify-write, and no
 // allocation. Disarming is one compare-and-swap against the timer thread's
-// own compare-and-swap from "armed" to "firing". One background thread
-// shared by every call scans the armed slots once per tick while any are
-// armed and parks after a while with none; the next Schedule wakes it
-// (Linux membarrier makes that check free for Schedule: the parking thread
-// pays for the memory barrier; elsewhere Schedule uses a fence).
+// own compare-and-swap from "armed" to "firing"; a timer that fired frees
+// its slot itself. One background thread shared by every call scans the
+// armed slots once per tick while any are armed and parks after a while
+// with none; the next Schedule wakes it (Linux membarrier makes that check
+// free for Schedule: the parking thread pays for the memory barrier;
+// elsewhere Schedule uses a fence).
 //
 // Precision: a timer fires at its deadline or up to one tick (default 1 ms)
 // plus scheduling delay later, never before. Without a background thread
 // (options.background_thread = false), nothing fires until RunDue() is
 // called: with a ManualClock, tests move the clock and call RunDue() and
-// timers fire exactly at their deadline.
+// timers fire exactly at their deadline, on the test's thread.
 //
-// Thread safety: Schedule and Cancel may be called from any thread, and a
-// handle may be cancelled from a thread other than the one that armed it;
-// every handle must be cancelled before the service is destroyed.
-// Cancel against a concurrent firing: a callback starts only while its timer
-// is armed, and Cancel waits until a callback that already started has
-// returned, so after Cancel returns the target (the stop_source) may be
-// destroyed. Callbacks run on the timer thread (or in RunDue); they must be
-// short, must not throw and must not cancel their own handle.
+// Thread safety: Schedule, Cancel and TryCancel may be called from any
+// thread, and a handle may be cancelled from a thread other than the one
+// that armed it; every timer must have fired or been cancelled before the
+// service is destroyed. Cancel against a concurrent firing: a callback
+// starts only while its timer is armed, and Cancel waits until a callback
+// that already started has returned, so after Cancel returns the target
+// (the stop_source, the callback's argument) may be destroyed. TryCancel
+// never waits: for a callback that synchronizes with its canceller itself
+// (the hedge driver's, under the call's lock). Callbacks run on the timer
+// thread (or in RunDue); they must be short, must not throw and must not
+// cancel their own handle.
 #pragma once
 
 #include <atomic>
@@ -67,8 +74,8 @@ namespace timer_internal {
 struct Slot;
 }  // namespace timer_internal
 
-// One armed timer. Obtained from Schedule; pass it to Cancel exactly once.
-// An empty handle (nothing was armed) cancels trivially.
+// One armed timer, from Schedule. Cancelling it once (or letting it fire)
+// releases it; an empty handle (nothing was armed) cancels trivially.
 class TimerHandle {
  public:
   TimerHandle() noexcept = default;
@@ -76,8 +83,9 @@ class TimerHandle {
 
  private:
   friend class TimerService;
-  explicit TimerHandle(timer_internal::Slot* s) noexcept : slot_(s) {}
+  TimerHandle(timer_internal::Slot* s, std::uint64_t word) noexcept : slot_(s), word_(word) {}
   timer_internal::Slot* slot_ = nullptr;
+  std::uint64_t word_ = 0;  // the slot's state word while this timer is armed
 };
 
 class TimerService {
@@ -85,7 +93,7 @@ class TimerService {
   using Callback = void (*)(void* arg) noexcept;
 
   // Validates the options; the background thread (if any) starts here.
-  static Result<std::unique_ptr<TimerService>> Create(Clock& clock, TimerServiceOptions options = {});
+  static Result<std::shared_ptr<TimerService>> Create(Clock& clock, TimerServiceOptions options = {});
 
   // The process-wide service on the real clock, with a background thread.
   // Created on first use and never destroyed (calls may run during exit).
@@ -101,10 +109,13 @@ class TimerService {
   // Requests stop on `target` at `deadline`. `target` must outlive the handle.
   TimerHandle Schedule(TimePoint deadline, std::stop_source& target) noexcept;
 
-  // Disarms the timer and releases its slot; resets `h` to empty. Returns
-  // true when the callback never ran and never will, false when it ran (if
-  // it was running, Cancel waited for it to return).
+  // Disarms the timer; resets `h` to empty. Returns true when the callback
+  // never ran and never will, false when it ran (if it was running, Cancel
+  // waited for it to return).
   static bool Cancel(TimerHandle& h) noexcept;
+  // As Cancel, but never waits: false at once when the callback ran or is
+  // running, and then `h` stays set, so asking again gives the same answer.
+  static bool TryCancel(TimerHandle& h) noexcept;
 
   // Fires every timer whose deadline is <= clock.Now(); returns how many.
   // Meant for services without a background thread (tests, simulators).
@@ -125,6 +136,7 @@ class TimerService {
   void Run(std::stop_token stop);
   bool ParkUntilScheduled(std::stop_token& stop);
   void Wake();
+  static bool Disarm(TimerHandle& h, bool wait_for_callback) noexcept;
 
   Clock& clock_;
   Duration tick_;

@@ -50,12 +50,14 @@
 // counters alive, so a TimeLimiter may be destroyed while
 // abandoned work still runs; its listener and executor must outlive that
 // work (destroying the Executor runs and joins every task).
-// Time: executor.clock(). A ManualClock in kAdvanceOnSleep mode jumps to the
-// deadline at once, so tests use kBlockOnSleep and Advance().
+// Time: executor.clock(); the deadline is a timer on executor.timers(), so
+// the caller is answered at the deadline or up to one tick (1 ms) later on
+// the default TimerService. Tests give the executor a TimerService without
+// a background thread on a ManualClock: advancing it and calling RunDue()
+// answers the caller exactly at the deadline.
 // Thread safety: every method may be called concurrently. Cost: a thread
-// hop and a condition-variable wake per call (7-19us on a busy 2-core box),
-// two allocations (three when the caller sleeps on Clock::Real(), whose
-// wait allocates): use it only around blocking calls that cannot be
+// hop and a wake per call (7-19us on a busy 2-core box) and two
+// allocations: use it only around blocking calls that cannot be
 // cancelled; TimeoutStage is the cheap default (bench/time_limiter_benchmark.cc).
 #pragma once
 
@@ -162,7 +164,7 @@ class TimeLimiter {
 
   // Validates; INVALID_ARGUMENT names every bad field. `executor` must
   // outlive every Run call and the work it started.
-  static Result<std::unique_ptr<TimeLimiter>> Create(TimeLimiterOptions options, Executor& executor);
+  static Result<std::shared_ptr<TimeLimiter>> Create(TimeLimiterOptions options, Executor& executor);
   ~TimeLimiter();
   TimeLimiter(const TimeLimiter&) = delete;
   TimeLimiter& operator=(const TimeLimiter&) = delete;

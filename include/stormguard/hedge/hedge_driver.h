@@ -31,8 +31,12 @@
 // it must be safe to call that way (the same rule as Polly's and gRPC's
 // hedging: the operation is idempotent and its invocations independent).
 // Exceptions it throws are caught and classified (InvokeCaught), on any
-// thread. Time comes from executor.clock(): the same clock times the delay
-// (on the executor's timer thread) and the attempts.
+// thread. Time comes from executor.clock(), and the delay is a timer on
+// executor.timers(), the TimerService that clock belongs to: with the
+// default service a hedge launches at its delay or up to one tick (1 ms)
+// later, a fraction of the few-millisecond delays hedging uses, and never
+// earlier; with a service on a ManualClock, exactly when RunDue() fires it.
+// The timer's callback only decides and submits, under the call's lock.
 //
 // Events to policy.options().listener (policy "hedge"): kHedgeLaunched
 // (attempt number, time since the previous launch), kAttemptEnded (outcome,
@@ -128,7 +132,7 @@ class HedgeCallBase {
   void Pump(TimePoint now);
   void Launch(TimePoint now);
   void ArmTimer(TimePoint due);
-  void OnTimer() noexcept;
+  static void OnTimer(void* self) noexcept;
   void OnAttemptEnd(int i, const Status& status, OutcomeClass outcome, TimePoint end);
   void Win(int i, OutcomeClass outcome, TimePoint end);
   void StopLaunching() noexcept;
@@ -141,6 +145,7 @@ class HedgeCallBase {
   const HedgePolicy& policy_;
   CallContext& caller_;
   Executor& ex_;
+  TimerService& timers_;
   Clock& clock_;
   HedgeRun local_run_;
   HedgeRun& run_;
@@ -149,7 +154,7 @@ class HedgeCallBase {
   std::condition_variable cv_;  // not _any: that one allocates
   HedgeState state_;
   // The primary's stop source, from the caller's pool (hedges start on the
-  // timer thread and use their own). Declared before attempts_, so the
+  // timer's thread and use their own). Declared before attempts_, so the
   // copies of it they hold are gone before it goes back to the pool.
   std::optional<StopSourceLease> primary_source_;
   Attempt attempts_[kMaxAttempts];
@@ -159,7 +164,7 @@ class HedgeCallBase {
   bool launching_done_ = false;
   bool done_ = false;
   bool timer_outstanding_ = false;
-  TimerId timer_ = kNoTimer;
+  TimerHandle timer_;
   TimePoint timer_at_{};
   TimePoint answered_at_{};
 };

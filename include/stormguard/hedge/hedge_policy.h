@@ -74,7 +74,7 @@ enum class HedgeStop : std::uint8_t {
   kPushbackStop,       // a server asked never to retry
   kDeadline,           // the attempt would not fit before the deadline
   kBudgetExhausted,    // the retry budget refused
-  kExecutorBusy,       // the executor's queue or timer table was full (driver)
+  kExecutorBusy,       // the executor's queue was full (driver)
   kFatal,              // a fatal failure ended the call (driver)
 };
 
