@@ -1,7 +1,6 @@
 #include "stormguard/pipeline/pipeline.h"
 
 #include "stormguard/core/validation.h"
-#include "stormguard/pipeline/stages/retry_stage.h"
 
 namespace stormguard {
 

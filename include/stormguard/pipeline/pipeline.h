@@ -55,12 +55,8 @@
 #include <vector>
 
 #include "stormguard/core/internal/call_helpers.h"
-#include "stormguard/pipeline/stages/fallback_stage.h"
-#include "stormguard/pipeline/stages/guard_stages.h"
-#include "stormguard/pipeline/stages/hedge_stage.h"
 #include "stormguard/pipeline/stage.h"
-#include "stormguard/pipeline/stages/timeout_stage.h"
-#include "stormguard/retry/retry_policy.h"
+#include "stormguard/pipeline/stages/all.h"
 
 namespace stormguard {
 
