@@ -26,7 +26,8 @@ class AdaptiveConcurrencyStage final : public Stage {
  public:
   AdaptiveConcurrencyStage(std::shared_ptr<AdaptiveLimiter> limiter, const Classifier& classifier) noexcept
       : limiter_(std::move(limiter)), classifier_(classifier) {}
-  StageKind kind() const noexcept override { return StageKind::kAdaptiveConcurrency; }
+  static constexpr StagePlacement kPlacement{.kind = "adaptive_concurrency", .once = true};
+  StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return AdaptiveLimiter::kPolicy; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;

@@ -28,7 +28,8 @@ class BulkheadStage final : public Stage {
  public:
   BulkheadStage(std::shared_ptr<Bulkhead> bulkhead, Clock& clock) noexcept
       : bulkhead_(std::move(bulkhead)), clock_(clock) {}
-  StageKind kind() const noexcept override { return StageKind::kBulkhead; }
+  static constexpr StagePlacement kPlacement{.kind = "bulkhead", .once = true};
+  StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return Bulkhead::kPolicy; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;

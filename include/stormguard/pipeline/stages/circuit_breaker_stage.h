@@ -30,7 +30,8 @@ namespace stormguard {
 class CircuitBreakerStage final : public Stage {
  public:
   CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker, const Classifier& classifier) noexcept;
-  StageKind kind() const noexcept override { return StageKind::kCircuitBreaker; }
+  static constexpr StagePlacement kPlacement{.kind = "circuit_breaker", .once = true};
+  StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return kCircuitBreakerPolicy; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;

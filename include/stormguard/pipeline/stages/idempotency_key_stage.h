@@ -20,7 +20,8 @@ class IdempotencyKeyStage final : public Stage {
  public:
   explicit IdempotencyKeyStage(Listener* listener) noexcept : listener_(listener) {}
 
-  StageKind kind() const noexcept override { return StageKind::kIdempotencyKey; }
+  static constexpr StagePlacement kPlacement{.kind = "idempotency_key", .once = true};
+  StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return "idempotency_key"; }
   Status Execute(CallContext& ctx, Next next) const override;
 

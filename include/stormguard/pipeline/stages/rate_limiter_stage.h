@@ -26,7 +26,8 @@ class RateLimiterStage final : public Stage {
  public:
   RateLimiterStage(std::shared_ptr<RateLimiter> limiter, Clock& clock) noexcept
       : limiter_(std::move(limiter)), clock_(clock) {}
-  StageKind kind() const noexcept override { return StageKind::kRateLimiter; }
+  static constexpr StagePlacement kPlacement{.kind = "rate_limiter", .once = true};
+  StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return RateLimiter::kPolicy; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;

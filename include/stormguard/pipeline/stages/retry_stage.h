@@ -25,7 +25,9 @@ class RetryStage final : public Stage {
  public:
   RetryStage(RetryPolicy policy, Clock& clock) noexcept : policy_(std::move(policy)), clock_(clock) {}
 
-  StageKind kind() const noexcept override { return StageKind::kRetry; }
+  // Retry drives the attempts and reports each one's end.
+  static constexpr StagePlacement kPlacement{.kind = "retry", .once = true, .reports_attempt_end = true};
+  StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return "retry"; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
