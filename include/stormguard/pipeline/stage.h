@@ -35,7 +35,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -46,34 +45,9 @@
 #include "stormguard/core/function_ref.h"
 #include "stormguard/core/result.h"
 #include "stormguard/core/status.h"
+#include "stormguard/pipeline/stage_placement.h"
 
 namespace stormguard {
-
-// One ordering rule: the stage must sit inside (be added after) or outside
-// (be added before) the first stage of kind `of`, for the reason `why`.
-// A pipeline without a stage of kind `of` satisfies it. Build() reports a
-// broken rule as "stages[4] (hedge): outside retry (stages[1]) <why>".
-struct PlacementRule {
-  enum Side : bool { kInside, kOutside };
-  Side side;
-  std::string_view of;
-  std::string_view why;  // what goes wrong there, and what to do instead
-};
-
-// Where a stage belongs and what the pipeline needs to know about it. Plain
-// data: the builder reads it once, and any driver can apply the same rules.
-// Built-in stages keep theirs in a constexpr constant.
-struct StagePlacement {
-  // What rules and error messages call the stage; empty: its name().
-  std::string_view kind;
-  bool once = false;  // a pipeline may hold one stage of this kind
-  std::span<const PlacementRule> rules;
-  // It runs the attempts itself and reports each one's end (kAttemptEnded),
-  // so the call need not (retry, hedge).
-  bool reports_attempt_end = false;
-  // It runs the stages after it on several threads at once (hedge).
-  bool concurrent = false;
-};
 
 class Stage;
 
