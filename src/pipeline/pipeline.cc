@@ -1,26 +1,8 @@
 #include "stormguard/pipeline/pipeline.h"
 
 #include "stormguard/core/validation.h"
-#include "stormguard/pipeline/stages/retry_stage.h"
 
 namespace stormguard {
-
-std::string_view StageKindName(StageKind k) noexcept {
-  switch (k) {
-    case StageKind::kFallback: return "fallback";
-    case StageKind::kTimeout: return "timeout";
-    case StageKind::kRetry: return "retry";
-    case StageKind::kHedge: return "hedge";
-    case StageKind::kCircuitBreaker: return "circuit_breaker";
-    case StageKind::kBulkhead: return "bulkhead";
-    case StageKind::kRateLimiter: return "rate_limiter";
-    case StageKind::kAdaptiveConcurrency: return "adaptive_concurrency";
-    case StageKind::kAttemptTimeout: return "attempt_timeout";
-    case StageKind::kIdempotencyKey: return "idempotency_key";
-    case StageKind::kCustom: return "custom";
-  }
-  return "unknown";
-}
 
 namespace pipeline_internal {
 
@@ -68,159 +50,157 @@ PipelineBuilder::PipelineBuilder(PipelineOptions options) : o_(options) {
 }
 
 std::string PipelineBuilder::Where(std::size_t i) const {
-  return "stages[" + std::to_string(i) + "] (" + std::string(StageKindName(kinds_[i])) + "): ";
+  return "stages[" + std::to_string(i) + "] (" + std::string(placements_[i].kind) + "): ";
 }
 
-bool PipelineBuilder::Invalid(StageKind kind, const std::vector<std::string>& errors) {
+bool PipelineBuilder::Invalid(const StagePlacement& placement, const std::vector<std::string>& errors) {
   if (errors.empty()) return false;
-  kinds_.push_back(kind);
+  placements_.push_back(placement);
   stages_.push_back(nullptr);
-  for (const std::string& e : errors) errors_.push_back(Where(kinds_.size() - 1) + e);
+  for (const std::string& e : errors) errors_.push_back(Where(placements_.size() - 1) + e);
   return true;
 }
 
 template <class S>
-PipelineBuilder& PipelineBuilder::AddCreated(StageKind kind, Result<std::unique_ptr<S>> stage) {
+PipelineBuilder& PipelineBuilder::AddCreated(const StagePlacement& placement,
+                                             Result<std::unique_ptr<S>> stage) {
   if (!stage.ok()) {
-    Invalid(kind, {stage.status().message()});
+    Invalid(placement, {stage.status().message()});
   } else {
-    kinds_.push_back(kind);
+    placements_.push_back(placement);
     stages_.push_back(std::move(stage).value());
   }
   return *this;
 }
 
 PipelineBuilder& PipelineBuilder::AddFallback(FallbackOptions options) {
-  if (Invalid(StageKind::kFallback, options.Validate())) return *this;
-  return AddCreated(StageKind::kFallback, FallbackStage::Create(std::move(options), o_.listener));
+  if (Invalid(FallbackStage::kPlacement, options.Validate())) return *this;
+  return AddCreated(FallbackStage::kPlacement, FallbackStage::Create(std::move(options), o_.listener));
 }
 
 PipelineBuilder& PipelineBuilder::AddTimeout(TimeoutOptions options) {
-  if (Invalid(StageKind::kTimeout, options.Validate())) return *this;
-  return AddCreated(StageKind::kTimeout,
+  if (Invalid(TimeoutStage::kOverall, options.Validate())) return *this;
+  return AddCreated(TimeoutStage::kOverall,
                     TimeoutStage::Create(options, false, *o_.timers, o_.listener));
 }
 
 PipelineBuilder& PipelineBuilder::AddAttemptTimeout(TimeoutOptions options) {
-  if (Invalid(StageKind::kAttemptTimeout, options.Validate())) return *this;
-  return AddCreated(StageKind::kAttemptTimeout,
+  if (Invalid(TimeoutStage::kPerAttempt, options.Validate())) return *this;
+  return AddCreated(TimeoutStage::kPerAttempt,
                     TimeoutStage::Create(options, true, *o_.timers, o_.listener));
 }
 
 PipelineBuilder& PipelineBuilder::AddRetry(RetryOptions options) {
-  if (Invalid(StageKind::kRetry, options.Validate())) return *this;
+  if (Invalid(RetryStage::kPlacement, options.Validate())) return *this;
   if (options.listener == nullptr) options.listener = o_.listener;
   Result<RetryPolicy> policy = RetryPolicy::Create(std::move(options));
-  if (!policy.ok()) return AddCreated<RetryStage>(StageKind::kRetry, std::move(policy).status());
-  return AddCreated(StageKind::kRetry,
+  if (!policy.ok()) return AddCreated<RetryStage>(RetryStage::kPlacement, std::move(policy).status());
+  return AddCreated(RetryStage::kPlacement,
                     Result<std::unique_ptr<RetryStage>>(
                         std::make_unique<RetryStage>(std::move(policy).value(), *o_.clock)));
 }
 
 template <class S, class G, class... Args>
-PipelineBuilder& PipelineBuilder::AddGuard(StageKind kind, std::shared_ptr<G> guard, Args&&... args) {
-  if (guard == nullptr) return AddCreated<S>(kind, Status::InvalidArgument("must not be null"));
-  return AddCreated(
-      kind, Result<std::unique_ptr<S>>(std::make_unique<S>(std::move(guard), std::forward<Args>(args)...)));
+PipelineBuilder& PipelineBuilder::AddGuard(std::shared_ptr<G> guard, Args&&... args) {
+  if (guard == nullptr) return AddCreated<S>(S::kPlacement, Status::InvalidArgument("must not be null"));
+  return AddCreated(S::kPlacement, Result<std::unique_ptr<S>>(
+                                       std::make_unique<S>(std::move(guard), std::forward<Args>(args)...)));
 }
 
 template <class S, class G, class O, class... Args>
-PipelineBuilder& PipelineBuilder::AddGuardFrom(StageKind kind, O options, Args&&... args) {
-  if (Invalid(kind, options.Validate())) return *this;
+PipelineBuilder& PipelineBuilder::AddGuardFrom(O options, Args&&... args) {
+  if (Invalid(S::kPlacement, options.Validate())) return *this;
   if (options.listener == nullptr) options.listener = o_.listener;
   auto guard = G::Create(options);
-  if (!guard.ok()) return AddCreated<S>(kind, std::move(guard).status());
-  return AddGuard<S>(kind, std::shared_ptr<G>(std::move(guard).value()), std::forward<Args>(args)...);
+  if (!guard.ok()) return AddCreated<S>(S::kPlacement, std::move(guard).status());
+  return AddGuard<S>(std::shared_ptr<G>(std::move(guard).value()), std::forward<Args>(args)...);
 }
 
 PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<CircuitBreaker> breaker) {
-  return AddGuard<CircuitBreakerStage>(StageKind::kCircuitBreaker, std::move(breaker), *o_.classifier);
+  return AddGuard<CircuitBreakerStage>(std::move(breaker), *o_.classifier);
 }
 PipelineBuilder& PipelineBuilder::AddCircuitBreaker(CircuitBreakerOptions options) {
-  return AddGuardFrom<CircuitBreakerStage, CircuitBreaker>(StageKind::kCircuitBreaker, std::move(options),
-                                                           *o_.classifier);
+  return AddGuardFrom<CircuitBreakerStage, CircuitBreaker>(std::move(options), *o_.classifier);
 }
 PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<Bulkhead> bulkhead) {
-  return AddGuard<BulkheadStage>(StageKind::kBulkhead, std::move(bulkhead), *o_.clock);
+  return AddGuard<BulkheadStage>(std::move(bulkhead), *o_.clock);
 }
 PipelineBuilder& PipelineBuilder::AddBulkhead(BulkheadOptions options) {
-  return AddGuardFrom<BulkheadStage, Bulkhead>(StageKind::kBulkhead, std::move(options), *o_.clock);
+  return AddGuardFrom<BulkheadStage, Bulkhead>(std::move(options), *o_.clock);
 }
 PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<RateLimiter> limiter) {
-  return AddGuard<RateLimiterStage>(StageKind::kRateLimiter, std::move(limiter), *o_.clock);
+  return AddGuard<RateLimiterStage>(std::move(limiter), *o_.clock);
 }
 PipelineBuilder& PipelineBuilder::AddRateLimiter(RateLimiterOptions options) {
-  return AddGuardFrom<RateLimiterStage, RateLimiter>(StageKind::kRateLimiter, std::move(options), *o_.clock);
+  return AddGuardFrom<RateLimiterStage, RateLimiter>(std::move(options), *o_.clock);
 }
 PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter> limiter) {
-  return AddGuard<AdaptiveConcurrencyStage>(StageKind::kAdaptiveConcurrency, std::move(limiter),
-                                            *o_.classifier);
+  return AddGuard<AdaptiveConcurrencyStage>(std::move(limiter), *o_.classifier);
 }
 PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(AdaptiveLimiterOptions options) {
-  return AddGuardFrom<AdaptiveConcurrencyStage, AdaptiveLimiter>(StageKind::kAdaptiveConcurrency,
-                                                                 std::move(options), *o_.classifier);
+  return AddGuardFrom<AdaptiveConcurrencyStage, AdaptiveLimiter>(std::move(options), *o_.classifier);
 }
 
 PipelineBuilder& PipelineBuilder::AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor) {
   if (executor == nullptr) {
-    return AddCreated<HedgeStage>(StageKind::kHedge, Status::InvalidArgument("executor: must not be null"));
+    return AddCreated<HedgeStage>(HedgeStage::kPlacement,
+                                  Status::InvalidArgument("executor: must not be null"));
   }
-  if (Invalid(StageKind::kHedge, options.Validate())) return *this;
+  if (Invalid(HedgeStage::kPlacement, options.Validate())) return *this;
   if (options.listener == nullptr) options.listener = o_.listener;
   Result<HedgePolicy> policy = HedgePolicy::Create(std::move(options));
-  if (!policy.ok()) return AddCreated<HedgeStage>(StageKind::kHedge, std::move(policy).status());
-  return AddCreated(StageKind::kHedge, Result<std::unique_ptr<HedgeStage>>(std::make_unique<HedgeStage>(
-                                           std::move(policy).value(), std::move(executor))));
+  if (!policy.ok()) return AddCreated<HedgeStage>(HedgeStage::kPlacement, std::move(policy).status());
+  return AddCreated(HedgeStage::kPlacement, Result<std::unique_ptr<HedgeStage>>(std::make_unique<HedgeStage>(
+                                                 std::move(policy).value(), std::move(executor))));
 }
 
 PipelineBuilder& PipelineBuilder::AddRequireIdempotencyKey() {
-  return AddCreated(StageKind::kIdempotencyKey, Result<std::unique_ptr<IdempotencyKeyStage>>(
-                                                    std::make_unique<IdempotencyKeyStage>(o_.listener)));
+  return AddCreated(IdempotencyKeyStage::kPlacement, Result<std::unique_ptr<IdempotencyKeyStage>>(
+                                                         std::make_unique<IdempotencyKeyStage>(o_.listener)));
 }
 
 PipelineBuilder& PipelineBuilder::Add(std::shared_ptr<const Stage> stage) {
+  StagePlacement placement;
   if (stage == nullptr) {
-    errors_.push_back("stages[" + std::to_string(kinds_.size()) + "]: must not be null");
-    kinds_.push_back(StageKind::kCustom);
+    errors_.push_back("stages[" + std::to_string(placements_.size()) + "]: must not be null");
   } else {
-    kinds_.push_back(stage->kind());
+    placement = stage->placement();
+    if (placement.kind.empty()) placement.kind = stage->name();
   }
+  placements_.push_back(placement);
   stages_.push_back(std::move(stage));
+  for (const PlacementRule& rule : placement.rules) {
+    if (rule.of.empty()) {
+      errors_.push_back(Where(placements_.size() - 1) + "a placement rule names no stage kind");
+    }
+  }
   return *this;
 }
 
+std::size_t PipelineBuilder::First(std::string_view kind) const {
+  std::size_t i = 0;
+  while (i < placements_.size() && placements_[i].kind != kind) ++i;
+  return i;
+}
+
+// Each stage's declared rules, checked against the outermost stage of the
+// kind each rule names.
 std::vector<std::string> PipelineBuilder::OrderErrors() const {
   std::vector<std::string> errors;
-  const std::size_t none = kinds_.size();
-  std::size_t retry = none;
-  for (std::size_t i = 0; i < kinds_.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (kinds_[j] == kinds_[i] && kinds_[i] != StageKind::kCustom) {
-        errors.push_back(Where(i) + "a second " + std::string(StageKindName(kinds_[i])) +
-                         " stage (the first is stages[" + std::to_string(j) + "])");
-        break;
-      }
+  for (std::size_t i = 0; i < placements_.size(); ++i) {
+    const StagePlacement& p = placements_[i];
+    const std::size_t first = First(p.kind);
+    if (p.once && first < i) {
+      errors.push_back(Where(i) + "a second " + std::string(p.kind) + " stage (the first is stages[" +
+                       std::to_string(first) + "])");
     }
-    if (kinds_[i] == StageKind::kRetry && retry == none) retry = i;
-  }
-  if (retry == none) return errors;
-  const std::string in_retry = "stages[" + std::to_string(retry) + "]";
-  for (std::size_t i = 0; i < kinds_.size(); ++i) {
-    if (kinds_[i] == StageKind::kAttemptTimeout && i < retry) {
-      errors.push_back(Where(i) + "outside retry (" + in_retry +
-                       ") it bounds all attempts together; add it after AddRetry, or use AddTimeout");
-    }
-    if (kinds_[i] == StageKind::kTimeout && i > retry) {
-      errors.push_back(Where(i) + "inside retry (" + in_retry +
-                       ") it restarts with every attempt; add it before AddRetry, or use AddAttemptTimeout");
-    }
-    if (kinds_[i] == StageKind::kHedge && i < retry) {
-      errors.push_back(Where(i) + "outside retry (" + in_retry +
-                       ") every hedged attempt would retry on its own; add it after AddRetry");
-    }
-    if (kinds_[i] == StageKind::kFallback && i > retry) {
-      errors.push_back(Where(i) + "inside retry (" + in_retry +
-                       ") it hides failures from the retry; add it before AddRetry");
+    for (const PlacementRule& rule : p.rules) {
+      const std::size_t other = First(rule.of);
+      if (other == placements_.size() || other == i) continue;
+      const bool inside = i > other;
+      if (inside == (rule.side == PlacementRule::kInside)) continue;
+      errors.push_back(Where(i) + (inside ? "inside " : "outside ") + std::string(rule.of) + " (stages[" +
+                       std::to_string(other) + "]) " + std::string(rule.why));
     }
   }
   return errors;
@@ -235,10 +215,9 @@ Result<Pipeline> PipelineBuilder::Build() const {
   p.clock_ = o_.clock;
   p.classifier_ = o_.classifier;
   p.listener_ = o_.listener;
-  for (StageKind k : kinds_) {
-    // Retry and hedge drivers report attempt ends themselves.
-    if (k == StageKind::kRetry || k == StageKind::kHedge) p.report_attempt_end_ = false;
-    if (k == StageKind::kHedge) p.concurrent_ = true;
+  for (const StagePlacement& placement : placements_) {  // read once here, never per call
+    if (placement.reports_attempt_end) p.report_attempt_end_ = false;
+    if (placement.concurrent) p.concurrent_ = true;
   }
   return p;
 }

@@ -72,7 +72,8 @@ TEST(PipelineTest, DescribeListsStagesOutsideIn) {
       p.Describe(),
       "fallback(skip below 20ms) -> timeout(1s) -> retry(3 attempts) -> attempt_timeout(250ms) -> call");
   EXPECT_EQ(p.size(), 4u);
-  EXPECT_EQ(p.stage(1).kind(), StageKind::kTimeout);
+  EXPECT_EQ(p.stage(1).placement().kind, "timeout");
+  EXPECT_EQ(p.stage(3).placement().kind, "attempt_timeout");
 }
 
 TEST(PipelineTest, ResultValueReachesTheCallerAcrossRetries) {

@@ -32,7 +32,6 @@ struct ManualEnv {
 class RecordingStage final : public Stage {
  public:
   RecordingStage(std::string name, std::vector<std::string>& log) : name_(std::move(name)), log_(log) {}
-  StageKind kind() const noexcept override { return StageKind::kCustom; }
   std::string_view name() const noexcept override { return name_; }
   Status Execute(CallContext& ctx, Next next) const override {
     log_.push_back(name_ + ">");

@@ -30,10 +30,13 @@
 //   (hedge          inside retry, when used: each attempt is hedged; outside
 //                   retry every hedged attempt would run its own retries.)
 // Build() rejects orders that cannot be meant, naming the stage: two
-// overall timeouts, two retries, a per-attempt timeout outside retry (it
-// would bound all attempts), an overall timeout inside retry (it would
-// restart per attempt), a fallback inside retry (it would hide failures
-// from the retry), a hedge outside retry.
+// stages of one built-in kind (two overall timeouts, two retries), a
+// per-attempt timeout outside retry (it would bound all attempts), an
+// overall timeout inside retry (it would restart per attempt), a fallback
+// inside retry (it would hide failures from the retry), a hedge outside
+// retry. Each stage declares its own rules (Stage::placement(), in its file
+// under pipeline/stages/), and a custom stage added with Add() may declare
+// its own; the builder applies them without knowing any stage kind.
 //
 // Typing: stages pass a Status; the value of a Result<T> call is stored in a
 // slot in Execute's frame when the callable returns it, so one pipeline (per
@@ -55,12 +58,8 @@
 #include <vector>
 
 #include "stormguard/core/internal/call_helpers.h"
-#include "stormguard/pipeline/stages/fallback_stage.h"
-#include "stormguard/pipeline/stages/guard_stages.h"
-#include "stormguard/pipeline/stages/hedge_stage.h"
 #include "stormguard/pipeline/stage.h"
-#include "stormguard/pipeline/stages/timeout_stage.h"
-#include "stormguard/retry/retry_policy.h"
+#include "stormguard/pipeline/stages/all.h"
 
 namespace stormguard {
 
@@ -172,10 +171,10 @@ class PipelineBuilder {
   explicit PipelineBuilder(PipelineOptions options = {});
 
   PipelineBuilder& AddFallback(FallbackOptions options = {});
-  // The overall timeout (kTimeout): outside retry.
+  // The overall timeout ("timeout"): outside retry.
   PipelineBuilder& AddTimeout(TimeoutOptions options);
   PipelineBuilder& AddTimeout(Duration timeout) { return AddTimeout(TimeoutOptions{.timeout = timeout}); }
-  // The per-attempt timeout (kAttemptTimeout): inside retry.
+  // The per-attempt timeout ("attempt_timeout"): inside retry.
   PipelineBuilder& AddAttemptTimeout(TimeoutOptions options);
   PipelineBuilder& AddAttemptTimeout(Duration timeout) {
     return AddAttemptTimeout(TimeoutOptions{.timeout = timeout});
@@ -208,18 +207,19 @@ class PipelineBuilder {
 
  private:
   template <class S>
-  PipelineBuilder& AddCreated(StageKind kind, Result<std::unique_ptr<S>> stage);
+  PipelineBuilder& AddCreated(const StagePlacement& placement, Result<std::unique_ptr<S>> stage);
   template <class S, class G, class... Args>
-  PipelineBuilder& AddGuard(StageKind kind, std::shared_ptr<G> guard, Args&&... args);
+  PipelineBuilder& AddGuard(std::shared_ptr<G> guard, Args&&... args);
   template <class S, class G, class O, class... Args>
-  PipelineBuilder& AddGuardFrom(StageKind kind, O options, Args&&... args);
+  PipelineBuilder& AddGuardFrom(O options, Args&&... args);
   // Records a stage whose options are invalid; false when `errors` is empty.
-  bool Invalid(StageKind kind, const std::vector<std::string>& errors);
+  bool Invalid(const StagePlacement& placement, const std::vector<std::string>& errors);
   std::string Where(std::size_t i) const;  // "stages[2] (retry): "
+  std::size_t First(std::string_view kind) const;  // the outermost stage of `kind`, or size()
   std::vector<std::string> OrderErrors() const;
 
   PipelineOptions o_;
-  std::vector<StageKind> kinds_;                      // one per Add, even a failed one
+  std::vector<StagePlacement> placements_;            // one per Add, even a failed one
   std::vector<std::shared_ptr<const Stage>> stages_;  // null where creation failed
   std::vector<std::string> errors_;
 };

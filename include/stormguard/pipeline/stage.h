@@ -6,7 +6,6 @@
 // for every call of every thread:
 //
 //   class Audit final : public Stage {
-//     StageKind kind() const noexcept override { return StageKind::kCustom; }
 //     std::string_view name() const noexcept override { return "audit"; }
 //     Status Execute(CallContext& ctx, Next next) const override {
 //       if (ctx.idempotency_key.empty()) return Status::FailedPrecondition("no key").WithSource(name());
@@ -17,6 +16,15 @@
 // The status path is type-erased: a stage sees only the Status of what ran
 // inside it; the callable's value (for Result<T> calls) goes straight into a
 // slot in Pipeline::Execute's frame and never travels through the stages.
+//
+// A stage may declare where it belongs (placement(): its ordering rules and
+// what the pipeline must know about it). The default, which suits a stage
+// like Audit, goes anywhere, any number of times; one that must run once per
+// attempt says so, and the builder refuses it outside the retry:
+//
+//   static constexpr PlacementRule kRules[] = {
+//       {PlacementRule::kInside, "retry", "it checks every attempt; add it after AddRetry"}};
+//   StagePlacement placement() const noexcept override { return {.rules = kRules}; }
 //
 // Thread safety: Execute is const and called concurrently. A stage calls
 // `next` from the thread that called it, one call at a time; to run the rest
@@ -37,25 +45,9 @@
 #include "stormguard/core/function_ref.h"
 #include "stormguard/core/result.h"
 #include "stormguard/core/status.h"
+#include "stormguard/pipeline/stage_placement.h"
 
 namespace stormguard {
-
-// What a stage does; the builder checks the order of stages by kind.
-enum class StageKind {
-  kFallback,
-  kTimeout,          // bounds the whole call, retries included
-  kRetry,
-  kHedge,            // runs the stages after it concurrently, once per hedged attempt
-  kCircuitBreaker,
-  kBulkhead,
-  kRateLimiter,
-  kAdaptiveConcurrency,
-  kAttemptTimeout,   // bounds one attempt; sits inside retry
-  kIdempotencyKey,
-  kCustom,
-};
-
-std::string_view StageKindName(StageKind k) noexcept;
 
 class Stage;
 
@@ -71,7 +63,7 @@ struct Invocation {
   Listener* listener;
   Clock* clock;
   const Classifier* classifier;
-  bool report_attempt_end;  // no retry stage reports attempts, so the call does
+  bool report_attempt_end;  // no stage reports attempt ends, so the call does
   mutable std::uint32_t calls = 0;  // times the callable was entered
   mutable bool has_now = false;     // `now` was read since the callable last ran
   mutable bool has_coarse = false;  // `coarse` was read since then
@@ -157,11 +149,12 @@ class Stage {
  public:
   virtual ~Stage() = default;
 
-  virtual StageKind kind() const noexcept = 0;
   // The policy's name in events and in Status::source(): "retry", "timeout".
   virtual std::string_view name() const noexcept = 0;
   // The stage with its main numbers, for Pipeline::Describe(): "timeout(1s)".
   virtual std::string Describe() const { return std::string(name()); }
+  // Where it may sit in a pipeline; by default anywhere, any number of times.
+  virtual StagePlacement placement() const noexcept { return {}; }
 
   virtual Status Execute(CallContext& ctx, Next next) const = 0;
 };

@@ -48,7 +48,10 @@ class FallbackStage final : public Stage {
  public:
   static Result<std::unique_ptr<FallbackStage>> Create(FallbackOptions options, Listener* listener);
 
-  StageKind kind() const noexcept override { return StageKind::kFallback; }
+  static constexpr PlacementRule kRules[] = {
+      {PlacementRule::kOutside, "retry", "it hides failures from the retry; add it before AddRetry"}};
+  static constexpr StagePlacement kPlacement{.kind = "fallback", .once = true, .rules = kRules};
+  StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return "fallback"; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;

@@ -32,7 +32,14 @@ class HedgeStage final : public Stage {
   HedgeStage(HedgePolicy policy, std::shared_ptr<Executor> executor) noexcept
       : policy_(std::move(policy)), executor_(std::move(executor)) {}
 
-  StageKind kind() const noexcept override { return StageKind::kHedge; }
+  // Outside retry every hedged attempt would retry on its own. The hedge
+  // drives its attempts, reporting each one's end, on several threads.
+  static constexpr PlacementRule kRules[] = {
+      {PlacementRule::kInside, "retry",
+       "every hedged attempt would retry on its own; add it after AddRetry"}};
+  static constexpr StagePlacement kPlacement{
+      .kind = "hedge", .once = true, .rules = kRules, .reports_attempt_end = true, .concurrent = true};
+  StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return "hedge"; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;

@@ -62,15 +62,25 @@ struct TimeoutOptions {
 
 class TimeoutStage final : public Stage {
  public:
-  // `per_attempt` picks the kind (kAttemptTimeout, named "attempt_timeout")
-  // or the overall one (kTimeout, named "timeout").
+  // The overall timeout bounds every attempt and wait together, outside
+  // retry; the per-attempt one bounds one attempt, inside retry.
+  static constexpr PlacementRule kOverallRules[] = {
+      {PlacementRule::kOutside, "retry",
+       "it restarts with every attempt; add it before AddRetry, or use AddAttemptTimeout"}};
+  static constexpr StagePlacement kOverall{.kind = "timeout", .once = true, .rules = kOverallRules};
+  static constexpr PlacementRule kPerAttemptRules[] = {
+      {PlacementRule::kInside, "retry",
+       "it bounds all attempts together; add it after AddRetry, or use AddTimeout"}};
+  static constexpr StagePlacement kPerAttempt{
+      .kind = "attempt_timeout", .once = true, .rules = kPerAttemptRules};
+
+  // `per_attempt` picks the per-attempt timeout (named "attempt_timeout")
+  // or the overall one (named "timeout").
   static Result<std::unique_ptr<TimeoutStage>> Create(TimeoutOptions options, bool per_attempt,
                                                       TimerService& timers, Listener* listener);
 
-  StageKind kind() const noexcept override {
-    return per_attempt_ ? StageKind::kAttemptTimeout : StageKind::kTimeout;
-  }
-  std::string_view name() const noexcept override { return per_attempt_ ? "attempt_timeout" : "timeout"; }
+  std::string_view name() const noexcept override { return per_attempt_ ? kPerAttempt.kind : kOverall.kind; }
+  StagePlacement placement() const noexcept override { return per_attempt_ ? kPerAttempt : kOverall; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
 

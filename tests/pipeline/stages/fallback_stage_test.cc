@@ -18,7 +18,6 @@ using testing::Unwrap;
 class Refuses final : public Stage {
  public:
   explicit Refuses(std::string_view source) : source_(source) {}
-  StageKind kind() const noexcept override { return StageKind::kCustom; }
   std::string_view name() const noexcept override { return source_; }
   Status Execute(CallContext&, Next) const override {
     return Status::Unavailable("refused").WithSource(source_);

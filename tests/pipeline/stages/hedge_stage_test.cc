@@ -46,7 +46,6 @@ TEST(HedgeStageTest, FirstGoodAnswerWinsAndTheSlowAttemptIsCancelled) {
 // Counts the attempts that pass through it, from any thread.
 class CountingStage final : public Stage {
  public:
-  StageKind kind() const noexcept override { return StageKind::kCustom; }
   std::string_view name() const noexcept override { return "counting"; }
   Status Execute(CallContext& ctx, Next next) const override {
     ++entered;

@@ -1,0 +1,47 @@
+// stormguard/pipeline/stage_placement.h: where a stage may sit in a pipeline, as data.
+//
+// Every stage declares its placement (Stage::placement()); the builder
+// checks the declared rules of all stages once, in Build(), without knowing
+// any stage kind, so adding a policy never means editing the builder. The
+// description is independent of how a stage runs, so any driver of a
+// pipeline can check and use the same rules:
+//
+//   static constexpr PlacementRule kRules[] = {
+//       {PlacementRule::kInside, "retry", "it bounds one attempt; add it after AddRetry"}};
+//   static constexpr StagePlacement kPlacement{.kind = "attempt_timeout", .once = true, .rules = kRules};
+//
+// Thread safety: constant data.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace stormguard {
+
+// One ordering rule: the stage must sit inside (be added after) or outside
+// (be added before) the first stage of kind `of`, for the reason `why`.
+// A pipeline without a stage of kind `of` satisfies it. Build() reports a
+// broken rule as "stages[4] (hedge): outside retry (stages[1]) <why>".
+struct PlacementRule {
+  enum Side : bool { kInside, kOutside };
+  Side side;
+  std::string_view of;
+  std::string_view why;  // what goes wrong there, and what to do instead
+};
+
+// Where a stage belongs and what the pipeline needs to know about it. Plain
+// data: the builder reads it once, and any driver can apply the same rules.
+// Built-in stages keep theirs in a constexpr constant.
+struct StagePlacement {
+  // What rules and error messages call the stage; empty: its name().
+  std::string_view kind;
+  bool once = false;  // a pipeline may hold one stage of this kind
+  std::span<const PlacementRule> rules;
+  // It runs the attempts itself and reports each one's end (kAttemptEnded),
+  // so the call need not (retry, hedge).
+  bool reports_attempt_end = false;
+  // It runs the stages after it on several threads at once (hedge).
+  bool concurrent = false;
+};
+
+}  // namespace stormguard

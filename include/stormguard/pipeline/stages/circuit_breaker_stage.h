@@ -1,0 +1,48 @@
+// stormguard/pipeline/stages/circuit_breaker_stage.h: a circuit breaker as a stage.
+//
+// Asks the breaker before every attempt and refuses with its status
+// (source "circuit_breaker", class kOverloaded). Inside a retry, each
+// attempt is recorded, and an open breaker's pushback (the rest of its open
+// wait, usually beyond the deadline) ends the retries at once; a fallback
+// outside can answer instead:
+//
+//   builder.AddRetry({...}).AddCircuitBreaker(breaker).AddBulkhead(bulkhead);
+//
+// It records every attempt that reached the callable (outcome by the
+// pipeline's classifier, latency for the slow-call rate) and gives the
+// permit back for one refused further in. When the breaker's
+// slow_call_duration is 500ms or more (default 2s), latency is measured with
+// Next::CheapNow() (a few ms of error, no clock read of its own); below
+// that, precisely.
+//
+// Thread safety: immutable around a thread-safe breaker, which several
+// pipelines may share.
+#pragma once
+
+#include <memory>
+
+#include "stormguard/core/classifier.h"
+#include "stormguard/guard/circuit_breaker.h"
+#include "stormguard/pipeline/stage.h"
+
+namespace stormguard {
+
+class CircuitBreakerStage final : public Stage {
+ public:
+  CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker, const Classifier& classifier) noexcept;
+  static constexpr StagePlacement kPlacement{.kind = "circuit_breaker", .once = true};
+  StagePlacement placement() const noexcept override { return kPlacement; }
+  std::string_view name() const noexcept override { return kCircuitBreakerPolicy; }
+  std::string Describe() const override;
+  Status Execute(CallContext& ctx, Next next) const override;
+  const CircuitBreaker& breaker() const noexcept { return *breaker_; }
+
+ private:
+  TimePoint Time(Next next) const noexcept { return coarse_ ? next.CheapNow() : next.Now(); }
+
+  std::shared_ptr<CircuitBreaker> breaker_;
+  const Classifier& classifier_;
+  bool coarse_;
+};
+
+}  // namespace stormguard

@@ -1,0 +1,41 @@
+// stormguard/pipeline/stages/rate_limiter_stage.h: a rate limiter as a stage.
+//
+// Spends a token per attempt and refuses with the limiter's status (source
+// "rate_limiter", class kOverloaded) when none is left, so a retry outside
+// backs off within its budget. A token goes back when the attempt was
+// refused further in and never reached the callable, so inside the breaker
+// a call the breaker refuses costs no token:
+//
+//   builder.AddRetry({...}).AddCircuitBreaker(breaker).AddRateLimiter(limiter);
+//
+// With max_wait > 0 it waits for a token on the pipeline's clock and ends
+// the wait when ctx.stop fires.
+//
+// Thread safety: immutable around a thread-safe limiter, which several
+// pipelines may share.
+#pragma once
+
+#include <memory>
+
+#include "stormguard/guard/rate_limiter.h"
+#include "stormguard/pipeline/stage.h"
+
+namespace stormguard {
+
+class RateLimiterStage final : public Stage {
+ public:
+  RateLimiterStage(std::shared_ptr<RateLimiter> limiter, Clock& clock) noexcept
+      : limiter_(std::move(limiter)), clock_(clock) {}
+  static constexpr StagePlacement kPlacement{.kind = "rate_limiter", .once = true};
+  StagePlacement placement() const noexcept override { return kPlacement; }
+  std::string_view name() const noexcept override { return RateLimiter::kPolicy; }
+  std::string Describe() const override;
+  Status Execute(CallContext& ctx, Next next) const override;
+  const RateLimiter& limiter() const noexcept { return *limiter_; }
+
+ private:
+  std::shared_ptr<RateLimiter> limiter_;
+  Clock& clock_;
+};
+
+}  // namespace stormguard

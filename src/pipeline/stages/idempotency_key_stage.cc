@@ -1,0 +1,15 @@
+#include "stormguard/pipeline/stages/idempotency_key_stage.h"
+
+namespace stormguard {
+
+Status IdempotencyKeyStage::Execute(CallContext& ctx, Next next) const {
+  if (!ctx.idempotency_key.empty()) [[likely]] return next(ctx);
+  if (listener_ != nullptr) {
+    Emit(listener_, Event{.kind = EventKind::kRejected, .policy = name(), .reason = "missing_key",
+                          .at = next.Now(), .attempt = ctx.attempt, .outcome = OutcomeClass::kPermanent});
+  }
+  return Status::FailedPrecondition("idempotency_key: this call needs ctx.idempotency_key")
+      .WithSource(name());
+}
+
+}  // namespace stormguard
