@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 
 #include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
@@ -67,9 +66,8 @@ std::string_view CircuitTransitionName(CircuitState from, CircuitState to) noexc
 
 std::vector<std::string> CircuitBreakerOptions::Validate() const {
   Validator v;
-  const auto percent = [](double x) { return std::isfinite(x) && x > 0.0 && x <= 100.0; };
-  v.Check(percent(failure_rate_threshold), "failure_rate_threshold", "must be in (0, 100]");
-  v.Check(percent(slow_call_rate_threshold), "slow_call_rate_threshold", "must be in (0, 100]");
+  v.CheckRange(failure_rate_threshold, "failure_rate_threshold", kPositiveFraction);
+  v.CheckRange(slow_call_rate_threshold, "slow_call_rate_threshold", kPositiveFraction);
   v.Check(slow_call_duration > Duration::zero(), "slow_call_duration", "must be positive");
   if (window_kind == WindowKind::kTimeBased) {
     v.Check(window_size >= 1 && window_size <= SlidingWindow::kMaxTimeSeconds, "window_size",

@@ -94,7 +94,7 @@ TEST(CircuitBreakerHalfOpenTest, FailingTrialsReopen) {
   const WindowMetrics m = cb->metrics(clock.Now());  // the trials that reopened it
   EXPECT_EQ(m.calls, 4);
   EXPECT_EQ(m.failures, 2);
-  EXPECT_DOUBLE_EQ(m.failure_rate.value_or(-1), 50.0);
+  EXPECT_DOUBLE_EQ(m.failure_rate.value_or(-1), 0.5);
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->open", "open->half_open", "half_open->open"));
   EXPECT_FALSE(cb->TryAcquirePermission(clock.Now() + 9s));
 }

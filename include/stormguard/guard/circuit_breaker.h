@@ -99,9 +99,13 @@ inline constexpr OutcomeSet kDefaultBreakerIgnored{OutcomeClass::kCancelled};
 // default: 100 minimum calls, 10 trial calls, no automatic transition, no
 // maximum wait in half-open. (Resilience4j's own defaults differ for two
 // fields set here: slow-call rate 100%, slow-call duration 60 s.)
+//
+// Units: both thresholds are fractions in (0, 1], compared with >= and
+// kept to a millionth; Resilience4j's failureRateThreshold=50 (percent) is
+// failure_rate_threshold = 0.5. Durations are std::chrono.
 struct CircuitBreakerOptions {
-  double failure_rate_threshold = 50.0;      // percent, (0, 100]; trips at >=
-  double slow_call_rate_threshold = 50.0;    // percent, (0, 100]; trips at >=
+  double failure_rate_threshold = 0.5;       // fraction, (0, 1]; trips at >=
+  double slow_call_rate_threshold = 0.5;     // fraction, (0, 1]; trips at >=
   Duration slow_call_duration = std::chrono::seconds(2);  // a call this long or longer is slow
   WindowKind window_kind = WindowKind::kCountBased;
   int window_size = 100;                     // calls, or seconds for kTimeBased
