@@ -7,12 +7,15 @@ namespace stormguard {
 namespace {
 
 // The shortest text that reads back as `x` ("1.0000001", "nan", "-inf"),
-// so a message shows exactly the value that was refused.
+// so a message shows exactly the value that was refused; whole numbers
+// below 10^15 in plain digits ("1000000", not "1e+06").
 std::string Shortest(double x) {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x < 0 ? "-inf" : "inf";
   char buf[32];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, x);
+  const bool whole = std::abs(x) < 1e15 && x == std::trunc(x);
+  const auto [end, ec] = whole ? std::to_chars(buf, buf + sizeof buf, x, std::chars_format::fixed)
+                               : std::to_chars(buf, buf + sizeof buf, x);
   return ec == std::errc() ? std::string(buf, end) : std::string("?");
 }
 

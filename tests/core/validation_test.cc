@@ -40,6 +40,8 @@ TEST(RangeTest, PrintsItsBrackets) {
   EXPECT_EQ(kPositiveFraction.ToString(), "(0, 1]");
   EXPECT_EQ((Range{0.5, 1.0, false, true}.ToString()), "[0.5, 1)");
   EXPECT_EQ((Range{0, 1000}.ToString()), "[0, 1000]");
+  EXPECT_EQ((Range{0, 1e6}.ToString()), "[0, 1000000]");
+  EXPECT_EQ((Range{-0.0, 2.5e-7}.ToString()), "[-0, 2.5e-07]");
 }
 
 TEST(ValidatorTest, CheckRangeNamesFieldRangeAndTheRefusedValue) {
