@@ -98,10 +98,10 @@ std::vector<std::string> CircuitBreakerOptions::Validate() const {
 
 // ---- construction ----------------------------------------------------------
 
-Result<std::unique_ptr<CircuitBreaker>> CircuitBreaker::Create(CircuitBreakerOptions options) {
+Result<std::shared_ptr<CircuitBreaker>> CircuitBreaker::Create(CircuitBreakerOptions options) {
   Status s = ValidationStatus("circuit breaker options", options.Validate());
   if (!s.ok()) return s;
-  return std::unique_ptr<CircuitBreaker>(new CircuitBreaker(std::move(options)));
+  return std::shared_ptr<CircuitBreaker>(new CircuitBreaker(std::move(options)));
 }
 
 CircuitBreaker::CircuitBreaker(CircuitBreakerOptions options)

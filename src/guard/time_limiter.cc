@@ -14,7 +14,7 @@ struct Core {
       : options(o),
         executor(ex),
         clock(ex.clock()),
-        slots(std::move(Bulkhead::Create({.max_concurrent = o.max_detached})).value()) {}
+        slots(Bulkhead::Create({.max_concurrent = o.max_detached}).value()) {}
 
   void Report(EventKind kind, std::string_view reason, TimePoint at, int attempt, OutcomeClass outcome,
               Duration d = Duration::zero()) const noexcept {
@@ -78,7 +78,7 @@ struct Core {
   const TimeLimiterOptions options;
   Executor& executor;
   Clock& clock;
-  const std::unique_ptr<Bulkhead> slots;
+  const std::shared_ptr<Bulkhead> slots;
   std::atomic<int> abandoned{0};
   std::atomic<std::int64_t> abandoned_total{0};
   std::atomic<std::int64_t> timed_out{0};

@@ -133,7 +133,8 @@ struct CircuitBreakerOptions {
 class CircuitBreaker {
  public:
   // Validates; INVALID_ARGUMENT names every bad field. Starts closed.
-  static Result<std::unique_ptr<CircuitBreaker>> Create(CircuitBreakerOptions options);
+  // Shared: one breaker judges a destination for every caller.
+  static Result<std::shared_ptr<CircuitBreaker>> Create(CircuitBreakerOptions options);
 
   CircuitBreaker(const CircuitBreaker&) = delete;
   CircuitBreaker& operator=(const CircuitBreaker&) = delete;
