@@ -133,26 +133,32 @@ PipelineBuilder& PipelineBuilder::AddGuardFrom(StageKind kind, O options, Args&&
   return AddGuard<S>(kind, std::shared_ptr<G>(std::move(guard).value()), std::forward<Args>(args)...);
 }
 
-PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<CircuitBreaker> breaker) {
+// The shared-guard overloads are templates only to keep braced lists away
+// (pipeline.h); each has exactly one instantiation, made here.
+template <std::same_as<CircuitBreaker> G>
+PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<G> breaker) {
   return AddGuard<CircuitBreakerStage>(StageKind::kCircuitBreaker, std::move(breaker), *o_.classifier);
 }
 PipelineBuilder& PipelineBuilder::AddCircuitBreaker(CircuitBreakerOptions options) {
   return AddGuardFrom<CircuitBreakerStage, CircuitBreaker>(StageKind::kCircuitBreaker, std::move(options),
                                                            *o_.classifier);
 }
-PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<Bulkhead> bulkhead) {
+template <std::same_as<Bulkhead> G>
+PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<G> bulkhead) {
   return AddGuard<BulkheadStage>(StageKind::kBulkhead, std::move(bulkhead), *o_.clock);
 }
 PipelineBuilder& PipelineBuilder::AddBulkhead(BulkheadOptions options) {
   return AddGuardFrom<BulkheadStage, Bulkhead>(StageKind::kBulkhead, std::move(options), *o_.clock);
 }
-PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<RateLimiter> limiter) {
+template <std::same_as<RateLimiter> G>
+PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<G> limiter) {
   return AddGuard<RateLimiterStage>(StageKind::kRateLimiter, std::move(limiter), *o_.clock);
 }
 PipelineBuilder& PipelineBuilder::AddRateLimiter(RateLimiterOptions options) {
   return AddGuardFrom<RateLimiterStage, RateLimiter>(StageKind::kRateLimiter, std::move(options), *o_.clock);
 }
-PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter> limiter) {
+template <std::same_as<AdaptiveLimiter> G>
+PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<G> limiter) {
   return AddGuard<AdaptiveConcurrencyStage>(StageKind::kAdaptiveConcurrency, std::move(limiter),
                                             *o_.classifier);
 }
@@ -160,6 +166,11 @@ PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(AdaptiveLimiterOptions 
   return AddGuardFrom<AdaptiveConcurrencyStage, AdaptiveLimiter>(StageKind::kAdaptiveConcurrency,
                                                                  std::move(options), *o_.classifier);
 }
+
+template PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<CircuitBreaker>);
+template PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<Bulkhead>);
+template PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<RateLimiter>);
+template PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter>);
 
 PipelineBuilder& PipelineBuilder::AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor) {
   if (executor == nullptr) {
