@@ -221,7 +221,7 @@ void CircuitBreaker::OnResult(OutcomeClass outcome, Duration latency, TimePoint 
     return;
   }
   const CallRecord call{.failure = o_.failure_outcomes.contains(outcome),
-                        .slow = latency >= o_.slow_call_duration};
+                        .slow = latency > o_.slow_call_duration};
   switch (s) {
     case CircuitState::kClosed: RecordClosed(call, now); return;
     case CircuitState::kHalfOpen: RecordHalfOpen(call, now); return;
@@ -298,9 +298,17 @@ WindowMetrics CircuitBreaker::metrics(TimePoint now) const noexcept {
 
 // ---- transitions -----------------------------------------------------------
 
-void CircuitBreaker::MoveTo(CircuitState to, TimePoint now) {
+Status CircuitBreaker::MoveTo(CircuitState to, TimePoint now) {
   std::lock_guard lock(mu_);
-  if (state_.load(std::memory_order_relaxed) != to) EnterLocked(to, now);
+  const CircuitState from = state_.load(std::memory_order_relaxed);
+  if (from == to) return Status::Ok();
+  if (!CircuitTransitionAllowed(from, to)) {
+    return Status::FailedPrecondition("circuit breaker: " + std::string(CircuitTransitionName(from, to)) +
+                                      " is not an allowed transition")
+        .WithSource(kCircuitBreakerPolicy);
+  }
+  EnterLocked(to, now);
+  return Status::Ok();
 }
 
 void CircuitBreaker::Reset(TimePoint now) {

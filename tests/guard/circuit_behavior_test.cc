@@ -42,13 +42,13 @@ TEST(CircuitBehaviorTest, ARateExactlyOnAFractionalThresholdTrips) {
   EXPECT_EQ(rule.Evaluate({.calls = 300, .failures = 99, .slow_calls = 0}, 3), TripReason::kNone);
 }
 
-// 0.1 * 30 is 3.0000000000000004 in doubles: a product of fractions would
-// not trip at 3 failures in 30 calls.
+// 0.07 * 100 is 7.000000000000001 in doubles: a product of fractions would
+// not trip at 7 failures in 100 calls.
 TEST(CircuitBehaviorTest, ADecimalThresholdTripsExactlyOnItsRate) {
-  const CircuitBehavior rule(0.1, 0.1);
-  EXPECT_EQ(rule.Evaluate({.calls = 30, .failures = 3, .slow_calls = 0}, 30), TripReason::kFailureRate);
-  EXPECT_EQ(rule.Evaluate({.calls = 30, .failures = 0, .slow_calls = 3}, 30), TripReason::kSlowCallRate);
-  EXPECT_EQ(rule.Evaluate({.calls = 30, .failures = 2, .slow_calls = 2}, 30), TripReason::kNone);
+  const CircuitBehavior rule(0.07, 0.07);
+  EXPECT_EQ(rule.Evaluate({.calls = 100, .failures = 7, .slow_calls = 0}, 100), TripReason::kFailureRate);
+  EXPECT_EQ(rule.Evaluate({.calls = 100, .failures = 0, .slow_calls = 7}, 100), TripReason::kSlowCallRate);
+  EXPECT_EQ(rule.Evaluate({.calls = 100, .failures = 6, .slow_calls = 6}, 100), TripReason::kNone);
 }
 
 TEST(CircuitBehaviorTest, ThresholdsReadBackAsFractions) {

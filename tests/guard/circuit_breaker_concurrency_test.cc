@@ -78,7 +78,8 @@ TEST(CircuitBreakerConcurrencyTest, CountWindowStaysExactAfterConcurrentCalls) {
 TEST(CircuitBreakerConcurrencyTest, HalfOpenNeverHandsOutMoreThanThePermittedTrials) {
   ManualClock clock;
   auto cb = MakeBreaker({.permitted_calls_in_half_open = 5});
-  cb->TransitionToHalfOpen(clock.Now());
+  ASSERT_TRUE(cb->TransitionToOpen(clock.Now()).ok());
+  ASSERT_TRUE(cb->TransitionToHalfOpen(clock.Now()).ok());
   std::atomic<int> granted{0};
   const auto hammer = [&](int) {
     for (int i = 0; i < 1000; ++i) granted += cb->TryAcquirePermission(clock.Now()) ? 1 : 0;

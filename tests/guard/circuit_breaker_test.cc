@@ -124,8 +124,8 @@ TEST(CircuitBreakerTest, CountWindowOpensWhenTheFailureRateReachesTheThreshold) 
             {
                 {0s, kOk, 100ms, {1, 0, 0}, std::nullopt, std::nullopt, S::kClosed},
                 {1s, kFail, 100ms, {2, 1, 0}, std::nullopt, std::nullopt, S::kClosed},
-                {2s, kOk, 2s, {3, 1, 1}, std::nullopt, std::nullopt, S::kClosed},  // exactly 2 s is slow
-                {3s, kOk, 1999ms, {4, 1, 1}, 0.25, 0.25, S::kClosed},
+                {2s, kOk, 2s, {3, 1, 0}, std::nullopt, std::nullopt, S::kClosed},  // exactly 2 s: not slow
+                {3s, kOk, 2001ms, {4, 1, 1}, 0.25, 0.25, S::kClosed},             // longer: slow
                 {4s, kFail, 10ms, {4, 2, 1}, 0.5, 0.25, S::kOpen},  // evicts call 1
             });
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->open"));
@@ -151,8 +151,8 @@ TEST(CircuitBreakerTest, TimeWindowOpensWhenTheSlowCallRateReachesTheThreshold) 
                 {3s, kOk, 0ms, {4, 1, 1}, 0.25, 0.25, S::kClosed},
                 {10s, kOk, 0ms, {4, 0, 1}, 0.0, 0.25, S::kClosed},       // second 0 left
                 {11s, kOk, 5s, {4, 0, 1}, 0.0, 0.25, S::kClosed},        // second 1 left
-                {11500ms, kFail, 2s, {5, 1, 2}, 0.2, 0.4, S::kClosed},
-                {12s, kOk, 2s, {5, 1, 3}, 0.2, 0.6, S::kOpen},         // second 2 left
+                {11500ms, kFail, 3s, {5, 1, 2}, 0.2, 0.4, S::kClosed},
+                {12s, kOk, 3s, {5, 1, 3}, 0.2, 0.6, S::kOpen},         // second 2 left
             });
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->open"));
 }

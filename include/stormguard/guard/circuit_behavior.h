@@ -13,8 +13,8 @@
 // 50 is 0.5) and compare with >=: 50 failures in 100 calls trips 0.5. Each
 // threshold is kept in integer millionths and compared as
 // failures * 10^6 >= threshold_ppm * calls, so no division or binary
-// fraction rounds a rate that sits exactly on the threshold (3 failures in
-// 30 calls trips 0.1, though 0.1 * 30 > 3 in doubles).
+// fraction rounds a rate that sits exactly on the threshold (7 failures in
+// 100 calls trips 0.07, though 0.07 * 100 > 7 in doubles).
 //
 //   CircuitBehavior rule(/*failure_rate_threshold=*/0.5, /*slow_call_rate_threshold=*/0.5);
 //   rule.Evaluate({.calls = 100, .failures = 50}, /*minimum_calls=*/100);
