@@ -11,7 +11,7 @@ std::vector<std::string> HttpClientOptions::Validate() const {
   Validator v;
   v.Check(connect_timeout > Duration::zero(), "connect_timeout", "must be positive");
   v.Check(default_timeout > Duration::zero(), "default_timeout", "must be positive");
-  v.Check(reserve.fraction >= 0 && reserve.fraction < 1, "reserve.fraction", "must be in [0, 1)");
+  v.CheckRange(reserve.fraction, "reserve.fraction", Range{0.0, 1.0, false, true});
   v.Check(reserve.overhead >= Duration::zero(), "reserve.overhead", "must not be negative");
   v.Check(max_response_bytes >= 1, "max_response_bytes", "must be at least 1");
   v.Check(clock != nullptr, "clock", "must not be null");
