@@ -3,7 +3,6 @@
 #include "stormguard/core/validation.h"
 #include "stormguard/http/chain_headers.h"
 #include "stormguard/http/curl_transport.h"
-#include "stormguard/wire/http_headers.h"
 
 namespace stormguard::http {
 
@@ -40,12 +39,9 @@ HttpResult HttpClient::Send(const HttpRequest& request) const {
 }
 
 HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) const {
-  if (!request.idempotency_key.empty() && !IsValidIdempotencyKey(request.idempotency_key)) {
+  if (Status key = CheckIdempotencyKey(request.idempotency_key); !key.ok()) {
     HttpResult refused;
-    refused.status = Status::InvalidArgument(
-        "idempotency_key: must be 1 to " + std::to_string(kMaxIdempotencyKeyLength) +
-        " printable ASCII characters (got " + std::to_string(request.idempotency_key.size()) +
-        " bytes); nothing was sent");
+    refused.status = std::move(key);
     refused.run.reason = StopReason::kNotRetryable;
     return refused;
   }
