@@ -29,7 +29,9 @@ std::string RetryStage::Describe() const {
   return s + ")";
 }
 
-Status RetryStage::Execute(CallContext& ctx, Next next) const {
+// Flattened: every pipeline call passes here, and GCC's size heuristics alone
+// leave the retry driver as a separate call (~40 instructions a pass).
+[[gnu::flatten]] Status RetryStage::Execute(CallContext& ctx, Next next) const {
   bool retrying = false;
   PassClock clock(clock_, next);
   return ExecuteWithRetry(

@@ -50,9 +50,8 @@ Status& MutableStatusOf(Result<T>& r) noexcept {
 // already did: the answer carries do-not-retry, which servers send back as
 // `x-no-retry: 1` so no layer above retries it again
 // (docs/chain-protocol.md, "Do-not-retry on responses").
-inline void MarkGaveUp(Status& status, CallContext& ctx) noexcept {
-  status.mutable_hints().do_not_retry = true;
-  ctx.downstream_gave_up = true;
-}
+// Out of line and cold: giving up is rare, and the drivers that call it
+// stay small enough to inline on their success path.
+[[gnu::cold]] void MarkGaveUp(Status& status, CallContext& ctx) noexcept;
 
 }  // namespace stormguard::core_internal
