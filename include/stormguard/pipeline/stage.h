@@ -50,6 +50,7 @@
 namespace stormguard {
 
 class Stage;
+class AsyncStage;
 
 namespace pipeline_internal {
 
@@ -157,6 +158,10 @@ class Stage {
   virtual StagePlacement placement() const noexcept { return {}; }
 
   virtual Status Execute(CallContext& ctx, Next next) const = 0;
+
+  // The same policy in continuation-passing style, for the asynchronous
+  // drivers (async_stage.h); null: this stage runs only under the blocking one.
+  virtual const AsyncStage* async() const noexcept { return nullptr; }
 };
 
 inline Status Next::operator()(CallContext& ctx) const {

@@ -20,11 +20,13 @@
 #include <memory>
 
 #include "stormguard/guard/bulkhead.h"
+#include "stormguard/pipeline/async_stage.h"
+#include "stormguard/pipeline/async_wait.h"
 #include "stormguard/pipeline/stage.h"
 
 namespace stormguard {
 
-class BulkheadStage final : public Stage {
+class BulkheadStage final : public Stage, public AsyncStage {
  public:
   BulkheadStage(std::shared_ptr<Bulkhead> bulkhead, Clock& clock) noexcept
       : bulkhead_(std::move(bulkhead)), clock_(clock) {}
@@ -33,9 +35,16 @@ class BulkheadStage final : public Stage {
   std::string_view name() const noexcept override { return Bulkhead::kPolicy; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
+  const AsyncStage* async() const noexcept override { return this; }
+  AsyncStateLayout async_state() const noexcept override;
+  void Start(AsyncStep step) const override;
+  void Resume(AsyncStep step, Status inner) const override;
   const Bulkhead& bulkhead() const noexcept { return *bulkhead_; }
 
  private:
+  void WaitEnded(AsyncStep step, AsyncWait::End why) const;
+  void Granted(AsyncStep step) const;
+
   std::shared_ptr<Bulkhead> bulkhead_;
   Clock& clock_;
 };
