@@ -32,6 +32,16 @@ namespace pipeline_internal {
 
 struct NoFallback {};  // the call site gave no fallback
 
+// Where a Result<T> call's value waits; a Status call has none.
+template <class R>
+struct ValueSlot {
+  using type = std::optional<typename R::value_type>;
+};
+template <>
+struct ValueSlot<Status> {
+  struct type {};
+};
+
 // The part of a frame that knows the result type: where the value waits.
 template <class R>
 class AsyncResultCall : public AsyncCall {
@@ -48,9 +58,7 @@ class AsyncResultCall : public AsyncCall {
 
  protected:
   using AsyncCall::AsyncCall;
-  struct Empty {};
-  using Slot = std::conditional_t<std::is_same_v<R, Status>, Empty, std::optional<typename R::value_type>>;
-  Slot slot_;
+  typename ValueSlot<R>::type slot_;
 };
 
 }  // namespace pipeline_internal
