@@ -180,6 +180,23 @@ TYPED_TEST_P(PipelineScenarios, AQueuedCallEndsWhenTheTimeoutFires) {
   EXPECT_EQ(bulkhead->stats().waiting, 0);
 }
 
+TYPED_TEST_P(PipelineScenarios, AnEmptyRateLimiterRefusesWithoutCalling) {
+  Pipeline p = Unwrap(this->Builder().AddRateLimiter(RateLimiterOptions{.rate = 10, .burst = 1}).Build());
+  EXPECT_TRUE(this->Run(p, {{}}).result.ok());
+  CallRecord r = this->Run(p, {{}});
+  EXPECT_EQ(r.result.status().source(), "rate_limiter");
+  EXPECT_TRUE(r.attempt_starts.empty());
+}
+
+TYPED_TEST_P(PipelineScenarios, ARateLimitedCallWaitsForTheNextToken) {
+  Pipeline p = Unwrap(
+      this->Builder().AddRateLimiter(RateLimiterOptions{.rate = 10, .burst = 1, .max_wait = 200ms}).Build());
+  EXPECT_TRUE(this->Run(p, {{}}).result.ok());
+  CallRecord r = this->Run(p, {{}});  // the next token comes 100ms after the first
+  EXPECT_TRUE(r.result.ok());
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(100ms));
+}
+
 TYPED_TEST_P(PipelineScenarios, TheFallbackAnswersWhenRetriesFail) {
   Pipeline p = Unwrap(this->Builder().AddFallback().AddRetry(this->Retries(2)).Build());
   CallRecord r = this->Run(p, {{10ms, kDown}, {10ms, kDown}}, /*with_fallback=*/true);
@@ -231,7 +248,8 @@ REGISTER_TYPED_TEST_SUITE_P(PipelineScenarios, RetriesWaitTheBackoffBetweenAttem
                             WorkThatIgnoresItsStopIsReportedAbandoned,
                             TheBreakerOpensThenLetsATrialThroughWhenHalfOpen, AFullBulkheadRefusesWithoutCalling,
                             AQueuedCallRunsWhenASlotFrees, AQueuedCallGivesUpAfterMaxWait,
-                            AQueuedCallEndsWhenTheTimeoutFires, TheFallbackAnswersWhenRetriesFail,
+                            AQueuedCallEndsWhenTheTimeoutFires, AnEmptyRateLimiterRefusesWithoutCalling,
+                            ARateLimitedCallWaitsForTheNextToken, TheFallbackAnswersWhenRetriesFail,
                             TheFallbackAnswersARefusal, AMissingIdempotencyKeyIsRefused,
                             TheUsualStackSucceedsAfterARetry);
 
