@@ -47,6 +47,11 @@
 // Thread safety: a Pipeline is immutable; Execute may run concurrently from
 // any number of threads. Allocation: Execute allocates nothing on the success
 // path (stages hold their state; the per-call chain lives on the stack).
+//
+// Drivers: Execute blocks the calling thread; ExecuteAsync runs the same
+// stages in their asynchronous form (async_stage.h) and allocates one frame
+// per call (plus a stop_source per armed timeout), so a waiting call holds
+// memory instead of a thread.
 #pragma once
 
 #include <atomic>

@@ -26,6 +26,10 @@
 //       {PlacementRule::kInside, "retry", "it checks every attempt; add it after AddRetry"}};
 //   StagePlacement placement() const noexcept override { return {.rules = kRules}; }
 //
+// The asynchronous drivers run a stage's async() form instead of Execute
+// (async_stage.h): the same decisions, resumed by events instead of a
+// blocked thread. A stage without one runs only under the blocking driver.
+//
 // Thread safety: Execute is const and called concurrently. A stage calls
 // `next` from the thread that called it, one call at a time; to run the rest
 // of the pipeline on several threads at once (hedging), it gives each thread

@@ -12,6 +12,9 @@
 // out but keeps running stays taken until that work really ends (abandoned
 // work holds its slot). With max_wait > 0 it waits for a slot on the
 // pipeline's clock and ends the wait when ctx.stop fires.
+// Asynchronously, the same holds without a thread: a call that must wait
+// queues in the bulkhead from its frame and resumes when a slot is handed
+// to it, or when max_wait or ctx.stop ends the wait (a timer).
 //
 // Thread safety: immutable around a thread-safe bulkhead, which several
 // pipelines may share.

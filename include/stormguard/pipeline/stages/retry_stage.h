@@ -6,6 +6,7 @@
 // recorded by the breaker and an open breaker ends the retries at once (its
 // rejection is classified do-not-retry). Waits between attempts end early
 // when ctx.stop fires (the overall timeout) and never pass ctx.deadline.
+// Asynchronously, the same RetrySession decides and a wait is a timer.
 //
 //   builder.AddTimeout(1s).AddRetry({.max_attempts = 3, .budget = budget}).AddAttemptTimeout(300ms);
 //

@@ -20,8 +20,8 @@
 // more than `abandon_after` past the deadline (it ignored the stop), also
 // kAbandoned with the overrun as duration, and abandoned() counts it.
 //
-// This is a blocking stage: the calling thread waits until the callable
-// returns, however late, so a bulkhead slot taken outside this stage stays
+// Execute blocks: the calling thread waits until the callable returns,
+// however late (the asynchronous form resumes only then, too), so a bulkhead slot taken outside this stage stays
 // taken until the abandoned work really ends. For callables that ignore
 // cancellation, where the caller must have its answer at the deadline, see
 // time_limiter.h (the work runs detached on an executor, bounded).
