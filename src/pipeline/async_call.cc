@@ -50,6 +50,7 @@ void AsyncCall::Enter(std::size_t index) {
                               .attempt = ctx_.attempt});
   }
   attempt_open_.store(true, std::memory_order_relaxed);
+  refs_.fetch_add(1, std::memory_order_relaxed);
   try {
     RunAttempt();
   } catch (...) {
@@ -57,6 +58,7 @@ void AsyncCall::Enter(std::size_t index) {
     Status s = StatusFromException(std::current_exception());
     if (attempt_open_.load(std::memory_order_acquire)) AttemptEnded(std::move(s));
   }
+  Release();
 }
 
 void AsyncCall::AttemptEnded(Status status) {

@@ -60,6 +60,35 @@ TEST(AsyncPipelineTest, AnAttemptMayReportFromAnotherThread) {
   EXPECT_EQ(env.timers->armed(), 0u);  // the timeout's timer was disarmed
 }
 
+// Tells, from outside, whether the callable holding it still exists.
+std::atomic<bool> g_callable_alive{false};
+std::atomic<bool> g_alive_after_done{false};
+struct Sentinel {
+  Sentinel() noexcept { g_callable_alive = true; }
+  Sentinel(Sentinel&& o) noexcept : live(std::exchange(o.live, false)) {}
+  ~Sentinel() {
+    if (live) g_callable_alive = false;
+  }
+  bool live = true;
+};
+
+TEST(AsyncPipelineTest, TheAttemptOutlivesACallThatEndsWhileItIsStillStarting) {
+  ManualEnv env;
+  Pipeline p = Unwrap(PipelineBuilder(env.options()).Build());
+  bool answered = false;
+  CallContext ctx;
+  p.ExecuteAsync(
+      ctx,
+      [s = Sentinel()](CallContext&, Completion<Status> done) {  // touches nothing of itself below
+        std::thread([d = std::move(done)]() mutable { d(Status::Ok()); }).join();  // the call has ended
+        g_alive_after_done = g_callable_alive.load();  // this callable must still exist
+      },
+      [&](Status) { answered = true; });
+  EXPECT_TRUE(answered);
+  EXPECT_TRUE(g_alive_after_done);
+  EXPECT_FALSE(g_callable_alive);  // and is gone once it returned
+}
+
 TEST(AsyncPipelineTest, ADroppedCompletionHandleReportsInternal) {
   ManualEnv env;
   Pipeline p = Unwrap(PipelineBuilder(env.options()).Build());
@@ -118,6 +147,37 @@ TEST(AsyncPipelineTest, TheListenerHearsEveryAttemptAsUnderTheBlockingDriver) {
   const auto seen = counters.Read();
   EXPECT_EQ(seen.count(EventKind::kAttemptStarted, "pipeline"), 2u);
   EXPECT_EQ(seen.count(EventKind::kRetryScheduled, "retry"), 1u);
+}
+
+// Another driver's timers, counting what the pipeline asks of them.
+class CountingTimers final : public AsyncTimers {
+ public:
+  explicit CountingTimers(TimerService& base) : base_(base) {}
+  Clock& clock() const noexcept override { return base_.clock(); }
+  AsyncTimerHandle Schedule(TimePoint t, Callback callback, void* arg) noexcept override {
+    ++scheduled;
+    return base_.Schedule(t, callback, arg);
+  }
+  bool Cancel(AsyncTimerHandle& h) noexcept override { return base_.Cancel(h); }
+  int scheduled = 0;
+
+ private:
+  TimerServiceTimers base_;
+};
+
+TEST(AsyncPipelineTest, AnotherDriversTimersCarryTheWaits) {
+  ManualEnv env;
+  CountingTimers timers(*env.timers);
+  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Build());
+  int attempts = 0;
+  Status got = Status::Internal("no answer");
+  CallContext ctx;
+  p.ExecuteAsync(
+      timers, ctx, [&](CallContext&, Completion<Status> done) { done(++attempts == 1 ? Status::Unavailable("x") : Status::Ok()); },
+      [&](Status s) { got = s; });
+  EXPECT_EQ(timers.scheduled, 1);  // the backoff
+  env.AdvanceAndFire(100ms);
+  EXPECT_TRUE(got.ok());
 }
 
 }  // namespace

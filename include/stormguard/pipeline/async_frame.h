@@ -15,7 +15,8 @@
 // may be gone by then).
 //
 // The frame (engine, the call's callables, the value slot and every
-// stage's state) is one allocation, freed before `done` is called.
+// stage's state) is one allocation, released before `done` is called and
+// freed once no attempt is still being started from it.
 #pragma once
 
 #include <exception>
@@ -134,10 +135,13 @@ class AsyncFrame final : public AsyncResultCall<R> {
   void Done(Status status) override {
     R result = Result(std::move(status));
     D done = std::move(done_);
+    this->Release();
+    done(std::move(result));
+  }
+  void Free() noexcept override {
     this->DestroyStates();
     this->~AsyncFrame();
     ::operator delete(static_cast<void*>(this));
-    done(std::move(result));
   }
   R Result(Status status) {
     if constexpr (std::is_same_v<R, Status>) {

@@ -141,7 +141,16 @@ class AsyncCall {
   virtual void RunAttempt() = 0;  // hands the attempt a completion handle
   virtual Status CallFallback(const Status& why) = 0;
   virtual bool HasFallback() const noexcept = 0;
-  virtual void Done(Status status) = 0;  // frees the frame, then answers
+  // Answers the call: takes what it needs from the frame, Release()s it, then
+  // calls the caller's `done`.
+  virtual void Done(Status status) = 0;
+  virtual void Free() noexcept = 0;  // destroys and deallocates the frame
+  // The frame lives while the call runs and while an attempt is being
+  // started (its callable is in the frame, and the call may end on another
+  // thread before the callable returns); the last release frees it.
+  void Release() noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) Free();
+  }
 
   CallContext& call_ctx() const noexcept { return ctx_; }
   void DestroyStates() noexcept;
@@ -158,6 +167,7 @@ class AsyncCall {
   std::uint32_t calls_ = 0;
   TimePoint attempt_start_{};
   std::atomic<bool> attempt_open_{false};
+  std::atomic<int> refs_{1};
 };
 
 inline CallContext& AsyncStep::ctx() const noexcept { return call_->ctx_; }

@@ -124,6 +124,13 @@ class Pipeline {
   void ExecuteAsync(CallContext& ctx, A attempt, D done, G fallback) const {
     StartAsync<R>(ctx, std::move(attempt), std::move(done), std::optional<G>(std::move(fallback)), nullptr);
   }
+  // For another driver: the same, with waits on that driver's timers (an
+  // event loop's), which must be on the pipeline's clock.
+  template <class R = Status, class A, class D>
+  void ExecuteAsync(AsyncTimers& timers, CallContext& ctx, A attempt, D done) const {
+    StartAsync<R, A, D, pipeline_internal::NoFallback>(ctx, std::move(attempt), std::move(done), std::nullopt,
+                                                       &timers);
+  }
   // OK, or FAILED_PRECONDITION naming the first stage without an asynchronous form.
   const Status& AsyncSupport() const noexcept { return async_->unsupported; }
 
