@@ -9,8 +9,10 @@
 //   w.Start(step.timers(), until, ctx.stop, &OnEnd, &state);   // tail call
 //   static void OnEnd(void* arg, AsyncWait::End why) noexcept;  // resumes the call
 //
-// A wait whose time has already passed, or whose token has already fired,
-// ends inside Start. on_end runs on the thread that ended the wait (a timer
+// A wait whose time has already passed, whose token has already fired, or
+// that its owner claimed before Start (a slot handed over between queuing
+// and arming), ends inside Start (kClaimed for the last). Reset() before
+// each Start. on_end runs on the thread that ended the wait (a timer
 // callback, whoever requested stop) and may continue the call inline.
 //
 // Thread safety: the three sources may race from any threads; a small

@@ -11,8 +11,12 @@
 //   ScenarioClock& clock();
 //   PipelineOptions options(Listener* listener = nullptr);
 //   CallRecord Run(const Pipeline&, CallContext&, const Script&, bool with_fallback);
-// BlockingDriver and CompletionDriver are here; another driver (an event
-// loop's) adds its class and one line to the typed suite's list.
+// BlockingDriver and CompletionDriver are here. Another driver (an event
+// loop's, in its own test binary) writes its class, includes
+// pipeline_scenarios.h and instantiates the suite for it:
+//   INSTANTIATE_TYPED_TEST_SUITE_P(Asio, PipelineScenarios, AsioDriver);
+// Its waits may use ScenarioClock::timers() through an AsyncTimers of its
+// own (Pipeline::ExecuteAsync(timers, ...)).
 #pragma once
 
 #include <atomic>
