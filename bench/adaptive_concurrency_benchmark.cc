@@ -12,7 +12,7 @@ namespace stormguard::bench {
 namespace {
 
 // One limiter per run, made by thread 0 before the loop all threads enter together.
-std::unique_ptr<AdaptiveLimiter> g_limiter;
+std::shared_ptr<AdaptiveLimiter> g_limiter;
 
 // Admits a call, runs it, and gives the verdict `finish(token)`.
 template <class Finish>

@@ -8,7 +8,7 @@ namespace stormguard::bench {
 namespace {
 
 // One bulkhead per run, made by thread 0 before the loop all threads enter together.
-std::unique_ptr<Bulkhead> g_bulkhead;
+std::shared_ptr<Bulkhead> g_bulkhead;
 
 void BM_Bulkhead_AcquireRelease(benchmark::State& state) {
   if (state.thread_index() == 0) {

@@ -18,7 +18,7 @@ const TimePoint kStart = TimePoint(1h);
 
 CircuitBreaker& Make(CircuitBreakerOptions options) {
   // Leaked on purpose: lives for the whole run, shared by the rows' threads.
-  return *CircuitBreaker::Create(std::move(options))->release();
+  return **new std::shared_ptr<CircuitBreaker>(CircuitBreaker::Create(std::move(options)).value());
 }
 
 void CallThrough(CircuitBreaker& cb, TimePoint now, OutcomeClass outcome) {

@@ -20,14 +20,14 @@ using namespace std::chrono_literals;
 // Guards sized so that no call is ever refused: the benchmark measures the
 // admitted path.
 PipelineBuilder& AddCommonGuards(PipelineBuilder& b) {
-  return b.AddCircuitBreaker(CircuitBreakerOptions{}).AddBulkhead(BulkheadOptions{.max_concurrent = 1000});
+  return b.AddCircuitBreaker({}).AddBulkhead({.max_concurrent = 1000});
 }
 
 const Pipeline& FullPipeline() {
   static const Pipeline* const pipeline = [] {
     PipelineBuilder b;
     b.AddTimeout(1s).AddRetry({.max_attempts = 3, .budget = TokenBucketBudget::Create({}).value()});
-    AddCommonGuards(b).AddRateLimiter(RateLimiterOptions{.rate = 1e9, .burst = 1'000'000'000});
+    AddCommonGuards(b).AddRateLimiter({.rate = 1e9, .burst = 1'000'000'000});
     return new Pipeline(std::move(b.Build()).value());
   }();
   return *pipeline;

@@ -9,7 +9,7 @@ namespace {
 
 // One limiter per run, shared by that run's threads: thread 0 makes it
 // before the timed loop, which every thread enters together.
-std::unique_ptr<RateLimiter> g_limiter;
+std::shared_ptr<RateLimiter> g_limiter;
 
 void BM_RateLimiter_Acquire(benchmark::State& state) {
   if (state.thread_index() == 0) {

@@ -20,8 +20,8 @@ int main() {
                                  .backoff = {.base = 10ms, .cap = 100ms, .jitter = Jitter::kFull},
                                  .idempotent = true,
                                  .budget = budget})
-                      .AddCircuitBreaker(CircuitBreakerOptions{})
-                      .AddBulkhead(BulkheadOptions{.max_concurrent = 32})
+                      .AddCircuitBreaker({})
+                      .AddBulkhead({.max_concurrent = 32})
                       .AddAttemptTimeout(300ms)
                       .Build();
   if (!pipeline.ok()) {

@@ -4,7 +4,7 @@
 # Idempotent and quiet when everything is already there; needs root.
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgtest-dev libgmock-dev libbenchmark-dev
-          libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev "$@")
+          libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev libasio-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -45,7 +45,7 @@ Result<HopSpec> MakeHop(const ControlSet& c, const LayerPolicy& p) {
   if (!budget.ok()) return std::move(budget).status();
   std::shared_ptr<CircuitBreaker> breaker;
   if (c.breaker) {
-    Result<std::unique_ptr<CircuitBreaker>> cb = CircuitBreaker::Create(p.breaker);
+    Result<std::shared_ptr<CircuitBreaker>> cb = CircuitBreaker::Create(p.breaker);
     if (!cb.ok()) return std::move(cb).status();
     breaker = std::move(cb).value();
   }

@@ -47,7 +47,7 @@ std::vector<std::string> BackoffOptions::Validate() const {
   v.Check(cap > Duration::zero(), "cap", "must be positive");
   v.Check(cap >= base, "cap", "must be at least base");
   v.Check(std::isfinite(multiplier) && multiplier >= 1.0, "multiplier", "must be a finite number >= 1");
-  v.Check(proportion >= 0.0 && proportion <= 1.0, "proportion", "must be in [0, 1]");
+  v.CheckRange(proportion, "proportion", kFraction);
   v.Check(spread >= Duration::zero(), "spread", "must not be negative");
   v.Check(std::isfinite(decorrelated_growth) && decorrelated_growth > 1.0, "decorrelated_growth",
           "must be a finite number > 1");

@@ -16,7 +16,7 @@ std::vector<std::string> AdaptiveLimiterOptions::Validate() const {
   return std::move(v).errors();
 }
 
-Result<std::unique_ptr<AdaptiveLimiter>> AdaptiveLimiter::Create(const AdaptiveLimiterOptions& options) {
+Result<std::shared_ptr<AdaptiveLimiter>> AdaptiveLimiter::Create(const AdaptiveLimiterOptions& options) {
   Status s = ValidationStatus("adaptive limiter options", options.Validate());
   if (!s.ok()) return s;
   std::unique_ptr<LimitAlgorithm> algorithm;
@@ -25,13 +25,13 @@ Result<std::unique_ptr<AdaptiveLimiter>> AdaptiveLimiter::Create(const AdaptiveL
   } else {
     algorithm = std::make_unique<GradientLimit>(*GradientLimit::Create(options.gradient));
   }
-  return Create(std::move(algorithm), options.listener);
+  return CreateWith(std::move(algorithm), options.listener);
 }
 
-Result<std::unique_ptr<AdaptiveLimiter>> AdaptiveLimiter::Create(
+Result<std::shared_ptr<AdaptiveLimiter>> AdaptiveLimiter::CreateWith(
     std::unique_ptr<LimitAlgorithm> algorithm, Listener* listener) {
   if (algorithm == nullptr) return Status::InvalidArgument("adaptive limiter: algorithm is null");
-  return std::unique_ptr<AdaptiveLimiter>(new AdaptiveLimiter(std::move(algorithm), listener));
+  return std::shared_ptr<AdaptiveLimiter>(new AdaptiveLimiter(std::move(algorithm), listener));
 }
 
 Result<AdaptiveLimiter::Token> AdaptiveLimiter::TryAcquire(TimePoint now) {

@@ -54,10 +54,10 @@ std::vector<std::string> BulkheadOptions::Validate() const {
   return std::move(v).errors();
 }
 
-Result<std::unique_ptr<Bulkhead>> Bulkhead::Create(const BulkheadOptions& options) {
+Result<std::shared_ptr<Bulkhead>> Bulkhead::Create(const BulkheadOptions& options) {
   Status s = ValidationStatus("bulkhead options", options.Validate());
   if (!s.ok()) return s;
-  return std::unique_ptr<Bulkhead>(new Bulkhead(options));
+  return std::shared_ptr<Bulkhead>(new Bulkhead(options));
 }
 
 // A stripe holds at least this many slots when the count is picked

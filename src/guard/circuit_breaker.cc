@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 
 #include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
@@ -67,9 +66,8 @@ std::string_view CircuitTransitionName(CircuitState from, CircuitState to) noexc
 
 std::vector<std::string> CircuitBreakerOptions::Validate() const {
   Validator v;
-  const auto percent = [](double x) { return std::isfinite(x) && x > 0.0 && x <= 100.0; };
-  v.Check(percent(failure_rate_threshold), "failure_rate_threshold", "must be in (0, 100]");
-  v.Check(percent(slow_call_rate_threshold), "slow_call_rate_threshold", "must be in (0, 100]");
+  v.CheckRange(failure_rate_threshold, "failure_rate_threshold", kPositiveFraction);
+  v.CheckRange(slow_call_rate_threshold, "slow_call_rate_threshold", kPositiveFraction);
   v.Check(slow_call_duration > Duration::zero(), "slow_call_duration", "must be positive");
   if (window_kind == WindowKind::kTimeBased) {
     v.Check(window_size >= 1 && window_size <= SlidingWindow::kMaxTimeSeconds, "window_size",
@@ -100,10 +98,10 @@ std::vector<std::string> CircuitBreakerOptions::Validate() const {
 
 // ---- construction ----------------------------------------------------------
 
-Result<std::unique_ptr<CircuitBreaker>> CircuitBreaker::Create(CircuitBreakerOptions options) {
+Result<std::shared_ptr<CircuitBreaker>> CircuitBreaker::Create(CircuitBreakerOptions options) {
   Status s = ValidationStatus("circuit breaker options", options.Validate());
   if (!s.ok()) return s;
-  return std::unique_ptr<CircuitBreaker>(new CircuitBreaker(std::move(options)));
+  return std::shared_ptr<CircuitBreaker>(new CircuitBreaker(std::move(options)));
 }
 
 CircuitBreaker::CircuitBreaker(CircuitBreakerOptions options)
@@ -223,7 +221,7 @@ void CircuitBreaker::OnResult(OutcomeClass outcome, Duration latency, TimePoint 
     return;
   }
   const CallRecord call{.failure = o_.failure_outcomes.contains(outcome),
-                        .slow = latency >= o_.slow_call_duration};
+                        .slow = latency > o_.slow_call_duration};
   switch (s) {
     case CircuitState::kClosed: RecordClosed(call, now); return;
     case CircuitState::kHalfOpen: RecordHalfOpen(call, now); return;
@@ -300,9 +298,17 @@ WindowMetrics CircuitBreaker::metrics(TimePoint now) const noexcept {
 
 // ---- transitions -----------------------------------------------------------
 
-void CircuitBreaker::MoveTo(CircuitState to, TimePoint now) {
+Status CircuitBreaker::MoveTo(CircuitState to, TimePoint now) {
   std::lock_guard lock(mu_);
-  if (state_.load(std::memory_order_relaxed) != to) EnterLocked(to, now);
+  const CircuitState from = state_.load(std::memory_order_relaxed);
+  if (from == to) return Status::Ok();
+  if (!CircuitTransitionAllowed(from, to)) {
+    return Status::FailedPrecondition("circuit breaker: " + std::string(CircuitTransitionName(from, to)) +
+                                      " is not an allowed transition")
+        .WithSource(kCircuitBreakerPolicy);
+  }
+  EnterLocked(to, now);
+  return Status::Ok();
 }
 
 void CircuitBreaker::Reset(TimePoint now) {

@@ -11,6 +11,8 @@ namespace {
 constexpr int kBaselineWarmup = 10;      // plain mean of the first samples
 constexpr double kMinGradient = 0.5;     // never cut the target by more than half
 constexpr double kBaselineDecay = 0.95;  // once the baseline is 2x the latest RTT
+// Below half, one drop would cut deeper than a retry storm warrants; 1 never backs off.
+constexpr Range kBackoffRatioRange{0.5, 1.0, false, true};
 
 void CheckLimits(Validator& v, int initial, int min, int max) {
   v.Check(min >= 1, "min_limit", "must be at least 1");
@@ -23,7 +25,7 @@ void CheckLimits(Validator& v, int initial, int min, int max) {
 std::vector<std::string> AimdLimitOptions::Validate() const {
   Validator v;
   CheckLimits(v, initial_limit, min_limit, max_limit);
-  v.Check(backoff_ratio >= 0.5 && backoff_ratio < 1.0, "backoff_ratio", "must be in [0.5, 1)");
+  v.CheckRange(backoff_ratio, "backoff_ratio", kBackoffRatioRange);
   v.Check(timeout > Duration::zero(), "timeout", "must be positive");
   return std::move(v).errors();
 }
@@ -47,7 +49,7 @@ int AimdLimit::OnSample(TimePoint /*now*/, Duration rtt, int inflight, bool drop
 std::vector<std::string> GradientLimitOptions::Validate() const {
   Validator v;
   CheckLimits(v, initial_limit, min_limit, max_limit);
-  v.Check(smoothing > 0 && smoothing <= 1, "smoothing", "must be in (0, 1]");
+  v.CheckRange(smoothing, "smoothing", kPositiveFraction);
   v.Check(queue_size >= 0, "queue_size", "must not be negative");
   v.Check(std::isfinite(rtt_tolerance) && rtt_tolerance >= 1, "rtt_tolerance",
           "must be a finite number >= 1");

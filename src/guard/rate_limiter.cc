@@ -46,10 +46,10 @@ std::vector<std::string> RateLimiterOptions::Validate() const {
   return std::move(v).errors();
 }
 
-Result<std::unique_ptr<RateLimiter>> RateLimiter::Create(const RateLimiterOptions& options) {
+Result<std::shared_ptr<RateLimiter>> RateLimiter::Create(const RateLimiterOptions& options) {
   Status s = ValidationStatus("rate limiter options", options.Validate());
   if (!s.ok()) return s;
-  return std::unique_ptr<RateLimiter>(new RateLimiter(options));
+  return std::shared_ptr<RateLimiter>(new RateLimiter(options));
 }
 
 RateLimiter::RateLimiter(const RateLimiterOptions& o) : o_(o), interval_(IntervalNanos(o.rate)) {

@@ -58,8 +58,8 @@ WindowMetrics WindowMetrics::From(const WindowCounts& counts, std::int64_t minim
   m.slow_calls = counts.slow_calls;
   if (counts.calls > 0 && counts.calls >= minimum_calls) {
     const double calls = static_cast<double>(counts.calls);
-    m.failure_rate = 100.0 * static_cast<double>(counts.failures) / calls;
-    m.slow_call_rate = 100.0 * static_cast<double>(counts.slow_calls) / calls;
+    m.failure_rate = static_cast<double>(counts.failures) / calls;
+    m.slow_call_rate = static_cast<double>(counts.slow_calls) / calls;
   }
   return m;
 }

@@ -15,7 +15,7 @@ struct Core {
         executor(ex),
         timers(ex.timers()),
         clock(ex.clock()),
-        slots(std::move(Bulkhead::Create({.max_concurrent = o.max_detached})).value()) {}
+        slots(Bulkhead::Create({.max_concurrent = o.max_detached}).value()) {}
 
   void Report(EventKind kind, std::string_view reason, TimePoint at, int attempt, OutcomeClass outcome,
               Duration d = Duration::zero()) const noexcept {
@@ -80,7 +80,7 @@ struct Core {
   Executor& executor;
   TimerService& timers;
   Clock& clock;
-  const std::unique_ptr<Bulkhead> slots;
+  const std::shared_ptr<Bulkhead> slots;
   std::atomic<int> abandoned{0};
   std::atomic<std::int64_t> abandoned_total{0};
   std::atomic<std::int64_t> timed_out{0};

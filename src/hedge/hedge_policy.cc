@@ -27,7 +27,7 @@ std::vector<std::string> HedgeOptions::Validate() const {
   v.Check(delay >= Duration::zero(), "delay", "must not be negative (infinite: hedge only after failures)");
   v.Check(max_hedged_attempts >= 1 && max_hedged_attempts <= kMaxHedgedAttempts, "max_hedged_attempts",
           "must be between 1 and 4");
-  v.Check(percentile > 0.0 && percentile <= 1.0, "percentile", "must be in (0, 1]");
+  v.CheckRange(quantile, "quantile", kPositiveFraction);
   v.Check(min_delay >= Duration::zero(), "min_delay", "must not be negative");
   v.Check(max_delay >= min_delay, "max_delay", "must be at least min_delay");
   v.Check(delay_refresh >= Duration::zero(), "delay_refresh", "must not be negative");
@@ -50,7 +50,7 @@ Result<HedgePolicy> HedgePolicy::Create(HedgeOptions options) {
 }
 
 Duration HedgePolicy::LiveDelay(TimePoint now) const noexcept {
-  const std::optional<Duration> p = o_.latency->Percentile(o_.percentile, now);
+  const std::optional<Duration> p = o_.latency->Quantile(o_.quantile, now);
   return p ? std::clamp(*p, o_.min_delay, o_.max_delay) : o_.delay;
 }
 

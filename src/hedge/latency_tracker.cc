@@ -95,7 +95,7 @@ std::int64_t LatencyTracker::Count(TimePoint now) const noexcept {
   return Sum(EpochOf(now), nullptr);
 }
 
-std::optional<Duration> LatencyTracker::Percentile(double q, TimePoint now) const noexcept {
+std::optional<Duration> LatencyTracker::Quantile(double q, TimePoint now) const noexcept {
   if (!(q > 0.0 && q <= 1.0)) return std::nullopt;
   std::array<std::int64_t, kBuckets> sum{};
   const std::int64_t total = Sum(EpochOf(now), &sum);

@@ -116,30 +116,41 @@ PipelineBuilder& PipelineBuilder::AddGuardFrom(O options, Args&&... args) {
   return AddGuard<S>(std::shared_ptr<G>(std::move(guard).value()), std::forward<Args>(args)...);
 }
 
-PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<CircuitBreaker> breaker) {
+// The shared-guard overloads are templates only to keep braced lists away
+// (pipeline.h); each has exactly one instantiation, made here.
+template <std::same_as<CircuitBreaker> G>
+PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<G> breaker) {
   return AddGuard<CircuitBreakerStage>(std::move(breaker), *o_.classifier);
 }
 PipelineBuilder& PipelineBuilder::AddCircuitBreaker(CircuitBreakerOptions options) {
   return AddGuardFrom<CircuitBreakerStage, CircuitBreaker>(std::move(options), *o_.classifier);
 }
-PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<Bulkhead> bulkhead) {
+template <std::same_as<Bulkhead> G>
+PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<G> bulkhead) {
   return AddGuard<BulkheadStage>(std::move(bulkhead), *o_.clock);
 }
 PipelineBuilder& PipelineBuilder::AddBulkhead(BulkheadOptions options) {
   return AddGuardFrom<BulkheadStage, Bulkhead>(std::move(options), *o_.clock);
 }
-PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<RateLimiter> limiter) {
+template <std::same_as<RateLimiter> G>
+PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<G> limiter) {
   return AddGuard<RateLimiterStage>(std::move(limiter), *o_.clock);
 }
 PipelineBuilder& PipelineBuilder::AddRateLimiter(RateLimiterOptions options) {
   return AddGuardFrom<RateLimiterStage, RateLimiter>(std::move(options), *o_.clock);
 }
-PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter> limiter) {
+template <std::same_as<AdaptiveLimiter> G>
+PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<G> limiter) {
   return AddGuard<AdaptiveConcurrencyStage>(std::move(limiter), *o_.classifier);
 }
 PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(AdaptiveLimiterOptions options) {
   return AddGuardFrom<AdaptiveConcurrencyStage, AdaptiveLimiter>(std::move(options), *o_.classifier);
 }
+
+template PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<CircuitBreaker>);
+template PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<Bulkhead>);
+template PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<RateLimiter>);
+template PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter>);
 
 PipelineBuilder& PipelineBuilder::AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor) {
   if (executor == nullptr) {

@@ -4,14 +4,12 @@
 #include <cmath>
 
 #include "stormguard/core/validation.h"
-#include "stormguard/retry/milli_tokens.h"
 
 namespace stormguard {
 
 std::vector<std::string> ConcurrencyBudgetOptions::Validate() const {
   Validator v;
-  v.Check(std::isfinite(budget_percent) && budget_percent >= 0 && budget_percent <= 100,
-          "budget_percent", "must be in [0, 100]");
+  v.CheckRange(retry_fraction, "retry_fraction", kFraction);
   v.Check(min_retry_concurrency >= 0, "min_retry_concurrency", "must not be negative");
   v.Check(stripes >= 0 && stripes <= kMaxStripes, "stripes", "must be in [0, 64]");
   return std::move(v).errors();
@@ -25,7 +23,7 @@ Result<std::shared_ptr<ConcurrencyBudget>> ConcurrencyBudget::Create(const Concu
 
 ConcurrencyBudget::ConcurrencyBudget(const ConcurrencyBudgetOptions& options)
     : options_(options),
-      percent_milli_(ToThousandths(options.budget_percent)),
+      fraction_ppm_(std::llround(options.retry_fraction * 1e6)),
       active_(options.stripes), outstanding_(options.stripes) {}
 
 void ConcurrencyBudget::OnRequestStart(TimePoint /*now*/) noexcept { active_.Add(1); }
@@ -35,8 +33,8 @@ void ConcurrencyBudget::RecordFailure(TimePoint /*now*/) noexcept {}
 void ConcurrencyBudget::OnRetryEnd(TimePoint /*now*/) noexcept { outstanding_.Add(-1); }
 
 std::int64_t ConcurrencyBudget::RetryLimit(std::int64_t active) const noexcept {
-  // budget_percent in thousandths of a percent: exact integer rounding down.
-  const std::int64_t share = percent_milli_ * std::max<std::int64_t>(active, 0) / 100'000;
+  // The fraction in millionths: exact integer rounding down.
+  const std::int64_t share = fraction_ppm_ * std::max<std::int64_t>(active, 0) / 1'000'000;
   return std::max(share, std::int64_t{options_.min_retry_concurrency});
 }
 

@@ -11,9 +11,7 @@ std::vector<std::string> FailureRateGateOptions::Validate() const {
   std::vector<std::string> errors =
       RollingCounterOptions{.window = window, .buckets = buckets, .stripes = stripes}.Validate();
   Validator v;
-  v.Check(std::isfinite(failure_rate_threshold) && failure_rate_threshold >= 0 &&
-              failure_rate_threshold <= 1,
-          "failure_rate_threshold", "must be in [0, 1]");
+  v.CheckRange(failure_rate_threshold, "failure_rate_threshold", kFraction);
   v.Check(min_requests >= 0, "min_requests", "must not be negative");
   for (auto& e : std::move(v).errors()) errors.push_back(std::move(e));
   return errors;

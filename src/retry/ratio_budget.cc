@@ -1,7 +1,6 @@
 #include "stormguard/retry/ratio_budget.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "stormguard/core/validation.h"
 #include "stormguard/retry/milli_tokens.h"
@@ -15,11 +14,8 @@ std::vector<std::string> RatioBudgetOptions::Validate() const {
   Validator v;
   v.Check(ttl >= std::chrono::seconds(1) && ttl <= std::chrono::seconds(60), "ttl",
           "must be in [1s, 60s]");
-  v.Check(std::isfinite(min_retries_per_second) && min_retries_per_second >= 0 &&
-              min_retries_per_second <= 1e6,
-          "min_retries_per_second", "must be in [0, 1e6]");
-  v.Check(std::isfinite(percent_can_retry) && percent_can_retry >= 0 && percent_can_retry <= 1000,
-          "percent_can_retry", "must be in [0, 1000]");
+  v.CheckRange(min_retries_per_second, "min_retries_per_second", {0, 1e6});
+  v.CheckRange(retry_ratio, "retry_ratio", {0, 1000});
   // The ttl range already gives every bucket a positive width, so the
   // window can only object to `buckets` and `stripes`, named as here.
   std::vector<std::string> errors = std::move(v).errors();
@@ -40,7 +36,7 @@ Result<std::shared_ptr<RatioBudget>> RatioBudget::Create(const RatioBudgetOption
 
 RatioBudget::RatioBudget(const RatioBudgetOptions& options, RollingCounter window)
     : options_(options),
-      deposit_units_(ToThousandths(options.percent_can_retry)),
+      deposit_units_(ToThousandths(options.retry_ratio)),
       reserve_units_(ToThousandths(options.min_retries_per_second *
                                        std::chrono::duration<double>(options.ttl).count())),
       window_(std::move(window)) {}

@@ -9,12 +9,6 @@
 namespace stormguard {
 namespace {
 
-// An empty name switches the header off.
-std::optional<std::string_view> Get(const HeaderGetter& get, std::string_view name) {
-  if (name.empty()) return std::nullopt;
-  return get(name);
-}
-
 void Put(const HeaderSetter& set, std::string_view name, std::string_view value) {
   if (!name.empty()) set(name, value);
 }
@@ -29,79 +23,82 @@ void PutKey(const CallContext& ctx, const HeaderSetter& set, std::string_view na
   if (IsValidIdempotencyKey(ctx.idempotency_key)) Put(set, name, ctx.idempotency_key);
 }
 
-// The smallest budget among the headers present, and which header gave it.
+// The smallest budget among the headers present, and which header gave it
+// (on a tie, the one listed first in BudgetSource).
 struct Asked {
   std::optional<Duration> budget;
   BudgetSource source = BudgetSource::kServerDefault;
 
   void Offer(std::optional<Duration> d, BudgetSource s) noexcept {
-    if (d && (!budget || *d < *budget)) {
+    if (d && (!budget || *d < *budget || (*d == *budget && s < source))) {
       budget = d;
       source = s;
     }
   }
 };
 
-// Visits every element of the numeric header `name`: each repeated field
-// line, and each item of a line a proxy joined with commas (RFC 9110 section
-// 5.3). `visit` returns false to stop early.
-void ForEachNumber(const HeaderGetter& get, std::string_view name,
-                   FunctionRef<bool(std::string_view)> visit) {
-  if (name.empty()) return;
-  get.ForEach(name, [&](std::string_view line) {
-    for (std::size_t start = 0;;) {
-      const std::size_t comma = std::min(line.find(',', start), line.size());
-      if (!visit(wire_internal::TrimOws(line.substr(start, comma - start)))) return false;
-      if (comma == line.size()) return true;
-      start = comma + 1;
-    }
-  });
+// Calls `visit` with each element of a numeric header's value: a proxy may
+// join repeated field lines with commas (RFC 9110 section 5.3).
+template <class F>
+void ForEachNumber(std::string_view line, F&& visit) {
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = std::min(line.find(',', start), line.size());
+    visit(wire_internal::TrimOws(line.substr(start, comma - start)));
+    if (comma == line.size()) return;
+    start = comma + 1;
+  }
 }
 
-// Every value of every budget header competes: a caller that repeats a
-// header cannot hide its smaller budget behind a larger first one.
-Asked ReadBudget(const HeaderGetter& get, std::int64_t unix_now_ms, const WireNames& names) {
+// What a request's headers ask for, read in one pass over them (the order of
+// `names` in Read is the order of BudgetSource, which breaks budget ties):
+// - every value of every budget header competes, so a caller that repeats
+//   a header cannot hide its smaller budget behind a larger first one;
+// - any value marking a retry makes the request one;
+// - the key in the first HTTP key header if valid, else in the first gRPC one.
+struct Incoming {
   Asked asked;
-  const auto offer = [&](std::string_view name, BudgetSource source, auto decode) {
-    ForEachNumber(get, name, [&](std::string_view v) {
-      asked.Offer(decode(v), source);
+  bool retry = false;
+  bool key_seen[2] = {false, false};
+  std::optional<std::string_view> key[2];
+
+  void Read(const HeaderGetter& get, std::int64_t unix_now_ms, const ServerLimits& limits,
+            const WireNames& names) {
+    const std::string_view all[] = {names.request_timeout_ms,     names.request_deadline,
+                                    names.envoy_expected_timeout_ms, names.grpc_timeout,
+                                    names.retry_attempt,          names.grpc_previous_attempts,
+                                    names.idempotency_key,        names.grpc_idempotency_key};
+    get.ForEachOf(all, [&](std::size_t which, std::string_view value) {
+      if (which >= 6) {
+        if (!key_seen[which - 6]) key[which - 6] = DecodeIdempotencyKey(value, limits.max_idempotency_key_length);
+        key_seen[which - 6] = true;
+        return true;
+      }
+      ForEachNumber(value, [&](std::string_view v) { OfferNumber(which, v, unix_now_ms); });
       return true;
     });
-  };
-  offer(names.request_timeout_ms, BudgetSource::kRequestTimeout, DecodeRequestTimeoutMs);
-  offer(names.request_deadline, BudgetSource::kRequestDeadline,
-        [&](std::string_view v) { return DecodeRequestDeadline(v, unix_now_ms); });
-  offer(names.envoy_expected_timeout_ms, BudgetSource::kEnvoyExpectedTimeout, DecodeRequestTimeoutMs);
-  offer(names.grpc_timeout, BudgetSource::kGrpcTimeout, DecodeGrpcTimeout);
-  return asked;
-}
+  }
 
-// Any value marking a retry makes the request one.
-bool ReadRetryFlag(const HeaderGetter& get, const WireNames& names) {
-  bool retry = false;
-  ForEachNumber(get, names.retry_attempt, [&](std::string_view v) {
-    const auto attempt = DecodeRetryAttempt(v);
-    retry = retry || (attempt && *attempt > 1);
-    return !retry;
-  });
-  ForEachNumber(get, names.grpc_previous_attempts, [&](std::string_view v) {
-    const auto previous = DecodeGrpcPreviousAttempts(v);
-    retry = retry || (previous && *previous > 0);
-    return !retry;
-  });
-  return retry;
-}
+  std::string Key() const { return std::string(key[0] ? *key[0] : key[1].value_or(std::string_view())); }
 
-std::string ReadKey(const HeaderGetter& get, const ServerLimits& limits, const WireNames& names) {
-  for (const std::string_view name : {names.idempotency_key, names.grpc_idempotency_key}) {
-    if (const auto v = Get(get, name)) {
-      if (const auto key = DecodeIdempotencyKey(*v, limits.max_idempotency_key_length)) {
-        return std::string(*key);
+ private:
+  void OfferNumber(std::size_t which, std::string_view v, std::int64_t unix_now_ms) {
+    switch (which) {
+      case 0: asked.Offer(DecodeRequestTimeoutMs(v), BudgetSource::kRequestTimeout); break;
+      case 1: asked.Offer(DecodeRequestDeadline(v, unix_now_ms), BudgetSource::kRequestDeadline); break;
+      case 2: asked.Offer(DecodeRequestTimeoutMs(v), BudgetSource::kEnvoyExpectedTimeout); break;
+      case 3: asked.Offer(DecodeGrpcTimeout(v), BudgetSource::kGrpcTimeout); break;
+      case 4: {
+        const auto attempt = DecodeRetryAttempt(v);
+        retry = retry || (attempt && *attempt > 1);
+        break;
+      }
+      default: {
+        const auto previous = DecodeGrpcPreviousAttempts(v);
+        retry = retry || (previous && *previous > 0);
       }
     }
   }
-  return {};
-}
+};
 
 }  // namespace
 
@@ -155,7 +152,9 @@ ExtractedContext Extract(HeaderGetter get, TimePoint now, std::int64_t unix_now_
                          const ServerLimits& limits, const WireNames& names) {
   ExtractedContext out;
   const Duration cap = std::max(limits.max_budget, Duration::zero());
-  const Asked asked = ReadBudget(get, unix_now_ms, names);
+  Incoming in;
+  in.Read(get, unix_now_ms, limits, names);
+  const Asked& asked = in.asked;
   Duration budget = std::min(limits.default_budget, cap);
   if (asked.budget) {
     out.source = asked.source;
@@ -164,8 +163,8 @@ ExtractedContext Extract(HeaderGetter get, TimePoint now, std::int64_t unix_now_
     budget = std::min(*asked.budget, cap);
   }
   out.context.deadline = Deadline::After(now, budget);
-  out.context.incoming_is_retry = ReadRetryFlag(get, names);
-  out.context.idempotency_key = ReadKey(get, limits, names);
+  out.context.incoming_is_retry = in.retry;
+  out.context.idempotency_key = in.Key();
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backoff/backoff_test_util.h"
+#include "core/range_test_util.h"
 
 namespace stormguard {
 namespace {
@@ -26,6 +27,11 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 // ---- the classic table: base 100ms, 4 retries ---------------------------
+
+// proportion is a fraction of the wait: 20 (a percent) is refused.
+TEST(BackoffOptionsRangeTest, ProportionIsAFraction) {
+  testing::ExpectRangeChecked(BackoffOptions{}, &BackoffOptions::proportion, "proportion", kFraction);
+}
 
 TEST(BackoffTest, SeedTableFixed) {
   const Backoff b = Make({.kind = BackoffKind::kConstant, .base = 100ms});

@@ -16,7 +16,7 @@ using ::testing::HasSubstr;
 
 const TimePoint kT0 = TimePoint(1h);
 
-std::unique_ptr<AdaptiveLimiter> MakeAimd(AimdLimitOptions o, Listener* listener = nullptr) {
+std::shared_ptr<AdaptiveLimiter> MakeAimd(AimdLimitOptions o, Listener* listener = nullptr) {
   auto r = AdaptiveLimiter::Create({.algorithm = LimitKind::kAimd, .aimd = o, .listener = listener});
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return std::move(r).value();
@@ -46,7 +46,7 @@ TEST(AdaptiveLimiterTest, ValidateChecksOnlyTheChosenAlgorithm) {
   ASSERT_TRUE(ok.ok());
   EXPECT_EQ((*ok)->algorithm_name(), "gradient");
   EXPECT_EQ((*ok)->limit(), 20);
-  EXPECT_EQ(AdaptiveLimiter::Create(nullptr).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(AdaptiveLimiter::Create(std::unique_ptr<LimitAlgorithm>()).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(AdaptiveLimiterTest, AdmitsUpToTheLimitThenRejectsWithReason) {

@@ -19,7 +19,7 @@ using SleepMode = ManualClock::SleepMode;
 
 const TimePoint kT0 = TimePoint(1h);
 
-std::unique_ptr<Bulkhead> Make(const BulkheadOptions& o) {
+std::shared_ptr<Bulkhead> Make(const BulkheadOptions& o) {
   auto r = Bulkhead::Create(o);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return std::move(r).value();

@@ -28,7 +28,7 @@ void RunThreads(Body body) {
   for (auto& th : threads) th.join();
 }
 
-// Every tenth call fails, every seventh is slow; thresholds of 100% keep
+// Every tenth call fails, every seventh is slow; thresholds of 1 (every call) keep
 // the circuit closed, so every call must be counted.
 void CallConcurrently(CircuitBreaker& cb, TimePoint now, int calls_per_thread) {
   RunThreads([&](int) {
@@ -42,8 +42,8 @@ void CallConcurrently(CircuitBreaker& cb, TimePoint now, int calls_per_thread) {
 
 TEST(CircuitBreakerConcurrencyTest, TimeWindowCountsEveryConcurrentCall) {
   ManualClock clock;
-  auto cb = MakeBreaker({.failure_rate_threshold = 100,
-                         .slow_call_rate_threshold = 100,
+  auto cb = MakeBreaker({.failure_rate_threshold = 1.0,
+                         .slow_call_rate_threshold = 1.0,
                          .window_kind = WindowKind::kTimeBased,
                          .window_size = 10,
                          .minimum_number_of_calls = 1'000'000});
@@ -57,8 +57,8 @@ TEST(CircuitBreakerConcurrencyTest, TimeWindowCountsEveryConcurrentCall) {
 
 TEST(CircuitBreakerConcurrencyTest, CountWindowStaysExactAfterConcurrentCalls) {
   ManualClock clock;
-  auto cb = MakeBreaker({.failure_rate_threshold = 100,
-                         .slow_call_rate_threshold = 100,
+  auto cb = MakeBreaker({.failure_rate_threshold = 1.0,
+                         .slow_call_rate_threshold = 1.0,
                          .window_size = 1000,
                          .minimum_number_of_calls = 1000});
   CallConcurrently(*cb, clock.Now(), 5000);
@@ -71,14 +71,15 @@ TEST(CircuitBreakerConcurrencyTest, CountWindowStaysExactAfterConcurrentCalls) {
   EXPECT_EQ(m.failures, 0);
   EXPECT_EQ(m.slow_calls, 0);
   for (int i = 0; i < 1000; ++i) cb->OnResult(OutcomeClass::kTransient, 1ms, clock.Now());
-  EXPECT_EQ(cb->state(), CircuitState::kOpen);  // 100% >= 100%, exactly on the last call
+  EXPECT_EQ(cb->state(), CircuitState::kOpen);  // a rate of 1 >= 1, exactly on the last call
   EXPECT_EQ(cb->metrics(clock.Now()).failures, 1000);
 }
 
 TEST(CircuitBreakerConcurrencyTest, HalfOpenNeverHandsOutMoreThanThePermittedTrials) {
   ManualClock clock;
   auto cb = MakeBreaker({.permitted_calls_in_half_open = 5});
-  cb->TransitionToHalfOpen(clock.Now());
+  ASSERT_TRUE(cb->TransitionToOpen(clock.Now()).ok());
+  ASSERT_TRUE(cb->TransitionToHalfOpen(clock.Now()).ok());
   std::atomic<int> granted{0};
   const auto hammer = [&](int) {
     for (int i = 0; i < 1000; ++i) granted += cb->TryAcquirePermission(clock.Now()) ? 1 : 0;

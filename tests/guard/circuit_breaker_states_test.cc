@@ -35,7 +35,7 @@ void Trip(CircuitBreaker& cb, ManualClock& clock) {
 void TripAndHalfOpen(CircuitBreaker& cb, ManualClock& clock) {
   Trip(cb, clock);
   clock.Advance(10s);
-  cb.TransitionToHalfOpen(clock.Now());
+  ASSERT_TRUE(cb.TransitionToHalfOpen(clock.Now()).ok());
 }
 
 int Acquired(CircuitBreaker& cb, TimePoint now, int attempts) {
@@ -94,7 +94,7 @@ TEST(CircuitBreakerHalfOpenTest, FailingTrialsReopen) {
   const WindowMetrics m = cb->metrics(clock.Now());  // the trials that reopened it
   EXPECT_EQ(m.calls, 4);
   EXPECT_EQ(m.failures, 2);
-  EXPECT_DOUBLE_EQ(m.failure_rate.value_or(-1), 50.0);
+  EXPECT_DOUBLE_EQ(m.failure_rate.value_or(-1), 0.5);
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->open", "open->half_open", "half_open->open"));
   EXPECT_FALSE(cb->TryAcquirePermission(clock.Now() + 9s));
 }
@@ -285,9 +285,9 @@ TEST(CircuitBreakerSpecialStateTest, LeavingASpecialStateStartsClean) {
   EXPECT_EQ(cb->metrics(clock.Now()).calls, 0);
   cb->OnResult(kFail, 1ms, clock.Now());
   EXPECT_EQ(cb->state(), CircuitState::kClosed);  // one call: below the minimum
-  cb->TransitionToHalfOpen(clock.Now());
+  cb->TransitionToOpen(clock.Now());
   EXPECT_THAT(events.Transitions(),
-              ElementsAre("closed->metrics_only", "metrics_only->closed", "closed->half_open"));
+              ElementsAre("closed->metrics_only", "metrics_only->closed", "closed->open"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "guard/circuit_breaker_test_util.h"
+#include "core/range_test_util.h"
 #include "guard/window_test_util.h"
 #include "stormguard/core/clock.h"
 
@@ -49,8 +50,8 @@ void RunScript(CircuitBreaker& cb, ManualClock& clock, const std::vector<Call>& 
 
 TEST(CircuitBreakerTest, DefaultsAreTheDocumentedResilience4jConfig) {
   const CircuitBreakerOptions o;
-  EXPECT_EQ(o.failure_rate_threshold, 50.0);
-  EXPECT_EQ(o.slow_call_rate_threshold, 50.0);
+  EXPECT_EQ(o.failure_rate_threshold, 0.5);
+  EXPECT_EQ(o.slow_call_rate_threshold, 0.5);
   EXPECT_EQ(o.slow_call_duration, 2s);
   EXPECT_EQ(o.window_kind, WindowKind::kCountBased);
   EXPECT_EQ(o.window_size, 100);
@@ -66,7 +67,7 @@ TEST(CircuitBreakerTest, DefaultsAreTheDocumentedResilience4jConfig) {
 
 TEST(CircuitBreakerTest, ValidateNamesEveryBadField) {
   const CircuitBreakerOptions bad{.failure_rate_threshold = 0,
-                                  .slow_call_rate_threshold = 101,
+                                  .slow_call_rate_threshold = 1.5,
                                   .slow_call_duration = 0s,
                                   .window_kind = WindowKind::kCountBased,
                                   .window_size = 10,
@@ -92,6 +93,16 @@ TEST(CircuitBreakerTest, ValidateNamesEveryBadField) {
   EXPECT_THAT(made.status().message(), HasSubstr("max_wait_in_half_open"));
 }
 
+// Thresholds are fractions: 50 (a Resilience4j percent) is refused, 0.5 is half.
+TEST(CircuitBreakerTest, ThresholdsAreFractionsInZeroToOne) {
+  testing::ExpectRangeChecked(CircuitBreakerOptions{}, &CircuitBreakerOptions::failure_rate_threshold,
+                              "failure_rate_threshold", kPositiveFraction);
+  testing::ExpectRangeChecked(CircuitBreakerOptions{}, &CircuitBreakerOptions::slow_call_rate_threshold,
+                              "slow_call_rate_threshold", kPositiveFraction);
+  EXPECT_THAT(CircuitBreakerOptions{.failure_rate_threshold = 50}.Validate(),
+              ElementsAre("failure_rate_threshold: must be in (0, 1], got 50"));
+}
+
 TEST(CircuitBreakerTest, ValidateChecksWindowSizeForItsKind) {
   EXPECT_THAT(CircuitBreakerOptions{.window_size = 0}.Validate(),
               ::testing::Contains(HasSubstr("window_size: must be in [1, 1000000] calls")));
@@ -113,9 +124,9 @@ TEST(CircuitBreakerTest, CountWindowOpensWhenTheFailureRateReachesTheThreshold) 
             {
                 {0s, kOk, 100ms, {1, 0, 0}, std::nullopt, std::nullopt, S::kClosed},
                 {1s, kFail, 100ms, {2, 1, 0}, std::nullopt, std::nullopt, S::kClosed},
-                {2s, kOk, 2s, {3, 1, 1}, std::nullopt, std::nullopt, S::kClosed},  // exactly 2 s is slow
-                {3s, kOk, 1999ms, {4, 1, 1}, 25.0, 25.0, S::kClosed},
-                {4s, kFail, 10ms, {4, 2, 1}, 50.0, 25.0, S::kOpen},  // evicts call 1
+                {2s, kOk, 2s, {3, 1, 0}, std::nullopt, std::nullopt, S::kClosed},  // exactly 2 s: not slow
+                {3s, kOk, 2001ms, {4, 1, 1}, 0.25, 0.25, S::kClosed},             // longer: slow
+                {4s, kFail, 10ms, {4, 2, 1}, 0.5, 0.25, S::kOpen},  // evicts call 1
             });
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->open"));
   EXPECT_EQ(events.events().back().duration, 30s);  // the wait in open
@@ -137,11 +148,11 @@ TEST(CircuitBreakerTest, TimeWindowOpensWhenTheSlowCallRateReachesTheThreshold) 
                 {0s, kFail, 0ms, {1, 1, 0}, std::nullopt, std::nullopt, S::kClosed},
                 {1s, kOk, 3s, {2, 1, 1}, std::nullopt, std::nullopt, S::kClosed},
                 {2s, kOk, 0ms, {3, 1, 1}, std::nullopt, std::nullopt, S::kClosed},
-                {3s, kOk, 0ms, {4, 1, 1}, 25.0, 25.0, S::kClosed},
-                {10s, kOk, 0ms, {4, 0, 1}, 0.0, 25.0, S::kClosed},       // second 0 left
-                {11s, kOk, 5s, {4, 0, 1}, 0.0, 25.0, S::kClosed},        // second 1 left
-                {11500ms, kFail, 2s, {5, 1, 2}, 20.0, 40.0, S::kClosed},
-                {12s, kOk, 2s, {5, 1, 3}, 20.0, 60.0, S::kOpen},         // second 2 left
+                {3s, kOk, 0ms, {4, 1, 1}, 0.25, 0.25, S::kClosed},
+                {10s, kOk, 0ms, {4, 0, 1}, 0.0, 0.25, S::kClosed},       // second 0 left
+                {11s, kOk, 5s, {4, 0, 1}, 0.0, 0.25, S::kClosed},        // second 1 left
+                {11500ms, kFail, 3s, {5, 1, 2}, 0.2, 0.4, S::kClosed},
+                {12s, kOk, 3s, {5, 1, 3}, 0.2, 0.6, S::kOpen},         // second 2 left
             });
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->open"));
 }
@@ -175,7 +186,7 @@ TEST(CircuitBreakerTest, TimeWindowSuccessThatReachesTheMinimumOpensIt) {
 
 TEST(CircuitBreakerTest, OneCallBelowTheThresholdStaysClosed) {
   ManualClock clock;
-  auto cb = MakeBreaker({.failure_rate_threshold = 40, .window_size = 10, .minimum_number_of_calls = 10});
+  auto cb = MakeBreaker({.failure_rate_threshold = 0.4, .window_size = 10, .minimum_number_of_calls = 10});
   for (int i = 0; i < 7; ++i) cb->OnResult(kOk, 1ms, clock.Now());
   for (int i = 0; i < 3; ++i) cb->OnResult(kFail, 1ms, clock.Now());
   EXPECT_EQ(cb->state(), CircuitState::kClosed);  // 30%

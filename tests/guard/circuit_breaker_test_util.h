@@ -11,7 +11,7 @@
 
 namespace stormguard::testing {
 
-inline std::unique_ptr<CircuitBreaker> MakeBreaker(CircuitBreakerOptions options) {
+inline std::shared_ptr<CircuitBreaker> MakeBreaker(CircuitBreakerOptions options) {
   auto made = CircuitBreaker::Create(std::move(options));
   EXPECT_TRUE(made.ok()) << made.status().ToString();
   return made.ok() ? std::move(*made) : nullptr;

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/range_test_util.h"
+
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
@@ -26,6 +28,13 @@ GradientLimit MakeGradient(const GradientLimitOptions& o) {
 int FeedBusy(LimitAlgorithm& a, int n, Duration rtt) {
   for (int i = 0; i < n; ++i) a.OnSample(kT0, rtt, a.limit(), false);
   return a.limit();
+}
+
+TEST(LimitAlgorithmRangeTest, BackoffRatioAndSmoothingAreFractions) {
+  testing::ExpectRangeChecked(AimdLimitOptions{}, &AimdLimitOptions::backoff_ratio, "backoff_ratio",
+                              Range{0.5, 1.0, false, true});
+  testing::ExpectRangeChecked(GradientLimitOptions{}, &GradientLimitOptions::smoothing, "smoothing",
+                              kPositiveFraction);
 }
 
 TEST(AimdLimitTest, ValidateNamesEveryBadField) {

@@ -17,7 +17,7 @@ using ::testing::HasSubstr;
 
 const TimePoint kT0 = TimePoint(1h);
 
-std::unique_ptr<RateLimiter> Make(const RateLimiterOptions& o) {
+std::shared_ptr<RateLimiter> Make(const RateLimiterOptions& o) {
   auto r = RateLimiter::Create(o);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return std::move(r).value();

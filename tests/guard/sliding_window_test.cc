@@ -44,12 +44,12 @@ void RunScript(SlidingWindow& w, const std::vector<Step>& script) {
 // The shared check must be able to fail, or the scripts below prove nothing.
 TEST(SlidingWindowTest, MetricsCheckFailsOnAWrongCountOrRate) {
   const WindowMetrics m = WindowMetrics::From({.calls = 4, .failures = 1, .slow_calls = 2}, 4);
-  testing::ExpectWindowMetrics(m, {4, 1, 2}, 25.0, 50.0);
-  EXPECT_NONFATAL_FAILURE(testing::ExpectWindowMetrics(m, {4, 2, 2}, 25.0, 50.0), "failures");
-  EXPECT_NONFATAL_FAILURE(testing::ExpectWindowMetrics(m, {4, 1, 2}, 25.0, 49.0), "slow_call_rate");
+  testing::ExpectWindowMetrics(m, {4, 1, 2}, 0.25, 0.5);
+  EXPECT_NONFATAL_FAILURE(testing::ExpectWindowMetrics(m, {4, 2, 2}, 0.25, 0.5), "failures");
+  EXPECT_NONFATAL_FAILURE(testing::ExpectWindowMetrics(m, {4, 1, 2}, 0.25, 0.49), "slow_call_rate");
   EXPECT_FATAL_FAILURE(testing::ExpectWindowMetrics(
                            WindowMetrics::From({.calls = 4, .failures = 1, .slow_calls = 2}, 5),
-                           {4, 1, 2}, 25.0, 50.0),
+                           {4, 1, 2}, 0.25, 0.5),
                        "has_value");
 }
 
@@ -61,15 +61,15 @@ TEST(SlidingWindowTest, KindNames) {
 
 TEST(CountWindowTest, KeepsTheLastNCallsAndReportsRatesFromTheMinimum) {
   CountWindow w(/*size=*/4, /*minimum_calls=*/2);
-  const double third = 100.0 / 3;
+  const double third = 1.0 / 3;
   RunScript(w, {
                    {0s, kOk, {1, 0, 0}, std::nullopt, std::nullopt},  // below the minimum
-                   {0s, kFail, {2, 1, 0}, 50.0, 0.0},
+                   {0s, kFail, {2, 1, 0}, 0.5, 0.0},
                    {0s, kSlow, {3, 1, 1}, third, third},
-                   {0s, kSlowFail, {4, 2, 2}, 50.0, 50.0},
-                   {0s, kOk, {4, 2, 2}, 50.0, 50.0},  // evicts call 1 (ok)
-                   {0s, kOk, {4, 1, 2}, 25.0, 50.0},  // evicts call 2 (failure)
-                   {0s, kOk, {4, 1, 1}, 25.0, 25.0},  // evicts call 3 (slow)
+                   {0s, kSlowFail, {4, 2, 2}, 0.5, 0.5},
+                   {0s, kOk, {4, 2, 2}, 0.5, 0.5},  // evicts call 1 (ok)
+                   {0s, kOk, {4, 1, 2}, 0.25, 0.5},  // evicts call 2 (failure)
+                   {0s, kOk, {4, 1, 1}, 0.25, 0.25},  // evicts call 3 (slow)
                    {0s, kOk, {4, 0, 0}, 0.0, 0.0},    // evicts call 4 (slow failure)
                });
 }
@@ -98,17 +98,17 @@ TEST(CountWindowTest, ResetForgetsEverything) {
 
 TEST(TimeWindowTest, KeepsTheLastNSecondsInOneSecondBuckets) {
   TimeWindow w(/*size_seconds=*/3, /*minimum_calls=*/2);
-  const double third = 100.0 / 3;
+  const double third = 1.0 / 3;
   RunScript(w, {
                    {0ms, kFail, {1, 1, 0}, std::nullopt, std::nullopt},
-                   {500ms, kOk, {2, 1, 0}, 50.0, 0.0},
+                   {500ms, kOk, {2, 1, 0}, 0.5, 0.0},
                    {1200ms, kSlow, {3, 1, 1}, third, third},
-                   {2900ms, kSlowFail, {4, 2, 2}, 50.0, 50.0},
+                   {2900ms, kSlowFail, {4, 2, 2}, 0.5, 0.5},
                    // Second 3 pushes second 0 (a failure and a success) out.
                    {3000ms, kOk, {3, 1, 2}, third, 2 * third},
                });
   // Reading retires seconds too: at 4 s, second 1 (the slow call) is gone.
-  ExpectMetrics(w.Metrics(kT0 + 4s), {0s, kOk, {2, 1, 1}, 50.0, 50.0}, 5);
+  ExpectMetrics(w.Metrics(kT0 + 4s), {0s, kOk, {2, 1, 1}, 0.5, 0.5}, 5);
   ExpectMetrics(w.Metrics(kT0 + 10s), {0s, kOk, {0, 0, 0}, std::nullopt, std::nullopt}, 6);
   w.Record(kT0 + 10s, kOk);
   EXPECT_EQ(w.Counts(kT0 + 10s), (WindowCounts{1, 0, 0}));

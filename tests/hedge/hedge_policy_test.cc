@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/range_test_util.h"
 #include "hedge/hedge_test_util.h"
 #include "stormguard/core/clock.h"
 
@@ -26,13 +27,19 @@ void ExpectStop(const HedgeDecision& d, HedgeStop why) {
   EXPECT_EQ(d.reason, why) << HedgeStopName(d.reason);
 }
 
+// A quantile, not a percentile: 95 is refused, 0.95 is p95.
+TEST(HedgePolicyTest, QuantileIsAFractionInZeroToOne) {
+  testing::ExpectRangeChecked(HedgeOptions{}, &HedgeOptions::quantile, "quantile", kPositiveFraction);
+  EXPECT_EQ(HedgeOptions{}.quantile, 0.95);
+}
+
 TEST(HedgePolicyTest, ValidateNamesEveryBadField) {
-  HedgeOptions o{.delay = -1ms, .max_hedged_attempts = 5, .percentile = 0.0, .min_delay = -1ms,
+  HedgeOptions o{.delay = -1ms, .max_hedged_attempts = 5, .quantile = 0.0, .min_delay = -1ms,
                  .max_delay = -2ms, .delay_refresh = -1ms, .non_fatal = {OutcomeClass::kSuccess},
                  .min_attempt_time = -1ms, .max_pushback = -1ms, .classifier = nullptr};
   EXPECT_THAT(o.Validate(),
               ElementsAre("delay: must not be negative (infinite: hedge only after failures)",
-                          "max_hedged_attempts: must be between 1 and 4", "percentile: must be in (0, 1]",
+                          "max_hedged_attempts: must be between 1 and 4", "quantile: must be in (0, 1], got 0",
                           "min_delay: must not be negative", "max_delay: must be at least min_delay",
                           "delay_refresh: must not be negative", "non_fatal: must not contain success",
                           "min_attempt_time: must not be negative", "max_pushback: must not be negative",

@@ -49,10 +49,10 @@ TEST(LatencyTrackerTest, PercentileOfUniformLatenciesIsWithinTheStatedError) {
   ManualClock clock;
   auto t = Make({.window = 10s, .slices = 5, .min_samples = 20});
   for (int ms = 1; ms <= 1000; ++ms) t->Record(std::chrono::milliseconds(ms), clock.Now());
-  const Duration p95 = t->Percentile(0.95, clock.Now()).value();
+  const Duration p95 = t->Quantile(0.95, clock.Now()).value();
   EXPECT_GE(p95, 950ms);
   EXPECT_LT(p95, 950ms * 17 / 16);
-  const Duration p50 = t->Percentile(0.5, clock.Now()).value();
+  const Duration p50 = t->Quantile(0.5, clock.Now()).value();
   EXPECT_GE(p50, 500ms);
   EXPECT_LT(p50, 500ms * 17 / 16);
   EXPECT_EQ(t->Count(clock.Now()), 1000);
@@ -63,10 +63,10 @@ TEST(LatencyTrackerTest, NoPercentileUntilTheWindowHoldsMinSamples) {
   auto t = Make({.min_samples = 3});
   t->Record(10ms, clock.Now());
   t->Record(10ms, clock.Now());
-  EXPECT_EQ(t->Percentile(0.95, clock.Now()), std::nullopt);
+  EXPECT_EQ(t->Quantile(0.95, clock.Now()), std::nullopt);
   t->Record(10ms, clock.Now());
-  EXPECT_TRUE(t->Percentile(0.95, clock.Now()).has_value());
-  EXPECT_EQ(t->Percentile(0.0, clock.Now()), std::nullopt);  // q outside (0, 1]
+  EXPECT_TRUE(t->Quantile(0.95, clock.Now()).has_value());
+  EXPECT_EQ(t->Quantile(0.0, clock.Now()), std::nullopt);  // q outside (0, 1]
 }
 
 TEST(LatencyTrackerTest, SamplesLeaveTheWindowSliceBySlice) {
@@ -79,10 +79,10 @@ TEST(LatencyTrackerTest, SamplesLeaveTheWindowSliceBySlice) {
   EXPECT_EQ(t->Count(clock.Now()), 2);
   clock.Advance(2s);  // now it is six slices old
   EXPECT_EQ(t->Count(clock.Now()), 1);
-  EXPECT_EQ(t->Percentile(0.5, clock.Now()), LatencyTracker::BucketUpperEdge(LatencyTracker::BucketOf(300ms)));
+  EXPECT_EQ(t->Quantile(0.5, clock.Now()), LatencyTracker::BucketUpperEdge(LatencyTracker::BucketOf(300ms)));
   clock.Advance(2s);
   EXPECT_EQ(t->Count(clock.Now()), 0);
-  EXPECT_EQ(t->Percentile(0.5, clock.Now()), std::nullopt);
+  EXPECT_EQ(t->Quantile(0.5, clock.Now()), std::nullopt);
 }
 
 TEST(LatencyTrackerTest, AReusedSliceStartsEmpty) {
@@ -92,7 +92,7 @@ TEST(LatencyTrackerTest, AReusedSliceStartsEmpty) {
   clock.Advance(4s);  // same ring position, two periods later
   t->Record(20ms, clock.Now());
   EXPECT_EQ(t->Count(clock.Now()), 1);
-  EXPECT_EQ(t->Percentile(1.0, clock.Now()), LatencyTracker::BucketUpperEdge(LatencyTracker::BucketOf(20ms)));
+  EXPECT_EQ(t->Quantile(1.0, clock.Now()), LatencyTracker::BucketUpperEdge(LatencyTracker::BucketOf(20ms)));
 }
 
 TEST(LatencyTrackerTest, ASampleOlderThanItsReusedSliceIsDropped) {

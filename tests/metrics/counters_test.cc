@@ -65,7 +65,7 @@ TEST(CountingListenerTest, ScopedListenersCountTwoBreakersApart) {
   CountingListener counters;
   ScopedListener payments("payments", counters);
   ScopedListener inventory("inventory", counters);
-  auto a = CircuitBreaker::Create({.failure_rate_threshold = 50, .window_size = 2, .minimum_number_of_calls = 2,
+  auto a = CircuitBreaker::Create({.failure_rate_threshold = 0.5, .window_size = 2, .minimum_number_of_calls = 2,
                                    .listener = &payments});
   auto b = CircuitBreaker::Create({.listener = &inventory});
   ASSERT_TRUE(a.ok() && b.ok());

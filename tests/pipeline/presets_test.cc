@@ -82,8 +82,8 @@ TEST(PresetsTest, ThirdPartyApiNeedsAKeyRetriesTwiceAndHasABreaker) {
   EXPECT_EQ(backoff.Range(1), std::make_pair(Duration(800ms), Duration(1200ms)));
   EXPECT_EQ(backoff.Range(2), std::make_pair(Duration(1600ms), Duration(2400ms)));
   const CircuitBreakerOptions& cb = dynamic_cast<const CircuitBreakerStage&>(p.stage(2)).breaker().options();
-  EXPECT_EQ(cb.failure_rate_threshold, 50.0);
-  EXPECT_EQ(cb.slow_call_rate_threshold, 50.0);
+  EXPECT_EQ(cb.failure_rate_threshold, 0.5);
+  EXPECT_EQ(cb.slow_call_rate_threshold, 0.5);
   EXPECT_EQ(cb.slow_call_duration, 2s);
   EXPECT_EQ(cb.wait_in_open, 30s);
   EXPECT_EQ(cb.window_size, 100);

@@ -35,7 +35,7 @@ struct Ratio : Maker<RatioBudget, RatioBudgetOptions> {
   static auto Invalid() { return RatioBudget::Create({.ttl = 0s}); }
 };
 struct Concurrency : Maker<ConcurrencyBudget, ConcurrencyBudgetOptions> {
-  static auto Invalid() { return ConcurrencyBudget::Create({.budget_percent = -1}); }
+  static auto Invalid() { return ConcurrencyBudget::Create({.retry_fraction = -1}); }
 };
 struct Gate : Maker<FailureRateGate, FailureRateGateOptions> {
   static auto Invalid() { return FailureRateGate::Create({.buckets = 0}); }

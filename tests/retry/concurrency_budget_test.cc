@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "core/range_test_util.h"
 #include "retry/budget_test_util.h"
 
 namespace stormguard {
@@ -10,17 +11,23 @@ namespace {
 using namespace budget_test;
 
 TEST(ConcurrencyBudgetTest, ValidateNamesEveryBadField) {
-  EXPECT_THAT((ConcurrencyBudgetOptions{.budget_percent = 101, .min_retry_concurrency = -1,
+  EXPECT_THAT((ConcurrencyBudgetOptions{.retry_fraction = 20, .min_retry_concurrency = -1,
                                         .stripes = -1}
                    .Validate()),
-              UnorderedElementsAre("budget_percent: must be in [0, 100]",
+              UnorderedElementsAre("retry_fraction: must be in [0, 1], got 20",
                                    "min_retry_concurrency: must not be negative", "stripes: must be in [0, 64]"));
-  ExpectInvalidArgument(ConcurrencyBudget::Create({.budget_percent = -5}));
+  ExpectInvalidArgument(ConcurrencyBudget::Create({.retry_fraction = -5}));
   EXPECT_TRUE(ConcurrencyBudgetOptions{}.Validate().empty());
 }
 
-TEST(ConcurrencyBudgetTest, LimitIsPercentOfActiveRoundedDownButNeverBelowMinimum) {
-  auto budget = Unwrap(ConcurrencyBudget::Create({.budget_percent = 20, .min_retry_concurrency = 3}));
+TEST(ConcurrencyBudgetTest, RetryFractionIsAFractionOfActiveRequests) {
+  testing::ExpectRangeChecked(ConcurrencyBudgetOptions{}, &ConcurrencyBudgetOptions::retry_fraction,
+                              "retry_fraction", kFraction);
+  EXPECT_EQ(ConcurrencyBudgetOptions{}.retry_fraction, 0.2);  // Envoy's budget_percent 20
+}
+
+TEST(ConcurrencyBudgetTest, LimitIsAFractionOfActiveRoundedDownButNeverBelowMinimum) {
+  auto budget = Unwrap(ConcurrencyBudget::Create({.retry_fraction = 0.2, .min_retry_concurrency = 3}));
   EXPECT_EQ(budget->name(), "concurrency");
   EXPECT_EQ(budget->RetryLimit(0), 3);
   EXPECT_EQ(budget->RetryLimit(19), 3);
@@ -29,7 +36,7 @@ TEST(ConcurrencyBudgetTest, LimitIsPercentOfActiveRoundedDownButNeverBelowMinimu
 }
 
 TEST(ConcurrencyBudgetTest, MinimumAppliesWhenFewRequestsAreActive) {
-  auto budget = Unwrap(ConcurrencyBudget::Create({.budget_percent = 20, .min_retry_concurrency = 3}));
+  auto budget = Unwrap(ConcurrencyBudget::Create({.retry_fraction = 0.2, .min_retry_concurrency = 3}));
   budget->OnRequestStart(kNow);
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(budget->TryAcquireRetry(kNow)) << i;
   EXPECT_FALSE(budget->TryAcquireRetry(kNow));
@@ -39,7 +46,7 @@ TEST(ConcurrencyBudgetTest, MinimumAppliesWhenFewRequestsAreActive) {
 }
 
 TEST(ConcurrencyBudgetTest, PercentOfActiveRequestsBoundsRetriesInFlight) {
-  auto budget = Unwrap(ConcurrencyBudget::Create({.budget_percent = 20, .min_retry_concurrency = 3}));
+  auto budget = Unwrap(ConcurrencyBudget::Create({.retry_fraction = 0.2, .min_retry_concurrency = 3}));
   for (int i = 0; i < 100; ++i) budget->OnRequestStart(kNow);
   EXPECT_EQ(budget->active_requests(), 100);
   for (int i = 0; i < 20; ++i) EXPECT_TRUE(budget->TryAcquireRetry(kNow)) << i;
@@ -54,7 +61,7 @@ TEST(ConcurrencyBudgetTest, PercentOfActiveRequestsBoundsRetriesInFlight) {
 }
 
 TEST(ConcurrencyBudgetTest, OutcomesDoNotMatter) {
-  auto budget = Unwrap(ConcurrencyBudget::Create({.budget_percent = 0, .min_retry_concurrency = 1}));
+  auto budget = Unwrap(ConcurrencyBudget::Create({.retry_fraction = 0, .min_retry_concurrency = 1}));
   for (int i = 0; i < 10; ++i) budget->RecordFailure(kNow);
   EXPECT_TRUE(budget->TryAcquireRetry(kNow));
   budget->RecordSuccess(kNow);
@@ -62,7 +69,7 @@ TEST(ConcurrencyBudgetTest, OutcomesDoNotMatter) {
 }
 
 TEST(ConcurrencyBudgetTest, ConcurrentCallersNeverExceedTheLimit) {
-  auto budget = Unwrap(ConcurrencyBudget::Create({.budget_percent = 0, .min_retry_concurrency = 2,
+  auto budget = Unwrap(ConcurrencyBudget::Create({.retry_fraction = 0, .min_retry_concurrency = 2,
                                                   .stripes = 4}));
   std::atomic<int> in_flight{0};
   std::atomic<int> most{0};

@@ -1,5 +1,6 @@
 #include "stormguard/retry/failure_rate_gate.h"
 
+#include "core/range_test_util.h"
 #include "retry/budget_test_util.h"
 
 namespace stormguard {
@@ -16,10 +17,15 @@ TEST(FailureRateGateTest, ValidateNamesEveryBadField) {
                                       .min_requests = -1, .stripes = 99}
                    .Validate()),
               UnorderedElementsAre("window: must be positive", "buckets: must be in [1, 512]",
-                                   "failure_rate_threshold: must be in [0, 1]",
+                                   "failure_rate_threshold: must be in [0, 1], got 1.5",
                                    "min_requests: must not be negative", "stripes: must be in [0, 64]"));
   ExpectInvalidArgument(FailureRateGate::Create({.failure_rate_threshold = -0.1}));
   EXPECT_TRUE(FailureRateGateOptions{}.Validate().empty());
+}
+
+TEST(FailureRateGateTest, ThresholdIsAFractionRefusingNanAndInfinity) {
+  testing::ExpectRangeChecked(FailureRateGateOptions{}, &FailureRateGateOptions::failure_rate_threshold,
+                              "failure_rate_threshold", kFraction);
 }
 
 TEST(FailureRateGateTest, ClosesAboveTenPercentButNotAtExactlyTenPercent) {

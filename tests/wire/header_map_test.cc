@@ -94,6 +94,35 @@ TEST(HeaderMapTest, ForEachStopsWhenTheVisitorSaysSo) {
   EXPECT_EQ(visits, 2);
 }
 
+TEST(HeaderMapTest, ForEachOfReadsAContainerInOnePassAndSkipsEmptyNames) {
+  const HttplibHeaders h = {{"b", "1"}, {"A", "2"}, {"b", "3"}, {"", "4"}};
+  const std::string_view names[] = {"a", "", "B"};
+  std::vector<std::pair<std::size_t, std::string>> seen;
+  HeaderGetter(h).ForEachOf(names, [&](std::size_t i, std::string_view v) {
+    seen.emplace_back(i, std::string(v));
+    return true;
+  });
+  // The container's order (case-insensitive: "" < "A" < "b"), not the names'.
+  EXPECT_EQ(seen, (std::vector<std::pair<std::size_t, std::string>>{{0, "2"}, {2, "1"}, {2, "3"}}));
+}
+
+TEST(HeaderMapTest, ForEachOfAsksACallableOncePerNameInOrder) {
+  std::vector<std::string> asked;
+  const auto lookup = [&](std::string_view name) -> std::optional<std::string_view> {
+    asked.emplace_back(name);
+    if (name == "b") return "x";
+    return std::nullopt;
+  };
+  const std::string_view names[] = {"b", "", "c", "b"};
+  std::vector<std::size_t> hits;
+  HeaderGetter(lookup).ForEachOf(names, [&](std::size_t i, std::string_view) {
+    hits.push_back(i);
+    return hits.size() < 1;  // stops after the first
+  });
+  EXPECT_EQ(asked, (std::vector<std::string>{"b"}));
+  EXPECT_EQ(hits, (std::vector<std::size_t>{0}));
+}
+
 TEST(HeaderMapTest, ForEachOnACallableVisitsItsOneValue) {
   const auto lookup = [](std::string_view name) -> std::optional<std::string_view> {
     if (name == "grpc-timeout") return "5S, 1S";

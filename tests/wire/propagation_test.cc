@@ -168,6 +168,10 @@ TEST_F(PropagationTest, ExtractTakesTheSmallestOfSeveralBudgets) {
   EXPECT_EQ(in.source, BudgetSource::kRequestDeadline);
   EXPECT_EQ(ExtractFrom({{"grpc-timeout", "250m"}, {"x-envoy-expected-rq-timeout-ms", "700"}}).source,
             BudgetSource::kGrpcTimeout);
+  // Equal budgets: the header listed first in BudgetSource names the source,
+  // whatever order the container keeps ("grpc-timeout" sorts first here).
+  EXPECT_EQ(ExtractFrom({{"grpc-timeout", "500m"}, {"x-request-timeout-ms", "500"}}).source,
+            BudgetSource::kRequestTimeout);
   EXPECT_EQ(ExtractFrom({{"x-envoy-expected-rq-timeout-ms", "700"}}).source,
             BudgetSource::kEnvoyExpectedTimeout);
 }

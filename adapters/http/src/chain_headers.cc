@@ -2,9 +2,17 @@
 
 #include "stormguard/core/classifier.h"
 #include "stormguard/http/server.h"
+#include "stormguard/wire/http_headers.h"
 #include "stormguard/wire/propagation.h"
 
 namespace stormguard::http {
+
+Status CheckIdempotencyKey(std::string_view key) {
+  if (key.empty() || IsValidIdempotencyKey(key)) return Status::Ok();
+  return Status::InvalidArgument("idempotency_key: must be 1 to " + std::to_string(kMaxIdempotencyKeyLength) +
+                                 " printable ASCII characters (got " + std::to_string(key.size()) +
+                                 " bytes); nothing was sent");
+}
 
 void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, bool absolute_deadline, HeaderList& out) {
   // The reserve was taken when the call's deadline was derived; the attempt

@@ -3,7 +3,6 @@
 #include "stormguard/core/validation.h"
 #include "stormguard/http/chain_headers.h"
 #include "stormguard/http/curl_transport.h"
-#include "stormguard/wire/http_headers.h"
 
 namespace stormguard::http {
 
@@ -11,7 +10,7 @@ std::vector<std::string> HttpClientOptions::Validate() const {
   Validator v;
   v.Check(connect_timeout > Duration::zero(), "connect_timeout", "must be positive");
   v.Check(default_timeout > Duration::zero(), "default_timeout", "must be positive");
-  v.Check(reserve.fraction >= 0 && reserve.fraction < 1, "reserve.fraction", "must be in [0, 1)");
+  v.CheckRange(reserve.fraction, "reserve.fraction", Range{0.0, 1.0, false, true});
   v.Check(reserve.overhead >= Duration::zero(), "reserve.overhead", "must not be negative");
   v.Check(max_response_bytes >= 1, "max_response_bytes", "must be at least 1");
   v.Check(clock != nullptr, "clock", "must not be null");
@@ -40,12 +39,9 @@ HttpResult HttpClient::Send(const HttpRequest& request) const {
 }
 
 HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) const {
-  if (!request.idempotency_key.empty() && !IsValidIdempotencyKey(request.idempotency_key)) {
+  if (Status key = CheckIdempotencyKey(request.idempotency_key); !key.ok()) {
     HttpResult refused;
-    refused.status = Status::InvalidArgument(
-        "idempotency_key: must be 1 to " + std::to_string(kMaxIdempotencyKeyLength) +
-        " printable ASCII characters (got " + std::to_string(request.idempotency_key.size()) +
-        " bytes); nothing was sent");
+    refused.status = std::move(key);
     refused.run.reason = StopReason::kNotRetryable;
     return refused;
   }

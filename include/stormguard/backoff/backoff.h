@@ -48,7 +48,7 @@ struct BackoffOptions {
   double multiplier = 2.0;        // exponential growth factor, >= 1
   Duration cap = std::chrono::seconds(30);
   Jitter jitter = Jitter::kNone;
-  double proportion = 0.2;        // for kProportional, in [0, 1]
+  double proportion = 0.2;        // for kProportional: a fraction of the wait, in [0, 1]
   Duration spread = Duration::zero();  // for kUniform, half-width of the range
   double decorrelated_growth = 3.0;    // for kDecorrelated, > 1
 

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -89,13 +90,19 @@ class AdaptiveLimiter {
     int inflight_ = 0;  // in flight when admitted, this one included
   };
 
-  // Validates; INVALID_ARGUMENT names every bad field.
-  static Result<std::unique_ptr<AdaptiveLimiter>> Create(const AdaptiveLimiterOptions& options);
+  // Validates; INVALID_ARGUMENT names every bad field. Shared: one limiter
+  // guards a destination for every pipeline and thread that calls it.
+  static Result<std::shared_ptr<AdaptiveLimiter>> Create(const AdaptiveLimiterOptions& options);
   // With an algorithm of the caller's own (INVALID_ARGUMENT when null). Its
   // limits are used as they come, raised to 1 so the limiter never locks
-  // itself out: a limit of 0 would admit no request and get no sample.
-  static Result<std::unique_ptr<AdaptiveLimiter>> Create(std::unique_ptr<LimitAlgorithm> algorithm,
-                                                         Listener* listener = nullptr);
+  // itself out: a limit of 0 would admit no request and get no sample. A
+  // template, so that Create({}) means the options (a braced list deduces
+  // no algorithm type).
+  template <std::derived_from<LimitAlgorithm> A>
+  static Result<std::shared_ptr<AdaptiveLimiter>> Create(std::unique_ptr<A> algorithm,
+                                                         Listener* listener = nullptr) {
+    return CreateWith(std::move(algorithm), listener);
+  }
 
   AdaptiveLimiter(const AdaptiveLimiter&) = delete;
   AdaptiveLimiter& operator=(const AdaptiveLimiter&) = delete;
@@ -109,6 +116,8 @@ class AdaptiveLimiter {
   std::string_view algorithm_name() const noexcept { return algorithm_->name(); }
 
  private:
+  static Result<std::shared_ptr<AdaptiveLimiter>> CreateWith(std::unique_ptr<LimitAlgorithm> algorithm,
+                                                             Listener* listener);
   AdaptiveLimiter(std::unique_ptr<LimitAlgorithm> algorithm, Listener* listener) noexcept
       : algorithm_(std::move(algorithm)), listener_(listener), limit_(std::max(1, algorithm_->limit())) {}
 

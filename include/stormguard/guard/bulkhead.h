@@ -121,8 +121,9 @@ class Bulkhead {
  public:
   static constexpr std::string_view kPolicy = "bulkhead";
 
-  // Validates; INVALID_ARGUMENT names every bad field.
-  static Result<std::unique_ptr<Bulkhead>> Create(const BulkheadOptions& options);
+  // Validates; INVALID_ARGUMENT names every bad field. Shared: one bulkhead
+  // guards a destination for every pipeline and thread that calls it.
+  static Result<std::shared_ptr<Bulkhead>> Create(const BulkheadOptions& options);
 
   Bulkhead(const Bulkhead&) = delete;
   Bulkhead& operator=(const Bulkhead&) = delete;

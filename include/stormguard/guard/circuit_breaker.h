@@ -19,7 +19,29 @@
 //   metrics_only permits everything, records every call and reports each
 //               one as an event, but never changes state (shadow mode).
 //
-// Only explicit calls (TransitionTo..., Reset) leave the last three.
+// Only explicit calls (TransitionTo..., Reset) leave the last three. Every
+// transition is allowed except closed -> half_open (it would skip the wait
+// in open), metrics_only -> open and metrics_only -> half_open (shadow mode
+// never acts on its own judgement), as in Resilience4j; a refused one
+// returns FAILED_PRECONDITION and changes nothing. Reset() works from any
+// state.
+//
+// Against Resilience4j (the model; docs/circuit-breakers-and-composition.md,
+// "Against Resilience4j"): the trip rule, the slow-call rule (a call is slow
+// when it takes LONGER than slow_call_duration; failed calls count as slow
+// too), half-open's trial calls and maximum wait, and the allowed transitions
+// match. Differences, each on purpose:
+//   - the wait in open ends AT open_until (R4j: strictly after), so a timer
+//     set for NextTick() finds Tick() due;
+//   - automatic open -> half-open runs on Tick(now) (no thread of its own);
+//   - a transition to the current state does nothing (R4j re-enters it,
+//     silently starting a new window or wait; Reset() does that openly);
+//   - forced_open reports every refusal as kRejected (R4j publishes no
+//     events there), so counters show the traffic a forced breaker drops;
+//   - a result arriving while open or forced open is dropped (R4j records
+//     it into a window that half-open discards anyway);
+//   - minimum_number_of_calls above a count window's size is an error
+//     (R4j lowers it to the window size without a word).
 //
 //   auto cb = CircuitBreaker::Create({.window_size = 20, .minimum_number_of_calls = 10});
 //   if (!(*cb)->TryAcquirePermission(clock.Now())) return fallback();
@@ -79,6 +101,13 @@ enum class CircuitState : std::uint8_t {
 std::string_view CircuitStateName(CircuitState s) noexcept;
 // "closed->open": the reason of a kStateChanged event; a static string.
 std::string_view CircuitTransitionName(CircuitState from, CircuitState to) noexcept;
+// Whether TransitionTo... may move `from` -> `to`: all but closed ->
+// half_open, metrics_only -> open and metrics_only -> half_open.
+constexpr bool CircuitTransitionAllowed(CircuitState from, CircuitState to) noexcept {
+  if (from == CircuitState::kClosed) return to != CircuitState::kHalfOpen;
+  if (from == CircuitState::kMetricsOnly) return to != CircuitState::kOpen && to != CircuitState::kHalfOpen;
+  return true;
+}
 
 // Failures by default: everything that says the dependency is unwell.
 // kDeadlineExceeded counts, because a hung dependency shows up as nothing
@@ -99,10 +128,14 @@ inline constexpr OutcomeSet kDefaultBreakerIgnored{OutcomeClass::kCancelled};
 // default: 100 minimum calls, 10 trial calls, no automatic transition, no
 // maximum wait in half-open. (Resilience4j's own defaults differ for two
 // fields set here: slow-call rate 100%, slow-call duration 60 s.)
+//
+// Units: both thresholds are fractions in (0, 1], compared with >= and
+// kept to a millionth; Resilience4j's failureRateThreshold=50 (percent) is
+// failure_rate_threshold = 0.5. Durations are std::chrono.
 struct CircuitBreakerOptions {
-  double failure_rate_threshold = 50.0;      // percent, (0, 100]; trips at >=
-  double slow_call_rate_threshold = 50.0;    // percent, (0, 100]; trips at >=
-  Duration slow_call_duration = std::chrono::seconds(2);  // a call this long or longer is slow
+  double failure_rate_threshold = 0.5;       // fraction, (0, 1]; trips at >=
+  double slow_call_rate_threshold = 0.5;     // fraction, (0, 1]; trips at >=
+  Duration slow_call_duration = std::chrono::seconds(2);  // a call longer than this is slow
   WindowKind window_kind = WindowKind::kCountBased;
   int window_size = 100;                     // calls, or seconds for kTimeBased
   // Calls the window must hold before a rate is computed (for a count
@@ -129,7 +162,8 @@ struct CircuitBreakerOptions {
 class CircuitBreaker {
  public:
   // Validates; INVALID_ARGUMENT names every bad field. Starts closed.
-  static Result<std::unique_ptr<CircuitBreaker>> Create(CircuitBreakerOptions options);
+  // Shared: one breaker judges a destination for every caller.
+  static Result<std::shared_ptr<CircuitBreaker>> Create(CircuitBreakerOptions options);
 
   CircuitBreaker(const CircuitBreaker&) = delete;
   CircuitBreaker& operator=(const CircuitBreaker&) = delete;
@@ -166,13 +200,14 @@ class CircuitBreaker {
   // Explicit transitions. Entering closed, disabled, metrics_only or
   // forced_open clears the main window and the consecutive-open count;
   // entering open starts a new wait; entering half-open hands out fresh
-  // trial permits. A transition to the current state does nothing.
-  void TransitionToClosed(TimePoint now) { MoveTo(CircuitState::kClosed, now); }
-  void TransitionToOpen(TimePoint now) { MoveTo(CircuitState::kOpen, now); }
-  void TransitionToHalfOpen(TimePoint now) { MoveTo(CircuitState::kHalfOpen, now); }
-  void TransitionToForcedOpen(TimePoint now) { MoveTo(CircuitState::kForcedOpen, now); }
-  void TransitionToDisabled(TimePoint now) { MoveTo(CircuitState::kDisabled, now); }
-  void TransitionToMetricsOnly(TimePoint now) { MoveTo(CircuitState::kMetricsOnly, now); }
+  // trial permits. A transition to the current state does nothing; a
+  // refused one (CircuitTransitionAllowed) is FAILED_PRECONDITION.
+  Status TransitionToClosed(TimePoint now) { return MoveTo(CircuitState::kClosed, now); }
+  Status TransitionToOpen(TimePoint now) { return MoveTo(CircuitState::kOpen, now); }
+  Status TransitionToHalfOpen(TimePoint now) { return MoveTo(CircuitState::kHalfOpen, now); }
+  Status TransitionToForcedOpen(TimePoint now) { return MoveTo(CircuitState::kForcedOpen, now); }
+  Status TransitionToDisabled(TimePoint now) { return MoveTo(CircuitState::kDisabled, now); }
+  Status TransitionToMetricsOnly(TimePoint now) { return MoveTo(CircuitState::kMetricsOnly, now); }
   // Closed with empty windows and no consecutive opens, from any state
   // (an event only when the state changes).
   void Reset(TimePoint now);
@@ -200,7 +235,7 @@ class CircuitBreaker {
   void RecordMetricsOnly(CallRecord call, OutcomeClass outcome, Duration latency,
                          TimePoint now) noexcept;
 
-  void MoveTo(CircuitState to, TimePoint now);
+  Status MoveTo(CircuitState to, TimePoint now);
   // Moves `from` -> `to` if the circuit is still in `from` and, leaving open
   // or half-open, if that state's time is really up.
   void MoveIfDue(CircuitState from, CircuitState to, TimePoint now) noexcept;

@@ -58,11 +58,13 @@ class LimitAlgorithm {
   virtual int OnSample(TimePoint now, Duration rtt, int inflight, bool dropped) = 0;
 };
 
+// Units: backoff_ratio and smoothing are fractions (0.9 keeps 90% of the
+// limit on a drop); rtt_tolerance is a ratio of latencies (1.5 = 50% slower).
 struct AimdLimitOptions {
   int initial_limit = 20;
   int min_limit = 20;
   int max_limit = 200;
-  double backoff_ratio = 0.9;                      // in [0.5, 1)
+  double backoff_ratio = 0.9;                      // kept on a drop: a fraction in [0.5, 1)
   Duration timeout = std::chrono::seconds(5);      // a slower sample counts as a drop
 
   std::vector<std::string> Validate() const;

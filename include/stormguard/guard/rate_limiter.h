@@ -6,8 +6,7 @@
 // once. A call may wait for its token up to a maximum (`max_wait`, 0 by
 // default: refuse at once).
 //
-//   std::unique_ptr<RateLimiter> limiter =
-//       std::move(RateLimiter::Create({.rate = 100, .burst = 10})).value();
+//   std::shared_ptr<RateLimiter> limiter = RateLimiter::Create({.rate = 100, .burst = 10}).value();
 //   if (Status s = limiter->TryAcquire(clock.Now()); !s.ok()) return s;
 //   // s: RESOURCE_EXHAUSTED "rate limit 100/s (burst 10) exceeded; next token
 //   //    in 3.2ms, max wait 0s" [rate_limiter]
@@ -80,8 +79,9 @@ class RateLimiter {
  public:
   static constexpr std::string_view kPolicy = "rate_limiter";
 
-  // Validates; INVALID_ARGUMENT names every bad field.
-  static Result<std::unique_ptr<RateLimiter>> Create(const RateLimiterOptions& options);
+  // Validates; INVALID_ARGUMENT names every bad field. Shared: one limiter
+  // guards a destination for every pipeline and thread that calls it.
+  static Result<std::shared_ptr<RateLimiter>> Create(const RateLimiterOptions& options);
 
   RateLimiter(const RateLimiter&) = delete;
   RateLimiter& operator=(const RateLimiter&) = delete;

@@ -10,7 +10,7 @@
 //                striped per thread; reading is O(stripes).
 //
 // They report calls, failures and slow calls; the failure rate and the
-// slow-call rate (percent) only once `minimum_calls` calls are in the
+// slow-call rate (fractions in [0, 1]) only once `minimum_calls` calls are in the
 // window, because a rate over three calls says nothing.
 //
 //   auto w = SlidingWindow::Create(WindowKind::kCountBased, /*size=*/100,
@@ -71,8 +71,8 @@ struct WindowMetrics {
   std::int64_t calls = 0;
   std::int64_t failures = 0;
   std::int64_t slow_calls = 0;
-  std::optional<double> failure_rate{};    // percent; empty below the minimum
-  std::optional<double> slow_call_rate{};  // percent; empty below the minimum
+  std::optional<double> failure_rate{};    // a fraction in [0, 1]; empty below the minimum
+  std::optional<double> slow_call_rate{};  // a fraction in [0, 1]; empty below the minimum
 
   static WindowMetrics From(const WindowCounts& counts, std::int64_t minimum_calls) noexcept;
 };

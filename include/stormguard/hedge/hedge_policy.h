@@ -15,9 +15,10 @@
 //   - fixed: `delay`; zero sends every attempt at once (Polly's parallel
 //     mode), kInfiniteDuration hedges only after a non-fatal failure (Polly's
 //     fallback mode);
-//   - or live: the `percentile` of `latency` (a LatencyTracker the driver
+//   - or live: the `quantile` of `latency` (a LatencyTracker the driver
 //     feeds), clamped to [min_delay, max_delay]; `delay` applies until the
-//     tracker holds enough samples. The Tail at Scale hedges at ~p95.
+//     tracker holds enough samples. The Tail at Scale hedges at ~p95
+//     (quantile 0.95: a fraction in (0, 1], not a percent).
 // A failed attempt whose class is in `non_fatal` makes the next hedge go at
 // once (gRPC A6), after a server's pushback if it sent one; any other answer
 // (success, or a fatal failure) ends the call.
@@ -109,8 +110,8 @@ struct HedgeOptions {
 
   Duration delay = std::chrono::seconds(2);  // Polly's default; see banner for 0 and infinite
   int max_hedged_attempts = 1;               // backups after the primary: 1..4 (Polly default 1)
-  std::shared_ptr<LatencyTracker> latency;   // optional: the delay follows its percentile
-  double percentile = 0.95;                  // in (0, 1]
+  std::shared_ptr<LatencyTracker> latency;   // optional: the delay follows its quantile
+  double quantile = 0.95;                    // a fraction in (0, 1]: 0.95 is p95
   Duration min_delay = std::chrono::milliseconds(1);  // floor of a live delay
   Duration max_delay = std::chrono::seconds(10);      // ceiling of a live delay
   Duration delay_refresh = std::chrono::milliseconds(100);  // reuse a live delay this long
@@ -139,7 +140,7 @@ class HedgePolicy {
   OutcomeClass Classify(const Status& s) const noexcept { return o_.classifier->Classify(s); }
   bool IsNonFatal(OutcomeClass c) const noexcept { return o_.non_fatal.contains(c); }
 
-  // The delay before the next hedge at `now`: fixed, or the live percentile.
+  // The delay before the next hedge at `now`: fixed, or the live quantile.
   Duration CurrentDelay(TimePoint now) const noexcept;
 
   // Why no hedge can ever launch for this call (check 1), or kNone. Drivers

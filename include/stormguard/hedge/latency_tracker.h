@@ -7,7 +7,7 @@
 //
 //   auto tracker = LatencyTracker::Create({.window = 10s, .slices = 5}).value();
 //   tracker->Record(end - start, clock.CoarseNow());
-//   std::optional<Duration> p95 = tracker->Percentile(0.95, clock.CoarseNow());
+//   std::optional<Duration> p95 = tracker->Quantile(0.95, clock.CoarseNow());
 //
 // Shape: a ring of `slices` histograms, each covering window/slices of time;
 // a query sums the slices of the last window (the current, partial slice
@@ -15,7 +15,7 @@
 // Each histogram is log-linear: exact below 16 ns, then 16 buckets per power
 // of two up to 2^40 ns (~18 minutes; longer latencies count as 18 minutes).
 //
-// Accuracy: Percentile(q) reports the upper edge of the bucket holding the
+// Accuracy: Quantile(q) reports the upper edge of the bucket holding the
 // sample of rank ceil(q * n), so for the recorded samples it returns a
 // value v with true <= v < true * (1 + 1/16): never early, at most 6.25%
 // late. A Record() racing with the rotation of its slice may land in the
@@ -23,7 +23,7 @@
 //
 // Thread safety: all methods are thread-safe. Record() is one relaxed atomic
 // increment (plus, once per slice period, a short lock to clear the slice it
-// rotates into). Percentile() reads slices * 592 counters; callers on a hot
+// rotates into). Quantile() reads slices * 592 counters; callers on a hot
 // path cache its answer (HedgePolicy does).
 #pragma once
 
@@ -64,7 +64,7 @@ class LatencyTracker {
 
   // The q-quantile (0 < q <= 1) of the samples of the window ending at
   // `now`; nullopt while the window holds fewer than min_samples.
-  std::optional<Duration> Percentile(double q, TimePoint now) const noexcept;
+  std::optional<Duration> Quantile(double q, TimePoint now) const noexcept;
 
   // Samples in the window ending at `now`.
   std::int64_t Count(TimePoint now) const noexcept;

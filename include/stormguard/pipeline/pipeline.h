@@ -55,6 +55,7 @@
 #pragma once
 
 #include <atomic>
+#include <concepts>
 #include <memory>
 #include <optional>
 #include <string>
@@ -227,14 +228,21 @@ class PipelineBuilder {
   PipelineBuilder& AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor);
   // Guards, shared (one guard may protect a destination for several
   // pipelines) or created here from options (their listener defaults to
-  // the pipeline's).
-  PipelineBuilder& AddCircuitBreaker(std::shared_ptr<CircuitBreaker> breaker);
+  // the pipeline's). The shared forms are templates that take exactly the
+  // guard's shared_ptr: a braced list deduces nothing, so
+  // AddCircuitBreaker({.window_size = 20}) and AddCircuitBreaker({}) always
+  // mean the options.
+  template <std::same_as<CircuitBreaker> G>
+  PipelineBuilder& AddCircuitBreaker(std::shared_ptr<G> breaker);
   PipelineBuilder& AddCircuitBreaker(CircuitBreakerOptions options);
-  PipelineBuilder& AddBulkhead(std::shared_ptr<Bulkhead> bulkhead);
+  template <std::same_as<Bulkhead> G>
+  PipelineBuilder& AddBulkhead(std::shared_ptr<G> bulkhead);
   PipelineBuilder& AddBulkhead(BulkheadOptions options);
-  PipelineBuilder& AddRateLimiter(std::shared_ptr<RateLimiter> limiter);
+  template <std::same_as<RateLimiter> G>
+  PipelineBuilder& AddRateLimiter(std::shared_ptr<G> limiter);
   PipelineBuilder& AddRateLimiter(RateLimiterOptions options);
-  PipelineBuilder& AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter> limiter);
+  template <std::same_as<AdaptiveLimiter> G>
+  PipelineBuilder& AddAdaptiveConcurrency(std::shared_ptr<G> limiter);
   PipelineBuilder& AddAdaptiveConcurrency(AdaptiveLimiterOptions options);
   // Any stage, at this position (shared: one stage may serve several pipelines).
   PipelineBuilder& Add(std::shared_ptr<const Stage> stage);

@@ -8,7 +8,9 @@
 //
 // All implement RetryBudget (retry/retry_budget.h), are made by a validating
 // static Create() that returns Result<std::shared_ptr<...>> (one budget is
-// shared by every call to a destination), and are thread-safe.
+// shared by every call to a destination), and are thread-safe. The guards
+// (breaker, bulkhead, rate limiter, adaptive limiter) are made the same way;
+// value policies (RetryPolicy, Backoff, ...) return Result<T>.
 #pragma once
 
 #include "stormguard/retry/concurrency_budget.h"

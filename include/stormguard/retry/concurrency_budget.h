@@ -2,14 +2,17 @@
 //
 // Limits retries in flight, not retries over time: a retry may start while
 // the outstanding retries are fewer than
-//     max(budget_percent% x active requests, min_retry_concurrency)
+//     max(retry_fraction x active requests, min_retry_concurrency)
 // (the product rounded down). Active requests are those between
 // OnRequestStart and OnRequestEnd; an outstanding retry is one that
 // TryAcquireRetry granted and OnRetryEnd has not yet returned. Envoy's
 // defaults: 20% and 3, so 100 active requests allow 20 concurrent retries
 // and a quiet client still gets 3.
 //
-//   auto budget = ConcurrencyBudget::Create({.budget_percent = 20, .min_retry_concurrency = 3});
+// Units: retry_fraction is a fraction of the active requests in [0, 1],
+// kept to a millionth; Envoy's budget_percent = 20 (percent) is 0.2.
+//
+//   auto budget = ConcurrencyBudget::Create({.retry_fraction = 0.2, .min_retry_concurrency = 3});
 //   (*budget)->OnRequestStart(now);
 //   if ((*budget)->TryAcquireRetry(now)) { /* retry */ (*budget)->OnRetryEnd(now); }
 //   (*budget)->OnRequestEnd(now);
@@ -35,7 +38,7 @@
 namespace stormguard {
 
 struct ConcurrencyBudgetOptions {
-  double budget_percent = 20.0;   // of active requests, in [0, 100]
+  double retry_fraction = 0.2;    // of active requests, in [0, 1]
   int min_retry_concurrency = 3;  // >= 0
   int stripes = 0;                // see ResolveStripes()
 
@@ -64,7 +67,7 @@ class ConcurrencyBudget final : public RetryBudget {
   explicit ConcurrencyBudget(const ConcurrencyBudgetOptions& options);
 
   ConcurrencyBudgetOptions options_;
-  std::int64_t percent_milli_;
+  std::int64_t fraction_ppm_;    // retry_fraction in millionths
   StripedCounter active_;
   StripedCounter outstanding_;
 };

@@ -12,6 +12,9 @@
 //   (*gate)->RecordFailure(now);
 //   if ((*gate)->TryAcquireRetry(now)) { /* retry */ }
 //
+// Units: failure_rate_threshold is a fraction in [0, 1] (0.1 = 10%), kept
+// to a millionth.
+//
 // Rules, exactly:
 //   - closed (no retries) when failures / (successes + failures) >
 //     failure_rate_threshold, strictly: at exactly 10% retries still go;

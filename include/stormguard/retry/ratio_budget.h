@@ -1,7 +1,7 @@
 // stormguard/retry/ratio_budget.h: retries as a share of recent requests
 // (Finagle's RetryBudget, tower's TpsBudget).
 //
-// Every request deposits `percent_can_retry` of a retry; deposits expire
+// Every request deposits `retry_ratio` of a retry; deposits expire
 // after `ttl`. A retry withdraws one whole retry. On top, a reserve of
 // `min_retries_per_second * ttl` retries is always there within any ttl, so
 // a client with little traffic can still retry. Withdrawals expire after
@@ -10,11 +10,15 @@
 // 10 s.
 //
 //   auto budget = RatioBudget::Create({.ttl = 10s, .min_retries_per_second = 10,
-//                                      .percent_can_retry = 0.2});
+//                                      .retry_ratio = 0.2});
 //   (*budget)->OnRequestStart(now);                  // deposit
 //   if ((*budget)->TryAcquireRetry(now)) { /* retry */ }
 //
-// Accounting is in integers: a request deposits percent_can_retry x 1000
+// Units: retry_ratio is retries per request, a fraction (0.2 = 20%) that
+// may exceed 1, in [0, 1000]. Finagle's percentCanRetry and tower's
+// retry_percent are the same fraction under a percent name.
+//
+// Accounting is in integers: a request deposits retry_ratio x 1000
 // units (three decimals kept, the rest cut), a retry costs 1000 units. The
 // ttl is split into `buckets` time buckets (core/rolling_counter.h), so a
 // deposit expires between ttl - ttl/buckets and ttl after it was made.
@@ -44,7 +48,7 @@ namespace stormguard {
 struct RatioBudgetOptions {
   Duration ttl = std::chrono::seconds(10);   // in [1 s, 60 s], as Finagle and tower
   double min_retries_per_second = 10;        // in [0, 1e6]
-  double percent_can_retry = 0.2;            // a fraction: 0.2 = 20%; in [0, 1000]
+  double retry_ratio = 0.2;                  // retries per request, in [0, 1000]
   int buckets = 10;                          // ttl is split into this many buckets
   int stripes = 0;                           // see ResolveStripes()
 

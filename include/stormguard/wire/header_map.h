@@ -30,8 +30,10 @@
 
 #include <concepts>
 #include <memory>
+#include <cstddef>
 #include <optional>
 #include <ranges>
+#include <span>
 #include <string_view>
 #include <type_traits>
 
@@ -131,7 +133,7 @@ class HeaderGetter {
   // The first value of the header `name`, or nullopt.
   std::optional<std::string_view> operator()(std::string_view name) const {
     std::optional<std::string_view> first;
-    fn_(obj_, name, [&](std::string_view v) {
+    ForEach(name, [&](std::string_view v) {
       first = v;
       return false;
     });
@@ -141,25 +143,41 @@ class HeaderGetter {
   // Calls `visit` with each value of the header `name`, in order; `visit`
   // returns false to stop early.
   void ForEach(std::string_view name, FunctionRef<bool(std::string_view)> visit) const {
-    fn_(obj_, name, visit);
+    ForEachOf({&name, 1}, [&](std::size_t, std::string_view v) { return visit(v); });
+  }
+
+  // Calls `visit(i, value)` for each value of each header names[i] (empty
+  // names are skipped). A container is read in one pass, in its own order,
+  // so a reader of several headers pays one scan, not one per name.
+  void ForEachOf(std::span<const std::string_view> names,
+                 FunctionRef<bool(std::size_t, std::string_view)> visit) const {
+    fn_(obj_, names, visit);
   }
 
  private:
-  using Visit = FunctionRef<bool(std::string_view)>;
+  using Names = std::span<const std::string_view>;
+  using Visit = FunctionRef<bool(std::size_t, std::string_view)>;
 
   template <class F>
-  static void Call(void* f, std::string_view name, Visit visit) {
-    if (const std::optional<std::string_view> v = (*static_cast<F*>(f))(name)) visit(*v);
+  static void Call(void* f, Names names, Visit visit) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (names[i].empty()) continue;
+      const std::optional<std::string_view> v = (*static_cast<F*>(f))(names[i]);
+      if (v && !visit(i, *v)) return;
+    }
   }
   template <class M>
-  static void Find(void* m, std::string_view name, Visit visit) {
+  static void Find(void* m, Names names, Visit visit) {
     for (const auto& kv : *static_cast<const M*>(m)) {
-      if (HeaderNameEquals(AsStringView(kv.first), name) && !visit(AsStringView(kv.second))) return;
+      const std::string_view key = AsStringView(kv.first);
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (!names[i].empty() && HeaderNameEquals(key, names[i]) && !visit(i, AsStringView(kv.second))) return;
+      }
     }
   }
 
   void* obj_;
-  void (*fn_)(void*, std::string_view, Visit);
+  void (*fn_)(void*, Names, Visit);
 };
 
 class HeaderSetter {

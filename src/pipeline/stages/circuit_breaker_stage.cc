@@ -1,6 +1,7 @@
 #include "stormguard/pipeline/stages/circuit_breaker_stage.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace stormguard {
@@ -13,7 +14,7 @@ CircuitBreakerStage::CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker
 
 std::string CircuitBreakerStage::Describe() const {
   const CircuitBreakerOptions& o = breaker_->options();
-  return "circuit_breaker(" + std::to_string(static_cast<int>(o.failure_rate_threshold)) + "% of " +
+  return "circuit_breaker(" + std::to_string(std::lround(o.failure_rate_threshold * 100)) + "% of " +
          std::to_string(o.window_size) + (o.window_kind == WindowKind::kCountBased ? " calls" : "s") + ")";
 }
 

@@ -1,6 +1,7 @@
 #include "stormguard/pipeline/stages/hedge_stage.h"
 
 #include <atomic>
+#include <cmath>
 #include <string>
 
 #include "stormguard/core/duration_format.h"
@@ -10,7 +11,7 @@ namespace stormguard {
 std::string HedgeStage::Describe() const {
   const HedgeOptions& o = policy_.options();
   return "hedge(" + std::to_string(o.max_hedged_attempts) + " after " +
-         (o.latency != nullptr ? "p" + std::to_string(static_cast<int>(o.percentile * 100))
+         (o.latency != nullptr ? "p" + std::to_string(std::lround(o.quantile * 100))
                                : FormatDuration(o.delay)) +
          ")";
 }

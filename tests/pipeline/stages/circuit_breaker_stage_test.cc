@@ -54,7 +54,8 @@ TEST(CircuitBreakerStageTest, BreakerRecordsAttemptTimeoutsAsFailures) {
 TEST(CircuitBreakerStageTest, BreakerPermitComesBackWhenAnInnerStageRefuses) {
   ManualEnv env;
   auto breaker = SmallBreaker(/*half_open_permits=*/1);
-  breaker->TransitionToHalfOpen(env.clock.Now());
+  ASSERT_TRUE(breaker->TransitionToOpen(env.clock.Now()).ok());
+  ASSERT_TRUE(breaker->TransitionToHalfOpen(env.clock.Now()).ok());
   Pipeline p =
       Unwrap(PipelineBuilder(env.options()).AddCircuitBreaker(breaker).AddRequireIdempotencyKey().Build());
   CallContext no_key, with_key{.idempotency_key = "k"};

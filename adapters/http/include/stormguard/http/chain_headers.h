@@ -10,11 +10,18 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <string_view>
+
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/status.h"
 #include "stormguard/http/message.h"
 
 namespace stormguard::http {
+
+// OK for no key or a sendable one; otherwise INVALID_ARGUMENT naming the
+// field: a key that cannot be sent is refused before anything is sent, since
+// retrying without it could run the request several times.
+Status CheckIdempotencyKey(std::string_view key);
 
 void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, bool absolute_deadline, HeaderList& out);
 
