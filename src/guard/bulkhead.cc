@@ -8,12 +8,14 @@ namespace stormguard {
 // A caller blocked in Acquire; lives on its stack, linked into the queue
 // while it waits. `wake` fires when a slot is handed to it (granted) or when
 // its caller's stop token fires.
-struct Bulkhead::Waiter {
+struct Bulkhead::Waiter : QueuedWaiter {
+  Waiter() noexcept {
+    on_grant = [](QueuedWaiter* w) noexcept {
+      static_cast<Waiter*>(w)->wake.request_stop();  // under the lock: it may not return before
+      return false;
+    };
+  }
   std::stop_source wake;
-  bool granted = false;
-  std::size_t stripe = 0;  // of the slot handed to it
-  Waiter* prev = nullptr;
-  Waiter* next = nullptr;
 };
 
 BulkheadPermit& BulkheadPermit::operator=(BulkheadPermit&& other) noexcept {
@@ -100,28 +102,68 @@ int Bulkhead::InUse() const noexcept {
 }
 
 void Bulkhead::HandOffToWaiters() {
-  std::lock_guard lock(mu_);
-  // A caller on the lock-free path may have taken the slot meanwhile; then
-  // the waiters keep waiting for the next release.
-  while (head_ != nullptr) {
-    const std::size_t stripe = TryTake();
-    if (stripe == kNoSlot) break;
-    Waiter* w = head_;
-    Unlink(w);
-    w->stripe = stripe;
-    w->granted = true;
-    w->wake.request_stop();
+  QueuedWaiter* resume = nullptr;  // granted waiters that continue outside the lock
+  {
+    std::lock_guard lock(mu_);
+    // A caller on the lock-free path may have taken the slot meanwhile; then
+    // the waiters keep waiting for the next release.
+    while (head_ != nullptr) {
+      const std::size_t stripe = TryTake();
+      if (stripe == kNoSlot) break;
+      QueuedWaiter* w = head_;
+      Unlink(w);
+      w->stripe = stripe;
+      w->granted = true;
+      if (w->on_grant(w)) w->next = std::exchange(resume, w);
+    }
+  }
+  while (resume != nullptr) {
+    QueuedWaiter* w = std::exchange(resume, resume->next);
+    w->next = nullptr;
+    w->resume(w);
   }
 }
 
-void Bulkhead::Enqueue(Waiter* w) noexcept {
+Result<BulkheadPermit> Bulkhead::AcquireOrQueue(TimePoint now, const std::stop_token& stop, QueuedWaiter& w) {
+  if (stop.stop_requested()) {
+    return Status::Cancelled("bulkhead: cancelled before waiting").WithSource(kPolicy);
+  }
+  if (const std::size_t stripe = TryTake(); stripe != kNoSlot) return BulkheadPermit(this, stripe);
+  if (o_.max_wait <= Duration::zero()) return Reject(now, Duration::zero());
+  std::lock_guard lock(mu_);
+  w.granted = false;
+  Enqueue(&w);
+  // A slot freed before we were queued would find nobody to hand to.
+  if (const std::size_t stripe = TryTake(); stripe != kNoSlot) {
+    Unlink(&w);
+    return BulkheadPermit(this, stripe);
+  }
+  return BulkheadPermit();
+}
+
+bool Bulkhead::Withdraw(QueuedWaiter& w) noexcept {
+  std::lock_guard lock(mu_);
+  if (w.granted) return false;
+  Unlink(&w);
+  return true;
+}
+
+Status Bulkhead::WaitFailed(TimePoint start, TimePoint now, bool cancelled) {
+  if (cancelled) {
+    return Status::Cancelled("bulkhead: wait for a slot cancelled after " + FormatDuration(now - start))
+        .WithSource(kPolicy);
+  }
+  return Reject(now, now - start);
+}
+
+void Bulkhead::Enqueue(QueuedWaiter* w) noexcept {
   w->prev = tail_;
   (tail_ != nullptr ? tail_->next : head_) = w;
   tail_ = w;
   waiting_.fetch_add(1, std::memory_order_seq_cst);
 }
 
-void Bulkhead::Unlink(Waiter* w) noexcept {
+void Bulkhead::Unlink(QueuedWaiter* w) noexcept {
   (w->prev != nullptr ? w->prev->next : head_) = w->next;
   (w->next != nullptr ? w->next->prev : tail_) = w->prev;
   w->prev = w->next = nullptr;
@@ -181,13 +223,7 @@ Result<BulkheadPermit> Bulkhead::Wait(Clock& clock, TimePoint start, std::stop_t
     Unlink(&w);
     lock.unlock();
   }
-  const TimePoint now = clock.Now();
-  if (stop.stop_requested()) {
-    return Status::Cancelled("bulkhead: wait for a slot cancelled after " +
-                             FormatDuration(now - start))
-        .WithSource(kPolicy);
-  }
-  return Reject(now, now - start);
+  return WaitFailed(start, clock.Now(), stop.stop_requested());
 }
 
 BulkheadStats Bulkhead::stats() const noexcept {

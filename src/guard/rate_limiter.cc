@@ -154,16 +154,20 @@ void RateLimiter::CancelReservation() noexcept {
   stripes_[ThreadStripe() & stripe_mask_].tat.fetch_sub(stripe_interval_, std::memory_order_acq_rel);
 }
 
+Status RateLimiter::Cancelled(bool during_wait) {
+  return Status::Cancelled(during_wait ? "rate limiter: wait for a token cancelled"
+                                       : "rate limiter: cancelled before waiting")
+      .WithSource(kPolicy);
+}
+
 Status RateLimiter::Acquire(Clock& clock, std::stop_token stop) {
-  if (stop.stop_requested()) {
-    return Status::Cancelled("rate limiter: cancelled before waiting").WithSource(kPolicy);
-  }
+  if (stop.stop_requested()) return Cancelled(false);
   const TimePoint now = clock.Now();
   Result<Duration> wait = Reserve(now, o_.max_wait);
   if (!wait.ok()) return std::move(wait).status();
   if (*wait > Duration::zero() && !clock.SleepUntil(now + *wait, std::move(stop))) {
     CancelReservation();
-    return Status::Cancelled("rate limiter: wait for a token cancelled").WithSource(kPolicy);
+    return Cancelled(true);
   }
   return Status::Ok();
 }

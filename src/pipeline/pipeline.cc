@@ -196,6 +196,34 @@ std::size_t PipelineBuilder::First(std::string_view kind) const {
 
 // Each stage's declared rules, checked against the outermost stage of the
 // kind each rule names.
+// The frame layout and the driver-neutral parts of the asynchronous form.
+std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPlan(bool report_attempt_end) const {
+  auto plan = std::make_shared<pipeline_internal::AsyncPlan>();
+  plan->keep = stages_;
+  plan->timers = std::make_shared<TimerServiceTimers>(*o_.timers);
+  plan->clock = o_.clock;
+  plan->listener = o_.listener;
+  plan->classifier = o_.classifier;
+  plan->report_attempt_end = report_attempt_end;
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    const AsyncStage* stage = stages_[i]->async();
+    if (stage == nullptr) {
+      if (plan->unsupported.ok()) {
+        plan->unsupported = Status::FailedPrecondition(
+            "pipeline: " + Where(i) + "has no asynchronous form; run this pipeline with Execute()");
+      }
+      continue;
+    }
+    const AsyncStateLayout layout = stage->async_state();
+    plan->state_bytes = (plan->state_bytes + layout.align - 1) & ~(layout.align - 1);
+    plan->stages.push_back(stage);
+    plan->layouts.push_back(layout);
+    plan->offsets.push_back(plan->state_bytes);
+    plan->state_bytes += layout.size;
+  }
+  return plan;
+}
+
 std::vector<std::string> PipelineBuilder::OrderErrors() const {
   std::vector<std::string> errors;
   for (std::size_t i = 0; i < placements_.size(); ++i) {
@@ -230,6 +258,7 @@ Result<Pipeline> PipelineBuilder::Build() const {
     if (placement.reports_attempt_end) p.report_attempt_end_ = false;
     if (placement.concurrent) p.concurrent_ = true;
   }
+  p.async_ = MakeAsyncPlan(p.report_attempt_end_);
   return p;
 }
 

@@ -137,6 +137,35 @@ class Bulkhead {
   // wait ends without one, CANCELLED when `stop` fires first.
   Result<BulkheadPermit> Acquire(Clock& clock, std::stop_token stop = {});
 
+  // A place in the wait queue for a caller that must not block (the
+  // pipeline's asynchronous form), kept in the caller's own storage.
+  struct QueuedWaiter {
+    // Runs under the bulkhead's lock when a slot is handed over: true asks
+    // for `resume` to run once the lock is released (on the releasing
+    // thread). Both must be short and must not call back into the bulkhead
+    // under the lock.
+    bool (*on_grant)(QueuedWaiter* w) noexcept = nullptr;
+    void (*resume)(QueuedWaiter* w) noexcept = nullptr;
+
+   private:
+    friend class Bulkhead;
+    bool granted = false;
+    std::size_t stripe = 0;  // of the slot handed to it
+    QueuedWaiter* prev = nullptr;
+    QueuedWaiter* next = nullptr;
+  };
+  // Acquire without blocking: a permit now; or an empty permit, and `w` is
+  // queued until a slot is handed to it (on_grant) or Withdraw() takes it
+  // out; or, as Acquire, CANCELLED (`stop` already fired) or
+  // RESOURCE_EXHAUSTED (full, max_wait is zero).
+  Result<BulkheadPermit> AcquireOrQueue(TimePoint now, const std::stop_token& stop, QueuedWaiter& w);
+  // True when `w` was still queued (now out of it), false when a slot was
+  // handed to it: take it with Granted().
+  bool Withdraw(QueuedWaiter& w) noexcept;
+  BulkheadPermit Granted(QueuedWaiter& w) noexcept { return BulkheadPermit(this, w.stripe); }
+  // The answer to a wait that ended without a slot, as Acquire gives it.
+  Status WaitFailed(TimePoint start, TimePoint now, bool cancelled);
+
   BulkheadStats stats() const noexcept;
 
  private:
@@ -158,8 +187,8 @@ class Bulkhead {
   void HandOffToWaiters();
   Result<BulkheadPermit> Wait(Clock& clock, TimePoint start, std::stop_token stop);
   Status Reject(TimePoint now, Duration waited);
-  void Enqueue(Waiter* w) noexcept;
-  void Unlink(Waiter* w) noexcept;
+  void Enqueue(QueuedWaiter* w) noexcept;
+  void Unlink(QueuedWaiter* w) noexcept;
 
   BulkheadOptions o_;
   std::unique_ptr<Stripe[]> stripes_;
@@ -170,8 +199,8 @@ class Bulkhead {
   std::atomic<std::int64_t> abandoned_total_{0};
 
   std::mutex mu_;  // guards the waiter queue
-  Waiter* head_ = nullptr;
-  Waiter* tail_ = nullptr;
+  QueuedWaiter* head_ = nullptr;
+  QueuedWaiter* tail_ = nullptr;
 };
 
 }  // namespace stormguard

@@ -110,6 +110,8 @@ class RateLimiter {
   // The blocking form: Reserve(now, options.max_wait), then sleep on `clock`.
   // CANCELLED (and the token given back) when `stop` fires during the wait.
   Status Acquire(Clock& clock, std::stop_token stop = {});
+  // Acquire's CANCELLED answer, before or during its wait (for drivers that wait elsewhere).
+  static Status Cancelled(bool during_wait);
 
   // Tokens in the bucket at `now`, in [0, burst] (fractions while refilling).
   double AvailableTokens(TimePoint now) const noexcept;

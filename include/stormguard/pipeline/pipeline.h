@@ -47,6 +47,11 @@
 // Thread safety: a Pipeline is immutable; Execute may run concurrently from
 // any number of threads. Allocation: Execute allocates nothing on the success
 // path (stages hold their state; the per-call chain lives on the stack).
+//
+// Drivers: Execute blocks the calling thread; ExecuteAsync runs the same
+// stages in their asynchronous form (async_stage.h) and allocates one frame
+// per call (plus a stop_source per armed timeout), so a waiting call holds
+// memory instead of a thread.
 #pragma once
 
 #include <atomic>
@@ -59,6 +64,7 @@
 #include <vector>
 
 #include "stormguard/core/internal/call_helpers.h"
+#include "stormguard/pipeline/async_frame.h"
 #include "stormguard/pipeline/stage.h"
 #include "stormguard/pipeline/stages/all.h"
 
@@ -75,8 +81,6 @@ struct PipelineOptions {
 };
 
 namespace pipeline_internal {
-
-struct NoFallback {};
 
 // Keeps a successful value. `claimed` is given when attempts run
 // concurrently (hedging): the first success keeps its value.
@@ -103,6 +107,34 @@ class Pipeline {
     return Dispatch(ctx, fn, &fallback);
   }
 
+  // The completion driver: runs the same stages without holding a thread
+  // while the call waits. `attempt(CallContext&, Completion<R>)` starts an
+  // attempt and reports it through the handle, from any thread (R = Status
+  // or Result<T>); `done(R)` is called exactly once, on the thread that
+  // ended the call; `fallback(const Status&)` returns R. Waits are timers of
+  // the pipeline's TimerService. `ctx`
+  // must live until `done`; the pipeline may go away earlier. A pipeline
+  // with a stage that has no asynchronous form (Stage::async()) answers
+  // FAILED_PRECONDITION at once, naming it (see AsyncSupport()).
+  template <class R = Status, class A, class D>
+  void ExecuteAsync(CallContext& ctx, A attempt, D done) const {
+    StartAsync<R, A, D, pipeline_internal::NoFallback>(ctx, std::move(attempt), std::move(done), std::nullopt,
+                                                       nullptr);
+  }
+  template <class R = Status, class A, class D, class G>
+  void ExecuteAsync(CallContext& ctx, A attempt, D done, G fallback) const {
+    StartAsync<R>(ctx, std::move(attempt), std::move(done), std::optional<G>(std::move(fallback)), nullptr);
+  }
+  // For another driver: the same, with waits on that driver's timers (an
+  // event loop's), which must be on the pipeline's clock.
+  template <class R = Status, class A, class D>
+  void ExecuteAsync(AsyncTimers& timers, CallContext& ctx, A attempt, D done) const {
+    StartAsync<R, A, D, pipeline_internal::NoFallback>(ctx, std::move(attempt), std::move(done), std::nullopt,
+                                                       &timers);
+  }
+  // OK, or FAILED_PRECONDITION naming the first stage without an asynchronous form.
+  const Status& AsyncSupport() const noexcept { return async_->unsupported; }
+
   // The type-erased core: runs the stages around `call`.
   Status Run(CallContext& ctx, FunctionRef<Status(CallContext&)> call,
              const FunctionRef<Status(const Status&)>* fallback) const;
@@ -118,6 +150,13 @@ class Pipeline {
 
   template <class F, class G>
   auto Dispatch(CallContext& ctx, F& fn, G* fallback) const;
+  template <class R, class A, class D, class G>
+  void StartAsync(CallContext& ctx, A attempt, D done, std::optional<G> fallback, AsyncTimers* timers) const {
+    static_assert(std::is_same_v<R, Status> || IsResult<R>::value, "R must be Status or Result<T>");
+    if (!async_->unsupported.ok()) return done(R(async_->unsupported));
+    pipeline_internal::AsyncFrame<R, A, D, G>::Launch(async_, ctx, timers != nullptr ? *timers : *async_->timers,
+                                                      std::move(attempt), std::move(done), std::move(fallback));
+  }
 
   std::vector<std::shared_ptr<const Stage>> stages_;
   Clock* clock_ = nullptr;
@@ -125,6 +164,7 @@ class Pipeline {
   Listener* listener_ = nullptr;
   bool report_attempt_end_ = true;
   bool concurrent_ = false;  // a hedge stage runs the callable on several threads
+  std::shared_ptr<const pipeline_internal::AsyncPlan> async_;
 };
 
 template <class F, class G>
@@ -225,6 +265,7 @@ class PipelineBuilder {
   std::string Where(std::size_t i) const;  // "stages[2] (retry): "
   std::size_t First(std::string_view kind) const;  // the outermost stage of `kind`, or size()
   std::vector<std::string> OrderErrors() const;
+  std::shared_ptr<const pipeline_internal::AsyncPlan> MakeAsyncPlan(bool report_attempt_end) const;
 
   PipelineOptions o_;
   std::vector<StagePlacement> placements_;            // one per Add, even a failed one

@@ -26,6 +26,10 @@
 //       {PlacementRule::kInside, "retry", "it checks every attempt; add it after AddRetry"}};
 //   StagePlacement placement() const noexcept override { return {.rules = kRules}; }
 //
+// The asynchronous drivers run a stage's async() form instead of Execute
+// (async_stage.h): the same decisions, resumed by events instead of a
+// blocked thread. A stage without one runs only under the blocking driver.
+//
 // Thread safety: Execute is const and called concurrently. A stage calls
 // `next` from the thread that called it, one call at a time; to run the rest
 // of the pipeline on several threads at once (hedging), it gives each thread
@@ -50,6 +54,7 @@
 namespace stormguard {
 
 class Stage;
+class AsyncStage;
 
 namespace pipeline_internal {
 
@@ -157,6 +162,10 @@ class Stage {
   virtual StagePlacement placement() const noexcept { return {}; }
 
   virtual Status Execute(CallContext& ctx, Next next) const = 0;
+
+  // The same policy in continuation-passing style, for the asynchronous
+  // drivers (async_stage.h); null: this stage runs only under the blocking one.
+  virtual const AsyncStage* async() const noexcept { return nullptr; }
 };
 
 inline Status Next::operator()(CallContext& ctx) const {

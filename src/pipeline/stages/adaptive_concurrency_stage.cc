@@ -14,19 +14,23 @@ Status AdaptiveConcurrencyStage::Execute(CallContext& ctx, Next next) const {
   const std::uint32_t before = next.calls();
   Status s = next(ctx);
   if (next.calls() == before) return s;  // the token's destructor ignores it
+  Sample(*token, s, next.Now());
+  return s;
+}
+
+void AdaptiveConcurrencyStage::Sample(AdaptiveLimiter::Token& token, const Status& s, TimePoint now) const {
   switch (classifier_.Classify(s)) {
     case OutcomeClass::kSuccess:
-      token->OnSuccess(next.Now());
+      token.OnSuccess(now);
       break;
     case OutcomeClass::kOverloaded:
     case OutcomeClass::kAmbiguous:
     case OutcomeClass::kDeadlineExceeded:
-      token->OnDropped(next.Now());
+      token.OnDropped(now);
       break;
     default:
-      token->OnIgnore();
+      token.OnIgnore();
   }
-  return s;
 }
 
 }  // namespace stormguard

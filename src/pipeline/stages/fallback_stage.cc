@@ -40,32 +40,37 @@ bool FallbackStage::Triggers(const Status& failure, std::string_view* reason) co
 }
 
 Status FallbackStage::Execute(CallContext& ctx, Next next) const {
-  if (o_.skip_when_remaining_below > Duration::zero() && !ctx.deadline.is_infinite()) {
+  if (MaySkip(ctx)) {
     const TimePoint now = next.Now();
-    if (ctx.deadline.Remaining(now) < o_.skip_when_remaining_below) return Skip(ctx, next, now);
+    if (SkipsAt(ctx, now)) {
+      Status why = Skip(ctx, next.has_fallback(), now);
+      return next.has_fallback() ? next.Fallback(why) : why;
+    }
   }
   Status s = next(ctx);
   if (s.ok()) [[likely]] return s;
   std::string_view reason;
   if (!next.has_fallback() || !Triggers(s, &reason)) return s;
-  if (listener_ != nullptr) {
-    Emit(listener_, Event{.kind = EventKind::kFallback, .policy = name(), .reason = reason,
-                          .at = next.Now(), .attempt = ctx.attempt,
-                          .outcome = o_.classifier->Classify(s)});
-  }
+  if (listener_ != nullptr) ReportFallback(ctx, s, reason, next.Now());
   return next.Fallback(s);
 }
 
-Status FallbackStage::Skip(CallContext& ctx, Next next, TimePoint now) const {
+void FallbackStage::ReportFallback(const CallContext& ctx, const Status& failure, std::string_view reason,
+                                   TimePoint now) const {
+  Emit(listener_, Event{.kind = EventKind::kFallback, .policy = name(), .reason = reason, .at = now,
+                        .attempt = ctx.attempt, .outcome = o_.classifier->Classify(failure)});
+}
+
+Status FallbackStage::Skip(const CallContext& ctx, bool has_fallback, TimePoint now) const {
   Status why = Status::DeadlineExceeded("fallback: " + FormatDuration(ctx.deadline.Remaining(now)) +
                                         " left, below " + FormatDuration(o_.skip_when_remaining_below) +
                                         ": call skipped")
                    .WithSource(name());
   why.mutable_hints().outcome = OutcomeClass::kDeadlineExceeded;
-  Emit(listener_, Event{.kind = next.has_fallback() ? EventKind::kFallback : EventKind::kRejected,
+  Emit(listener_, Event{.kind = has_fallback ? EventKind::kFallback : EventKind::kRejected,
                         .policy = name(), .reason = "low_budget", .at = now, .attempt = ctx.attempt,
                         .outcome = OutcomeClass::kDeadlineExceeded});
-  return next.has_fallback() ? next.Fallback(why) : why;
+  return why;
 }
 
 }  // namespace stormguard

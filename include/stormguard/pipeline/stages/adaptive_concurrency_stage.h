@@ -18,11 +18,12 @@
 
 #include "stormguard/core/classifier.h"
 #include "stormguard/guard/adaptive_concurrency.h"
+#include "stormguard/pipeline/async_stage.h"
 #include "stormguard/pipeline/stage.h"
 
 namespace stormguard {
 
-class AdaptiveConcurrencyStage final : public Stage {
+class AdaptiveConcurrencyStage final : public Stage, public AsyncStage {
  public:
   AdaptiveConcurrencyStage(std::shared_ptr<AdaptiveLimiter> limiter, const Classifier& classifier) noexcept
       : limiter_(std::move(limiter)), classifier_(classifier) {}
@@ -31,9 +32,14 @@ class AdaptiveConcurrencyStage final : public Stage {
   std::string_view name() const noexcept override { return AdaptiveLimiter::kPolicy; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
+  const AsyncStage* async() const noexcept override { return this; }
+  AsyncStateLayout async_state() const noexcept override;
+  void Start(AsyncStep step) const override;
+  void Resume(AsyncStep step, Status inner) const override;
   const AdaptiveLimiter& limiter() const noexcept { return *limiter_; }
 
  private:
+  void Sample(AdaptiveLimiter::Token& token, const Status& s, TimePoint now) const;
   std::shared_ptr<AdaptiveLimiter> limiter_;
   const Classifier& classifier_;
 };

@@ -12,6 +12,9 @@
 // out but keeps running stays taken until that work really ends (abandoned
 // work holds its slot). With max_wait > 0 it waits for a slot on the
 // pipeline's clock and ends the wait when ctx.stop fires.
+// Asynchronously, the same holds without a thread: a call that must wait
+// queues in the bulkhead from its frame and resumes when a slot is handed
+// to it, or when max_wait or ctx.stop ends the wait (a timer).
 //
 // Thread safety: immutable around a thread-safe bulkhead, which several
 // pipelines may share.
@@ -20,11 +23,13 @@
 #include <memory>
 
 #include "stormguard/guard/bulkhead.h"
+#include "stormguard/pipeline/async_stage.h"
+#include "stormguard/pipeline/async_wait.h"
 #include "stormguard/pipeline/stage.h"
 
 namespace stormguard {
 
-class BulkheadStage final : public Stage {
+class BulkheadStage final : public Stage, public AsyncStage {
  public:
   BulkheadStage(std::shared_ptr<Bulkhead> bulkhead, Clock& clock) noexcept
       : bulkhead_(std::move(bulkhead)), clock_(clock) {}
@@ -33,9 +38,16 @@ class BulkheadStage final : public Stage {
   std::string_view name() const noexcept override { return Bulkhead::kPolicy; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
+  const AsyncStage* async() const noexcept override { return this; }
+  AsyncStateLayout async_state() const noexcept override;
+  void Start(AsyncStep step) const override;
+  void Resume(AsyncStep step, Status inner) const override;
   const Bulkhead& bulkhead() const noexcept { return *bulkhead_; }
 
  private:
+  void WaitEnded(AsyncStep step, AsyncWait::End why) const;
+  void Granted(AsyncStep step) const;
+
   std::shared_ptr<Bulkhead> bulkhead_;
   Clock& clock_;
 };

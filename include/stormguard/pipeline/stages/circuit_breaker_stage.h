@@ -23,11 +23,12 @@
 
 #include "stormguard/core/classifier.h"
 #include "stormguard/guard/circuit_breaker.h"
+#include "stormguard/pipeline/async_stage.h"
 #include "stormguard/pipeline/stage.h"
 
 namespace stormguard {
 
-class CircuitBreakerStage final : public Stage {
+class CircuitBreakerStage final : public Stage, public AsyncStage {
  public:
   CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker, const Classifier& classifier) noexcept;
   static constexpr StagePlacement kPlacement{.kind = "circuit_breaker", .once = true};
@@ -35,6 +36,10 @@ class CircuitBreakerStage final : public Stage {
   std::string_view name() const noexcept override { return kCircuitBreakerPolicy; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
+  const AsyncStage* async() const noexcept override { return this; }
+  AsyncStateLayout async_state() const noexcept override;
+  void Start(AsyncStep step) const override;
+  void Resume(AsyncStep step, Status inner) const override;
   const CircuitBreaker& breaker() const noexcept { return *breaker_; }
 
  private:

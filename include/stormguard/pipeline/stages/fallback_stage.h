@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "stormguard/core/classifier.h"
+#include "stormguard/pipeline/async_stage.h"
 #include "stormguard/pipeline/stage.h"
 
 namespace stormguard {
@@ -44,7 +45,7 @@ struct FallbackOptions {
   std::vector<std::string> Validate() const;
 };
 
-class FallbackStage final : public Stage {
+class FallbackStage final : public Stage, public AsyncStage {
  public:
   static Result<std::unique_ptr<FallbackStage>> Create(FallbackOptions options, Listener* listener);
 
@@ -55,6 +56,9 @@ class FallbackStage final : public Stage {
   std::string_view name() const noexcept override { return "fallback"; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
+  const AsyncStage* async() const noexcept override { return this; }
+  void Start(AsyncStep step) const override;
+  void Resume(AsyncStep step, Status inner) const override;
 
   const FallbackOptions& options() const noexcept { return o_; }
   // Whether `failure` (not OK) triggers the fallback; the reason for events.
@@ -62,7 +66,16 @@ class FallbackStage final : public Stage {
 
  private:
   FallbackStage(FallbackOptions o, Listener* l) : o_(std::move(o)), listener_(l) {}
-  Status Skip(CallContext& ctx, Next next, TimePoint now) const;
+  // The low-budget refusal, reported; the caller falls back on it if it can.
+  Status Skip(const CallContext& ctx, bool has_fallback, TimePoint now) const;
+  bool SkipsAt(const CallContext& ctx, TimePoint now) const noexcept {
+    return ctx.deadline.Remaining(now) < o_.skip_when_remaining_below;
+  }
+  bool MaySkip(const CallContext& ctx) const noexcept {
+    return o_.skip_when_remaining_below > Duration::zero() && !ctx.deadline.is_infinite();
+  }
+  void ReportFallback(const CallContext& ctx, const Status& failure, std::string_view reason,
+                      TimePoint now) const;
 
   FallbackOptions o_;
   Listener* listener_;

@@ -17,6 +17,9 @@
 // returns only when every attempt has ended (the driver's guarantee), so
 // the rest of the pipeline never outlives the call.
 //
+// It has no asynchronous form yet: Pipeline::ExecuteAsync refuses a
+// pipeline that holds one (FAILED_PRECONDITION naming the stage).
+//
 // Thread safety: immutable; the executor is shared and must outlive it.
 #pragma once
 

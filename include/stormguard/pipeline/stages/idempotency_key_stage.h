@@ -12,11 +12,12 @@
 // Thread safety: immutable.
 #pragma once
 
+#include "stormguard/pipeline/async_stage.h"
 #include "stormguard/pipeline/stage.h"
 
 namespace stormguard {
 
-class IdempotencyKeyStage final : public Stage {
+class IdempotencyKeyStage final : public Stage, public AsyncStage {
  public:
   explicit IdempotencyKeyStage(Listener* listener) noexcept : listener_(listener) {}
 
@@ -24,8 +25,12 @@ class IdempotencyKeyStage final : public Stage {
   StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return "idempotency_key"; }
   Status Execute(CallContext& ctx, Next next) const override;
+  const AsyncStage* async() const noexcept override { return this; }
+  void Start(AsyncStep step) const override;
+  void Resume(AsyncStep step, Status inner) const override;
 
  private:
+  Status Refuse(const CallContext& ctx, TimePoint now) const;
   Listener* listener_;
 };
 

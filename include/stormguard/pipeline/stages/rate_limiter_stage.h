@@ -9,7 +9,8 @@
 //   builder.AddRetry({...}).AddCircuitBreaker(breaker).AddRateLimiter(limiter);
 //
 // With max_wait > 0 it waits for a token on the pipeline's clock and ends
-// the wait when ctx.stop fires.
+// the wait when ctx.stop fires (asynchronously: a timer, no thread; a token
+// given back then returns to the stripe of the thread that gave up).
 //
 // Thread safety: immutable around a thread-safe limiter, which several
 // pipelines may share.
@@ -18,11 +19,13 @@
 #include <memory>
 
 #include "stormguard/guard/rate_limiter.h"
+#include "stormguard/pipeline/async_stage.h"
+#include "stormguard/pipeline/async_wait.h"
 #include "stormguard/pipeline/stage.h"
 
 namespace stormguard {
 
-class RateLimiterStage final : public Stage {
+class RateLimiterStage final : public Stage, public AsyncStage {
  public:
   RateLimiterStage(std::shared_ptr<RateLimiter> limiter, Clock& clock) noexcept
       : limiter_(std::move(limiter)), clock_(clock) {}
@@ -31,9 +34,15 @@ class RateLimiterStage final : public Stage {
   std::string_view name() const noexcept override { return RateLimiter::kPolicy; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
+  const AsyncStage* async() const noexcept override { return this; }
+  AsyncStateLayout async_state() const noexcept override;
+  void Start(AsyncStep step) const override;
+  void Resume(AsyncStep step, Status inner) const override;
   const RateLimiter& limiter() const noexcept { return *limiter_; }
 
  private:
+  void WaitEnded(AsyncStep step, AsyncWait::End why) const;
+
   std::shared_ptr<RateLimiter> limiter_;
   Clock& clock_;
 };

@@ -6,6 +6,7 @@
 // recorded by the breaker and an open breaker ends the retries at once (its
 // rejection is classified do-not-retry). Waits between attempts end early
 // when ctx.stop fires (the overall timeout) and never pass ctx.deadline.
+// Asynchronously, the same RetrySession decides and a wait is a timer.
 //
 //   builder.AddTimeout(1s).AddRetry({.max_attempts = 3, .budget = budget}).AddAttemptTimeout(300ms);
 //
@@ -16,12 +17,15 @@
 #include <memory>
 #include <string>
 
+#include "stormguard/pipeline/async_stage.h"
+#include "stormguard/pipeline/async_wait.h"
 #include "stormguard/pipeline/stage.h"
 #include "stormguard/retry/retry_policy.h"
+#include "stormguard/retry/retry_session.h"
 
 namespace stormguard {
 
-class RetryStage final : public Stage {
+class RetryStage final : public Stage, public AsyncStage {
  public:
   RetryStage(RetryPolicy policy, Clock& clock) noexcept : policy_(std::move(policy)), clock_(clock) {}
 
@@ -31,10 +35,17 @@ class RetryStage final : public Stage {
   std::string_view name() const noexcept override { return "retry"; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
+  const AsyncStage* async() const noexcept override { return this; }
+  AsyncStateLayout async_state() const noexcept override;
+  void Start(AsyncStep step) const override;
+  void Resume(AsyncStep step, Status inner) const override;
 
   const RetryPolicy& policy() const noexcept { return policy_; }
 
  private:
+  void StartAttempt(AsyncStep step) const;
+  void WaitEnded(AsyncStep step, AsyncWait::End why) const;
+
   RetryPolicy policy_;
   Clock& clock_;
 };

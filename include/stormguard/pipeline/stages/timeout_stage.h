@@ -20,8 +20,8 @@
 // more than `abandon_after` past the deadline (it ignored the stop), also
 // kAbandoned with the overrun as duration, and abandoned() counts it.
 //
-// This is a blocking stage: the calling thread waits until the callable
-// returns, however late, so a bulkhead slot taken outside this stage stays
+// Execute blocks: the calling thread waits until the callable returns,
+// however late (the asynchronous form resumes only then, too), so a bulkhead slot taken outside this stage stays
 // taken until the abandoned work really ends. For callables that ignore
 // cancellation, where the caller must have its answer at the deadline, see
 // time_limiter.h (the work runs detached on an executor, bounded).
@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "stormguard/core/stop_source_lease.h"
+#include "stormguard/pipeline/async_stage.h"
 #include "stormguard/pipeline/stage.h"
 #include "stormguard/exec/timer_service.h"
 
@@ -60,7 +61,7 @@ struct TimeoutOptions {
   std::vector<std::string> Validate() const;
 };
 
-class TimeoutStage final : public Stage {
+class TimeoutStage final : public Stage, public AsyncStage {
  public:
   // The overall timeout bounds every attempt and wait together, outside
   // retry; the per-attempt one bounds one attempt, inside retry.
@@ -83,6 +84,10 @@ class TimeoutStage final : public Stage {
   StagePlacement placement() const noexcept override { return per_attempt_ ? kPerAttempt : kOverall; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
+  const AsyncStage* async() const noexcept override { return this; }
+  AsyncStateLayout async_state() const noexcept override;
+  void Start(AsyncStep step) const override;
+  void Resume(AsyncStep step, Status inner) const override;
 
   const TimeoutOptions& options() const noexcept { return o_; }
   std::uint64_t timed_out() const noexcept { return timed_out_.load(std::memory_order_relaxed); }

@@ -1,0 +1,183 @@
+// stormguard/pipeline/async_stage.h: a stage's asynchronous form, and the per-call frame it runs in.
+//
+// The blocking Stage::Execute holds its thread until the rest of the
+// pipeline returns. The asynchronous form is the same decisions in
+// continuation-passing style, so a waiting call holds memory, not a thread:
+//
+//   Start(step)          the stage is entered: decide, then either
+//                        step.RunInner() (the rest of the pipeline: the next
+//                        stage, or the attempt) or step.Finish(status);
+//   Resume(step, inner)  the rest ended with `inner`: look at it, then
+//                        RunInner() again (a retry), Finish(), or wait.
+//
+// Waits go through the driver's AsyncTimers (async_timers.h), usually with
+// an AsyncWait (async_wait.h). RunInner, Finish and the start of a wait are
+// tail calls: the call may complete (and its frame be freed) inside them,
+// so a stage touches nothing of the call afterwards.
+//
+// Per-call state: a stage that needs some (a retry session, a bulkhead
+// permit) declares its type with AsyncStateLayout::Of<S>(); the pipeline
+// lays every stage's state out in the one frame allocated per call, builds
+// each state when the call starts and destroys it when the call ends.
+// step.state<S>() is that stage's state in the current call.
+//
+// A stage offers its asynchronous form through Stage::async(); one that
+// returns null (the default, so a custom stage written only for the
+// blocking driver) makes Pipeline::ExecuteAsync refuse the whole pipeline
+// with FAILED_PRECONDITION naming the stage, before anything runs.
+//
+// Thread safety: Start and Resume are const and run for many calls at once;
+// within one call, the stages run one event at a time, on whichever thread
+// delivered the event (the attempt's completion, a timer, a stop).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "stormguard/core/call_context.h"
+#include "stormguard/core/classifier.h"
+#include "stormguard/core/events.h"
+#include "stormguard/core/status.h"
+#include "stormguard/pipeline/async_timers.h"
+
+namespace stormguard {
+
+class AsyncCall;
+class Stage;
+
+// How a stage's per-call state is built and destroyed inside the frame.
+struct AsyncStateLayout {
+  std::size_t size = 0;
+  std::size_t align = 1;
+  void (*construct)(void*) noexcept = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  template <class S>
+  static constexpr AsyncStateLayout Of() noexcept {
+    static_assert(alignof(S) <= alignof(std::max_align_t), "the frame is max_align_t aligned");
+    return {sizeof(S), alignof(S), [](void* p) noexcept { new (p) S(); },
+            [](void* p) noexcept { static_cast<S*>(p)->~S(); }};
+  }
+};
+
+// One stage of one asynchronous call, as that stage sees it. Two words.
+class AsyncStep {
+ public:
+  AsyncStep() noexcept = default;  // empty, for a stage's per-call state
+  AsyncStep(AsyncCall& call, std::size_t index) noexcept : call_(&call), index_(index) {}
+
+  CallContext& ctx() const noexcept;
+  Clock& clock() const noexcept;
+  AsyncTimers& timers() const noexcept;
+  template <class S>
+  S& state() const noexcept {
+    return *static_cast<S*>(RawState());
+  }
+  // Times the attempt has been started in this call (as Next::calls()).
+  std::uint32_t calls() const noexcept;
+  bool has_fallback() const noexcept;
+  Status Fallback(const Status& why) const;
+
+  void RunInner() const;            // tail call
+  void Finish(Status status) const;  // tail call
+
+ private:
+  void* RawState() const noexcept;
+  AsyncCall* call_ = nullptr;
+  std::size_t index_ = 0;
+};
+
+class AsyncStage {
+ public:
+  virtual ~AsyncStage() = default;
+  virtual AsyncStateLayout async_state() const noexcept { return {}; }
+  virtual void Start(AsyncStep step) const = 0;
+  virtual void Resume(AsyncStep step, Status inner) const = 0;
+};
+
+namespace pipeline_internal {
+
+// What a built pipeline's asynchronous form needs, shared by its calls (a
+// call in flight keeps it, and so its stages, alive).
+struct AsyncPlan {
+  std::vector<std::shared_ptr<const Stage>> keep;  // owns what `stages` points into
+  std::vector<const AsyncStage*> stages;
+  std::vector<AsyncStateLayout> layouts;
+  std::vector<std::size_t> offsets;  // of each stage's state in the frame's state block
+  std::size_t state_bytes = 0;
+  Status unsupported;  // OK, or why this pipeline cannot run asynchronously
+  std::shared_ptr<AsyncTimers> timers;  // the completion driver's
+  Clock* clock = nullptr;
+  Listener* listener = nullptr;
+  const Classifier* classifier = nullptr;
+  bool report_attempt_end = true;
+};
+
+}  // namespace pipeline_internal
+
+// The per-call frame: the engine that moves a call through the stages.
+// Pipeline::ExecuteAsync makes a typed one (async_frame.h); stages see it
+// only through AsyncStep.
+class AsyncCall {
+ public:
+  AsyncCall(const AsyncCall&) = delete;
+  AsyncCall& operator=(const AsyncCall&) = delete;
+
+  // The attempt reported `status` (its value, if any, is already stored).
+  // Ignored when the attempt has already been reported.
+  void AttemptEnded(Status status);
+
+ protected:
+  AsyncCall(std::shared_ptr<const pipeline_internal::AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers,
+            void* states) noexcept;
+  virtual ~AsyncCall();
+
+  void Begin() { Enter(0); }
+  virtual void RunAttempt() = 0;  // hands the attempt a completion handle
+  virtual Status CallFallback(const Status& why) = 0;
+  virtual bool HasFallback() const noexcept = 0;
+  // Answers the call: takes what it needs from the frame, Release()s it, then
+  // calls the caller's `done`.
+  virtual void Done(Status status) = 0;
+  virtual void Free() noexcept = 0;  // destroys and deallocates the frame
+  // The frame lives while the call runs and while an attempt is being
+  // started (its callable is in the frame, and the call may end on another
+  // thread before the callable returns); the last release frees it.
+  void Release() noexcept {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) Free();
+  }
+
+  CallContext& call_ctx() const noexcept { return ctx_; }
+  void DestroyStates() noexcept;
+
+ private:
+  friend class AsyncStep;
+  void Enter(std::size_t index);
+  void Leave(std::size_t index, Status status);
+
+  std::shared_ptr<const pipeline_internal::AsyncPlan> plan_;
+  CallContext& ctx_;
+  AsyncTimers& timers_;
+  unsigned char* states_;
+  std::uint32_t calls_ = 0;
+  TimePoint attempt_start_{};
+  std::atomic<bool> attempt_open_{false};
+  std::atomic<int> refs_{1};
+};
+
+inline CallContext& AsyncStep::ctx() const noexcept { return call_->ctx_; }
+inline Clock& AsyncStep::clock() const noexcept { return *call_->plan_->clock; }
+inline AsyncTimers& AsyncStep::timers() const noexcept { return call_->timers_; }
+inline std::uint32_t AsyncStep::calls() const noexcept { return call_->calls_; }
+inline bool AsyncStep::has_fallback() const noexcept { return call_->HasFallback(); }
+inline Status AsyncStep::Fallback(const Status& why) const { return call_->CallFallback(why); }
+inline void AsyncStep::RunInner() const { call_->Enter(index_ + 1); }
+inline void AsyncStep::Finish(Status status) const { call_->Leave(index_, std::move(status)); }
+inline void* AsyncStep::RawState() const noexcept { return call_->states_ + call_->plan_->offsets[index_]; }
+
+}  // namespace stormguard

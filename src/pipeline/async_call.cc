@@ -1,0 +1,81 @@
+#include "stormguard/pipeline/async_stage.h"
+
+#include <cstring>
+#include <exception>
+#include <type_traits>
+
+namespace stormguard {
+
+static_assert(std::is_trivially_copyable_v<TimerHandle> && sizeof(TimerHandle) <= sizeof(AsyncTimerHandle::bytes));
+
+AsyncTimerHandle TimerServiceTimers::Schedule(TimePoint t, Callback callback, void* arg) noexcept {
+  const TimerHandle h = service_.Schedule(t, callback, arg);
+  AsyncTimerHandle out;
+  std::memcpy(out.bytes, &h, sizeof h);
+  out.armed = h.armed();
+  return out;
+}
+
+bool TimerServiceTimers::Cancel(AsyncTimerHandle& h) noexcept {
+  if (!h.armed) return true;
+  TimerHandle t;
+  std::memcpy(&t, h.bytes, sizeof t);
+  h = AsyncTimerHandle{};
+  return TimerService::Cancel(t);
+}
+
+AsyncCall::AsyncCall(std::shared_ptr<const pipeline_internal::AsyncPlan> plan, CallContext& ctx,
+                     AsyncTimers& timers, void* states) noexcept
+    : plan_(std::move(plan)), ctx_(ctx), timers_(timers), states_(static_cast<unsigned char*>(states)) {
+  for (std::size_t i = 0; i < plan_->stages.size(); ++i) {
+    if (plan_->layouts[i].construct != nullptr) plan_->layouts[i].construct(states_ + plan_->offsets[i]);
+  }
+}
+
+AsyncCall::~AsyncCall() = default;
+
+void AsyncCall::DestroyStates() noexcept {
+  for (std::size_t i = 0; i < plan_->stages.size(); ++i) {
+    if (plan_->layouts[i].destroy != nullptr) plan_->layouts[i].destroy(states_ + plan_->offsets[i]);
+  }
+}
+
+void AsyncCall::Enter(std::size_t index) {
+  const pipeline_internal::AsyncPlan& p = *plan_;
+  if (index < p.stages.size()) return p.stages[index]->Start(AsyncStep(*this, index));
+  ++calls_;
+  if (p.listener != nullptr) {
+    attempt_start_ = p.clock->Now();
+    p.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline", .at = attempt_start_,
+                              .attempt = ctx_.attempt});
+  }
+  attempt_open_.store(true, std::memory_order_relaxed);
+  refs_.fetch_add(1, std::memory_order_relaxed);
+  try {
+    RunAttempt();
+  } catch (...) {
+    // It threw before reporting (a report after a throw is the attempt's bug).
+    Status s = StatusFromException(std::current_exception());
+    if (attempt_open_.load(std::memory_order_acquire)) AttemptEnded(std::move(s));
+  }
+  Release();
+}
+
+void AsyncCall::AttemptEnded(Status status) {
+  if (!attempt_open_.exchange(false, std::memory_order_acq_rel)) return;
+  const pipeline_internal::AsyncPlan& p = *plan_;
+  if (p.listener != nullptr && p.report_attempt_end) {
+    const TimePoint end = p.clock->Now();
+    p.listener->OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end,
+                              .attempt = ctx_.attempt, .outcome = p.classifier->Classify(status),
+                              .duration = end - attempt_start_});
+  }
+  Leave(p.stages.size(), std::move(status));
+}
+
+void AsyncCall::Leave(std::size_t index, Status status) {
+  if (index == 0) return Done(std::move(status));
+  plan_->stages[index - 1]->Resume(AsyncStep(*this, index - 1), std::move(status));
+}
+
+}  // namespace stormguard

@@ -1,0 +1,88 @@
+// The timeout stage's asynchronous form: as Execute, the attempt gets the
+// tighter deadline and a stop_source of its own, linked to the caller's,
+// that a timer stops at the deadline. The stage resumes when the inner
+// part reports, however late (abandoned work keeps what it holds), and
+// judges the outcome exactly as Execute does.
+//
+// The timer's stop may end the call inline (the attempt reports from its
+// stop callback): the firing callback keeps its own reference to the
+// source, and Resume, finding itself inside that very callback, does not
+// cancel (or wait for) the timer it is running in.
+#include "stormguard/pipeline/stages/timeout_stage.h"
+
+#include <optional>
+
+namespace stormguard {
+namespace {
+
+struct TimeoutState;
+thread_local const TimeoutState* t_firing = nullptr;  // the timeout whose timer this thread is running
+
+// Forwards the caller's stop to the attempt's source, holding its own
+// reference: the call may end inside request_stop.
+struct KeepForwarder {
+  std::stop_source* target;
+  void operator()() const noexcept {
+    std::stop_source keep = *target;
+    keep.request_stop();
+  }
+};
+
+struct TimeoutState {
+  bool armed = false;
+  Deadline deadline{};
+  Deadline saved_deadline{};
+  std::stop_token saved_stop;
+  std::stop_source source{std::nostopstate};
+  std::optional<std::stop_callback<KeepForwarder>> forward;
+  AsyncTimerHandle timer;
+};
+
+void Fire(void* arg) noexcept {
+  auto* st = static_cast<TimeoutState*>(arg);
+  std::stop_source keep = st->source;  // the last touch of `st`: the call may end below
+  const TimeoutState* outer = std::exchange(t_firing, st);
+  keep.request_stop();
+  t_firing = outer;
+}
+
+}  // namespace
+
+AsyncStateLayout TimeoutStage::async_state() const noexcept { return AsyncStateLayout::Of<TimeoutState>(); }
+
+void TimeoutStage::Start(AsyncStep step) const {
+  TimeoutState& st = step.state<TimeoutState>();
+  CallContext& ctx = step.ctx();
+  st.armed = false;
+  if (o_.timeout == kInfiniteDuration && ctx.deadline.is_infinite()) return step.RunInner();
+  const TimePoint now = step.clock().Now();
+  st.deadline = o_.timeout == kInfiniteDuration ? ctx.deadline : ctx.deadline.Within(now, o_.timeout);
+  if (st.deadline.Expired(now)) return step.Finish(Expired(ctx, now));
+  st.armed = true;
+  st.source = std::stop_source();
+  st.saved_deadline = std::exchange(ctx.deadline, st.deadline);
+  st.forward.emplace(ctx.stop, KeepForwarder{&st.source});  // registers nothing for an empty token
+  st.saved_stop = std::exchange(ctx.stop, st.source.get_token());
+  st.timer = step.timers().Schedule(st.deadline.time(), &Fire, &st);
+  step.RunInner();
+}
+
+void TimeoutStage::Resume(AsyncStep step, Status inner) const {
+  TimeoutState& st = step.state<TimeoutState>();
+  if (!st.armed) return step.Finish(std::move(inner));
+  st.armed = false;
+  bool fired = true;
+  if (t_firing == &st) {
+    st.timer = AsyncTimerHandle{};  // inside its own callback: it has fired
+  } else {
+    fired = !step.timers().Cancel(st.timer);
+  }
+  CallContext& ctx = step.ctx();
+  ctx.deadline = st.saved_deadline;
+  ctx.stop = std::move(st.saved_stop);
+  st.forward.reset();
+  if (fired) [[unlikely]] inner = Fired(std::move(inner), ctx, st.deadline, step.clock().Now());
+  step.Finish(std::move(inner));
+}
+
+}  // namespace stormguard

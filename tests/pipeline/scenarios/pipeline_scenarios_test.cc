@@ -1,0 +1,9 @@
+// The scenario suite under the blocking driver and the completion driver.
+#include "pipeline/scenarios/pipeline_scenarios.h"
+
+namespace stormguard::testing {
+
+using Drivers = ::testing::Types<BlockingDriver, CompletionDriver>;
+INSTANTIATE_TYPED_TEST_SUITE_P(EveryDriver, PipelineScenarios, Drivers);
+
+}  // namespace stormguard::testing
