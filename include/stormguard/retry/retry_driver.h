@@ -63,12 +63,19 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
   const bool books = policy.budget() != nullptr;
   RetrySession session(policy, ctx, books ? clock.CoarseNow() : TimePoint());
 
-  for (;;) {
-    const TimePoint start = timed_attempts ? clock.Now() : TimePoint();
+  TimePoint start;  // of the current attempt, when timed
+  auto run_attempt = [&] {
+    start = timed_attempts ? clock.Now() : TimePoint();
     ctx.deadline = timed_attempts ? policy.AttemptDeadline(call_deadline, start) : call_deadline;
     ++r.attempts;
-    R result = core_internal::InvokeCaught(fn, ctx);
+    R out = core_internal::InvokeCaught(fn, ctx);
     ctx.deadline = call_deadline;
+    return out;
+  };
+  // One result for the whole call, named by every return: it is built in
+  // the caller's slot and never moved (a retry assigns into it).
+  R result = run_attempt();
+  for (;;) {
     Status& status = core_internal::MutableStatusOf(result);
     const OutcomeClass outcome = policy.Classify(status);
     if (outcome == OutcomeClass::kSuccess && session.quiet()) {
@@ -86,9 +93,11 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
     r.waited += d.wait;
     if (!slept) {
       r.reason = StopReason::kCancelled;
-      return R(session.OnWaitCancelled(ctx, clock.CoarseNow()));
+      result = R(session.OnWaitCancelled(ctx, clock.CoarseNow()));
+      return result;
     }
     ++ctx.attempt;
+    result = run_attempt();
   }
 }
 
