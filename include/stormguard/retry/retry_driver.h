@@ -29,6 +29,8 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
+#include <new>
 #include <type_traits>
 
 #include "stormguard/core/clock.h"
@@ -73,8 +75,13 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
     return out;
   };
   // One result for the whole call, named by every return: it is built in
-  // the caller's slot and never moved (a retry assigns into it).
+  // the caller's slot and never moved. A retry rebuilds it in place, so a
+  // Result<T> needs T move-constructible only, never assignable.
   R result = run_attempt();
+  auto replace = [&result](auto make) noexcept {
+    std::destroy_at(&result);
+    ::new (static_cast<void*>(&result)) R(make());
+  };
   for (;;) {
     Status& status = core_internal::MutableStatusOf(result);
     const OutcomeClass outcome = policy.Classify(status);
@@ -93,11 +100,11 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
     r.waited += d.wait;
     if (!slept) {
       r.reason = StopReason::kCancelled;
-      result = R(session.OnWaitCancelled(ctx, clock.CoarseNow()));
+      replace([&] { return R(session.OnWaitCancelled(ctx, clock.CoarseNow())); });
       return result;
     }
     ++ctx.attempt;
-    result = run_attempt();
+    replace(run_attempt);
   }
 }
 
