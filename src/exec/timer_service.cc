@@ -158,17 +158,20 @@ TimerService::~TimerService() = default;  // thread_ is joined first (declared l
 
 TimerService::Block& TimerService::BlockForThisThread() {
   if (recent_block.service == id_) [[likely]] return *recent_block.block;
-  ThreadBlocks& t = ThisThreadsBlocks();
-  // Blocks no service holds any more belong to destroyed services.
-  std::erase_if(t.others, [](const ThreadBlocks::Entry& e) { return e.block.use_count() == 1; });
-  auto it = std::find_if(t.others.begin(), t.others.end(),
-                         [this](const ThreadBlocks::Entry& e) { return e.service == id_; });
-  ThreadBlocks::Entry mine = it != t.others.end() ? std::move(*it) : ThreadBlocks::Entry{id_, Register()};
-  if (it != t.others.end()) t.others.erase(it);
-  if (t.recent.block) t.others.push_back(std::move(t.recent));
-  t.recent = std::move(mine);
-  recent_block = {id_, t.recent.block.get()};
-  return *t.recent.block;
+  // Out of line, so the fast path above saves no registers for it.
+  return [this]() __attribute__((noinline)) -> Block& {
+    ThreadBlocks& t = ThisThreadsBlocks();
+    // Blocks no service holds any more belong to destroyed services.
+    std::erase_if(t.others, [](const ThreadBlocks::Entry& e) { return e.block.use_count() == 1; });
+    auto it = std::find_if(t.others.begin(), t.others.end(),
+                           [this](const ThreadBlocks::Entry& e) { return e.service == id_; });
+    ThreadBlocks::Entry mine = it != t.others.end() ? std::move(*it) : ThreadBlocks::Entry{id_, Register()};
+    if (it != t.others.end()) t.others.erase(it);
+    if (t.recent.block) t.others.push_back(std::move(t.recent));
+    t.recent = std::move(mine);
+    recent_block = {id_, t.recent.block.get()};
+    return *t.recent.block;
+  }();
 }
 
 std::shared_ptr<TimerService::Block> TimerService::Register() {
