@@ -20,7 +20,12 @@ struct SourcePool {
 };
 
 SourcePool& Pool() noexcept {
+  // A thread_local with a destructor is reached through an initialisation
+  // check on every use; the plain pointer to it is not.
+  thread_local SourcePool* cached = nullptr;
+  if (cached != nullptr) [[likely]] return *cached;
   thread_local SourcePool pool;
+  cached = &pool;
   return pool;
 }
 

@@ -79,7 +79,7 @@ struct ThreadBlocks {
     std::uint64_t service = 0;
     std::shared_ptr<TimerService::Block> block;
   };
-  Entry recent;               // the service used last: the fast path
+  Entry recent;               // the service used last (recent_block below mirrors it)
   std::vector<Entry> others;
 
   ~ThreadBlocks() {
@@ -92,6 +92,15 @@ ThreadBlocks& ThisThreadsBlocks() noexcept {
   thread_local ThreadBlocks blocks;
   return blocks;
 }
+
+// ThreadBlocks::recent again, as plain words: a thread_local with a
+// destructor is reached through an initialisation check on every use, this
+// one directly, and every timer a call arms starts here.
+struct RecentBlock {
+  std::uint64_t service = 0;
+  TimerService::Block* block = nullptr;
+};
+thread_local RecentBlock recent_block;
 
 std::atomic<std::uint64_t> next_service_id{1};
 
@@ -148,17 +157,21 @@ TimerService::TimerService(Clock& clock, const TimerServiceOptions& o)
 TimerService::~TimerService() = default;  // thread_ is joined first (declared last)
 
 TimerService::Block& TimerService::BlockForThisThread() {
-  ThreadBlocks& t = ThisThreadsBlocks();
-  if (t.recent.service == id_) [[likely]] return *t.recent.block;
-  // Blocks no service holds any more belong to destroyed services.
-  std::erase_if(t.others, [](const ThreadBlocks::Entry& e) { return e.block.use_count() == 1; });
-  auto it = std::find_if(t.others.begin(), t.others.end(),
-                         [this](const ThreadBlocks::Entry& e) { return e.service == id_; });
-  ThreadBlocks::Entry mine = it != t.others.end() ? std::move(*it) : ThreadBlocks::Entry{id_, Register()};
-  if (it != t.others.end()) t.others.erase(it);
-  if (t.recent.block) t.others.push_back(std::move(t.recent));
-  t.recent = std::move(mine);
-  return *t.recent.block;
+  if (recent_block.service == id_) [[likely]] return *recent_block.block;
+  // Out of line, so the fast path above saves no registers for it.
+  return [this]() __attribute__((noinline)) -> Block& {
+    ThreadBlocks& t = ThisThreadsBlocks();
+    // Blocks no service holds any more belong to destroyed services.
+    std::erase_if(t.others, [](const ThreadBlocks::Entry& e) { return e.block.use_count() == 1; });
+    auto it = std::find_if(t.others.begin(), t.others.end(),
+                           [this](const ThreadBlocks::Entry& e) { return e.service == id_; });
+    ThreadBlocks::Entry mine = it != t.others.end() ? std::move(*it) : ThreadBlocks::Entry{id_, Register()};
+    if (it != t.others.end()) t.others.erase(it);
+    if (t.recent.block) t.others.push_back(std::move(t.recent));
+    t.recent = std::move(mine);
+    recent_block = {id_, t.recent.block.get()};
+    return *t.recent.block;
+  }();
 }
 
 std::shared_ptr<TimerService::Block> TimerService::Register() {

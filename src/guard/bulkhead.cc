@@ -188,6 +188,11 @@ Result<BulkheadPermit> Bulkhead::TryAcquire(TimePoint now) {
   return Reject(now, Duration::zero());
 }
 
+BulkheadPermit Bulkhead::TryTakeSlot() noexcept {
+  const std::size_t stripe = TryTake();
+  return stripe != kNoSlot ? BulkheadPermit(this, stripe) : BulkheadPermit();
+}
+
 Result<BulkheadPermit> Bulkhead::Acquire(Clock& clock, std::stop_token stop) {
   if (stop.stop_requested()) {
     return Status::Cancelled("bulkhead: cancelled before waiting").WithSource(kPolicy);

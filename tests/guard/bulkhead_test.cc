@@ -313,5 +313,23 @@ TEST(BulkheadTest, ContendedStripedWaitersAreAllAdmitted) {
   EXPECT_EQ(admitted, 8 * 500);
 }
 
+TEST(BulkheadTest, TryTakeSlotGivesASlotOrAnEmptyPermitWithoutRefusing) {
+  testing::RecordingListener listener;
+  auto bulkhead = Make({.max_concurrent = 2, .listener = &listener});
+  BulkheadPermit a = bulkhead->TryTakeSlot();
+  BulkheadPermit b = bulkhead->TryTakeSlot();
+  BulkheadPermit c = bulkhead->TryTakeSlot();
+  EXPECT_TRUE(a.valid());
+  EXPECT_TRUE(b.valid());
+  EXPECT_FALSE(c.valid());
+  EXPECT_EQ(bulkhead->stats().in_use, 2);
+  EXPECT_EQ(bulkhead->stats().rejected, 0);
+  EXPECT_TRUE(listener.events().empty());
+  a.Release();
+  EXPECT_EQ(bulkhead->stats().in_use, 1);
+  EXPECT_TRUE(bulkhead->TryTakeSlot().valid());
+  EXPECT_EQ(bulkhead->stats().in_use, 1);  // the temporary permit gave its slot back
+}
+
 }  // namespace
 }  // namespace stormguard

@@ -290,5 +290,22 @@ TEST(CircuitBreakerSpecialStateTest, LeavingASpecialStateStartsClean) {
               ElementsAre("closed->metrics_only", "metrics_only->closed", "closed->open"));
 }
 
+TEST(CircuitBreakerStatesTest, PermitsEveryCallOnlyWhereAcquireNeverRefuses) {
+  ManualClock clock;
+  auto cb = MakeBreaker(Trials(1, nullptr));
+  EXPECT_TRUE(cb->PermitsEveryCall());  // closed
+  Trip(*cb, clock);
+  EXPECT_FALSE(cb->PermitsEveryCall());  // open
+  clock.Advance(10s);
+  ASSERT_TRUE(cb->TransitionToHalfOpen(clock.Now()).ok());
+  EXPECT_FALSE(cb->PermitsEveryCall());
+  ASSERT_TRUE(cb->TransitionToForcedOpen(clock.Now()).ok());
+  EXPECT_FALSE(cb->PermitsEveryCall());
+  ASSERT_TRUE(cb->TransitionToDisabled(clock.Now()).ok());
+  EXPECT_TRUE(cb->PermitsEveryCall());
+  ASSERT_TRUE(cb->TransitionToMetricsOnly(clock.Now()).ok());
+  EXPECT_TRUE(cb->PermitsEveryCall());
+}
+
 }  // namespace
 }  // namespace stormguard

@@ -255,5 +255,27 @@ TEST(RateLimiterTest, ContendedStripedLimiterOnFrozenClockGrantsExactlyBurst) {
   EXPECT_EQ(granted.load(), 999);
 }
 
+TEST(RateLimiterTest, TryTakeFromOwnStripeTakesOnlyFromTheThreadsStripeAndReportsNothing) {
+  testing::RecordingListener listener;
+  auto limiter = Make({.rate = 1000, .burst = 100, .listener = &listener, .stripes = 4});  // 25 tokens each
+  int taken = 0;
+  for (int i = 0; i < 100 && limiter->TryTakeFromOwnStripe(kT0); ++i) ++taken;
+  EXPECT_EQ(taken, 25);
+  EXPECT_DOUBLE_EQ(limiter->AvailableTokens(kT0), 75.0);
+  EXPECT_EQ(limiter->rejected(), 0);
+  EXPECT_TRUE(listener.events().empty());
+  EXPECT_TRUE(limiter->TryAcquire(kT0).ok());  // the other stripes still hold theirs
+  EXPECT_FALSE(limiter->TryTakeFromOwnStripe(kT0 + 3ms));
+  EXPECT_TRUE(limiter->TryTakeFromOwnStripe(kT0 + 4ms));  // one stripe token every 4ms
+}
+
+TEST(RateLimiterTest, TryTakeFromOwnStripeKeepsASmoothLimiterExact) {
+  auto limiter = Make({.rate = 100, .burst = 1});
+  EXPECT_TRUE(limiter->TryTakeFromOwnStripe(kT0));
+  EXPECT_FALSE(limiter->TryTakeFromOwnStripe(kT0 + 9ms));
+  EXPECT_FALSE(limiter->TryAcquire(kT0 + 9ms).ok());
+  EXPECT_TRUE(limiter->TryTakeFromOwnStripe(kT0 + 10ms));
+}
+
 }  // namespace
 }  // namespace stormguard

@@ -72,6 +72,49 @@ TEST(RetryDriverTest, RetriesTransientFailuresWithBackoffUntilSuccess) {
   EXPECT_EQ(ctx.attempt, 1);  // restored for the caller
 }
 
+// A value that can be moved into place but never assigned: the driver
+// rebuilds its one result for each retry instead of assigning to it.
+struct Receipt {
+  const int id;
+};
+
+TEST(RetryDriverTest, RetriesAResultWhoseValueCannotBeAssigned) {
+  ManualClock clock;
+  Random rng(1);
+  CallContext ctx;
+  Result<Receipt> r = ExecuteWithRetry(
+      Make(Fixed(3, 10ms)), ctx,
+      [](CallContext& a) -> Result<Receipt> {
+        if (a.attempt < 3) return Status::Unavailable("blip");
+        return Receipt{.id = a.attempt};
+      },
+      clock, rng);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->id, 3);
+}
+
+TEST(RetryDriverTest, AWaitCancelledAfterAFailureAnswersCancelledForAValueCall) {
+  // A clock whose sleep is interrupted: the stop fires while the driver waits.
+  class InterruptingClock final : public Clock {
+   public:
+    TimePoint Now() const noexcept override { return inner.Now(); }
+    bool SleepUntil(TimePoint, std::stop_token stop) override {
+      source.request_stop();
+      return !stop.stop_requested();
+    }
+    ManualClock inner;
+    std::stop_source source;
+  } clock;
+  Random rng(1);
+  CallContext ctx{.stop = clock.source.get_token()};
+  Result<Receipt> r = ExecuteWithRetry(
+      Make(Fixed(3, 10ms)), ctx, [](CallContext&) -> Result<Receipt> { return Status::Unavailable("blip"); },
+      clock, rng);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(r.status().message(), "cancelled while waiting to retry");
+}
+
 // The deadline demo: 250 ms budget, each call 60 ms, always 503, max 5
 // attempts, exponential 20 ms base with full jitter, 60 ms minimum call.
 struct SeedDemo {

@@ -132,6 +132,10 @@ class Bulkhead {
 
   // A free slot now, or RESOURCE_EXHAUSTED "bulkhead full: ..., waited 0s".
   Result<BulkheadPermit> TryAcquire(TimePoint now);
+  // TryAcquire's fast path without a Result: a free slot, or an empty
+  // permit when every stripe is full, reporting nothing (ask TryAcquire
+  // then for the refusal).
+  BulkheadPermit TryTakeSlot() noexcept;
 
   // Waits up to options().max_wait for a slot. RESOURCE_EXHAUSTED when the
   // wait ends without one, CANCELLED when `stop` fires first.

@@ -179,6 +179,10 @@ class CircuitBreaker {
   // circuit's refusal carries the remaining wait as pushback and the
   // outcome hint kOverloaded; a forced-open one asks never to retry.
   Status Acquire(TimePoint now);
+  // Whether every call is permitted without asking (closed, disabled,
+  // metrics_only): Acquire's lock-free fast path, for callers that would
+  // rather not build an OK Status. Otherwise ask Acquire.
+  bool PermitsEveryCall() const noexcept { return AlwaysPermits(state()); }
 
   // The permitted call finished with `outcome` after `latency`.
   void OnResult(OutcomeClass outcome, Duration latency, TimePoint now) noexcept;

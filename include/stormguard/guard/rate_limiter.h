@@ -42,6 +42,7 @@
 // when `stop` fires.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -95,6 +96,19 @@ class RateLimiter {
   // RESOURCE_EXHAUSTED from "rate_limiter" with the time to the next token
   // (also in hints().pushback, like Polly's RetryAfter).
   Status TryAcquire(TimePoint now);
+  // TryAcquire's fast path: a token available now in the calling thread's
+  // own stripe, with no Status to build. False says nothing about the other
+  // stripes and reports nothing: ask TryAcquire then.
+  bool TryTakeFromOwnStripe(TimePoint now) noexcept {
+    Stripe& stripe = stripes_[ThreadStripe() & stripe_mask_];
+    const std::int64_t t = now.time_since_epoch().count();
+    std::int64_t tat = stripe.tat.load(std::memory_order_relaxed);
+    const std::int64_t base = std::max(tat, t);
+    // One try: an empty stripe or a lost race takes TryAcquire's way.
+    return base - t <= stripe.slack &&
+           stripe.tat.compare_exchange_strong(tat, base + stripe_interval_, std::memory_order_acq_rel,
+                                              std::memory_order_relaxed);
+  }
 
   // Takes the next token even if it only comes later: returns how long the
   // caller must wait before using it (zero when available now), or the

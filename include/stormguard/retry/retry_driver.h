@@ -29,6 +29,8 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
+#include <new>
 #include <type_traits>
 
 #include "stormguard/core/clock.h"
@@ -63,12 +65,24 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
   const bool books = policy.budget() != nullptr;
   RetrySession session(policy, ctx, books ? clock.CoarseNow() : TimePoint());
 
-  for (;;) {
-    const TimePoint start = timed_attempts ? clock.Now() : TimePoint();
+  TimePoint start;  // of the current attempt, when timed
+  auto run_attempt = [&] {
+    start = timed_attempts ? clock.Now() : TimePoint();
     ctx.deadline = timed_attempts ? policy.AttemptDeadline(call_deadline, start) : call_deadline;
     ++r.attempts;
-    R result = core_internal::InvokeCaught(fn, ctx);
+    R out = core_internal::InvokeCaught(fn, ctx);
     ctx.deadline = call_deadline;
+    return out;
+  };
+  // One result for the whole call, named by every return: it is built in
+  // the caller's slot and never moved. A retry rebuilds it in place, so a
+  // Result<T> needs T move-constructible only, never assignable.
+  R result = run_attempt();
+  auto replace = [&result](auto make) noexcept {
+    std::destroy_at(&result);
+    ::new (static_cast<void*>(&result)) R(make());
+  };
+  for (;;) {
     Status& status = core_internal::MutableStatusOf(result);
     const OutcomeClass outcome = policy.Classify(status);
     if (outcome == OutcomeClass::kSuccess && session.quiet()) {
@@ -86,9 +100,11 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
     r.waited += d.wait;
     if (!slept) {
       r.reason = StopReason::kCancelled;
-      return R(session.OnWaitCancelled(ctx, clock.CoarseNow()));
+      replace([&] { return R(session.OnWaitCancelled(ctx, clock.CoarseNow())); });
+      return result;
     }
     ++ctx.attempt;
+    replace(run_attempt);
   }
 }
 

@@ -18,19 +18,30 @@ std::string CircuitBreakerStage::Describe() const {
          std::to_string(o.window_size) + (o.window_kind == WindowKind::kCountBased ? " calls" : "s") + ")";
 }
 
-Status CircuitBreakerStage::Execute(CallContext& ctx, Next next) const {
-  const TimePoint start = Time(next);
-  Status admitted = breaker_->Acquire(start);
-  if (!admitted.ok()) return admitted;
+// Inlined into Execute, where it is the one prvalue a success returns.
+[[gnu::always_inline]] inline Status CircuitBreakerStage::Attempt(CallContext& ctx, Next next,
+                                                                 TimePoint start) const {
   const std::uint32_t before = next.calls();
   Status s = next(ctx);
   if (next.calls() == before) {  // refused further in: the dependency was never asked
     breaker_->ReleasePermission();
-    return s;
+  } else {
+    const TimePoint end = Time(next);
+    breaker_->OnResult(classifier_.Classify(s), std::max(end - start, Duration::zero()), end);
   }
-  const TimePoint end = Time(next);
-  breaker_->OnResult(classifier_.Classify(s), std::max(end - start, Duration::zero()), end);
   return s;
+}
+
+// The success path builds no Status of its own: a closed breaker admits
+// without asking (no Status to make and move), and Attempt's one named
+// result is the caller's.
+Status CircuitBreakerStage::Execute(CallContext& ctx, Next next) const {
+  const TimePoint start = Time(next);
+  if (!breaker_->PermitsEveryCall()) [[unlikely]] {
+    Status admitted = breaker_->Acquire(start);
+    if (!admitted.ok()) return admitted;
+  }
+  return Attempt(ctx, next, start);
 }
 
 }  // namespace stormguard

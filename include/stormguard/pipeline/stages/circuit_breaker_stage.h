@@ -44,6 +44,7 @@ class CircuitBreakerStage final : public Stage, public AsyncStage {
 
  private:
   TimePoint Time(Next next) const noexcept { return coarse_ ? next.CheapNow() : next.Now(); }
+  Status Attempt(CallContext& ctx, Next next, TimePoint start) const;
 
   std::shared_ptr<CircuitBreaker> breaker_;
   const Classifier& classifier_;

@@ -42,6 +42,7 @@ class RateLimiterStage final : public Stage, public AsyncStage {
 
  private:
   void WaitEnded(AsyncStep step, AsyncWait::End why) const;
+  Status Attempt(CallContext& ctx, Next next) const;
 
   std::shared_ptr<RateLimiter> limiter_;
   Clock& clock_;

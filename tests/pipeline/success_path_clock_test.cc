@@ -1,0 +1,72 @@
+// The clock reads of a successful call through the pipeline that
+// BM_Pipeline_Success measures: a precise read costs about as much as the
+// rest of a stage, so each one that comes back shows up here first.
+#include <gtest/gtest.h>
+
+#include "pipeline/pipeline_test_util.h"
+#include "stormguard/retry/token_bucket_budget.h"
+
+namespace stormguard {
+namespace {
+using namespace std::chrono_literals;
+using testing::Unwrap;
+
+// A manual clock that counts its precise and coarse readings.
+class CountingClock final : public Clock {
+ public:
+  TimePoint Now() const noexcept override {
+    ++precise;
+    return base.Now();
+  }
+  TimePoint CoarseNow() const noexcept override {
+    ++coarse;
+    return base.Now();
+  }
+  bool SleepUntil(TimePoint t, std::stop_token stop) override { return base.SleepUntil(t, std::move(stop)); }
+
+  ManualClock base;
+  mutable int precise = 0;
+  mutable int coarse = 0;
+};
+
+struct FullPipeline {
+  CountingClock clock;
+  std::shared_ptr<TimerService> timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
+  Pipeline pipeline =
+      Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get()})
+                 .AddTimeout(1s)
+                 .AddRetry({.max_attempts = 3, .budget = Unwrap(TokenBucketBudget::Create({}))})
+                 .AddCircuitBreaker(CircuitBreakerOptions{})
+                 .AddBulkhead({.max_concurrent = 1000})
+                 .AddRateLimiter({.rate = 1e9, .burst = 1'000'000'000})
+                 .Build());
+};
+
+// On the way in the timeout reads the precise time once and every stage
+// shares it (the retry budget, the breaker's start, the bulkhead, the rate
+// limiter); on the way out the breaker reads the coarse clock once for the
+// call's end, and the retry budget shares that reading.
+TEST(SuccessPathClockTest, TheFullPipelineReadsEachClockOncePerCall) {
+  FullPipeline p;
+  CallContext ctx;
+  for (int call = 1; call <= 3; ++call) {
+    ASSERT_TRUE(p.pipeline.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
+    EXPECT_EQ(p.clock.precise, call);
+    EXPECT_EQ(p.clock.coarse, call);
+  }
+}
+
+// A Result<T> call takes the same path: its value goes to a slot, not
+// through the stages.
+TEST(SuccessPathClockTest, AValueCallReadsNoMoreThanAStatusCall) {
+  FullPipeline p;
+  CallContext ctx;
+  Result<int> r = p.pipeline.Execute(ctx, [](CallContext&) -> Result<int> { return 7; });
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, 7);
+  EXPECT_EQ(p.clock.precise, 1);
+  EXPECT_EQ(p.clock.coarse, 1);
+}
+
+}  // namespace
+}  // namespace stormguard
