@@ -5,7 +5,8 @@
 // pure decision (like RetryPolicy): given what a call has launched so far and
 // the time, it answers "launch an attempt now", "ask again after this wait",
 // or "no more attempts, for this reason". It never sleeps; the blocking
-// driver (hedge/hedge_driver.h) and the simulator do the waiting.
+// driver (hedge/hedge_driver.h), the hedge stage's asynchronous form and the
+// simulator do the waiting.
 //
 //   auto policy = HedgePolicy::Create({.delay = 50ms, .max_hedged_attempts = 1,
 //                                      .idempotent = true, .budget = budget});

@@ -16,7 +16,8 @@
 //
 // The frame (engine, the call's callables, the value slot and every
 // stage's state) is one allocation, released before `done` is called and
-// freed once no attempt is still being started from it.
+// freed once no attempt is still being started from it and no branch of it
+// (a hedged attempt, async_branch.h) is left.
 #pragma once
 
 #include <exception>

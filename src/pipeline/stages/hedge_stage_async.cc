@@ -51,7 +51,10 @@ struct After {
   };
   Cancel cancels[kTimerSlots];
   int n_cancels = 0;
-  std::stop_source stops[kMaxAttempts];
+  struct Stop {
+    std::stop_source source{std::nostopstate};  // a default one would allocate its state
+  };
+  Stop stops[kMaxAttempts];
   int n_stops = 0;
   AsyncBranch* starts[kMaxAttempts] = {};
   int n_starts = 0;
@@ -329,7 +332,7 @@ void HedgeCall::Win(int i, AsyncBranch& branch, Status status, OutcomeClass outc
     // Launched before the winner and still running: slower than it; its
     // elapsed time is a lower bound of its latency.
     if (j < i && policy_->latency() != nullptr) policy_->latency()->Record(end - a.start, step_.clock().CoarseNow());
-    after.stops[after.n_stops++] = a.stop;
+    after.stops[after.n_stops++].source = a.stop;
   }
   Answer(std::move(status), branch.ctx().downstream_gave_up, after);
 }
@@ -342,7 +345,7 @@ void HedgeCall::Run(After& after) {
       c.slot->armed = false;
     }  // else its callback ran, and disarmed the slot
   }
-  for (int k = 0; k < after.n_stops; ++k) after.stops[k].request_stop();
+  for (int k = 0; k < after.n_stops; ++k) after.stops[k].source.request_stop();
   for (int k = 0; k < after.n_starts; ++k) after.starts[k]->Start();
   if (after.finish) Finish();
 }
