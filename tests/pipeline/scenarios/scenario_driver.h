@@ -101,7 +101,9 @@ class BlockingDriver {
 };
 
 // ExecuteAsync(): attempts are pending records ended by the tick loop (or
-// at once, from their stop callback, when ctx.stop fires).
+// at once, from their stop callback, when ctx.stop fires). Several may be
+// pending at once (hedged attempts); after the call answers, the loop ticks
+// on until the last of them has reported, so late losers report too.
 class CompletionDriver {
  public:
   ScenarioClock& clock() { return clock_; }
