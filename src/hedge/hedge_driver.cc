@@ -7,26 +7,6 @@
 namespace stormguard::hedge_internal {
 namespace {
 
-// A failure is what says the destination is unhealthy (gRPC A6 counts
-// non-fatal codes and do-not-retry pushback); any other answer shows a
-// healthy server. A cancelled attempt says nothing.
-void RecordOutcome(const HedgePolicy& p, OutcomeClass outcome, TimePoint now) noexcept {
-  RetryBudget* budget = p.budget();
-  if (budget == nullptr || outcome == OutcomeClass::kCancelled) return;
-  if (p.IsNonFatal(outcome) || outcome == OutcomeClass::kDoNotRetry) {
-    budget->RecordFailure(now);
-  } else {
-    budget->RecordSuccess(now);
-  }
-}
-
-// Reasons after which the layers above should not retry the same failure
-// either (x-no-retry), as the retry driver marks them.
-bool GivesUpForTheChain(HedgeStop r) noexcept {
-  return r == HedgeStop::kAttemptsExhausted || r == HedgeStop::kBudgetExhausted ||
-         r == HedgeStop::kDeadline || r == HedgeStop::kPushbackStop;
-}
-
 // Idempotency keys of primary attempts' contexts. A thread keeps a few
 // buffers with their capacity, so copying a key longer than the short-string
 // buffer (a UUID) into the primary's context allocates nothing once warm.
@@ -93,7 +73,7 @@ void HedgeCallBase::EndInline(const Status& status, TimePoint start) noexcept {
   const TimePoint end = clock_.Now();
   const TimePoint coarse = clock_.CoarseNow();
   const OutcomeClass outcome = policy_.Classify(status);
-  RecordOutcome(policy_, outcome, coarse);
+  policy_.RecordOutcome(outcome, coarse);
   if (outcome == OutcomeClass::kSuccess && policy_.latency() != nullptr) {
     policy_.latency()->Record(end - start, coarse);
   }
@@ -218,7 +198,7 @@ void HedgeCallBase::OnAttemptEnd(int i, const Status& status, OutcomeClass outco
   a.running = false;
   --in_flight_;
   const TimePoint coarse = clock_.CoarseNow();
-  RecordOutcome(policy_, outcome, coarse);
+  policy_.RecordOutcome(outcome, coarse);
   if (RetryBudget* b = policy_.budget(); b != nullptr && i > 0) b->OnRetryEnd(coarse);
   Report(EventKind::kAttemptEnded, {}, end, i, outcome, end - a.start);
   if (done_) return;  // a loser: the answer is already chosen
@@ -287,7 +267,7 @@ int HedgeCallBase::AwaitEnd() {
 
 void HedgeCallBase::Finish(Status& answer) noexcept {
   if (answer.ok()) return;
-  if (winner_ < 0 && GivesUpForTheChain(run_.stop)) core_internal::MarkGaveUp(answer, caller_);
+  if (winner_ < 0 && HedgePolicy::GivesUpForTheChain(run_.stop)) core_internal::MarkGaveUp(answer, caller_);
   Report(EventKind::kGaveUp, HedgeStopName(run_.stop), clock_.Now(), 0, policy_.Classify(answer),
        Duration::zero());
 }

@@ -97,4 +97,19 @@ HedgeDecision HedgePolicy::Decide(const HedgeState& state, const CallContext& ct
   return D::Launch();
 }
 
+// gRPC A6 counts non-fatal codes and do-not-retry pushback as failures.
+void HedgePolicy::RecordOutcome(OutcomeClass outcome, TimePoint now) const noexcept {
+  if (o_.budget == nullptr || outcome == OutcomeClass::kCancelled) return;
+  if (IsNonFatal(outcome) || outcome == OutcomeClass::kDoNotRetry) {
+    o_.budget->RecordFailure(now);
+  } else {
+    o_.budget->RecordSuccess(now);
+  }
+}
+
+bool HedgePolicy::GivesUpForTheChain(HedgeStop r) noexcept {
+  return r == HedgeStop::kAttemptsExhausted || r == HedgeStop::kBudgetExhausted || r == HedgeStop::kDeadline ||
+         r == HedgeStop::kPushbackStop;
+}
+
 }  // namespace stormguard

@@ -1,5 +1,7 @@
 #include "stormguard/pipeline/async_stage.h"
 
+#include "stormguard/pipeline/async_branch.h"
+
 #include <cstring>
 #include <exception>
 #include <type_traits>
@@ -25,24 +27,35 @@ bool TimerServiceTimers::Cancel(AsyncTimerHandle& h) noexcept {
 }
 
 AsyncCall::AsyncCall(std::shared_ptr<const pipeline_internal::AsyncPlan> plan, CallContext& ctx,
-                     AsyncTimers& timers, void* states) noexcept
-    : plan_(std::move(plan)), ctx_(ctx), timers_(timers), states_(static_cast<unsigned char*>(states)) {
-  for (std::size_t i = 0; i < plan_->stages.size(); ++i) {
-    if (plan_->layouts[i].construct != nullptr) plan_->layouts[i].construct(states_ + plan_->offsets[i]);
+                     AsyncTimers& timers, void* states, std::size_t first, std::size_t base,
+                     AsyncBranchOwner* owner) noexcept
+    : plan_(std::move(plan)),
+      ctx_(ctx),
+      timers_(timers),
+      states_(static_cast<unsigned char*>(states)),
+      first_(first),
+      base_(base),
+      owner_(owner) {
+  for (std::size_t i = first_; i < plan_->stages.size(); ++i) {
+    if (plan_->layouts[i].construct != nullptr) plan_->layouts[i].construct(states_ + (plan_->offsets[i] - base_));
   }
 }
 
 AsyncCall::~AsyncCall() = default;
 
 void AsyncCall::DestroyStates() noexcept {
-  for (std::size_t i = 0; i < plan_->stages.size(); ++i) {
-    if (plan_->layouts[i].destroy != nullptr) plan_->layouts[i].destroy(states_ + plan_->offsets[i]);
+  for (std::size_t i = first_; i < plan_->stages.size(); ++i) {
+    if (plan_->layouts[i].destroy != nullptr) plan_->layouts[i].destroy(states_ + (plan_->offsets[i] - base_));
   }
 }
 
 void AsyncCall::Enter(std::size_t index) {
   const pipeline_internal::AsyncPlan& p = *plan_;
   if (index < p.stages.size()) return p.stages[index]->Start(AsyncStep(*this, index));
+  if (owner_ != nullptr && !owner_->MayStartAttempt(static_cast<AsyncBranch&>(*this))) {
+    return Leave(index, Status::Cancelled("pipeline: the call already has its answer; this branch's attempt "
+                                          "does not start"));
+  }
   ++calls_;
   if (p.listener != nullptr) {
     attempt_start_ = p.clock->Now();
@@ -58,6 +71,7 @@ void AsyncCall::Enter(std::size_t index) {
     Status s = StatusFromException(std::current_exception());
     if (attempt_open_.load(std::memory_order_acquire)) AttemptEnded(std::move(s));
   }
+  if (owner_ != nullptr) owner_->AttemptStartReturned();
   Release();
 }
 
@@ -74,7 +88,7 @@ void AsyncCall::AttemptEnded(Status status) {
 }
 
 void AsyncCall::Leave(std::size_t index, Status status) {
-  if (index == 0) return Done(std::move(status));
+  if (index == first_) return Done(std::move(status));
   plan_->stages[index - 1]->Resume(AsyncStep(*this, index - 1), std::move(status));
 }
 

@@ -1,7 +1,7 @@
 // The completion driver under contention: calls start on several threads,
 // attempts report inline, from another thread, or from their stop callback,
 // while a timer thread moves a manual clock and fires timeouts, backoff
-// waits and bulkhead waits. Whatever the interleaving, every call answers
+// waits, bulkhead waits and hedge delays. Whatever the interleaving, every call answers
 // exactly once and nothing stays held. Bounded: it stops after a fixed
 // number of virtual milliseconds even if calls hang, and then fails.
 #include <gtest/gtest.h>
@@ -138,6 +138,82 @@ TEST(AsyncPipelineRaceTest, EveryCallAnswersOnceWhateverTheInterleaving) {
     if (h) h->on_stop.reset();
   }
   EXPECT_EQ(answered.load(), kThreads * kCallsPerThread);
+  EXPECT_EQ(twice.load(), 0);
+  EXPECT_EQ(bulkhead->stats().in_use, 0);
+  EXPECT_EQ(bulkhead->stats().waiting, 0);
+  EXPECT_EQ(env.timers->armed(), 0u);
+}
+
+// Hedged attempts of one call start on the starter's thread and on the
+// timer thread, and report from three threads at once; losers are stopped
+// while they start, report, or wait for their stop.
+TEST(AsyncPipelineRaceTest, HedgedCallsAnswerOnceWhateverTheInterleaving) {
+  ManualEnv env;
+  auto workers = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
+  auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 8, .max_wait = 5ms})));
+  RetryOptions retry{.max_attempts = 3, .backoff = {.base = 5ms, .jitter = Jitter::kNone}, .idempotent = true};
+  Pipeline p = Unwrap(PipelineBuilder(env.options())
+                          .AddTimeout(100ms)
+                          .AddRetry(retry)
+                          .AddHedge({.delay = 2ms, .max_hedged_attempts = 2, .idempotent = true}, workers)
+                          .AddBulkhead(bulkhead)
+                          .AddAttemptTimeout(20ms)
+                          .Build());
+  constexpr int kThreads = 4, kCallsPerThread = 150, kCalls = kThreads * kCallsPerThread;
+  constexpr int kMaxTries = 3 * 3;  // rounds x attempts per round
+  std::atomic<int> answered{0}, twice{0};
+  std::vector<std::unique_ptr<std::atomic<int>>> answers, tries;
+  for (int i = 0; i < kCalls; ++i) {
+    answers.push_back(std::make_unique<std::atomic<int>>(0));
+    tries.push_back(std::make_unique<std::atomic<int>>(0));
+  }
+  std::vector<CallContext> contexts(kCalls);
+  std::vector<std::unique_ptr<UntilStopped>> hanging(kCalls * kMaxTries);
+  std::atomic<bool> starting{true};
+  {
+    Completer completer;
+    std::vector<std::thread> starters;
+    for (int t = 0; t < kThreads; ++t) {
+      starters.emplace_back([&, t] {
+        for (int i = 0; i < kCallsPerThread; ++i) {
+          const int id = t * kCallsPerThread + i;
+          p.ExecuteAsync(
+              contexts[id],
+              [&, id](CallContext& c, Completion<Status> done) {
+                const int n = tries[id]->fetch_add(1);
+                switch ((id + n) % 4) {
+                  case 0: return done(Status::Ok());
+                  case 1: return done(Status::Unavailable("down"));  // non-fatal: hedge at once
+                  case 2: return completer.Hand(std::move(done));
+                  default: {
+                    auto& h = hanging[id * kMaxTries + n];
+                    h = std::make_unique<UntilStopped>();
+                    h->done.emplace(std::move(done));
+                    h->on_stop.emplace(c.stop, UntilStopped::Report{h.get()});
+                  }
+                }
+              },
+              [&, id](Status) {
+                if (answers[id]->fetch_add(1) > 0) twice.fetch_add(1);
+                answered.fetch_add(1);
+              });
+        }
+      });
+    }
+    std::thread timer([&] {
+      for (int ms = 0; ms < 100'000 && answered.load() < kCalls; ++ms) {
+        env.AdvanceAndFire(1ms);
+        if (starting.load()) std::this_thread::yield();
+      }
+    });
+    for (auto& s : starters) s.join();
+    starting = false;
+    timer.join();
+  }  // the completer reports what it still holds: late losers
+  for (auto& h : hanging) {
+    if (h) h->on_stop.reset();
+  }
+  EXPECT_EQ(answered.load(), kCalls);
   EXPECT_EQ(twice.load(), 0);
   EXPECT_EQ(bulkhead->stats().in_use, 0);
   EXPECT_EQ(bulkhead->stats().waiting, 0);

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <new>
+#include <optional>
 
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/metrics/counters.h"
@@ -72,6 +73,52 @@ TEST(PipelineAllocationTest, HedgedSuccessPathAllocatesNothingOnTheCallersThread
   const std::uint64_t before = thread_allocations;
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(p.Execute(ctx, call).value(), 7);
   EXPECT_EQ(thread_allocations - before, 0u);
+}
+
+TEST(PipelineAllocationTest, AnAsynchronousCallAllocatesItsFrameOnly) {
+  testing::ManualEnv env;
+  Pipeline p = Unwrap(PipelineBuilder(env.options())
+                          .AddRetry({.max_attempts = 3})
+                          .AddCircuitBreaker(CircuitBreakerOptions{})
+                          .AddBulkhead(BulkheadOptions{.max_concurrent = 4})
+                          .Build());
+  CallContext ctx;
+  int answers = 0;
+  auto attempt = [](CallContext&, Completion<Result<int>> done) { done(7); };
+  auto done = [&answers](Result<int> r) { answers += r.ok() ? 1 : 0; };
+  p.ExecuteAsync<Result<int>>(ctx, attempt, done);  // warm-up
+  const std::uint64_t before = thread_allocations;
+  for (int i = 0; i < 100; ++i) p.ExecuteAsync<Result<int>>(ctx, attempt, done);
+  EXPECT_EQ(thread_allocations - before, 100u);
+  EXPECT_EQ(answers, 101);
+}
+
+TEST(PipelineAllocationTest, AHedgedAttemptCostsABranchAndAStopSource) {
+  testing::ManualEnv env;
+  auto executor = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
+  Pipeline p = Unwrap(PipelineBuilder(env.options())
+                          .AddHedge({.delay = 10ms, .max_hedged_attempts = 1, .idempotent = true}, executor)
+                          .Build());
+  std::optional<Completion<Result<int>>> primary;
+  int answers = 0;
+  auto call = [&] {  // the primary hangs; the hedge launches after 10ms and wins
+    CallContext ctx;
+    p.ExecuteAsync<Result<int>>(
+        ctx,
+        [&](CallContext& c, Completion<Result<int>> d) {
+          if (c.attempt == 1) return primary.emplace(std::move(d)), void();
+          d(7);
+        },
+        [&](Result<int> r) { answers += r.ok() ? 1 : 0; });
+    env.AdvanceAndFire(10ms);
+    (*std::exchange(primary, std::nullopt))(8);  // the loser reports late
+  };
+  call();  // warm-up (the timer service's storage)
+  const std::uint64_t before = thread_allocations;
+  call();
+  // The frame, then per hedged attempt a branch and its stop_source.
+  EXPECT_EQ(thread_allocations - before, 1u + 2u * 2u);
+  EXPECT_EQ(answers, 2);
 }
 
 TEST(PipelineAllocationTest, TheCounterSeesAllocations) {

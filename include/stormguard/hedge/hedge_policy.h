@@ -5,7 +5,8 @@
 // pure decision (like RetryPolicy): given what a call has launched so far and
 // the time, it answers "launch an attempt now", "ask again after this wait",
 // or "no more attempts, for this reason". It never sleeps; the blocking
-// driver (hedge/hedge_driver.h) and the simulator do the waiting.
+// driver (hedge/hedge_driver.h), the hedge stage's asynchronous form and the
+// simulator do the waiting.
 //
 //   auto policy = HedgePolicy::Create({.delay = 50ms, .max_hedged_attempts = 1,
 //                                      .idempotent = true, .budget = budget});
@@ -149,6 +150,14 @@ class HedgePolicy {
 
   // See the banner for the order of checks. Charges the budget on kLaunch.
   HedgeDecision Decide(const HedgeState& state, const CallContext& ctx, TimePoint now) const noexcept;
+
+  // For drivers: books a finished attempt with the budget (a failure says
+  // the destination is unhealthy, any other answer that it is healthy, a
+  // cancelled attempt says nothing).
+  void RecordOutcome(OutcomeClass outcome, TimePoint now) const noexcept;
+  // Whether a call that failed for this reason tells the layers above not to
+  // retry the same failure either (x-no-retry), as the retry driver does.
+  static bool GivesUpForTheChain(HedgeStop r) noexcept;
 
  private:
   struct DelayCache {

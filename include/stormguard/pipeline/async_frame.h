@@ -16,7 +16,8 @@
 //
 // The frame (engine, the call's callables, the value slot and every
 // stage's state) is one allocation, released before `done` is called and
-// freed once no attempt is still being started from it.
+// freed once no attempt is still being started from it and no branch of it
+// (a hedged attempt, async_branch.h) is left.
 #pragma once
 
 #include <exception>
@@ -25,6 +26,7 @@
 #include <utility>
 
 #include "stormguard/core/internal/call_helpers.h"
+#include "stormguard/pipeline/async_branch.h"
 #include "stormguard/pipeline/async_stage.h"
 
 namespace stormguard {
@@ -43,53 +45,115 @@ struct ValueSlot<Status> {
   struct type {};
 };
 
-// The part of a frame that knows the result type: where the value waits.
 template <class R>
-class AsyncResultCall : public AsyncCall {
- public:
-  void Report(R r) {
-    if constexpr (std::is_same_v<R, Status>) {
-      AttemptEnded(std::move(r));
-    } else {
-      if (!r.ok()) return AttemptEnded(std::move(r).status());
-      slot_.emplace(std::move(r).value());
-      AttemptEnded(Status::Ok());
-    }
-  }
+using SlotOf = typename ValueSlot<R>::type;
 
- protected:
-  using AsyncCall::AsyncCall;
-  typename ValueSlot<R>::type slot_;
-};
+// Stores a successful value in `slot`, then ends the attempt of `call`.
+template <class R>
+void Report(AsyncCall& call, SlotOf<R>& slot, R r) {
+  if constexpr (std::is_same_v<R, Status>) {
+    call.AttemptEnded(std::move(r));
+  } else {
+    if (!r.ok()) return call.AttemptEnded(std::move(r).status());
+    slot.emplace(std::move(r).value());
+    call.AttemptEnded(Status::Ok());
+  }
+}
 
 }  // namespace pipeline_internal
 
 template <class R>
 class Completion {
  public:
-  explicit Completion(pipeline_internal::AsyncResultCall<R>& call) noexcept
-      : call_(&call), unwinding_(std::uncaught_exceptions()) {}
-  Completion(Completion&& o) noexcept : call_(std::exchange(o.call_, nullptr)), unwinding_(o.unwinding_) {}
+  Completion(AsyncCall& call, pipeline_internal::SlotOf<R>& slot) noexcept
+      : call_(&call), slot_(&slot), unwinding_(std::uncaught_exceptions()) {}
+  Completion(Completion&& o) noexcept
+      : call_(std::exchange(o.call_, nullptr)), slot_(o.slot_), unwinding_(o.unwinding_) {}
   Completion& operator=(Completion&&) = delete;
   ~Completion() {
     // During an exception the frame reports the exception itself.
     if (call_ != nullptr && std::uncaught_exceptions() == unwinding_) {
-      std::exchange(call_, nullptr)->Report(
+      pipeline_internal::Report<R>(
+          *std::exchange(call_, nullptr), *slot_,
           R(Status::Internal("pipeline: the attempt dropped its completion handle without reporting")));
     }
   }
 
   // Reports the attempt's outcome; the handle is empty afterwards.
   void operator()(R result) {
-    if (call_ != nullptr) std::exchange(call_, nullptr)->Report(std::move(result));
+    if (call_ != nullptr) pipeline_internal::Report<R>(*std::exchange(call_, nullptr), *slot_, std::move(result));
   }
 
  private:
-  pipeline_internal::AsyncResultCall<R>* call_;
+  AsyncCall* call_;
+  pipeline_internal::SlotOf<R>* slot_;  // the value slot of the call, or of its branch
   int unwinding_;
 };
 
 namespace pipeline_internal {
+
+template <class R>
+class AsyncBranchFrame;
+
+// The part of a frame that knows the result type: where the value waits,
+// and how the call's callables run for the call itself or for a branch.
+template <class R>
+class AsyncResultCall : public AsyncCall {
+ protected:
+  using AsyncCall::AsyncCall;
+  template <class>
+  friend class AsyncBranchFrame;
+
+  virtual void StartAttempt(CallContext& ctx, Completion<R> done) = 0;
+  virtual Status RunFallback(const Status& why, SlotOf<R>& into) = 0;
+  void RunAttempt() override { StartAttempt(this->call_ctx(), Completion<R>(*this, slot_)); }
+  Status CallFallback(const Status& why) override { return RunFallback(why, slot_); }
+  AsyncBranch& MakeBranch(std::size_t first, AsyncBranchOwner& owner) override {
+    return AsyncBranchFrame<R>::Make(*this, *this, first, owner);
+  }
+
+  SlotOf<R> slot_;
+};
+
+// One branch of a call (async_branch.h): the call's callables, its own slot.
+template <class R>
+class AsyncBranchFrame final : public AsyncBranch {
+ public:
+  static AsyncBranch& Make(AsyncResultCall<R>& root, AsyncCall& parent, std::size_t first,
+                           AsyncBranchOwner& owner) {
+    const std::size_t head = (sizeof(AsyncBranchFrame) + alignof(std::max_align_t) - 1) &
+                             ~(alignof(std::max_align_t) - 1);
+    void* memory = ::operator new(head + StateBytes(parent, first));
+    auto* states = static_cast<unsigned char*>(memory) + head;
+    return *new (memory) AsyncBranchFrame(root, parent, first, owner, states);
+  }
+
+  void AdoptValue() noexcept override {
+    if constexpr (!std::is_same_v<R, Status>) root_.slot_ = std::move(slot_);
+  }
+
+ private:
+  AsyncBranchFrame(AsyncResultCall<R>& root, AsyncCall& parent, std::size_t first, AsyncBranchOwner& owner,
+                   void* states)
+      : AsyncBranch(parent, first, owner, states, StateBase(parent, first)), root_(root) {}
+
+  void RunAttempt() override { root_.StartAttempt(ctx(), Completion<R>(*this, slot_)); }
+  bool HasFallback() const noexcept override { return root_.HasFallback(); }
+  Status CallFallback(const Status& why) override { return root_.RunFallback(why, slot_); }
+  AsyncBranch& MakeBranch(std::size_t first, AsyncBranchOwner& owner) override {
+    return Make(root_, *this, first, owner);
+  }
+  void Free() noexcept override {
+    AsyncCall& up = parent();
+    this->DestroyStates();
+    this->~AsyncBranchFrame();
+    ::operator delete(static_cast<void*>(this));
+    ReleaseParent(up);
+  }
+
+  AsyncResultCall<R>& root_;
+  SlotOf<R> slot_;
+};
 
 template <class R, class A, class D, class G>
 class AsyncFrame final : public AsyncResultCall<R> {
@@ -114,21 +178,21 @@ class AsyncFrame final : public AsyncResultCall<R> {
         done_(std::move(done)),
         fallback_(std::move(fallback)) {}
 
-  void RunAttempt() override { attempt_(this->call_ctx(), Completion<R>(*this)); }
+  void StartAttempt(CallContext& ctx, Completion<R> done) override { attempt_(ctx, std::move(done)); }
   bool HasFallback() const noexcept override { return fallback_.has_value(); }
-  Status CallFallback(const Status& why) override {
+  Status RunFallback(const Status& why, SlotOf<R>& into) override {
     if constexpr (std::is_same_v<G, NoFallback>) {
       return why;
     } else {
-      return StoreFallback(core_internal::InvokeCaught<R>(*fallback_, why));
+      return StoreFallback(core_internal::InvokeCaught<R>(*fallback_, why), into);
     }
   }
-  Status StoreFallback(R r) {
+  static Status StoreFallback(R r, SlotOf<R>& into) {
     if constexpr (std::is_same_v<R, Status>) {
       return r;
     } else {
       if (!r.ok()) return std::move(r).status();
-      this->slot_.emplace(std::move(r).value());
+      into.emplace(std::move(r).value());
       return Status::Ok();
     }
   }

@@ -21,14 +21,22 @@
 // each state when the call starts and destroys it when the call ends.
 // step.state<S>() is that stage's state in the current call.
 //
+// Branches: a stage that runs the rest of the pipeline several times at
+// once (the hedge) starts each run as an AsyncBranch (async_branch.h) with
+// step.Branch(): a sub-call with its own state block for the stages after
+// it, its own copy of the context and its own stop, reporting back to the
+// stage instead of leaving it. A pipeline without such a stage never makes
+// one.
+//
 // A stage offers its asynchronous form through Stage::async(); one that
 // returns null (the default, so a custom stage written only for the
 // blocking driver) makes Pipeline::ExecuteAsync refuse the whole pipeline
 // with FAILED_PRECONDITION naming the stage, before anything runs.
 //
 // Thread safety: Start and Resume are const and run for many calls at once;
-// within one call, the stages run one event at a time, on whichever thread
-// delivered the event (the attempt's completion, a timer, a stop).
+// within one call (or one branch of it), the stages run one event at a
+// time, on whichever thread delivered the event (the attempt's completion,
+// a timer, a stop). Branches of one call run concurrently.
 #pragma once
 
 #include <atomic>
@@ -47,6 +55,8 @@
 
 namespace stormguard {
 
+class AsyncBranch;
+class AsyncBranchOwner;
 class AsyncCall;
 class Stage;
 
@@ -80,6 +90,11 @@ class AsyncStep {
   }
   // Times the attempt has been started in this call (as Next::calls()).
   std::uint32_t calls() const noexcept;
+  // Counts attempts that ran in branches (as Next::AddCalls).
+  void AddCalls(std::uint32_t n) const noexcept;
+  // A new, not yet started branch running the stages after this one
+  // (async_branch.h); it reports to `owner`.
+  AsyncBranch& Branch(AsyncBranchOwner& owner) const;
   bool has_fallback() const noexcept;
   Status Fallback(const Status& why) const;
 
@@ -133,11 +148,14 @@ class AsyncCall {
   void AttemptEnded(Status status);
 
  protected:
+  // `states` holds the states of stages [first, end), laid out as in the
+  // plan from offset `base` on (a branch's block holds only its own).
   AsyncCall(std::shared_ptr<const pipeline_internal::AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers,
-            void* states) noexcept;
+            void* states, std::size_t first = 0, std::size_t base = 0,
+            AsyncBranchOwner* owner = nullptr) noexcept;
   virtual ~AsyncCall();
 
-  void Begin() { Enter(0); }
+  void Begin() { Enter(first_); }
   virtual void RunAttempt() = 0;  // hands the attempt a completion handle
   virtual Status CallFallback(const Status& why) = 0;
   virtual bool HasFallback() const noexcept = 0;
@@ -145,18 +163,22 @@ class AsyncCall {
   // calls the caller's `done`.
   virtual void Done(Status status) = 0;
   virtual void Free() noexcept = 0;  // destroys and deallocates the frame
+  // Allocates a branch of this call for the stages from `first` on.
+  virtual AsyncBranch& MakeBranch(std::size_t first, AsyncBranchOwner& owner) = 0;
   // The frame lives while the call runs and while an attempt is being
   // started (its callable is in the frame, and the call may end on another
   // thread before the callable returns); the last release frees it.
   void Release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) Free();
   }
+  void Retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
 
   CallContext& call_ctx() const noexcept { return ctx_; }
   void DestroyStates() noexcept;
 
  private:
   friend class AsyncStep;
+  friend class AsyncBranch;
   void Enter(std::size_t index);
   void Leave(std::size_t index, Status status);
 
@@ -164,6 +186,9 @@ class AsyncCall {
   CallContext& ctx_;
   AsyncTimers& timers_;
   unsigned char* states_;
+  std::size_t first_;
+  std::size_t base_;
+  AsyncBranchOwner* owner_;  // a branch's; null for the call itself
   std::uint32_t calls_ = 0;
   TimePoint attempt_start_{};
   std::atomic<bool> attempt_open_{false};
@@ -174,10 +199,14 @@ inline CallContext& AsyncStep::ctx() const noexcept { return call_->ctx_; }
 inline Clock& AsyncStep::clock() const noexcept { return *call_->plan_->clock; }
 inline AsyncTimers& AsyncStep::timers() const noexcept { return call_->timers_; }
 inline std::uint32_t AsyncStep::calls() const noexcept { return call_->calls_; }
+inline void AsyncStep::AddCalls(std::uint32_t n) const noexcept { call_->calls_ += n; }
+inline AsyncBranch& AsyncStep::Branch(AsyncBranchOwner& owner) const { return call_->MakeBranch(index_ + 1, owner); }
 inline bool AsyncStep::has_fallback() const noexcept { return call_->HasFallback(); }
 inline Status AsyncStep::Fallback(const Status& why) const { return call_->CallFallback(why); }
 inline void AsyncStep::RunInner() const { call_->Enter(index_ + 1); }
 inline void AsyncStep::Finish(Status status) const { call_->Leave(index_, std::move(status)); }
-inline void* AsyncStep::RawState() const noexcept { return call_->states_ + call_->plan_->offsets[index_]; }
+inline void* AsyncStep::RawState() const noexcept {
+  return call_->states_ + (call_->plan_->offsets[index_] - call_->base_);
+}
 
 }  // namespace stormguard

@@ -50,8 +50,9 @@
 //
 // Drivers: Execute blocks the calling thread; ExecuteAsync runs the same
 // stages in their asynchronous form (async_stage.h) and allocates one frame
-// per call (plus a stop_source per armed timeout), so a waiting call holds
-// memory instead of a thread.
+// per call (plus a stop_source per armed timeout, and with a hedge a branch
+// and a stop_source per hedged attempt: async_branch.h), so a waiting call
+// holds memory instead of a thread.
 #pragma once
 
 #include <atomic>
@@ -223,7 +224,8 @@ class PipelineBuilder {
   // The pipeline's listener is used when options.listener is null.
   PipelineBuilder& AddRetry(RetryOptions options);
   PipelineBuilder& AddRequireIdempotencyKey();
-  // Hedged attempts on `executor` (shared; must outlive the pipeline). The
+  // Hedged attempts on `executor` (shared; must outlive the pipeline; only
+  // Execute uses it: ExecuteAsync starts each attempt from an event). The
   // pipeline's listener is used when options.listener is null.
   PipelineBuilder& AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor);
   // Guards, shared (one guard may protect a destination for several

@@ -1,9 +1,11 @@
-// The scenario suite under the blocking driver and the completion driver.
+// The scenario suites under the blocking driver and the completion driver.
 #include "pipeline/scenarios/pipeline_scenarios.h"
 
 namespace stormguard::testing {
 
 using Drivers = ::testing::Types<BlockingDriver, CompletionDriver>;
 INSTANTIATE_TYPED_TEST_SUITE_P(EveryDriver, PipelineScenarios, Drivers);
+// See HedgeScenarios for why the blocking driver does not run it.
+INSTANTIATE_TYPED_TEST_SUITE_P(Completion, HedgeScenarios, CompletionDriver);
 
 }  // namespace stormguard::testing

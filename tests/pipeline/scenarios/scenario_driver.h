@@ -42,10 +42,12 @@ struct ScriptedAttempt {
 };
 using Script = std::vector<ScriptedAttempt>;
 
+// Per attempt, in the order attempts started (several may run at once
+// under a hedge).
 struct CallRecord {
   Result<int> result = Status::Internal("the call did not end");
   std::vector<Duration> attempt_starts;  // since the call started
-  std::vector<bool> saw_stop;            // per attempt: ctx.stop had fired when it ended
+  std::vector<bool> saw_stop;            // ctx.stop had fired when it ended (false while it runs)
   Duration took = Duration::zero();
 };
 
@@ -99,7 +101,9 @@ class BlockingDriver {
 };
 
 // ExecuteAsync(): attempts are pending records ended by the tick loop (or
-// at once, from their stop callback, when ctx.stop fires).
+// at once, from their stop callback, when ctx.stop fires). Several may be
+// pending at once (hedged attempts); after the call answers, the loop ticks
+// on until the last of them has reported, so late losers report too.
 class CompletionDriver {
  public:
   ScenarioClock& clock() { return clock_; }
@@ -181,7 +185,7 @@ struct CompletionDriver::Pending {
 
   void End(bool stopped) {
     if (!done) return;
-    rec->saw_stop.push_back(stop.stop_requested());
+    rec->saw_stop[static_cast<std::size_t>(number) - 1] = stop.stop_requested();
     Completion<Result<int>> d = std::move(*done);
     done.reset();
     d(scenario_internal::Answer(*script, stopped, number));
@@ -197,6 +201,7 @@ inline CallRecord CompletionDriver::Run(const Pipeline& p, CallContext& ctx, con
     const std::size_t n = rec.attempt_starts.size();
     const TimePoint start = clock_.Now();
     rec.attempt_starts.push_back(start - begin);
+    rec.saw_stop.push_back(false);
     auto& a = *pending.emplace_back(std::make_unique<Pending>());
     a.script = &scenario_internal::AttemptOf(script, n);
     a.number = static_cast<int>(n) + 1;
@@ -217,11 +222,27 @@ inline CallRecord CompletionDriver::Run(const Pipeline& p, CallContext& ctx, con
   } else {
     p.ExecuteAsync<Result<int>>(ctx, attempt, finish);
   }
+  // Every attempt due in this tick ends, also one a hedge starts meanwhile
+  // (by index: ending one may start another); then losers that ignore their
+  // stop still end at their time, after the call has answered.
+  auto end_due = [&] {
+    for (std::size_t k = 0; k < pending.size(); ++k) {
+      if (pending[k]->done && clock_.Now() >= pending[k]->end) pending[k]->End(false);
+    }
+  };
+  auto running = [&] {
+    for (auto& a : pending) {
+      if (a->done) return true;
+    }
+    return false;
+  };
   while (!ended) {
     clock_.Tick();
-    for (auto& a : pending) {
-      if (a->done && clock_.Now() >= a->end) a->End(false);
-    }
+    end_due();
+  }
+  while (running()) {
+    clock_.Tick();
+    end_due();
   }
   for (auto& a : pending) a->on_stop.reset();
   return rec;

@@ -17,8 +17,16 @@
 // returns only when every attempt has ended (the driver's guarantee), so
 // the rest of the pipeline never outlives the call.
 //
-// It has no asynchronous form yet: Pipeline::ExecuteAsync refuses a
-// pipeline that holds one (FAILED_PRECONDITION naming the stage).
+// Asynchronously (Pipeline::ExecuteAsync) the same HedgePolicy decides,
+// with the same events and budget protocol, but no thread waits: the delay
+// is a timer of the call's AsyncTimers, and each hedged attempt, primary
+// included, is a branch of the call (pipeline/async_branch.h) started
+// inline by whoever decided to launch it (a timer, a failed attempt's
+// report), so the executor is not used. The first acceptable answer ends
+// the call at once: the winner's value moves into the call's slot, the
+// others are told to stop and their later reports are only booked (budget,
+// events). A call that can never hedge (CheckCall) runs inline without a
+// branch. Cost per hedged attempt: see async_branch.h.
 //
 // Thread safety: immutable; the executor is shared and must outlive it.
 #pragma once
@@ -26,11 +34,12 @@
 #include <memory>
 
 #include "stormguard/hedge/hedge_driver.h"
+#include "stormguard/pipeline/async_stage.h"
 #include "stormguard/pipeline/stage.h"
 
 namespace stormguard {
 
-class HedgeStage final : public Stage {
+class HedgeStage final : public Stage, public AsyncStage {
  public:
   HedgeStage(HedgePolicy policy, std::shared_ptr<Executor> executor) noexcept
       : policy_(std::move(policy)), executor_(std::move(executor)) {}
@@ -46,6 +55,10 @@ class HedgeStage final : public Stage {
   std::string_view name() const noexcept override { return "hedge"; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
+  const AsyncStage* async() const noexcept override { return this; }
+  AsyncStateLayout async_state() const noexcept override;
+  void Start(AsyncStep step) const override;
+  void Resume(AsyncStep step, Status inner) const override;
 
   const HedgePolicy& policy() const noexcept { return policy_; }
 
