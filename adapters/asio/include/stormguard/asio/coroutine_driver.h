@@ -40,6 +40,8 @@
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
 #include <atomic>
+#include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
