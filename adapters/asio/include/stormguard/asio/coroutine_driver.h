@@ -61,6 +61,8 @@ namespace asio_internal {
 template <class R, class F, class G>
 class CoroutineCall {
  public:
+  // The pipeline passes a non-callable placeholder when the call has no fallback.
+  static constexpr bool kHasFallback = std::is_invocable_v<G&, const Status&>;
   using Handler = typename asio::async_result<asio::use_awaitable_t<>, void()>::handler_type;
 
   CoroutineCall(CallContext& ctx, F fn, std::optional<G> fallback, asio::any_io_executor ex)
@@ -149,7 +151,7 @@ void CoroutineCall<R, F, G>::Start(const Pipeline& p, Handler handler) {
     slot.template emplace<StopOnCancel>(StopOnCancel{std::move(own)});
   }
   AsyncTimers& timers = TimersFor(ex_);
-  if constexpr (!std::is_same_v<G, pipeline_internal::NoFallback>) {
+  if constexpr (kHasFallback) {
     p.ExecuteAsync<R>(timers, ctx_, Attempt{this}, Done{this}, Fallback{this});
   } else {
     p.ExecuteAsync<R>(timers, ctx_, Attempt{this}, Done{this});
@@ -257,7 +259,7 @@ struct PipelineDriver<asio::awaitable<R>> {
   template <class F, class G>
   static asio::awaitable<R> Execute(const Pipeline& p, CallContext& ctx, F& fn, G* fallback) {
     std::optional<std::decay_t<G>> fb;
-    if constexpr (!std::is_same_v<G, pipeline_internal::NoFallback>) fb.emplace(*fallback);
+    if constexpr (std::is_invocable_v<G&, const Status&>) fb.emplace(*fallback);  // else: no fallback
     return asio_internal::Drive<R>(p, ctx, std::decay_t<F>(fn), std::move(fb));
   }
 };
