@@ -148,7 +148,9 @@ TEST(AsyncCurlClientTest, TerminalCancellationDropsTheTransferAtOnce) {
   asio::cancellation_signal cancel;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  srv.server.Get("/hang", [&](const httplib::Request&, httplib::Response& res) {
+  // `released` by value: the handler may still be returning from its wait
+  // when the test's locals go, before `srv` (declared first) joins it.
+  srv.server.Get("/hang", [&io, &cancel, released](const httplib::Request&, httplib::Response& res) {
     // The request is being served: cancel it from the client's own thread.
     asio::post(io, [&] { cancel.emit(asio::cancellation_type::terminal); });
     released.wait_for(5s);

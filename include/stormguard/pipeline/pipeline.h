@@ -52,7 +52,9 @@
 // stages in their asynchronous form (async_stage.h) and allocates one frame
 // per call (plus a stop_source per armed timeout, and with a hedge a branch
 // and a stop_source per hedged attempt: async_branch.h), so a waiting call
-// holds memory instead of a thread.
+// holds memory instead of a thread. With stormguard/asio/coroutine_driver.h,
+// `co_await pipeline->Execute(ctx, attempt)` takes an attempt that returns
+// an asio::awaitable (PipelineDriver below).
 #pragma once
 
 #include <atomic>
@@ -81,7 +83,18 @@ struct PipelineOptions {
   const Classifier* classifier = &DefaultClassifier();
 };
 
+// Another driver's entry: Execute with a callable whose result is neither
+// Status nor Result<T> (an asio::awaitable, say) returns
+// PipelineDriver<that result>::Execute(pipeline, ctx, fn, fallback), where
+// fallback is a G* (NoFallback* when none). The driver's header
+// specialises it; pipeline/ knows no driver.
+template <class AttemptResult>
+struct PipelineDriver;
+
 namespace pipeline_internal {
+
+template <class R>
+concept HasPipelineDriver = requires { sizeof(PipelineDriver<R>); };
 
 // Keeps a successful value. `claimed` is given when attempts run
 // concurrently (hedging): the first success keeps its value.
@@ -133,6 +146,10 @@ class Pipeline {
     StartAsync<R, A, D, pipeline_internal::NoFallback>(ctx, std::move(attempt), std::move(done), std::nullopt,
                                                        &timers);
   }
+  template <class R = Status, class A, class D, class G>
+  void ExecuteAsync(AsyncTimers& timers, CallContext& ctx, A attempt, D done, G fallback) const {
+    StartAsync<R>(ctx, std::move(attempt), std::move(done), std::optional<G>(std::move(fallback)), &timers);
+  }
   // OK, or FAILED_PRECONDITION naming the first stage without an asynchronous form.
   const Status& AsyncSupport() const noexcept { return async_->unsupported; }
 
@@ -183,8 +200,12 @@ auto Pipeline::Dispatch(CallContext& ctx, F& fn, G* fallback) const {
     } else {
       return Run(ctx, call, nullptr);
     }
+  } else if constexpr (!IsResult<R>::value) {
+    static_assert(pipeline_internal::HasPipelineDriver<R>,
+                  "the callable must return stormguard::Status or stormguard::Result<T>; for an "
+                  "asio::awaitable attempt, include \"stormguard/asio/coroutine_driver.h\"");
+    return PipelineDriver<R>::Execute(*this, ctx, fn, fallback);
   } else {
-    static_assert(IsResult<R>::value, "the callable must return stormguard::Status or stormguard::Result<T>");
     using T = typename R::value_type;
     std::optional<T> slot;
     std::atomic<bool> claimed{false};
