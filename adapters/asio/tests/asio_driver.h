@@ -67,9 +67,10 @@ inline CallRecord AsioDriver::Run(const Pipeline& p, CallContext& ctx, const Scr
     const std::size_t n = rec.attempt_starts.size();
     const ScriptedAttempt& a = scenario_internal::AttemptOf(script, n);
     rec.attempt_starts.push_back(clock_.Now() - begin);
+    rec.saw_stop.push_back(false);  // hedged attempts overlap: each writes its own entry when it ends
     bool finished = true;
     if (a.takes > Duration::zero()) finished = co_await Wait(a.takes, a.honours_stop);
-    rec.saw_stop.push_back(c.stop.stop_requested());
+    rec.saw_stop[n] = c.stop.stop_requested();
     co_return scenario_internal::Answer(a, !finished, static_cast<int>(n) + 1);
   };
   auto call = [&]() -> asio::awaitable<void> {

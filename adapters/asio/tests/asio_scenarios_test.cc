@@ -1,9 +1,10 @@
-// The scenario suite under the Asio coroutine driver, on virtual time.
+// The scenario suites under the Asio coroutine driver, on virtual time.
 #include "asio_driver.h"
 #include "pipeline/scenarios/pipeline_scenarios.h"
 
 namespace stormguard::testing {
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Asio, PipelineScenarios, AsioDriver);
+INSTANTIATE_TYPED_TEST_SUITE_P(Asio, HedgeScenarios, AsioDriver);
 
 }  // namespace stormguard::testing
