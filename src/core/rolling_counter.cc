@@ -81,7 +81,7 @@ template <std::size_t N>
 bool BasicRollingCounter<N>::Add(TimePoint now, Amounts amounts) noexcept {
   std::uint64_t last = newest_->epoch.load(std::memory_order_acquire);
   const std::uint64_t epoch = EpochOf(now, last);
-  if (epoch > last) last = Advance(last, epoch);
+  if (epoch > last) last = Advance(epoch);
   if (last - epoch >= buckets_) return false;  // already outside the window
   Counters& c = counters_[ThreadStripe() & stripe_mask_];
   // Negative amounts wrap around; the differences Sum takes undo that.
@@ -91,21 +91,21 @@ bool BasicRollingCounter<N>::Add(TimePoint now, Amounts amounts) noexcept {
   return true;
 }
 
-// Publishes `epoch` as the newest bucket, unless another thread already
-// published a newer one, and returns the newest. Starting points are
-// recorded before publishing, so whoever sees the bucket also finds them.
-// Nothing happened in the buckets skipped, so they all start where the
-// counters stand (only the last ring-size of them have a slot).
+// Publishes `epoch` as the newest bucket, unless a newer one already is,
+// and returns the newest. One thread at a time records starting points, and
+// only for buckets nobody has published, so a start is never rewritten
+// after events landed in its bucket. Starting points are recorded before
+// publishing, so whoever sees the bucket also finds them. Nothing happened
+// in the buckets skipped, so they all start where the counters stand (only
+// the last ring-size of them have a slot).
 template <std::size_t N>
-std::uint64_t BasicRollingCounter<N>::Advance(std::uint64_t last, std::uint64_t epoch) noexcept {
-  while (last < epoch) {
-    RecordStarts(epoch - last > ring_mask_ ? epoch - ring_mask_ : last + 1, epoch);
-    if (newest_->epoch.compare_exchange_strong(last, epoch, std::memory_order_acq_rel,
-                                               std::memory_order_acquire)) {
-      return epoch;
-    }
-  }
-  return last;
+std::uint64_t BasicRollingCounter<N>::Advance(std::uint64_t epoch) noexcept {
+  std::lock_guard lock(newest_->opening);
+  const std::uint64_t last = newest_->epoch.load(std::memory_order_acquire);
+  if (last >= epoch) return last;
+  RecordStarts(epoch - last > ring_mask_ ? epoch - ring_mask_ : last + 1, epoch);
+  newest_->epoch.store(epoch, std::memory_order_release);
+  return epoch;
 }
 
 // Buckets first..last start where the counters stand now.
@@ -124,6 +124,7 @@ void BasicRollingCounter<N>::RecordStarts(std::uint64_t first, std::uint64_t las
 // Every bucket a window can still reach starts again from here.
 template <std::size_t N>
 void BasicRollingCounter<N>::Reset() noexcept {
+  std::lock_guard lock(newest_->opening);
   const std::uint64_t last = newest_->epoch.load(std::memory_order_acquire);
   RecordStarts(last > ring_mask_ ? last - ring_mask_ : 0, last);
 }

@@ -1,6 +1,6 @@
 // stormguard/core/rolling_counter.h: N event counts over the last few time
-// buckets, lock-free and striped per thread, with reads that cost
-// O(stripes) whatever the bucket count.
+// buckets, striped per thread, lock-free but for the opening of a bucket,
+// with reads that cost O(stripes) whatever the bucket count.
 //
 // The failure-rate gate counts successes and failures in ten one-second buckets and
 // judges the last ten seconds; Finagle's retry budget lets deposits expire
@@ -27,12 +27,16 @@
 // 2N loads per stripe.
 //
 // Thread safety: Add, Sum and Reset may run concurrently from any thread.
-// Add is lock-free; the first Add of each bucket also records the starting
-// points (O(stripes) stores). No event is ever lost. Precision limits: an
-// event that races with the start of a new bucket may be counted in the
-// neighbouring bucket (it leaves the window one bucket earlier or later);
+// Add is lock-free but for the first Add of each bucket, which records the
+// starting points (O(stripes) stores) under a lock, once per bucket width:
+// threads that also reach the new bucket meanwhile wait for it, so their
+// events count in it. (Without the lock, a thread that lost the race to
+// open the bucket overwrote starting points after events had landed, and
+// they left the window early: lost.) No event is ever lost. Precision
+// limits: an Add still working on the previous bucket when the next one
+// opens may be counted in the new one (it leaves the window one bucket earlier or later);
 // events older than the window are refused; a negative Add that races a
-// bucket start may take back from the neighbouring bucket; an Add that races
+// bucket's opening may take back from the neighbouring bucket; an Add that races
 // Reset may or may not be forgotten; and sums read the stripes one at a
 // time, not as one snapshot.
 #pragma once
@@ -42,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -93,6 +98,7 @@ class BasicRollingCounter {
   };
   struct alignas(kCacheLineSize) Newest {
     std::atomic<std::uint64_t> epoch{0};
+    std::mutex opening;  // held while a new bucket's starting points are recorded
   };
 
   explicit BasicRollingCounter(const RollingCounterOptions& options);
@@ -104,7 +110,7 @@ class BasicRollingCounter {
                                     std::size_t which) const noexcept {
     return starts_[((stripe * (ring_mask_ + 1)) + (epoch & ring_mask_)) * N + which];
   }
-  std::uint64_t Advance(std::uint64_t last, std::uint64_t epoch) noexcept;
+  std::uint64_t Advance(std::uint64_t epoch) noexcept;
   void RecordStarts(std::uint64_t first, std::uint64_t last) noexcept;
   Counts StripeCounts(std::size_t stripe, std::uint64_t epoch, std::uint64_t last) const noexcept;
 
