@@ -16,6 +16,7 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::CountingClock;
 using testing::ManualEnv;
 using testing::RecordingStage;
 using testing::Unwrap;
@@ -220,24 +221,6 @@ TEST(PipelineTest, ManyThreadsShareOnePipeline) {
   EXPECT_EQ(snap.count(EventKind::kRetryScheduled, "retry"), kThreads * kCalls / 2u);
   EXPECT_EQ(snap.count(EventKind::kTimedOut), 0u);
 }
-
-// A manual clock that counts its precise and coarse readings.
-class CountingClock final : public Clock {
- public:
-  TimePoint Now() const noexcept override {
-    ++precise;
-    return base.Now();
-  }
-  TimePoint CoarseNow() const noexcept override {
-    ++coarse;
-    return base.Now();
-  }
-  bool SleepUntil(TimePoint t, std::stop_token stop) override { return base.SleepUntil(t, std::move(stop)); }
-
-  ManualClock base;
-  mutable int precise = 0;
-  mutable int coarse = 0;
-};
 
 TEST(PipelineTest, ASuccessfulPassReadsEachClockOnce) {
   CountingClock clock;

@@ -60,4 +60,22 @@ T Unwrap(Result<T> r) {
   return std::move(r).value();
 }
 
+// A manual clock that counts its precise and coarse readings.
+class CountingClock final : public Clock {
+ public:
+  TimePoint Now() const noexcept override {
+    ++precise;
+    return base.Now();
+  }
+  TimePoint CoarseNow() const noexcept override {
+    ++coarse;
+    return base.Now();
+  }
+  bool SleepUntil(TimePoint t, std::stop_token stop) override { return base.SleepUntil(t, std::move(stop)); }
+
+  ManualClock base;
+  mutable int precise = 0;
+  mutable int coarse = 0;
+};
+
 }  // namespace stormguard::testing

@@ -9,25 +9,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
+using testing::CountingClock;
 using testing::Unwrap;
-
-// A manual clock that counts its precise and coarse readings.
-class CountingClock final : public Clock {
- public:
-  TimePoint Now() const noexcept override {
-    ++precise;
-    return base.Now();
-  }
-  TimePoint CoarseNow() const noexcept override {
-    ++coarse;
-    return base.Now();
-  }
-  bool SleepUntil(TimePoint t, std::stop_token stop) override { return base.SleepUntil(t, std::move(stop)); }
-
-  ManualClock base;
-  mutable int precise = 0;
-  mutable int coarse = 0;
-};
 
 struct FullPipeline {
   CountingClock clock;

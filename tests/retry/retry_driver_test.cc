@@ -38,6 +38,18 @@ class RecordingListener final : public Listener {
   std::string gave_up_reason;
 };
 
+// A clock whose sleep is interrupted: the stop fires while the driver waits.
+class InterruptingClock final : public Clock {
+ public:
+  TimePoint Now() const noexcept override { return inner.Now(); }
+  bool SleepUntil(TimePoint, std::stop_token stop) override {
+    source.request_stop();
+    return !stop.stop_requested();
+  }
+  ManualClock inner;
+  std::stop_source source;
+};
+
 TEST(RetryDriverTest, ReturnsFirstSuccessWithoutWaiting) {
   ManualClock clock;
   Random rng(1);
@@ -94,17 +106,7 @@ TEST(RetryDriverTest, RetriesAResultWhoseValueCannotBeAssigned) {
 }
 
 TEST(RetryDriverTest, AWaitCancelledAfterAFailureAnswersCancelledForAValueCall) {
-  // A clock whose sleep is interrupted: the stop fires while the driver waits.
-  class InterruptingClock final : public Clock {
-   public:
-    TimePoint Now() const noexcept override { return inner.Now(); }
-    bool SleepUntil(TimePoint, std::stop_token stop) override {
-      source.request_stop();
-      return !stop.stop_requested();
-    }
-    ManualClock inner;
-    std::stop_source source;
-  } clock;
+  InterruptingClock clock;
   Random rng(1);
   CallContext ctx{.stop = clock.source.get_token()};
   Result<Receipt> r = ExecuteWithRetry(
@@ -187,17 +189,7 @@ TEST(RetryDriverTest, EachAttemptSeesItsOwnDeadlineAndTheCallDeadlineIsRestored)
 }
 
 TEST(RetryDriverTest, StopRequestedDuringWaitEndsTheCallAsCancelled) {
-  // A clock whose sleep is interrupted: the stop fires while the driver waits.
-  class InterruptingClock final : public Clock {
-   public:
-    TimePoint Now() const noexcept override { return inner.Now(); }
-    bool SleepUntil(TimePoint, std::stop_token stop) override {
-      source.request_stop();
-      return !stop.stop_requested();
-    }
-    ManualClock inner;
-    std::stop_source source;
-  } clock;
+  InterruptingClock clock;
   Random rng(1);
   auto budget = std::make_shared<testing::FakeBudget>(5);
   RetryOptions o = Fixed(3, 1s);
