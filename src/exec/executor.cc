@@ -1,10 +1,80 @@
 #include "stormguard/exec/executor.h"
 
+#include <thread>
 #include <utility>
 
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
+namespace {
+
+// The executor Create makes: a fixed pool of workers fed by a bounded ring.
+class WorkerPool final : public Executor {
+ public:
+  WorkerPool(const ExecutorOptions& o, TimerService& timers)
+      : Executor(timers), threads_(o.threads), ring_(static_cast<std::size_t>(o.queue_capacity)) {}
+  ~WorkerPool() override { Shutdown(); }
+
+  // Once constructed: the destructor joins whatever started.
+  void Start() {
+    workers_.reserve(static_cast<std::size_t>(threads_));
+    for (int i = 0; i < threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
+  }
+
+  bool TrySubmit(SmallTask task) noexcept override;
+  void Shutdown() override;
+
+ private:
+  void WorkerLoop();
+
+  const int threads_;
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::vector<SmallTask> ring_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+void WorkerPool::Shutdown() {
+  {
+    std::lock_guard lock(queue_mu_);
+    stopping_ = true;
+  }
+  queue_cv_.notify_all();
+  for (auto& w : workers_) {
+    if (w.joinable()) w.join();
+  }
+}
+
+bool WorkerPool::TrySubmit(SmallTask task) noexcept {
+  {
+    std::lock_guard lock(queue_mu_);
+    if (stopping_ || size_ == ring_.size()) return false;
+    ring_[(head_ + size_) % ring_.size()] = task;
+    ++size_;
+  }
+  CountSubmitted();
+  queue_cv_.notify_one();
+  return true;
+}
+
+void WorkerPool::WorkerLoop() {
+  std::unique_lock lock(queue_mu_);
+  for (;;) {
+    queue_cv_.wait(lock, [this] { return stopping_ || size_ > 0; });
+    if (size_ == 0) return;  // stopping and drained
+    const SmallTask task = ring_[head_];
+    head_ = (head_ + 1) % ring_.size();
+    --size_;
+    lock.unlock();
+    task();
+    lock.lock();
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> ExecutorOptions::Validate() const {
   Validator v;
@@ -17,56 +87,13 @@ Result<std::shared_ptr<Executor>> Executor::Create(ExecutorOptions options) {
   Status s = ValidationStatus("executor options", options.Validate());
   if (!s.ok()) return s;
   TimerService& timers = options.timers != nullptr ? *options.timers : TimerService::Default();
-  std::shared_ptr<Executor> ex(new Executor(options, timers));
-  ex->Start();
-  return ex;
+  auto pool = std::make_shared<WorkerPool>(options, timers);
+  pool->Start();
+  return std::shared_ptr<Executor>(std::move(pool));
 }
 
-Executor::Executor(const ExecutorOptions& o, TimerService& timers)
-    : o_(o), timers_(timers), ring_(static_cast<std::size_t>(o_.queue_capacity)) {}
-
-void Executor::Start() {
-  workers_.reserve(static_cast<std::size_t>(o_.threads));
-  for (int i = 0; i < o_.threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
-}
-
-Executor::~Executor() { Shutdown(); }
-
-void Executor::Shutdown() {
-  {
-    std::lock_guard lock(queue_mu_);
-    stopping_ = true;
-  }
-  queue_cv_.notify_all();
-  for (auto& w : workers_) {
-    if (w.joinable()) w.join();
-  }
-}
-
-bool Executor::TrySubmit(SmallTask task) noexcept {
-  {
-    std::lock_guard lock(queue_mu_);
-    if (stopping_ || size_ == ring_.size()) return false;
-    ring_[(head_ + size_) % ring_.size()] = task;
-    ++size_;
-  }
-  submitted_.fetch_add(1, std::memory_order_relaxed);
-  queue_cv_.notify_one();
-  return true;
-}
-
-void Executor::WorkerLoop() {
-  std::unique_lock lock(queue_mu_);
-  for (;;) {
-    queue_cv_.wait(lock, [this] { return stopping_ || size_ > 0; });
-    if (size_ == 0) return;  // stopping and drained
-    const SmallTask task = ring_[head_];
-    head_ = (head_ + 1) % ring_.size();
-    --size_;
-    lock.unlock();
-    task();
-    lock.lock();
-  }
+void Executor::Wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, FunctionRef<bool()> done) {
+  cv.wait(lock, [&] { return done(); });
 }
 
 }  // namespace stormguard

@@ -247,7 +247,7 @@ int HedgeCallBase::AwaitEnd() {
     cv_.notify_all();
   });
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [this] { return Quiet() || caller_.stop.stop_requested(); });
+  ex_.Wait(lock, cv_, [this] { return Quiet() || caller_.stop.stop_requested(); });
   if (!Quiet()) {
     // The caller cancelled: running attempts heard it through their links;
     // launch nothing more, then wait for them to return.
@@ -256,7 +256,7 @@ int HedgeCallBase::AwaitEnd() {
       StopLaunching();
     }
     CheckDone();
-    cv_.wait(lock, [this] { return Quiet(); });
+    ex_.Wait(lock, cv_, [this] { return Quiet(); });
   }
   if (winner_ >= 0 && run_.cancelled > 0) run_.loser_wait = clock_.Now() - answered_at_;
   if (RetryBudget* b = policy_.budget()) b->OnRequestEnd(clock_.CoarseNow());

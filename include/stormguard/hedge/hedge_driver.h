@@ -37,6 +37,8 @@
 // later, a fraction of the few-millisecond delays hedging uses, and never
 // earlier; with a service on a ManualClock, exactly when RunDue() fires it.
 // The timer's callback only decides and submits, under the call's lock.
+// The caller waits for its attempts in executor.Wait, so an executor made
+// for tests can run them in turns on virtual time.
 //
 // Events to policy.options().listener (policy "hedge"): kHedgeLaunched
 // (attempt number, time since the previous launch), kAttemptEnded (outcome,

@@ -253,19 +253,25 @@ REGISTER_TYPED_TEST_SUITE_P(PipelineScenarios, RetriesWaitTheBackoffBetweenAttem
                             TheFallbackAnswersARefusal, AMissingIdempotencyKeyIsRefused,
                             TheUsualStackSucceedsAfterARetry);
 
+// The executor a blocking hedge runs its attempts on: the driver's when it
+// has one (BlockingDriver's takes turns on virtual time), else a pool that
+// an asynchronous driver never uses.
+template <class Driver>
+std::shared_ptr<Executor> HedgeExecutorOf(Driver& driver) {
+  if constexpr (requires { driver.hedge_executor(); }) {
+    return driver.hedge_executor();
+  } else {
+    return Unwrap(Executor::Create({.threads = 1, .timers = &driver.clock().timers()}));
+  }
+}
+
 // Hedging: several attempts of one call in flight at once. A suite of its
-// own, because the blocking driver cannot run it deterministically: the
-// blocking hedge starts hedges on executor threads and, after an attempt
-// returns, reads the clock and launches or cancels under its private lock,
-// so no single thread can tell when every thread has settled before moving
-// virtual time, and starts and ends would land a tick early or late at
-// random. Drivers that run every attempt from events (completion, event
-// loop) instantiate it: INSTANTIATE_TYPED_TEST_SUITE_P(X, HedgeScenarios, XDriver).
+// own, since another driver's binary may instantiate one suite without the
+// other: INSTANTIATE_TYPED_TEST_SUITE_P(X, HedgeScenarios, XDriver).
 template <class Driver>
 class HedgeScenarios : public PipelineScenarios<Driver> {
  protected:
-  // The blocking hedge's threads; an asynchronous driver never uses them.
-  std::shared_ptr<Executor> workers = Unwrap(Executor::Create({.threads = 1, .timers = &this->driver.clock().timers()}));
+  std::shared_ptr<Executor> workers = HedgeExecutorOf(this->driver);
 
   static HedgeOptions After(Duration delay, int hedges = 1) {
     return {.delay = delay, .max_hedged_attempts = hedges, .idempotent = true};

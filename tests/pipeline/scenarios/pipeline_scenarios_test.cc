@@ -5,7 +5,6 @@ namespace stormguard::testing {
 
 using Drivers = ::testing::Types<BlockingDriver, CompletionDriver>;
 INSTANTIATE_TYPED_TEST_SUITE_P(EveryDriver, PipelineScenarios, Drivers);
-// See HedgeScenarios for why the blocking driver does not run it.
-INSTANTIATE_TYPED_TEST_SUITE_P(Completion, HedgeScenarios, CompletionDriver);
+INSTANTIATE_TYPED_TEST_SUITE_P(EveryDriver, HedgeScenarios, Drivers);
 
 }  // namespace stormguard::testing

@@ -11,7 +11,8 @@
 //   ScenarioClock& clock();
 //   PipelineOptions options(Listener* listener = nullptr);
 //   CallRecord Run(const Pipeline&, CallContext&, const Script&, bool with_fallback);
-// BlockingDriver and CompletionDriver are here. Another driver (an event
+// BlockingDriver (with TurnExecutor for its hedges) and CompletionDriver
+// are here. Another driver (an event
 // loop's, in its own test binary) writes its class, includes
 // pipeline_scenarios.h and instantiates the suite for it:
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Asio, PipelineScenarios, AsioDriver);
@@ -20,11 +21,16 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
-#include <stdexcept>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <stop_token>
+#include <thread>
 #include <vector>
 
 #include "pipeline/pipeline_test_util.h"
@@ -55,7 +61,17 @@ struct CallRecord {
 inline Result<int> FallbackValue(const Status&) { return -1; }
 
 // Virtual time in ticks, shared by every driver. Only the blocking driver
-// sleeps on it: its SleepUntil ticks the clock until the time or the stop.
+// sleeps on it: SleepUntil waits for the time or the stop, and with a
+// single thread it simply ticks the clock until then.
+//
+// Threads take turns on it (the blocking hedge's attempts run on threads of
+// their own), so the order of everything is fixed by virtual time alone:
+// one thread runs while the others wait in Await for their condition. A
+// thread about to wait hands the turn to the first waiting thread, in the
+// order they began to wait, whose condition holds, ticking the clock until
+// one does. Running out of virtual time with other threads waiting ends
+// the process with a message (a test cannot fail cleanly while threads
+// wait for their turn).
 class ScenarioClock final : public Clock {
  public:
   static constexpr Duration kTick = std::chrono::milliseconds(1);
@@ -75,19 +91,60 @@ class ScenarioClock final : public Clock {
     for (Duration done{}; done < d; done += kTick) Tick();
   }
 
+  // Called by the running thread: returns once ready() holds, having let
+  // the other threads and the clock move meanwhile.
+  void Await(std::function<bool()> ready);
+  // Starts `body` on a thread of its own that waits for its turn first;
+  // the running thread calls it, so the new thread's place in line is fixed.
+  // When `body` returns, the thread passes the turn on and ends.
+  std::thread Spawn(std::function<void()> body);
+
  private:
   struct Hook {
     TimePoint at;
     std::function<void()> run;
   };
+  struct Turn {
+    std::function<bool()> ready;
+    bool go = false;  // under turn_mu_
+  };
+  void PassTurn();
+  void WaitForTurn(Turn& t);
   std::atomic<Duration::rep> now_{std::chrono::hours(1).count() * 1'000'000'000LL};
   std::shared_ptr<TimerService> timers_;
   std::vector<Hook> hooks_;
   int ticks_ = 0;
+  // Touched only by the thread whose turn it is; the hand-over under
+  // turn_mu_ orders one turn's writes before the next turn's reads.
+  std::vector<Turn*> waiting_;
+  std::mutex turn_mu_;
+  std::condition_variable turn_cv_;
+};
+
+// The blocking hedge's executor under BlockingDriver: each task runs on a
+// thread of its own that takes turns on the clock, and the hedge's wait for
+// its attempts is a turn too, so hedged attempts start, end and see their
+// stops at exact virtual times.
+class TurnExecutor final : public Executor {
+ public:
+  explicit TurnExecutor(ScenarioClock& clock) : Executor(clock.timers()), clock_(clock) {}
+  ~TurnExecutor() override { Shutdown(); }
+
+  bool TrySubmit(SmallTask task) noexcept override;
+  void Wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, FunctionRef<bool()> done) override;
+  // Runs every accepted task in its turns, then joins the threads.
+  void Shutdown() override;
+
+ private:
+  ScenarioClock& clock_;
+  // Touched in turns only, like the clock's line.
+  std::vector<std::thread> threads_;
+  int running_ = 0;
+  bool stopped_ = false;
 };
 
 // Execute() on the calling thread; an attempt sleeps on the clock, which
-// ticks while it waits.
+// ticks while it waits. A hedge's attempts take turns with it (TurnExecutor).
 class BlockingDriver {
  public:
   ScenarioClock& clock() { return clock_; }
@@ -95,9 +152,12 @@ class BlockingDriver {
     return {.clock = &clock_, .timers = &clock_.timers(), .listener = listener};
   }
   CallRecord Run(const Pipeline& p, CallContext& ctx, const Script& script, bool with_fallback);
+  // Where a blocking hedge runs its attempts.
+  std::shared_ptr<Executor> hedge_executor() { return executor_; }
 
  private:
   ScenarioClock clock_;
+  std::shared_ptr<Executor> executor_ = std::make_shared<TurnExecutor>(clock_);
 };
 
 // ExecuteAsync(): attempts are pending records ended by the tick loop (or
@@ -119,10 +179,64 @@ class CompletionDriver {
 
 
 inline bool ScenarioClock::SleepUntil(TimePoint t, std::stop_token stop) {
+  Await([&] { return stop.stop_requested() || Now() >= t; });
+  return !stop.stop_requested();
+}
+
+inline void ScenarioClock::Await(std::function<bool()> ready) {
+  if (ready()) return;
+  Turn me{std::move(ready)};
+  waiting_.push_back(&me);
+  try {
+    PassTurn();
+  } catch (const std::exception& e) {  // virtual time ran out
+    std::erase(waiting_, &me);
+    if (!waiting_.empty()) {
+      std::fprintf(stderr, "%s, with threads waiting for their turn\n", e.what());
+      std::abort();
+    }
+    throw;
+  }
+  WaitForTurn(me);
+}
+
+inline std::thread ScenarioClock::Spawn(std::function<void()> body) {
+  auto turn = std::make_unique<Turn>(Turn{.ready = [] { return true; }});
+  Turn* place = turn.get();
+  std::thread thread([this, turn = std::move(turn), body = std::move(body)] {
+    WaitForTurn(*turn);
+    body();
+    PassTurn();
+  });
+  waiting_.push_back(place);
+  return thread;
+}
+
+inline void ScenarioClock::PassTurn() {
   for (;;) {
-    if (stop.stop_requested()) return false;
-    if (Now() >= t) return true;
+    for (auto it = waiting_.begin(); it != waiting_.end(); ++it) {
+      Turn* next = *it;
+      if (!next->ready()) continue;
+      waiting_.erase(it);
+      {
+        std::lock_guard lock(turn_mu_);
+        next->go = true;
+      }
+      turn_cv_.notify_all();
+      return;
+    }
     Tick();
+  }
+}
+
+// A turn comes within microseconds of real time; one that never comes means
+// a thread blocked outside the turns (a wait that is not Await: a driver not
+// waiting through Executor::Wait), so the process ends rather than hangs.
+inline void ScenarioClock::WaitForTurn(Turn& t) {
+  std::unique_lock lock(turn_mu_);
+  if (!turn_cv_.wait_for(lock, std::chrono::seconds(30), [&] { return t.go; })) {
+    std::fprintf(stderr, "scenario: a thread waited 30 s of real time for its turn\n");
+    std::abort();
   }
 }
 
@@ -153,6 +267,40 @@ inline Result<int> Answer(const ScriptedAttempt& a, bool stopped, int number) {
 
 }  // namespace scenario_internal
 
+inline bool TurnExecutor::TrySubmit(SmallTask task) noexcept {
+  if (stopped_) return false;
+  try {
+    threads_.push_back(clock_.Spawn([this, task] {
+      task();
+      --running_;
+    }));
+  } catch (const std::exception&) {
+    return false;
+  }
+  ++running_;
+  CountSubmitted();
+  return true;
+}
+
+inline void TurnExecutor::Wait(std::unique_lock<std::mutex>& lock, std::condition_variable&,
+                               FunctionRef<bool()> done) {
+  while (!done()) {
+    lock.unlock();
+    clock_.Await([&] {
+      std::lock_guard relock(*lock.mutex());
+      return done();
+    });
+    lock.lock();
+  }
+}
+
+inline void TurnExecutor::Shutdown() {
+  stopped_ = true;
+  clock_.Await([this] { return running_ == 0; });
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
 inline CallRecord BlockingDriver::Run(const Pipeline& p, CallContext& ctx, const Script& script, bool with_fallback) {
   CallRecord rec;
   const TimePoint begin = clock_.Now();
@@ -161,8 +309,9 @@ inline CallRecord BlockingDriver::Run(const Pipeline& p, CallContext& ctx, const
     const ScriptedAttempt& a = scenario_internal::AttemptOf(script, n);
     const TimePoint start = clock_.Now();
     rec.attempt_starts.push_back(start - begin);
+    rec.saw_stop.push_back(false);
     const bool finished = clock_.SleepUntil(start + a.takes, a.honours_stop ? c.stop : std::stop_token());
-    rec.saw_stop.push_back(c.stop.stop_requested());
+    rec.saw_stop[n] = c.stop.stop_requested();
     return scenario_internal::Answer(a, !finished, static_cast<int>(n) + 1);
   };
   rec.result = with_fallback ? p.Execute(ctx, attempt, FallbackValue) : p.Execute(ctx, attempt);
