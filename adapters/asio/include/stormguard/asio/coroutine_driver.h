@@ -76,8 +76,8 @@ class CoroutineCall {
   static constexpr bool kHasFallback = std::is_invocable_v<G&, const Status&>;
   using Handler = typename asio::async_result<asio::use_awaitable_t<>, void()>::handler_type;
 
-  CoroutineCall(CallContext& ctx, F fn, std::optional<G> fallback, asio::any_io_executor ex)
-      : ctx_(ctx), fn_(std::move(fn)), fallback_(std::move(fallback)), ex_(std::move(ex)) {}
+  CoroutineCall(CallContext& ctx, F fn, std::optional<G> fallback, const asio::any_io_executor& ex)
+      : ctx_(ctx), fn_(std::move(fn)), fallback_(std::move(fallback)), ex_(ex) {}
   CoroutineCall(const CoroutineCall&) = delete;
   CoroutineCall& operator=(const CoroutineCall&) = delete;
   ~CoroutineCall();
@@ -87,7 +87,7 @@ class CoroutineCall {
   bool Start(const Pipeline& p, asio::cancellation_slot caller);
   // The call is still running: `handler` resumes the caller when it ends.
   void Suspend(Handler handler);
-  R TakeResult() { return std::move(*result_); }
+  R&& TakeResult() { return std::move(*result_); }
 
  private:
   struct Slot;
@@ -98,7 +98,6 @@ class CoroutineCall {
   };
   struct Slot {  // one attempt in flight; the first lives in the call, more (hedging) chain off it
     asio::cancellation_signal signal;
-    std::optional<std::stop_callback<Emit>> on_stop;
     // Odd while an attempt holds the slot; each take and each release adds
     // one, so a cancel on its way can tell whether its attempt still does.
     std::atomic<std::uint64_t> state{0};
@@ -164,7 +163,7 @@ class CoroutineCall {
   CallContext& ctx_;
   F fn_;
   std::optional<G> fallback_;
-  asio::any_io_executor ex_;
+  const asio::any_io_executor& ex_;  // Drive's
   std::optional<Handler> handler_;
   std::optional<R> result_;
   std::atomic<int> pending_{2};  // the start and the call's end
@@ -206,15 +205,16 @@ template <class R, class F, class G>
 void CoroutineCall<R, F, G>::StartAttempt(CallContext& c, Completion<R> done) {
   Slot& s = TakeSlot();
   pending_.fetch_add(1, std::memory_order_relaxed);
-  s.on_stop.emplace(c.stop, Emit{this, &s});
   asio::co_spawn(ex_, RunAttempt(this, &s, c, std::move(done)), AttemptEnded{this, &s});
 }
 
 template <class R, class F, class G>
 asio::awaitable<void> CoroutineCall<R, F, G>::RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c,
                                                          Completion<R> done) {
-  // A stop that came before the slot was bound: the attempt's first wait ends at once.
-  if (c.stop.stop_requested()) slot->signal.emit(asio::cancellation_type::terminal);
+  // Registered once co_spawn has bound the slot (a stop already requested
+  // cancels at once: the attempt's first wait ends then), and gone, waiting
+  // out an Emit running on another thread, before the slot is released.
+  std::stop_callback<Emit> on_stop(c.stop, Emit{call, slot});
   try {
     done(co_await call->fn_(c));
   } catch (const std::system_error& e) {
@@ -247,14 +247,17 @@ typename CoroutineCall<R, F, G>::Slot& CoroutineCall<R, F, G>::TakeSlot() {
 
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::AttemptFinished(Slot& s) {
-  s.on_stop.reset();  // waits out an Emit running on another thread
+  // Free the cancellation handler co_spawn bound (a waiting call keeps no
+  // memory for an attempt it no longer runs). The attempt's coroutine is
+  // past its last look at it: it only hands over this completion and returns.
+  s.signal.slot().clear();
   s.state.fetch_add(1, std::memory_order_release);
   Ended();
 }
 
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::EmitCancel(Slot* s) noexcept {
-  // The slot is still this attempt's: its release waits this callback out.
+  // The slot is still this attempt's: its on_stop, gone before the slot is released, waits this out.
   const std::uint64_t armed = s->state.load(std::memory_order_relaxed);
   pending_.fetch_add(1, std::memory_order_relaxed);
   asio::dispatch(ex_, [this, s, armed] {
@@ -285,7 +288,8 @@ void CoroutineCall<R, F, G>::Resume() {
 
 template <class R, class F, class G>
 asio::awaitable<R> Drive(const Pipeline& p, CallContext& ctx, F fn, std::optional<G> fallback) {
-  CoroutineCall<R, F, G> call(ctx, std::move(fn), std::move(fallback), co_await asio::this_coro::executor);
+  const asio::any_io_executor ex = co_await asio::this_coro::executor;
+  CoroutineCall<R, F, G> call(ctx, std::move(fn), std::move(fallback), ex);
   asio::cancellation_state caller = co_await asio::this_coro::cancellation_state;
   if (!call.Start(p, caller.slot())) {
     co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
