@@ -57,6 +57,30 @@ TEST(CoroutineDriverSyncTest, ACallThatEndsInItsStartRunsNoHandlerOfTheContext) 
   EXPECT_EQ(HandlersRun(p, 5), HandlersRun(p, 0));
 }
 
+asio::awaitable<void> OneCall(const Pipeline& p, CallContext& ctx, std::stop_token& seen, bool& ok) {
+  ok = (co_await p.Execute(ctx, [&seen](CallContext& c) -> asio::awaitable<Result<int>> {
+         seen = c.stop;
+         co_return 7;
+       })).ok();
+}
+
+// A coroutine that can be cancelled gets the call its own stop source; a
+// call that ends in its start must hand the caller's token back too.
+TEST(CoroutineDriverSyncTest, ACancellableCallerGetsItsStopTokenBackFromASynchronousCall) {
+  const Pipeline p = GuardedPipeline();
+  asio::io_context io;
+  std::stop_source caller;
+  CallContext ctx{.stop = caller.get_token()};
+  std::stop_token seen;
+  bool ok = false;
+  asio::cancellation_signal cancel;
+  asio::co_spawn(io, OneCall(p, ctx, seen, ok), asio::bind_cancellation_slot(cancel.slot(), asio::detached));
+  EXPECT_EQ(io.run(), HandlersRun(p, 0));  // no more handlers than a coroutine that makes no call
+  EXPECT_TRUE(ok);
+  EXPECT_NE(seen, caller.get_token());  // the call's own
+  EXPECT_EQ(ctx.stop, caller.get_token());
+}
+
 asio::awaitable<void> MarkedCalls(const Pipeline& p, int calls, std::vector<std::uintptr_t>& depths) {
   CallContext ctx;
   auto attempt = [&depths](CallContext&) -> asio::awaitable<Result<int>> {

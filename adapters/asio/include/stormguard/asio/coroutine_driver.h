@@ -113,7 +113,9 @@ class CoroutineCall {
     CoroutineCall* call;
     Slot* slot;
     cancellation_slot_type get_cancellation_slot() const noexcept { return slot->signal.slot(); }
-    executor_type get_executor() const noexcept { return InlineExecutor(asio::query(call->ex_, asio::execution::context)); }
+    executor_type get_executor() const noexcept {
+      return InlineExecutor(asio::query(call->ex_, asio::execution::context));
+    }
     void operator()(std::exception_ptr) const { call->AttemptFinished(*slot); }
   };
   struct Done {
