@@ -24,6 +24,11 @@
 // used only while the caller waits. The attempt and the fallback are
 // copied into the call.
 //
+// A call that ends inside its start (a ready attempt that succeeds) never
+// suspends the awaiting coroutine and goes through no queue: the co_await
+// returns at once, and the attempt's completion runs inline
+// (inline_executor.h). Only a call still running suspends the caller.
+//
 // The executor must not run two handlers at once (one io_context thread,
 // or a strand); the pipeline must be alive when the co_await starts.
 #pragma once
@@ -31,8 +36,8 @@
 #include <asio/any_io_executor.hpp>
 #include <asio/async_result.hpp>
 #include <asio/awaitable.hpp>
-#include <asio/bind_cancellation_slot.hpp>
 #include <asio/cancellation_signal.hpp>
+#include <asio/cancellation_state.hpp>
 #include <asio/co_spawn.hpp>
 #include <asio/dispatch.hpp>
 #include <asio/error.hpp>
@@ -43,21 +48,27 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <system_error>
 #include <type_traits>
-#include <vector>
 
 #include "stormguard/asio/asio_timers.h"
+#include "stormguard/asio/inline_executor.h"
 #include "stormguard/pipeline/pipeline.h"
 
 namespace stormguard {
 namespace asio_internal {
 
-// One `co_await pipeline.Execute(...)`: lives in the driving coroutine's
-// frame until every attempt it started has finished.
+// One `co_await pipeline.Execute(...)`: lives in Drive's frame until the
+// call has ended and every attempt it started has finished.
+//
+// Tokens (pending_): the start, the call's end, each attempt's coroutine,
+// each cancel on its way. Whoever drops the last resumes the caller; the
+// start's token is dropped only once the caller's handler is stored, so an
+// end on another thread meanwhile cannot be missed. A call that has ended
+// when its start returns leaves only the start's token: the caller goes on
+// without suspending.
 template <class R, class F, class G>
 class CoroutineCall {
  public:
@@ -65,33 +76,46 @@ class CoroutineCall {
   static constexpr bool kHasFallback = std::is_invocable_v<G&, const Status&>;
   using Handler = typename asio::async_result<asio::use_awaitable_t<>, void()>::handler_type;
 
-  CoroutineCall(CallContext& ctx, F fn, std::optional<G> fallback, asio::any_io_executor ex)
-      : ctx_(ctx), fn_(std::move(fn)), fallback_(std::move(fallback)), ex_(std::move(ex)) {}
+  CoroutineCall(CallContext& ctx, F fn, std::optional<G> fallback, const asio::any_io_executor& ex)
+      : ctx_(ctx), fn_(std::move(fn)), fallback_(std::move(fallback)), ex_(ex) {}
+  CoroutineCall(const CoroutineCall&) = delete;
+  CoroutineCall& operator=(const CoroutineCall&) = delete;
+  ~CoroutineCall();
 
-  void Start(const Pipeline& p, Handler handler);
-  R TakeResult() { return std::move(*result_); }
+  // Starts the call; `caller` is the awaiting coroutine's cancellation
+  // slot. True when the call has already ended: take its result.
+  bool Start(const Pipeline& p, asio::cancellation_slot caller);
+  // The call is still running: `handler` resumes the caller when it ends.
+  void Suspend(Handler handler);
+  R&& TakeResult() { return std::move(*result_); }
 
  private:
   struct Slot;
   struct Emit {  // the attempt's stop: cancel what it awaits, on the executor
     CoroutineCall* call;
     Slot* slot;
-    std::uint64_t generation;
-    void operator()() const noexcept { call->EmitCancel(slot, generation); }
+    void operator()() const noexcept { call->EmitCancel(slot); }
   };
-  struct Slot {  // one attempt in flight
+  struct Slot {  // one attempt in flight; the first lives in the call, more (hedging) chain off it
     asio::cancellation_signal signal;
-    std::optional<std::stop_callback<Emit>> on_stop;
-    std::uint64_t generation = 0;
-    bool busy = false;
+    // Odd while an attempt holds the slot; each take and each release adds
+    // one, so a cancel on its way can tell whether its attempt still does.
+    std::atomic<std::uint64_t> state{0};
+    std::atomic<Slot*> next{nullptr};
   };
   struct Attempt {
     CoroutineCall* call;
     void operator()(CallContext& c, Completion<R> done) const { call->StartAttempt(c, std::move(done)); }
   };
   struct AttemptEnded {  // co_spawn's completion: the attempt's coroutine has finished
+    using cancellation_slot_type = asio::cancellation_slot;
+    using executor_type = InlineExecutor;  // not posted: see inline_executor.h
     CoroutineCall* call;
     Slot* slot;
+    cancellation_slot_type get_cancellation_slot() const noexcept { return slot->signal.slot(); }
+    executor_type get_executor() const noexcept {
+      return InlineExecutor(asio::query(call->ex_, asio::execution::context));
+    }
     void operator()(std::exception_ptr) const { call->AttemptFinished(*slot); }
   };
   struct Done {
@@ -102,61 +126,80 @@ class CoroutineCall {
     CoroutineCall* call;
     R operator()(const Status& why) const { return (*call->fallback_)(why); }
   };
-  struct StopOnCancel {  // the awaiting coroutine was cancelled
-    std::stop_source source;
+  // The awaiting coroutine can be cancelled: the call runs on its own stop
+  // source, stopped by that cancellation or by the caller's stop. It lives
+  // in the coroutine's cancellation slot (emplaced in place, destroyed when
+  // the slot is cleared), so a caller that cannot be cancelled pays nothing.
+  class Linked {
+   public:
+    explicit Linked(CallContext& ctx)
+        : forward_(ctx.stop, ForwardStop{&own_}), saved_(std::exchange(ctx.stop, own_.get_token())) {}
     void operator()(asio::cancellation_type type) {
-      if ((type & asio::cancellation_type::terminal) != asio::cancellation_type::none) source.request_stop();
+      if ((type & asio::cancellation_type::terminal) != asio::cancellation_type::none) own_.request_stop();
     }
-  };
-  struct ForwardStop {  // the caller's stop, to the call's own source
-    std::stop_source source;
-    void operator()() noexcept { source.request_stop(); }
+    std::stop_token TakeSaved() { return std::move(saved_); }
+
+   private:
+    struct ForwardStop {  // the caller's stop, to the call's own source
+      std::stop_source* source;
+      void operator()() const noexcept { source->request_stop(); }
+    };
+    std::stop_source own_;
+    std::stop_callback<ForwardStop> forward_;
+    std::stop_token saved_;  // the caller's, while the call has its own
   };
 
   static asio::awaitable<void> RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c, Completion<R> done);
   void StartAttempt(CallContext& c, Completion<R> done);
   Slot& TakeSlot();
   void AttemptFinished(Slot& s);
-  void EmitCancel(Slot* s, std::uint64_t generation) noexcept;
+  void EmitCancel(Slot* s) noexcept;
   void Finish(R r);
-  // One of the things the caller waits for is over; the last one resumes it.
+  // One of the things the caller waits for is over, on the executor; the last one resumes it.
   void Ended() {
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) Resume();
   }
+  void Unlink();
   void Resume();
 
   CallContext& ctx_;
   F fn_;
   std::optional<G> fallback_;
-  asio::any_io_executor ex_;
+  const asio::any_io_executor& ex_;  // Drive's
   std::optional<Handler> handler_;
   std::optional<R> result_;
-  // The call, the start-up, each attempt's coroutine, each cancel on its way.
-  std::atomic<int> pending_{2};
-  std::optional<std::stop_callback<ForwardStop>> forward_;
-  std::optional<std::stop_token> saved_stop_;  // the caller's, while the call has its own
-  std::mutex slots_mu_;
+  std::atomic<int> pending_{2};  // the start and the call's end
+  Linked* linked_ = nullptr;
   Slot first_;
-  std::vector<std::unique_ptr<Slot>> more_;  // attempts in flight at once (hedging)
 };
 
 template <class R, class F, class G>
-void CoroutineCall<R, F, G>::Start(const Pipeline& p, Handler handler) {
-  handler_.emplace(std::move(handler));
-  auto slot = asio::get_associated_cancellation_slot(*handler_);
-  if (slot.is_connected()) {
-    std::stop_source own;
-    forward_.emplace(ctx_.stop, ForwardStop{own});
-    saved_stop_ = std::exchange(ctx_.stop, own.get_token());
-    slot.template emplace<StopOnCancel>(StopOnCancel{std::move(own)});
+CoroutineCall<R, F, G>::~CoroutineCall() {
+  for (Slot* s = first_.next.load(std::memory_order_acquire); s != nullptr;) {
+    delete std::exchange(s, s->next.load(std::memory_order_acquire));
   }
+}
+
+template <class R, class F, class G>
+bool CoroutineCall<R, F, G>::Start(const Pipeline& p, asio::cancellation_slot caller) {
+  if (caller.is_connected()) linked_ = &caller.template emplace<Linked>(ctx_);
   AsyncTimers& timers = TimersFor(ex_);
   if constexpr (kHasFallback) {
     p.ExecuteAsync<R>(timers, ctx_, Attempt{this}, Done{this}, Fallback{this});
   } else {
     p.ExecuteAsync<R>(timers, ctx_, Attempt{this}, Done{this});
   }
-  // Never resume the caller from inside its own co_await's start.
+  if (pending_.load(std::memory_order_acquire) != 1) return false;
+  Unlink();
+  if (linked_ != nullptr) caller.clear();
+  return true;
+}
+
+template <class R, class F, class G>
+void CoroutineCall<R, F, G>::Suspend(Handler handler) {
+  handler_.emplace(std::move(handler));
+  // It ended since Start returned (on another thread): never resume the
+  // caller from inside its own suspension.
   if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) asio::post(ex_, [this] { Resume(); });
 }
 
@@ -164,16 +207,16 @@ template <class R, class F, class G>
 void CoroutineCall<R, F, G>::StartAttempt(CallContext& c, Completion<R> done) {
   Slot& s = TakeSlot();
   pending_.fetch_add(1, std::memory_order_relaxed);
-  s.on_stop.emplace(c.stop, Emit{this, &s, s.generation});
-  asio::co_spawn(ex_, RunAttempt(this, &s, c, std::move(done)),
-                 asio::bind_cancellation_slot(s.signal.slot(), AttemptEnded{this, &s}));
+  asio::co_spawn(ex_, RunAttempt(this, &s, c, std::move(done)), AttemptEnded{this, &s});
 }
 
 template <class R, class F, class G>
 asio::awaitable<void> CoroutineCall<R, F, G>::RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c,
                                                          Completion<R> done) {
-  // A stop that came before the slot was bound: the attempt's first wait ends at once.
-  if (c.stop.stop_requested()) slot->signal.emit(asio::cancellation_type::terminal);
+  // Registered once co_spawn has bound the slot (a stop already requested
+  // cancels at once: the attempt's first wait ends then), and gone, waiting
+  // out an Emit running on another thread, before the slot is released.
+  std::stop_callback<Emit> on_stop(c.stop, Emit{call, slot});
   try {
     done(co_await call->fn_(c));
   } catch (const std::system_error& e) {
@@ -189,37 +232,38 @@ asio::awaitable<void> CoroutineCall<R, F, G>::RunAttempt(CoroutineCall* call, Sl
 
 template <class R, class F, class G>
 typename CoroutineCall<R, F, G>::Slot& CoroutineCall<R, F, G>::TakeSlot() {
-  std::lock_guard lock(slots_mu_);
-  Slot* s = &first_;
-  for (std::size_t i = 0; s->busy; ++i) {
-    if (i == more_.size()) more_.push_back(std::make_unique<Slot>());
-    s = more_[i].get();
+  // Without a lock: an attempt may start on another thread (a bulkhead
+  // slot handed over by a call elsewhere). The chain only grows.
+  for (Slot* s = &first_;;) {
+    std::uint64_t v = s->state.load(std::memory_order_relaxed);
+    if ((v & 1) == 0 && s->state.compare_exchange_strong(v, v + 1, std::memory_order_acquire)) return *s;
+    Slot* next = s->next.load(std::memory_order_acquire);
+    if (next == nullptr) {
+      auto fresh = std::make_unique<Slot>();
+      fresh->state.store(1, std::memory_order_relaxed);
+      if (s->next.compare_exchange_strong(next, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
+    }
+    s = next;  // another attempt's slot, or the one it just added
   }
-  s->busy = true;
-  ++s->generation;
-  return *s;
 }
 
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::AttemptFinished(Slot& s) {
-  s.on_stop.reset();  // waits out an Emit running on another thread
-  {
-    std::lock_guard lock(slots_mu_);
-    s.busy = false;
-  }
+  // Free the cancellation handler co_spawn bound (a waiting call keeps no
+  // memory for an attempt it no longer runs). The attempt's coroutine is
+  // past its last look at it: it only hands over this completion and returns.
+  s.signal.slot().clear();
+  s.state.fetch_add(1, std::memory_order_release);
   Ended();
 }
 
 template <class R, class F, class G>
-void CoroutineCall<R, F, G>::EmitCancel(Slot* s, std::uint64_t generation) noexcept {
+void CoroutineCall<R, F, G>::EmitCancel(Slot* s) noexcept {
+  // The slot is still this attempt's: its on_stop, gone before the slot is released, waits this out.
+  const std::uint64_t armed = s->state.load(std::memory_order_relaxed);
   pending_.fetch_add(1, std::memory_order_relaxed);
-  asio::dispatch(ex_, [this, s, generation] {
-    bool live;
-    {
-      std::lock_guard lock(slots_mu_);
-      live = s->busy && s->generation == generation;
-    }
-    if (live) s->signal.emit(asio::cancellation_type::terminal);
+  asio::dispatch(ex_, [this, s, armed] {
+    if (s->state.load(std::memory_order_acquire) == armed) s->signal.emit(asio::cancellation_type::terminal);
     Ended();
   });
 }
@@ -227,26 +271,32 @@ void CoroutineCall<R, F, G>::EmitCancel(Slot* s, std::uint64_t generation) noexc
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::Finish(R r) {
   result_.emplace(std::move(r));
-  asio::dispatch(ex_, [this] { Ended(); });
+  // The call may end on any thread (a stop requested elsewhere); the caller resumes on its executor.
+  if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) asio::dispatch(ex_, [this] { Resume(); });
+}
+
+template <class R, class F, class G>
+void CoroutineCall<R, F, G>::Unlink() {
+  if (linked_ != nullptr) ctx_.stop = linked_->TakeSaved();
 }
 
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::Resume() {
-  if (saved_stop_) {
-    forward_.reset();
-    ctx_.stop = std::move(*saved_stop_);
-    saved_stop_.reset();
-  }
+  Unlink();
   Handler h = std::move(*handler_);
   handler_.reset();
-  std::move(h)();  // the caller continues; `this` may be gone
+  std::move(h)();  // clears the caller's cancellation slot, and the caller continues; `this` may be gone
 }
 
 template <class R, class F, class G>
 asio::awaitable<R> Drive(const Pipeline& p, CallContext& ctx, F fn, std::optional<G> fallback) {
-  CoroutineCall<R, F, G> call(ctx, std::move(fn), std::move(fallback), co_await asio::this_coro::executor);
-  co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
-      [&call, &p](auto handler) { call.Start(p, std::move(handler)); }, asio::use_awaitable);
+  const asio::any_io_executor ex = co_await asio::this_coro::executor;
+  CoroutineCall<R, F, G> call(ctx, std::move(fn), std::move(fallback), ex);
+  asio::cancellation_state caller = co_await asio::this_coro::cancellation_state;
+  if (!call.Start(p, caller.slot())) {
+    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
+        [&call](auto handler) { call.Suspend(std::move(handler)); }, asio::use_awaitable);
+  }
   co_return call.TakeResult();
 }
 
