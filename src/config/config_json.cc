@@ -199,7 +199,7 @@ void CheckSharedStages(const DestinationConfig& d, const std::string& path, Erro
                          (k == StageKind::kBulkhead && d.bulkhead) || (k == StageKind::kRateLimiter && d.rate_limiter) ||
                          (k == StageKind::kAdaptiveConcurrency && d.adaptive_concurrency);
     if (k >= StageKind::kCircuitBreaker && !present) {
-      errors.push_back(IndexPath(ChildPath(path, "pipeline.stages"), i) + ": the destination has no " +
+      errors.push_back(IndexPath(ChildPath(ChildPath(path, "pipeline"), "stages"), i) + ": the destination has no " +
                        std::string(StageKindName(k)) + " (add \"" + std::string(StageKindName(k)) + "\": {...})");
     }
   }

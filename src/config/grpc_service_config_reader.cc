@@ -247,7 +247,12 @@ Config ReadGrpcServiceConfig(const Json& doc, std::string_view destination, Erro
       if (max_tokens && ratio) {
         GrpcThrottleBudgetOptions budget{.max_tokens = *max_tokens, .token_ratio = *ratio};
         if (*max_tokens > 0 && *max_tokens <= kGrpcMaxTokens && *ratio > 0) {
-          Nest(errors, "retryThrottling", budget.Validate());  // a ratio under 0.001 keeps no decimal
+          // What is left (a ratio under 0.001 keeps no decimal), under gRPC's names.
+          for (std::string e : budget.Validate()) {
+            const std::string field = e.substr(0, e.find(':'));
+            const std::string_view grpc_name = field == "max_tokens" ? "maxTokens" : "tokenRatio";
+            errors.push_back("retryThrottling." + std::string(grpc_name) + e.substr(field.size()));
+          }
         }
         d.retry_budget = budget;
       }

@@ -9,17 +9,60 @@
 namespace stormguard::config::config_internal {
 namespace {
 
-// Stops the parser from inside its callback.
-struct Refused {
-  std::string reason;
-};
+// A first pass over the text that builds nothing: it checks the depth and
+// that no object repeats a key, and keeps the parser's own error. (nlohmann's
+// DOM-building callback parser would do the same in quadratic time.)
+class Checker final : public nlohmann::json_sax<Json> {
+ public:
+  std::string error;
 
-// "[json.exception.parse_error.101] parse error at line 1..." -> "parse error at line 1...".
-std::string WithoutTag(const char* what) {
-  std::string text(what);
-  const std::size_t tag_end = text.find("] ");
-  return tag_end == std::string::npos ? text : text.substr(tag_end + 2);
-}
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    keys_.emplace_back();
+    return Enter();
+  }
+  bool key(string_t& k) override {
+    if (keys_.back().insert(k).second) return true;
+    error = "has the key \"" + k.substr(0, 64) + "\" twice in one object";
+    return false;
+  }
+  bool end_object() override {
+    keys_.pop_back();
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override { return Enter(); }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    error = WithoutTag(e.what());
+    return false;
+  }
+
+ private:
+  // "[json.exception.parse_error.101] parse error at line 1..." -> "parse error at line 1...".
+  static std::string WithoutTag(const char* what) {
+    std::string text(what);
+    const std::size_t tag_end = text.find("] ");
+    return tag_end == std::string::npos ? text : text.substr(tag_end + 2);
+  }
+  bool Enter() {
+    if (++depth_ <= kMaxConfigDepth) return true;
+    error = "is nested more than " + std::to_string(kMaxConfigDepth) + " levels deep";
+    return false;
+  }
+
+  int depth_ = 0;
+  std::vector<std::set<std::string, std::less<>>> keys_;  // of every open object, innermost last
+};
 
 }  // namespace
 
@@ -29,39 +72,13 @@ std::optional<Json> ParseDocument(std::string_view text, Errors& errors) {
                      std::to_string(kMaxConfigBytes));
     return std::nullopt;
   }
-  // The keys of every object being read, innermost last.
-  std::vector<std::set<std::string, std::less<>>> open_keys;
-  const Json::parser_callback_t check = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start:
-      case Json::parse_event_t::array_start:
-        if (depth >= kMaxConfigDepth) {
-          throw Refused{"is nested more than " + std::to_string(kMaxConfigDepth) + " levels deep"};
-        }
-        if (event == Json::parse_event_t::object_start) open_keys.emplace_back();
-        break;
-      case Json::parse_event_t::object_end:
-        if (!open_keys.empty()) open_keys.pop_back();
-        break;
-      case Json::parse_event_t::key:
-        if (!open_keys.empty() && !open_keys.back().insert(parsed.get<std::string>()).second) {
-          std::string key = parsed.get<std::string>().substr(0, 64);
-          throw Refused{"has the key \"" + key + "\" twice in one object"};
-        }
-        break;
-      default:
-        break;
-    }
-    return true;
-  };
-  try {
-    return Json::parse(text.begin(), text.end(), check);
-  } catch (const Refused& r) {
-    errors.push_back("document: " + r.reason);
-  } catch (const Json::exception& e) {
-    errors.push_back("document: " + WithoutTag(e.what()));
+  Checker checker;
+  if (!Json::sax_parse(text.begin(), text.end(), &checker)) {
+    errors.push_back("document: " + checker.error);
+    return std::nullopt;
   }
-  return std::nullopt;
+  // The same text again, now known to be well-formed and bounded.
+  return Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
 }
 
 }  // namespace stormguard::config::config_internal
