@@ -283,6 +283,10 @@ ParsedConfig ParseConfigText(std::string_view text, std::string_view grpc_destin
   if (!doc) return out;
   if (IsGrpcServiceConfig(*doc)) {
     out.format = ConfigFormat::kGrpcServiceConfig;
+    if (grpc_destination.empty() || grpc_destination.size() > kMaxNameLength) {
+      out.errors.push_back("grpc_destination: a name must have 1 to 256 bytes");
+      return out;
+    }
     out.config = ReadGrpcServiceConfig(*doc, grpc_destination, out.errors);
   } else {
     out.config = ReadConfig(*doc, out.errors);

@@ -208,6 +208,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "retryThrottling.tokenRatio: must be at least 0.001 (gRPC keeps three decimals)"},
         Rejection{R"({"methodConfig": [], "retryThrotling": {}})", "retryThrotling: unknown field"}));
 
+TEST(GrpcServiceConfigTest, TheDestinationNeedsAName) {
+  EXPECT_THAT(ParseConfigText(R"({"methodConfig": []})", "").errors,
+              ElementsAre("grpc_destination: a name must have 1 to 256 bytes"));
+}
+
 TEST(GrpcServiceConfigTest, ReportsEveryRejectionAtOnce) {
   EXPECT_THAT(ErrorsOf(R"({"retryThrottling": {"maxTokens": 0, "tokenRatio": 0}})"),
               ElementsAre("retryThrottling.maxTokens: must be greater than 0",
