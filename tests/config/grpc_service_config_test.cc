@@ -82,6 +82,15 @@ TEST(GrpcServiceConfigTest, ThrottlingIsTheExactGrpcBudget) {
   EXPECT_TRUE((*budget)->TryAcquireRetry(now));   // 5.1 > 5
 }
 
+TEST(GrpcServiceConfigTest, WritesOurFormatThatReadsBackTheSame) {
+  const Result<Config> c = ParseConfig(kA6, "test-server");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const ParsedConfig again = ParseConfigText(ToJson(*c));
+  ASSERT_THAT(again.errors, ::testing::IsEmpty());
+  EXPECT_EQ(again.format, ConfigFormat::kStormguard);
+  EXPECT_EQ(ToJson(again.config), ToJson(*c));
+}
+
 TEST(GrpcServiceConfigTest, TokenRatioKeepsThreeDecimals) {
   const Result<Config> c = ParseConfig(R"({"retryThrottling": {"maxTokens": 10, "tokenRatio": 0.5466}})");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
