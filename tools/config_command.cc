@@ -35,8 +35,8 @@ void Check(const std::string& path, const std::string& grpc_destination) {
   }
   const bool grpc = parsed.format == config::ConfigFormat::kGrpcServiceConfig;
   const std::size_t n = parsed.config.destinations.size();
-  std::printf("%s: ok, %s, %zu destination%s\n", path.c_str(), grpc ? "gRPC service config" : "stormguard config",
-              n, n == 1 ? "" : "s");
+  std::printf("%s: ok, %s, %zu destination%s\n", path.c_str(),
+              grpc ? "gRPC service config" : "stormguard config", n, n == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -49,12 +49,14 @@ void RegisterConfigCommand(CLI::App& app) {
     std::string grpc_destination = "default";
   };
   auto flags = std::make_shared<Flags>();
-  CLI::App* check = cmd->add_subcommand("check", "print every error of a configuration file with its JSON path");
+  CLI::App* check =
+      cmd->add_subcommand("check", "print every error of a configuration file with its JSON path");
   check->add_option("FILE", flags->file, "a stormguard config or a gRPC service config (JSON)")
       ->required()
       ->check(CLI::ExistingFile);
-  check->add_option("--grpc-destination", flags->grpc_destination,
-                    "the destination a gRPC service config configures")
+  check
+      ->add_option("--grpc-destination", flags->grpc_destination,
+                   "the destination a gRPC service config configures")
       ->capture_default_str();
   check->callback([flags] { Check(flags->file, flags->grpc_destination); });
 }

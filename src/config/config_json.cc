@@ -36,7 +36,8 @@ constexpr PresetKind kPresetKinds[] = {PresetKind::kUserFacing, PresetKind::kBac
 bool Bare(StageKind k) { return k >= StageKind::kRequireIdempotencyKey; }
 
 // The one key of a {"kind": {...}} object, or null after reporting.
-const Json::object_t::value_type* OneKey(const Json& j, const std::string& path, std::string_view what, Errors& errors) {
+const Json::object_t::value_type* OneKey(const Json& j, const std::string& path, std::string_view what,
+                                         Errors& errors) {
   if (!j.is_object() || j.size() != 1) {
     errors.push_back(path + ": must be an object with exactly one key, " + std::string(what));
     return nullptr;
@@ -47,7 +48,9 @@ const Json::object_t::value_type* OneKey(const Json& j, const std::string& path,
 // ---- shared components
 
 void ReadBudget(const Json& j, const std::string& path, Errors& errors, std::optional<BudgetOptions>& out) {
-  const auto* kv = OneKey(j, path, "the budget's kind: token_bucket, grpc_throttle, ratio, concurrency or failure_rate_gate", errors);
+  const auto* kv = OneKey(
+      j, path, "the budget's kind: token_bucket, grpc_throttle, ratio, concurrency or failure_rate_gate",
+      errors);
   if (kv == nullptr) return;
   const std::string inner = ChildPath(path, kv->first);
   for (std::size_t i = 0; i < std::size(kBudgetNames); ++i) {
@@ -60,7 +63,8 @@ void ReadBudget(const Json& j, const std::string& path, Errors& errors, std::opt
       default: Read(kv->second, inner, errors, out.emplace().emplace<4>()); return;
     }
   }
-  errors.push_back(inner + ": unknown budget (use token_bucket, grpc_throttle, ratio, concurrency or failure_rate_gate)");
+  errors.push_back(
+      inner + ": unknown budget (use token_bucket, grpc_throttle, ratio, concurrency or failure_rate_gate)");
 }
 
 Json WriteBudget(const BudgetOptions& b) {
@@ -96,9 +100,10 @@ Json WriteBreaker(const CircuitBreakerOptions& o) {
 
 StageConfig ReadStage(const Json& j, const std::string& path, Errors& errors) {
   StageConfig stage;
-  const std::string known = "use fallback, timeout, attempt_timeout, retry, hedge as {\"kind\": {options}}, "
-                            "or require_idempotency_key, circuit_breaker, bulkhead, rate_limiter, "
-                            "adaptive_concurrency as a string";
+  const std::string known =
+      "use fallback, timeout, attempt_timeout, retry, hedge as {\"kind\": {options}}, "
+      "or require_idempotency_key, circuit_breaker, bulkhead, rate_limiter, "
+      "adaptive_concurrency as a string";
   if (j.is_string()) {
     for (StageKind k : kStageKinds) {
       if (Bare(k) && StageKindName(k) == j.get_ref<const std::string&>()) {
@@ -180,8 +185,9 @@ void ReadPipeline(const Json& j, const std::string& path, Errors& errors, Pipeli
     ReadPreset(kv->second, inner, errors, *out.preset);
     return;
   }
-  errors.push_back(inner + ": unknown pipeline (use stages, user_facing, background_job, third_party_api, "
-                           "payment or high_fan_out)");
+  errors.push_back(inner +
+                   ": unknown pipeline (use stages, user_facing, background_job, third_party_api, "
+                   "payment or high_fan_out)");
 }
 
 Json WritePipeline(const PipelineConfig& p) {
@@ -196,11 +202,13 @@ void CheckSharedStages(const DestinationConfig& d, const std::string& path, Erro
   for (std::size_t i = 0; i < d.pipeline.stages.size(); ++i) {
     const StageKind k = d.pipeline.stages[i].kind;
     const bool present = (k == StageKind::kCircuitBreaker && d.circuit_breaker) ||
-                         (k == StageKind::kBulkhead && d.bulkhead) || (k == StageKind::kRateLimiter && d.rate_limiter) ||
+                         (k == StageKind::kBulkhead && d.bulkhead) ||
+                         (k == StageKind::kRateLimiter && d.rate_limiter) ||
                          (k == StageKind::kAdaptiveConcurrency && d.adaptive_concurrency);
     if (k >= StageKind::kCircuitBreaker && !present) {
-      errors.push_back(IndexPath(ChildPath(ChildPath(path, "pipeline"), "stages"), i) + ": the destination has no " +
-                       std::string(StageKindName(k)) + " (add \"" + std::string(StageKindName(k)) + "\": {...})");
+      errors.push_back(IndexPath(ChildPath(ChildPath(path, "pipeline"), "stages"), i) +
+                       ": the destination has no " + std::string(StageKindName(k)) + " (add \"" +
+                       std::string(StageKindName(k)) + "\": {...})");
     }
   }
 }
@@ -209,7 +217,9 @@ void CheckSharedStages(const DestinationConfig& d, const std::string& path, Erro
 template <class F>
 void ReadNamed(const Json& j, const std::string& path, std::size_t max, Errors& errors, F&& each) {
   if (!j.is_object()) return errors.push_back(path + ": must be an object");
-  if (j.size() > max) return errors.push_back(path + ": must have at most " + std::to_string(max) + " entries");
+  if (j.size() > max) {
+    return errors.push_back(path + ": must have at most " + std::to_string(max) + " entries");
+  }
   for (const auto& [name, value] : j.items()) {
     if (name.empty() || name.size() > kMaxNameLength) {
       errors.push_back(ChildPath(path, name.substr(0, 64)) + ": a name must have 1 to 256 bytes");
@@ -223,16 +233,21 @@ DestinationConfig ReadDestination(const Json& j, const std::string& path, Errors
   DestinationConfig d;
   ObjectReader r(j, path, errors);
   if (!r.ok()) return d;
-  if (const Json* v = r.Take("retry_budget")) ReadBudget(*v, ChildPath(path, "retry_budget"), errors, d.retry_budget);
-  if (const Json* v = r.Take("circuit_breaker")) ReadBreaker(*v, ChildPath(path, "circuit_breaker"), errors, d.circuit_breaker.emplace());
+  if (const Json* v = r.Take("retry_budget")) {
+    ReadBudget(*v, ChildPath(path, "retry_budget"), errors, d.retry_budget);
+  }
+  if (const Json* v = r.Take("circuit_breaker")) {
+    ReadBreaker(*v, ChildPath(path, "circuit_breaker"), errors, d.circuit_breaker.emplace());
+  }
   r.Field("bulkhead", d.bulkhead);
   r.Field("rate_limiter", d.rate_limiter);
   r.Field("adaptive_concurrency", d.adaptive_concurrency);
   if (const Json* v = r.Take("pipeline")) ReadPipeline(*v, ChildPath(path, "pipeline"), errors, d.pipeline);
   if (const Json* v = r.Take("methods")) {
-    ReadNamed(*v, ChildPath(path, "methods"), kMaxMethods, errors, [&](const std::string& name, const Json& m, const std::string& p) {
-      Read(m, p, errors, d.methods[name]);
-    });
+    ReadNamed(*v, ChildPath(path, "methods"), kMaxMethods, errors,
+              [&](const std::string& name, const Json& m, const std::string& p) {
+                Read(m, p, errors, d.methods[name]);
+              });
   }
   r.Finish();
   CheckSharedStages(d, path, errors);
@@ -263,9 +278,10 @@ Config ReadConfig(const Json& j, Errors& errors) {
   }
   ObjectReader r(j, "", errors);
   if (const Json* v = r.Take("destinations")) {
-    ReadNamed(*v, "destinations", kMaxDestinations, errors, [&](const std::string& name, const Json& d, const std::string& p) {
-      c.destinations.emplace(name, ReadDestination(d, p, errors));
-    });
+    ReadNamed(*v, "destinations", kMaxDestinations, errors,
+              [&](const std::string& name, const Json& d, const std::string& p) {
+                c.destinations.emplace(name, ReadDestination(d, p, errors));
+              });
   } else {
     errors.push_back("destinations: missing (the config's destinations, by name)");
   }

@@ -12,7 +12,7 @@ struct Unit {
 };
 // Largest first: FormatDurationText prints in the first unit that fits.
 constexpr Unit kUnits[] = {{"h", 3'600'000'000'000}, {"m", 60'000'000'000}, {"s", 1'000'000'000},
-                           {"ms", 1'000'000},        {"us", 1'000},          {"ns", 1}};
+                           {"ms", 1'000'000},        {"us", 1'000},         {"ns", 1}};
 constexpr int kMaxDecimals = 9;
 
 Status Bad(std::string reason) { return Status::InvalidArgument(std::move(reason)); }
@@ -64,7 +64,8 @@ bool ToNanos(const Decimal& d, std::int64_t unit, std::int64_t max, std::int64_t
 }  // namespace
 
 Result<Duration> ParseDurationText(std::string_view text) {
-  constexpr std::string_view kForm = "must be a duration such as \"250ms\", \"1.5s\" or \"inf\" (units ns, us, ms, s, m, h)";
+  constexpr std::string_view kForm =
+      "must be a duration such as \"250ms\", \"1.5s\" or \"inf\" (units ns, us, ms, s, m, h)";
   if (text.size() > kMaxDurationTextLength) return Bad("must be at most 32 characters");
   if (text == "inf") return kInfiniteDuration;
   Decimal d;

@@ -96,9 +96,7 @@ std::vector<StatusCode> ReadCodes(const Json& j, const std::string& path, bool r
   }
   if (required && j.empty()) Fail(errors, path, "must be non-empty");
   for (std::size_t i = 0; i < j.size(); ++i) {
-    std::optional<StatusCode> code;
-    if (j[i].is_string()) code = StatusCodeFromName(j[i].get_ref<const std::string&>());
-    if (j[i].is_number_unsigned()) code = StatusCodeFromNumber(static_cast<std::int64_t>(std::min<std::uint64_t>(j[i].get<std::uint64_t>(), 100)));
+    const std::optional<StatusCode> code = StatusCodeOf(j[i]);
     if (!code) {
       Fail(errors, IndexPath(path, i), "failed to parse status code");
       continue;
@@ -113,7 +111,8 @@ std::optional<RetryConfig> ReadRetryPolicy(const Json& j, const std::string& pat
   if (!r.ok()) return std::nullopt;
   const std::size_t before = errors.size();
   const auto attempts = ReadMaxAttempts(Required(r, "maxAttempts"), ChildPath(path, "maxAttempts"), errors);
-  const auto initial = ReadPositiveDuration(Required(r, "initialBackoff"), ChildPath(path, "initialBackoff"), errors);
+  const auto initial =
+      ReadPositiveDuration(Required(r, "initialBackoff"), ChildPath(path, "initialBackoff"), errors);
   const auto max = ReadPositiveDuration(Required(r, "maxBackoff"), ChildPath(path, "maxBackoff"), errors);
   const std::string multiplier_path = ChildPath(path, "backoffMultiplier");
   auto multiplier = ReadNumber(Required(r, "backoffMultiplier"), multiplier_path, errors);
@@ -126,15 +125,18 @@ std::optional<RetryConfig> ReadRetryPolicy(const Json& j, const std::string& pat
   if (const Json* c = Required(r, "retryableStatusCodes")) {
     codes = ReadCodes(*c, ChildPath(path, "retryableStatusCodes"), /*required=*/true, errors);
   }
-  const auto per_attempt = ReadPositiveDuration(r.Take("perAttemptRecvTimeout"),
-                                                ChildPath(path, "perAttemptRecvTimeout"), errors);
+  const auto per_attempt =
+      ReadPositiveDuration(r.Take("perAttemptRecvTimeout"), ChildPath(path, "perAttemptRecvTimeout"), errors);
   r.Finish();
   if (errors.size() != before) return std::nullopt;
   RetryConfig c;
   c.options.max_attempts = *attempts;
   // A6: the n-th retry waits random(0.8, 1.2) * min(initial * multiplier^(n-1), max).
-  c.options.backoff = {.kind = BackoffKind::kExponential, .base = std::min(*initial, *max),
-                       .multiplier = *multiplier, .cap = *max, .jitter = Jitter::kProportional,
+  c.options.backoff = {.kind = BackoffKind::kExponential,
+                       .base = std::min(*initial, *max),
+                       .multiplier = *multiplier,
+                       .cap = *max,
+                       .jitter = Jitter::kProportional,
                        .proportion = kGrpcBackoffJitter};
   if (per_attempt) c.options.per_attempt_timeout = *per_attempt;
   c.options.idempotent = true;  // the config's owner declared the method safe to retry
@@ -148,7 +150,9 @@ std::optional<HedgeConfig> ReadHedgingPolicy(const Json& j, const std::string& p
   const std::size_t before = errors.size();
   const auto attempts = ReadMaxAttempts(Required(r, "maxAttempts"), ChildPath(path, "maxAttempts"), errors);
   const auto delay = ReadProtoDuration(r.Take("hedgingDelay"), ChildPath(path, "hedgingDelay"), errors);
-  if (delay && *delay < Duration::zero()) Fail(errors, ChildPath(path, "hedgingDelay"), "must not be negative");
+  if (delay && *delay < Duration::zero()) {
+    Fail(errors, ChildPath(path, "hedgingDelay"), "must not be negative");
+  }
   std::vector<StatusCode> codes;
   if (const Json* c = r.Take("nonFatalStatusCodes")) {
     codes = ReadCodes(*c, ChildPath(path, "nonFatalStatusCodes"), /*required=*/false, errors);
@@ -215,6 +219,30 @@ void ReadMethodConfig(const Json& j, const std::string& path, DestinationConfig&
   r.Finish();
 }
 
+// retryThrottling -> the exact gRPC throttle budget, or nullopt after reporting.
+std::optional<BudgetOptions> ReadRetryThrottling(const Json& j, Errors& errors) {
+  ObjectReader r(j, "retryThrottling", errors);
+  if (!r.ok()) return std::nullopt;
+  const std::size_t before = errors.size();
+  const auto max_tokens = ReadNumber(Required(r, "maxTokens"), "retryThrottling.maxTokens", errors);
+  const auto ratio = ReadNumber(Required(r, "tokenRatio"), "retryThrottling.tokenRatio", errors);
+  if (max_tokens && *max_tokens <= 0) Fail(errors, "retryThrottling.maxTokens", "must be greater than 0");
+  if (max_tokens && *max_tokens > kGrpcMaxTokens) {
+    Fail(errors, "retryThrottling.maxTokens", "must be at most 1000");
+  }
+  if (ratio && *ratio <= 0) Fail(errors, "retryThrottling.tokenRatio", "must be greater than 0");
+  r.Finish();
+  if (errors.size() != before) return std::nullopt;
+  const GrpcThrottleBudgetOptions budget{.max_tokens = *max_tokens, .token_ratio = *ratio};
+  // What is left (a ratio under 0.001 keeps no decimal), under gRPC's names.
+  for (const std::string& e : budget.Validate()) {
+    const std::string field = e.substr(0, e.find(':'));
+    const std::string_view grpc_name = field == "max_tokens" ? "maxTokens" : "tokenRatio";
+    errors.push_back("retryThrottling." + std::string(grpc_name) + e.substr(field.size()));
+  }
+  return budget;
+}
+
 }  // namespace
 
 bool IsGrpcServiceConfig(const Json& doc) {
@@ -228,36 +256,15 @@ Config ReadGrpcServiceConfig(const Json& doc, std::string_view destination, Erro
   SkipIgnored(r, kIgnoredTopLevel);
   if (const Json* methods = r.Take("methodConfig")) {
     if (!methods->is_array() || methods->size() > kMaxMethods) {
-      Fail(errors, "methodConfig", "is not an array of at most " + std::to_string(kMaxMethods) + " method configs");
+      Fail(errors, "methodConfig",
+           "is not an array of at most " + std::to_string(kMaxMethods) + " method configs");
     } else {
       for (std::size_t i = 0; i < methods->size(); ++i) {
         ReadMethodConfig((*methods)[i], IndexPath("methodConfig", i), d, errors);
       }
     }
   }
-  if (const Json* t = r.Take("retryThrottling")) {
-    ObjectReader tr(*t, "retryThrottling", errors);
-    if (tr.ok()) {
-      const auto max_tokens = ReadNumber(Required(tr, "maxTokens"), "retryThrottling.maxTokens", errors);
-      const auto ratio = ReadNumber(Required(tr, "tokenRatio"), "retryThrottling.tokenRatio", errors);
-      if (max_tokens && *max_tokens <= 0) Fail(errors, "retryThrottling.maxTokens", "must be greater than 0");
-      if (max_tokens && *max_tokens > kGrpcMaxTokens) Fail(errors, "retryThrottling.maxTokens", "must be at most 1000");
-      if (ratio && *ratio <= 0) Fail(errors, "retryThrottling.tokenRatio", "must be greater than 0");
-      tr.Finish();
-      if (max_tokens && ratio) {
-        GrpcThrottleBudgetOptions budget{.max_tokens = *max_tokens, .token_ratio = *ratio};
-        if (*max_tokens > 0 && *max_tokens <= kGrpcMaxTokens && *ratio > 0) {
-          // What is left (a ratio under 0.001 keeps no decimal), under gRPC's names.
-          for (std::string e : budget.Validate()) {
-            const std::string field = e.substr(0, e.find(':'));
-            const std::string_view grpc_name = field == "max_tokens" ? "maxTokens" : "tokenRatio";
-            errors.push_back("retryThrottling." + std::string(grpc_name) + e.substr(field.size()));
-          }
-        }
-        d.retry_budget = budget;
-      }
-    }
-  }
+  if (const Json* t = r.Take("retryThrottling")) d.retry_budget = ReadRetryThrottling(*t, errors);
   r.Finish();
   return config;
 }

@@ -1,5 +1,6 @@
 #include "json_io.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "stormguard/config/duration_text.h"
@@ -13,7 +14,8 @@ constexpr std::size_t kMaxStringLength = 256;
 bool PlainName(std::string_view key) {
   if (key.empty()) return false;
   for (char c : key) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;
@@ -54,7 +56,8 @@ std::string_view WindowName(WindowKind k) { return WindowKindName(k); }
 std::string_view LimitName(LimitKind k) { return k == LimitKind::kAimd ? "aimd" : "gradient"; }
 std::string_view OutcomeName(OutcomeClass c) { return OutcomeClassName(c); }
 
-constexpr BackoffKind kBackoffKinds[] = {BackoffKind::kConstant, BackoffKind::kLinear, BackoffKind::kExponential};
+constexpr BackoffKind kBackoffKinds[] = {BackoffKind::kConstant, BackoffKind::kLinear,
+                                         BackoffKind::kExponential};
 constexpr Jitter kJitters[] = {Jitter::kNone,         Jitter::kFull,         Jitter::kEqual,
                                Jitter::kDecorrelated, Jitter::kProportional, Jitter::kUniform};
 constexpr WindowKind kWindowKinds[] = {WindowKind::kCountBased, WindowKind::kTimeBased};
@@ -88,6 +91,13 @@ std::string ChildPath(std::string_view path, std::string_view key) {
 
 std::string IndexPath(std::string_view path, std::size_t index) {
   return std::string(path) + "[" + std::to_string(index) + "]";
+}
+
+std::optional<StatusCode> StatusCodeOf(const Json& j) {
+  if (j.is_string()) return StatusCodeFromName(j.get_ref<const std::string&>());
+  if (!j.is_number_unsigned()) return std::nullopt;  // a negative integer is signed: never a code
+  const std::uint64_t n = std::min<std::uint64_t>(j.get<std::uint64_t>(), kStatusCodeCount);
+  return StatusCodeFromNumber(static_cast<std::int64_t>(n));
 }
 
 void Nest(Errors& errors, std::string_view path, const Errors& nested) {
@@ -143,7 +153,9 @@ void Read(const Json& j, const std::string& path, Errors& errors, std::vector<st
   const Json* list = List(j, path, errors);
   if (list == nullptr) return;
   out.clear();
-  for (std::size_t i = 0; i < list->size(); ++i) Read((*list)[i], IndexPath(path, i), errors, out.emplace_back());
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    Read((*list)[i], IndexPath(path, i), errors, out.emplace_back());
+  }
 }
 
 void Read(const Json& j, const std::string& path, Errors& errors, OutcomeSet& out) {
@@ -165,14 +177,10 @@ void Read(const Json& j, const std::string& path, Errors& errors, std::vector<St
   out.clear();
   for (std::size_t i = 0; i < list->size(); ++i) {
     const Json& item = (*list)[i];
-    std::optional<StatusCode> code;
-    if (item.is_string()) code = StatusCodeFromName(item.get_ref<const std::string&>());
-    if (item.is_number_integer() && !item.is_number_unsigned()) code = StatusCodeFromNumber(item.get<std::int64_t>());
-    if (item.is_number_unsigned() && item.get<std::uint64_t>() < kStatusCodeCount) {
-      code = StatusCodeFromNumber(item.get<std::int64_t>());
-    }
+    const std::optional<StatusCode> code = StatusCodeOf(item);
     if (!code) {
-      Fail(errors, IndexPath(path, i), "must be a status code name (\"UNAVAILABLE\") or number (0-16), got " + Shown(item));
+      Fail(errors, IndexPath(path, i),
+           "must be a status code name (\"UNAVAILABLE\") or number (0-16), got " + Shown(item));
       continue;
     }
     out.push_back(*code);

@@ -9,13 +9,12 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "stormguard/backoff/backoff.h"
 #include "stormguard/core/outcome.h"
@@ -33,6 +32,8 @@ using Errors = std::vector<std::string>;
 std::string ChildPath(std::string_view path, std::string_view key);
 std::string IndexPath(std::string_view path, std::size_t index);
 void Nest(Errors& errors, std::string_view path, const Errors& nested);
+// A status code by gRPC name in any case, or by number 0-16 (gRPC A6).
+std::optional<StatusCode> StatusCodeOf(const Json& j);
 
 // Largest array the reader takes for a list field (stages, status codes, names).
 inline constexpr std::size_t kMaxListItems = 64;

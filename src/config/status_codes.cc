@@ -42,7 +42,8 @@ OutcomeClass StatusCodeClassifier::Classify(const Status& status) const noexcept
   if (status.hints().do_not_retry) return OutcomeClass::kDoNotRetry;
   if (status.code() == StatusCode::kCancelled) return OutcomeClass::kCancelled;
   const auto n = static_cast<unsigned>(status.code());
-  return n < kStatusCodeCount && (codes_ & (std::uint32_t{1} << n)) != 0 ? OutcomeClass::kTransient : OutcomeClass::kPermanent;
+  return n < kStatusCodeCount && (codes_ & (std::uint32_t{1} << n)) != 0 ? OutcomeClass::kTransient
+                                                                         : OutcomeClass::kPermanent;
 }
 
 }  // namespace stormguard::config

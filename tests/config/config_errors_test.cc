@@ -47,6 +47,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{R"({"pipeline": {"stages": [{"retry": {"retryable_status_codes": ["UNAVAILABLE", 99]}}]}})",
              "destinations.inventory.pipeline.stages[0].retry.retryable_status_codes[1]: must be a status code "
              "name (\"UNAVAILABLE\") or number (0-16), got 99"},
+        Case{R"({"pipeline": {"stages": [{"retry": {"retryable_status_codes": ["unavailable", -1]}}]}})",
+             "destinations.inventory.pipeline.stages[0].retry.retryable_status_codes[1]: must be a status code "
+             "name (\"UNAVAILABLE\") or number (0-16), got -1"},
         Case{R"({"pipeline": {"stages": [{"retry": {"max_attempt": 3}}]}})",
              "destinations.inventory.pipeline.stages[0].retry.max_attempt: unknown field"},
         Case{R"({"pipeline": {"stages": [{"retry": {"idempotent": "yes"}}]}})",

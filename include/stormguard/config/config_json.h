@@ -53,7 +53,7 @@ inline constexpr std::size_t kMaxNameLength = 256;
 enum class ConfigFormat { kStormguard, kGrpcServiceConfig };
 
 struct ParsedConfig {
-  Config config;                    // valid only when errors is empty
+  Config config;  // valid only when errors is empty
   ConfigFormat format = ConfigFormat::kStormguard;
   std::vector<std::string> errors;  // every problem, "path: reason"
 };

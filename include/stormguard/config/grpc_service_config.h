@@ -46,8 +46,8 @@
 
 namespace stormguard::config {
 
-inline constexpr int kGrpcMaxAttempts = 5;          // A6: larger values count as 5
-inline constexpr double kGrpcBackoffJitter = 0.2;   // A6: waits are random(0.8, 1.2) x backoff
-inline constexpr double kGrpcMaxTokens = 1000;      // A6: maxTokens in (0, 1000]
+inline constexpr int kGrpcMaxAttempts = 5;         // A6: larger values count as 5
+inline constexpr double kGrpcBackoffJitter = 0.2;  // A6: waits are random(0.8, 1.2) x backoff
+inline constexpr double kGrpcMaxTokens = 1000;     // A6: maxTokens in (0, 1000]
 
 }  // namespace stormguard::config
