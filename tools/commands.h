@@ -9,5 +9,6 @@ namespace stormguard::cli {
 void RegisterBackoffCommand(CLI::App& app);
 void RegisterSimulateCommand(CLI::App& app);
 void RegisterDemoCommand(CLI::App& app);
+void RegisterConfigCommand(CLI::App& app);
 
 }  // namespace stormguard::cli

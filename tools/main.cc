@@ -1,5 +1,6 @@
 // stormguard: command-line front end to the library (backoff tables, the
-// simulator, the live demo). Bad flags print one line and exit with status 2.
+// simulator, the live demo, configuration checks). Bad flags print one line
+// and exit with status 2.
 #include <cstdio>
 #include <string>
 
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   stormguard::cli::RegisterBackoffCommand(app);
   stormguard::cli::RegisterSimulateCommand(app);
   stormguard::cli::RegisterDemoCommand(app);
+  stormguard::cli::RegisterConfigCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -36,6 +36,8 @@ void F() { core_internal::Help(); }]=]
   src/hedge/hedge_driver.cc [=[#include "stormguard/retry/retry_budget.h"]=]
   src/pipeline/stages/retry_stage.cc [=[#include "stormguard/retry/retry_driver.h"]=]
   sim/engine.cc [=[#include "stormguard/pipeline/pipeline.h"]=]
+  src/config/config_json.cc [=[#include "stormguard/pipeline/presets.h"]=]
+  tools/config_command.cc [=[#include "stormguard/config/config_json.h"]=]
   src/exec/timer_service.cc "std::jthread thread_;"
   src/core/striped_counter.cc "unsigned n = std::thread::hardware_concurrency();")
 
@@ -59,8 +61,11 @@ expect_check(core_internal_outside_library "sim/engine.cc: uses core_internal::,
 expect_check(second_timer "hedge_driver.cc: owns a thread: timers and worker threads live in exec/"
   src/hedge/hedge_driver.cc "std::thread timer_thread_;")
 
-expect_check(unplaced "component 'config' has no layer"
-  include/stormguard/config/loader.h [=[#include "stormguard/core/status.h"]=])
+expect_check(config_below_pipeline "pipeline.h: includes stormguard/config/config.h: pipeline is below config"
+  include/stormguard/pipeline/pipeline.h [=[#include "stormguard/config/config.h"]=])
+
+expect_check(unplaced "component 'plugins' has no layer"
+  include/stormguard/plugins/loader.h [=[#include "stormguard/core/status.h"]=])
 
 if(failures)
   message(FATAL_ERROR "the layering check missed:${failures}")

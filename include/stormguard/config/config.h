@@ -1,0 +1,145 @@
+// stormguard/config/config.h: the configuration model, plain structs.
+//
+// A Config names destinations (the services we call). Each destination has
+//   - shared components: one retry budget, circuit breaker, bulkhead, rate
+//     limiter and adaptive limiter, shared by every method that names them
+//     (their state belongs to the destination, not to a method);
+//   - its pipeline: a preset, or an explicit list of stages, outermost first;
+//   - method entries that override the pipeline's overall timeout, its retry
+//     and its hedge for some methods.
+// The options are the components' own structs (RetryOptions, ...), so every
+// option of every policy and preset is here under its own name. Pointer
+// fields of those structs (budget, listener, classifier, latency tracker,
+// breaker) are not configuration: whoever builds the pipelines sets them,
+// from the destination's shared components (the retry budget goes to every
+// retry and hedge of the destination, and to a preset's budget; the breaker
+// to third_party_api's) and from the RetryConfig / HedgeConfig extras below.
+//
+// Method lookup (gRPC's method-config order), FindMethod(destination, name):
+// the exact name ("pkg.Svc/Get", "GET /stock"), then the wildcard of its
+// service ("pkg.Svc/*": the name up to its last '/', then "/*"), then the
+// default entry "*"; none of them: the pipeline as configured. A method
+// entry replaces, for that method, the pipeline's overall timeout, retry or
+// hedge stage when it sets one (adding it when the pipeline has none: the
+// timeout outermost but inside a fallback, the retry inside the timeout, the
+// hedge inside the retry).
+//
+//   Result<Config> c = ParseConfig(text);                  // config/config_json.h
+//   const DestinationConfig& d = c->destinations.at("inventory");
+//   const MethodConfig* m = FindMethod(d, "GET /stock");  // null: the pipeline as it is
+//
+// Thread safety: plain values.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "stormguard/core/status.h"
+#include "stormguard/guard/adaptive_concurrency.h"
+#include "stormguard/guard/bulkhead.h"
+#include "stormguard/guard/circuit_breaker.h"
+#include "stormguard/guard/rate_limiter.h"
+#include "stormguard/hedge/hedge_policy.h"
+#include "stormguard/hedge/latency_tracker.h"
+#include "stormguard/pipeline/presets.h"
+#include "stormguard/pipeline/stages/fallback_stage.h"
+#include "stormguard/pipeline/stages/timeout_stage.h"
+#include "stormguard/retry/budgets.h"
+#include "stormguard/retry/retry_policy.h"
+
+namespace stormguard::config {
+
+// One of the five retry budgets (retry/budgets.h).
+using BudgetOptions = std::variant<TokenBucketBudgetOptions, GrpcThrottleBudgetOptions, RatioBudgetOptions,
+                                   ConcurrencyBudgetOptions, FailureRateGateOptions>;
+
+struct RetryConfig {
+  RetryOptions options;
+  // Non-empty: exactly these codes are retried (gRPC's retryableStatusCodes):
+  // the retry classifies them as transient and every other failure as
+  // permanent (StatusCodeClassifier), so `retry_on` is not consulted.
+  std::vector<StatusCode> retryable_status_codes;
+};
+
+struct HedgeConfig {
+  HedgeOptions options;
+  // Set: the delay follows a LatencyTracker with these options (HedgeOptions::latency).
+  std::optional<LatencyTrackerOptions> latency;
+  // Non-empty: exactly these codes are non-fatal (gRPC's nonFatalStatusCodes).
+  std::vector<StatusCode> non_fatal_status_codes;
+};
+
+enum class StageKind {
+  kFallback,
+  kTimeout,         // the overall timeout
+  kAttemptTimeout,  // the per-attempt timeout
+  kRetry,
+  kHedge,
+  kRequireIdempotencyKey,
+  // The destination's shared guards; the destination must configure them.
+  kCircuitBreaker,
+  kBulkhead,
+  kRateLimiter,
+  kAdaptiveConcurrency,
+};
+// "fallback", "timeout", "attempt_timeout", "retry", "hedge",
+// "require_idempotency_key", "circuit_breaker", "bulkhead", "rate_limiter",
+// "adaptive_concurrency": the names PipelineBuilder's stages report.
+std::string_view StageKindName(StageKind k) noexcept;
+
+struct StageConfig {
+  StageKind kind = StageKind::kRetry;
+  FallbackOptions fallback;  // kFallback
+  TimeoutOptions timeout;    // kTimeout, kAttemptTimeout
+  RetryConfig retry;         // kRetry
+  HedgeConfig hedge;         // kHedge
+};
+
+enum class PresetKind { kUserFacing, kBackgroundJob, kThirdPartyApi, kPayment, kHighFanOut };
+// "user_facing", "background_job", "third_party_api", "payment", "high_fan_out".
+std::string_view PresetKindName(PresetKind k) noexcept;
+
+struct PresetConfig {
+  PresetKind kind = PresetKind::kUserFacing;
+  presets::UserFacingOptions user_facing;         // kUserFacing
+  presets::BackgroundJobOptions background_job;   // kBackgroundJob
+  presets::ThirdPartyApiOptions third_party_api;  // kThirdPartyApi
+  presets::PaymentOptions payment;                // kPayment
+  presets::HighFanOutOptions high_fan_out;        // kHighFanOut
+};
+
+// A preset, or the stages outermost first (none: the call runs bare).
+struct PipelineConfig {
+  std::optional<PresetConfig> preset;
+  std::vector<StageConfig> stages;  // used when !preset
+};
+
+struct MethodConfig {
+  std::optional<Duration> timeout;  // the overall timeout (gRPC `timeout`)
+  std::optional<RetryConfig> retry;
+  std::optional<HedgeConfig> hedge;
+};
+
+struct DestinationConfig {
+  std::optional<BudgetOptions> retry_budget;
+  std::optional<CircuitBreakerOptions> circuit_breaker;
+  std::optional<BulkheadOptions> bulkhead;
+  std::optional<RateLimiterOptions> rate_limiter;
+  std::optional<AdaptiveLimiterOptions> adaptive_concurrency;
+  PipelineConfig pipeline;
+  // "pkg.Svc/Get", "pkg.Svc/*", "*" (see FindMethod).
+  std::map<std::string, MethodConfig, std::less<>> methods;
+};
+
+struct Config {
+  std::map<std::string, DestinationConfig, std::less<>> destinations;
+};
+
+// The entry that applies to `method`, in gRPC's order, or null.
+const MethodConfig* FindMethod(const DestinationConfig& destination, std::string_view method);
+
+}  // namespace stormguard::config

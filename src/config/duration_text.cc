@@ -1,0 +1,125 @@
+#include "stormguard/config/duration_text.h"
+
+#include <cstdint>
+#include <numeric>
+
+namespace stormguard::config {
+namespace {
+
+struct Unit {
+  std::string_view name;
+  std::int64_t ns;
+};
+// Largest first: FormatDurationText prints in the first unit that fits.
+constexpr Unit kUnits[] = {{"h", 3'600'000'000'000}, {"m", 60'000'000'000}, {"s", 1'000'000'000},
+                           {"ms", 1'000'000},        {"us", 1'000},         {"ns", 1}};
+constexpr int kMaxDecimals = 9;
+
+Status Bad(std::string reason) { return Status::InvalidArgument(std::move(reason)); }
+
+struct Decimal {
+  std::int64_t whole = 0;
+  std::int64_t fraction = 0;  // the digits after the point, as an integer
+  int decimals = 0;           // how many there were
+  std::string_view rest;      // what follows the number
+};
+
+// Digits, optionally "." and 1-9 digits; false for anything else. `whole`
+// stays below 10^15, far more than any duration needs.
+bool ReadDecimal(std::string_view text, Decimal& d) {
+  std::size_t i = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    if (d.whole >= 100'000'000'000'000) return false;
+    d.whole = d.whole * 10 + (text[i] - '0');
+  }
+  if (i == 0) return false;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+      if (++d.decimals > kMaxDecimals) return false;
+      d.fraction = d.fraction * 10 + (text[i] - '0');
+    }
+    if (d.decimals == 0) return false;
+  }
+  d.rest = text.substr(i);
+  return true;
+}
+
+std::int64_t Pow10(int n) {
+  std::int64_t p = 1;
+  while (n-- > 0) p *= 10;
+  return p;
+}
+
+// d * unit in nanoseconds; false when that is finer than 1ns or above `max`.
+bool ToNanos(const Decimal& d, std::int64_t unit, std::int64_t max, std::int64_t& out) {
+  if (d.whole > max / unit) return false;
+  const std::int64_t scale = Pow10(d.decimals);
+  const std::int64_t g = std::gcd(unit, scale);
+  if (d.fraction % (scale / g) != 0) return false;
+  out = d.whole * unit + d.fraction / (scale / g) * (unit / g);
+  return out <= max;
+}
+
+}  // namespace
+
+Result<Duration> ParseDurationText(std::string_view text) {
+  constexpr std::string_view kForm =
+      "must be a duration such as \"250ms\", \"1.5s\" or \"inf\" (units ns, us, ms, s, m, h)";
+  if (text.size() > kMaxDurationTextLength) return Bad("must be at most 32 characters");
+  if (text == "inf") return kInfiniteDuration;
+  Decimal d;
+  if (!ReadDecimal(text, d)) return Bad(std::string(kForm) + ", got \"" + std::string(text) + "\"");
+  for (const Unit& u : kUnits) {
+    if (d.rest != u.name) continue;
+    std::int64_t ns = 0;
+    if (ToNanos(d, u.ns, kMaxConfigDuration.count(), ns)) return Duration(ns);
+    const bool too_long = d.whole > kMaxConfigDuration.count() / u.ns || ns > kMaxConfigDuration.count();
+    return Bad((too_long ? "must be at most " + FormatDurationText(kMaxConfigDuration)
+                         : std::string("must be a whole number of nanoseconds")) +
+               ", got \"" + std::string(text) + "\"");
+  }
+  return Bad(std::string(kForm) + ", got \"" + std::string(text) + "\"");
+}
+
+std::string FormatDurationText(Duration d) {
+  if (d == kInfiniteDuration) return "inf";
+  const std::int64_t n = d.count();
+  if (n == 0) return "0s";
+  std::string sign = n < 0 ? "-" : "";
+  if (n == INT64_MIN) return "-" + std::to_string(static_cast<std::uint64_t>(INT64_MAX) + 1) + "ns";
+  const std::int64_t m = n < 0 ? -n : n;
+  for (const Unit& u : kUnits) {
+    if (m < u.ns) continue;
+    const std::int64_t milli = u.ns / 1000;  // a thousandth of the unit
+    if (u.ns >= 1000 && m % milli != 0) continue;
+    std::string out = sign + std::to_string(m / u.ns);
+    const std::int64_t rest = u.ns >= 1000 ? (m % u.ns) / milli : 0;
+    if (rest != 0) {
+      std::string digits = std::to_string(rest);
+      digits.insert(0, 3 - digits.size(), '0');
+      digits.erase(digits.find_last_not_of('0') + 1);
+      out += "." + digits;
+    }
+    return out + std::string(u.name);
+  }
+  return sign + std::to_string(m) + "ns";
+}
+
+Result<Duration> ParseProtoDuration(std::string_view text) {
+  constexpr std::int64_t kMaxProtoSeconds = 315'576'000'000;  // proto3's Duration range
+  if (text.size() > kMaxDurationTextLength) return Bad("Not a duration (too long)");
+  if (text.empty() || text.back() != 's') return Bad("Not a duration (no s suffix)");
+  text.remove_suffix(1);
+  const bool negative = !text.empty() && text.front() == '-';
+  if (negative) text.remove_prefix(1);
+  Decimal d;
+  if (!ReadDecimal(text, d) || !d.rest.empty()) return Bad("Not a duration (not a number of seconds)");
+  if (d.whole > kMaxProtoSeconds) return Bad("Not a duration (seconds out of range)");
+  // Beyond our longest duration every value behaves alike: saturate there.
+  std::int64_t ns = 0;
+  if (!ToNanos(d, 1'000'000'000, kMaxConfigDuration.count(), ns)) ns = kMaxConfigDuration.count();
+  return Duration(negative ? -ns : ns);
+}
+
+}  // namespace stormguard::config

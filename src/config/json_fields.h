@@ -1,0 +1,260 @@
+// src/config/json_fields.h: the JSON fields of every options struct, each
+// listed once, under the name of its C++ member.
+//
+// Not listed, because they are not configuration: pointers to what a
+// program supplies (listener, classifier, budget, latency tracker, breaker)
+// and stripes (a per-machine tuning whose automatic default fits).
+// wait_in_open_backoff is read apart (config_json.cc): it holds a Backoff.
+#pragma once
+
+#include "json_io.h"
+#include "stormguard/config/config.h"
+
+namespace stormguard::config::config_internal {
+
+template <class V>
+void Fields(V& v, BackoffOptions& o) {
+  v.Field("kind", o.kind);
+  v.Field("base", o.base);
+  v.Field("step", o.step);
+  v.Field("multiplier", o.multiplier);
+  v.Field("cap", o.cap);
+  v.Field("jitter", o.jitter);
+  v.Field("proportion", o.proportion);
+  v.Field("spread", o.spread);
+  v.Field("decorrelated_growth", o.decorrelated_growth);
+}
+
+template <class V>
+void Fields(V& v, RetryConfig& c) {
+  RetryOptions& o = c.options;
+  v.Field("max_attempts", o.max_attempts);
+  v.Field("backoff", o.backoff);
+  v.Field("per_attempt_timeout", o.per_attempt_timeout);
+  v.Field("min_attempt_time", o.min_attempt_time);
+  v.Field("retry_on", o.retry_on);
+  v.Field("idempotent", o.idempotent);
+  v.Field("retry_when_serving_a_retry", o.retry_when_serving_a_retry);
+  v.Field("max_pushback", o.max_pushback);
+  v.Field("retryable_status_codes", c.retryable_status_codes);
+}
+
+template <class V>
+void Fields(V& v, LatencyTrackerOptions& o) {
+  v.Field("window", o.window);
+  v.Field("slices", o.slices);
+  v.Field("min_samples", o.min_samples);
+}
+
+template <class V>
+void Fields(V& v, HedgeConfig& c) {
+  HedgeOptions& o = c.options;
+  v.Field("delay", o.delay);
+  v.Field("max_hedged_attempts", o.max_hedged_attempts);
+  v.Field("latency", c.latency);
+  v.Field("quantile", o.quantile);
+  v.Field("min_delay", o.min_delay);
+  v.Field("max_delay", o.max_delay);
+  v.Field("delay_refresh", o.delay_refresh);
+  v.Field("non_fatal", o.non_fatal);
+  v.Field("idempotent", o.idempotent);
+  v.Field("hedge_when_serving_a_retry", o.hedge_when_serving_a_retry);
+  v.Field("min_attempt_time", o.min_attempt_time);
+  v.Field("max_pushback", o.max_pushback);
+  v.Field("non_fatal_status_codes", c.non_fatal_status_codes);
+}
+
+template <class V>
+void Fields(V& v, TokenBucketBudgetOptions& o) {
+  v.Field("max_tokens", o.max_tokens);
+  v.Field("token_ratio", o.token_ratio);
+}
+
+template <class V>
+void Fields(V& v, GrpcThrottleBudgetOptions& o) {
+  v.Field("max_tokens", o.max_tokens);
+  v.Field("token_ratio", o.token_ratio);
+}
+
+template <class V>
+void Fields(V& v, RatioBudgetOptions& o) {
+  v.Field("ttl", o.ttl);
+  v.Field("min_retries_per_second", o.min_retries_per_second);
+  v.Field("retry_ratio", o.retry_ratio);
+  v.Field("buckets", o.buckets);
+}
+
+template <class V>
+void Fields(V& v, ConcurrencyBudgetOptions& o) {
+  v.Field("retry_fraction", o.retry_fraction);
+  v.Field("min_retry_concurrency", o.min_retry_concurrency);
+}
+
+template <class V>
+void Fields(V& v, FailureRateGateOptions& o) {
+  v.Field("window", o.window);
+  v.Field("buckets", o.buckets);
+  v.Field("failure_rate_threshold", o.failure_rate_threshold);
+  v.Field("min_requests", o.min_requests);
+}
+
+template <class V>
+void Fields(V& v, CircuitBreakerOptions& o) {
+  v.Field("failure_rate_threshold", o.failure_rate_threshold);
+  v.Field("slow_call_rate_threshold", o.slow_call_rate_threshold);
+  v.Field("slow_call_duration", o.slow_call_duration);
+  v.Field("window_kind", o.window_kind);
+  v.Field("window_size", o.window_size);
+  v.Field("minimum_number_of_calls", o.minimum_number_of_calls);
+  v.Field("wait_in_open", o.wait_in_open);
+  v.Field("permitted_calls_in_half_open", o.permitted_calls_in_half_open);
+  v.Field("automatic_transition_from_open_to_half_open", o.automatic_transition_from_open_to_half_open);
+  v.Field("max_wait_in_half_open", o.max_wait_in_half_open);
+  v.Field("failure_outcomes", o.failure_outcomes);
+  v.Field("ignored_outcomes", o.ignored_outcomes);
+}
+
+template <class V>
+void Fields(V& v, BulkheadOptions& o) {
+  v.Field("max_concurrent", o.max_concurrent);
+  v.Field("max_wait", o.max_wait);
+}
+
+template <class V>
+void Fields(V& v, RateLimiterOptions& o) {
+  v.Field("rate", o.rate);
+  v.Field("burst", o.burst);
+  v.Field("max_wait", o.max_wait);
+}
+
+template <class V>
+void Fields(V& v, AimdLimitOptions& o) {
+  v.Field("initial_limit", o.initial_limit);
+  v.Field("min_limit", o.min_limit);
+  v.Field("max_limit", o.max_limit);
+  v.Field("backoff_ratio", o.backoff_ratio);
+  v.Field("timeout", o.timeout);
+}
+
+template <class V>
+void Fields(V& v, GradientLimitOptions& o) {
+  v.Field("initial_limit", o.initial_limit);
+  v.Field("min_limit", o.min_limit);
+  v.Field("max_limit", o.max_limit);
+  v.Field("smoothing", o.smoothing);
+  v.Field("queue_size", o.queue_size);
+  v.Field("rtt_tolerance", o.rtt_tolerance);
+  v.Field("long_window", o.long_window);
+}
+
+template <class V>
+void Fields(V& v, AdaptiveLimiterOptions& o) {
+  v.Field("algorithm", o.algorithm);
+  v.Field("aimd", o.aimd);
+  v.Field("gradient", o.gradient);
+}
+
+template <class V>
+void Fields(V& v, FallbackOptions& o) {
+  v.Field("on_outcomes", o.on_outcomes);
+  v.Field("on_any_rejection", o.on_any_rejection);
+  v.Field("on_rejected_by", o.on_rejected_by);
+  v.Field("skip_when_remaining_below", o.skip_when_remaining_below);
+}
+
+template <class V>
+void Fields(V& v, TimeoutOptions& o) {
+  v.Field("timeout", o.timeout);
+  v.Field("abandon_after", o.abandon_after);
+}
+
+template <class V>
+void Fields(V& v, presets::UserFacingOptions& o) {
+  v.Field("at_entry", o.at_entry);
+  v.Field("entry_timeout", o.entry_timeout);
+  v.Field("max_attempts", o.max_attempts);
+  v.Field("idempotent", o.idempotent);
+}
+
+template <class V>
+void Fields(V& v, presets::BackgroundJobOptions& o) {
+  v.Field("attempt_timeout", o.attempt_timeout);
+  v.Field("max_attempts", o.max_attempts);
+}
+
+template <class V>
+void Fields(V& v, presets::ThirdPartyApiOptions& o) {
+  v.Field("attempt_timeout", o.attempt_timeout);
+  v.Field("max_attempts", o.max_attempts);
+}
+
+template <class V>
+void Fields(V& v, presets::PaymentOptions& o) {
+  v.Field("promised_timeout", o.promised_timeout);
+}
+
+template <class V>
+void Fields(V& v, presets::HighFanOutOptions& o) {
+  v.Field("per_downstream_timeout", o.per_downstream_timeout);
+  v.Field("skip_when_remaining_below", o.skip_when_remaining_below);
+}
+
+template <class V>
+void Fields(V& v, MethodConfig& o) {
+  v.Field("timeout", o.timeout);
+  v.Field("retry", o.retry);
+  v.Field("hedge", o.hedge);
+}
+
+// ---- validation: each component's own Validate(), its errors under the path
+
+template <class O>
+  requires requires(const O& o) { o.Validate(); }
+void Validated(ObjectReader& r, const O& o) {
+  Nest(r.errors(), r.path(), o.Validate());
+}
+inline void AfterRead(ObjectReader& r, RetryConfig& c) { Validated(r, c.options); }
+inline void AfterRead(ObjectReader& r, HedgeConfig& c) {
+  Validated(r, c.options);
+  if (c.latency) Nest(r.errors(), ChildPath(r.path(), "latency"), c.latency->Validate());
+}
+inline void AfterRead(ObjectReader& r, TokenBucketBudgetOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, GrpcThrottleBudgetOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, RatioBudgetOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, ConcurrencyBudgetOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, FailureRateGateOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, BulkheadOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, RateLimiterOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, AdaptiveLimiterOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, FallbackOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, TimeoutOptions& o) { Validated(r, o); }
+
+// A method's timeout is an overall timeout stage's.
+inline void AfterRead(ObjectReader& r, MethodConfig& m) {
+  if (m.timeout) Nest(r.errors(), r.path(), TimeoutOptions{.timeout = *m.timeout}.Validate());
+}
+
+// A preset's numbers go to a retry and timeouts: their checks, under the
+// preset's field names.
+void CheckPresetAttempts(ObjectReader& r, int max_attempts);
+void CheckPresetTimeout(ObjectReader& r, std::string_view field, Duration timeout);
+inline void AfterRead(ObjectReader& r, presets::UserFacingOptions& o) {
+  CheckPresetAttempts(r, o.max_attempts);
+  CheckPresetTimeout(r, "entry_timeout", o.entry_timeout);
+}
+inline void AfterRead(ObjectReader& r, presets::BackgroundJobOptions& o) {
+  CheckPresetAttempts(r, o.max_attempts);
+  CheckPresetTimeout(r, "attempt_timeout", o.attempt_timeout);
+}
+inline void AfterRead(ObjectReader& r, presets::ThirdPartyApiOptions& o) {
+  CheckPresetAttempts(r, o.max_attempts);
+  CheckPresetTimeout(r, "attempt_timeout", o.attempt_timeout);
+}
+inline void AfterRead(ObjectReader& r, presets::PaymentOptions& o) {
+  CheckPresetTimeout(r, "promised_timeout", o.promised_timeout);
+}
+inline void AfterRead(ObjectReader& r, presets::HighFanOutOptions& o) {
+  CheckPresetTimeout(r, "per_downstream_timeout", o.per_downstream_timeout);
+}
+
+}  // namespace stormguard::config::config_internal
