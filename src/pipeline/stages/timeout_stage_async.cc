@@ -69,7 +69,7 @@ void TimeoutStage::Start(AsyncStep step) const {
   st.stop = TakePooledStop();
   st.saved_deadline = std::exchange(ctx.deadline, st.deadline);
   st.forward.emplace(ctx.stop, KeepForwarder{&st.stop.source});  // registers nothing for an empty token
-  std::swap(ctx.stop, st.stop.token);
+  ctx.stop.swap(st.stop.token);  // the member swap exchanges the pointers only
   st.timer = step.timers().Schedule(st.deadline.time(), &Fire, &st);
   step.RunInner();
 }
@@ -86,7 +86,7 @@ void TimeoutStage::Resume(AsyncStep step, Status inner) const {
   }
   CallContext& ctx = step.ctx();
   ctx.deadline = st.saved_deadline;
-  std::swap(ctx.stop, st.stop.token);
+  ctx.stop.swap(st.stop.token);
   st.forward.reset();
   ReturnPooledStop(std::move(st.stop));
   if (fired) [[unlikely]] inner = Fired(std::move(inner), ctx, st.deadline, step.clock().Now());
