@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -58,6 +59,29 @@ TEST(AsyncPipelineTest, AnAttemptMayReportFromAnotherThread) {
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(**got, 42);
   EXPECT_EQ(env.timers->armed(), 0u);  // the timeout's timer was disarmed
+}
+
+TEST(AsyncPipelineTest, ATimeoutsStopThatFiredIsNeverSeenByALaterCall) {
+  // The timeout's stop_source is pooled per thread; a fired one must go away.
+  ManualEnv env;
+  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
+  std::optional<Completion<Status>> hanging;
+  Status first;
+  CallContext ctx;
+  p.ExecuteAsync(ctx, [&](CallContext&, Completion<Status> done) { hanging.emplace(std::move(done)); },
+                 [&](Status s) { first = s; });
+  env.AdvanceAndFire(1s);
+  (*std::exchange(hanging, std::nullopt))(Status::Cancelled("saw the stop"));
+  EXPECT_EQ(first.code(), StatusCode::kDeadlineExceeded);
+  for (int i = 0; i < 20; ++i) {
+    bool stopped_at_start = true;
+    auto attempt = [&](CallContext& c, Completion<Status> done) {
+      stopped_at_start = c.stop.stop_requested();
+      done(Status::Ok());
+    };
+    p.ExecuteAsync(ctx, attempt, [](Status) {});
+    EXPECT_FALSE(stopped_at_start) << "call " << i;
+  }
 }
 
 // Tells, from outside, whether the callable holding it still exists.

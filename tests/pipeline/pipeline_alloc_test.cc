@@ -1,18 +1,29 @@
-// Counts heap allocations of the calling thread, to show that executing a
-// pipeline allocates nothing on the success path. This file replaces the
-// global operator new for the whole test binary (counting only; it forwards
-// to malloc), so it must stay the binary's only replacement.
+// Counts heap allocations (and frees) of the calling thread, to show that
+// executing a pipeline allocates nothing on the success path, and how the
+// per-thread block cache behind asynchronous frames recycles. This file
+// replaces the global operator new for the whole test binary (counting
+// only; it forwards to malloc), so it must stay the binary's only
+// replacement.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <new>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include "pipeline/pipeline_test_util.h"
+#include "stormguard/core/internal/block_cache.h"
 #include "stormguard/metrics/counters.h"
 
 namespace {
 thread_local std::uint64_t thread_allocations = 0;
+thread_local std::uint64_t thread_frees = 0;
+
+void CountedFree(void* p) noexcept {
+  if (p != nullptr) ++thread_frees;
+  std::free(p);
+}
 
 void* CountedAlloc(std::size_t n) {
   ++thread_allocations;
@@ -25,10 +36,10 @@ void* operator new(std::size_t n) { return CountedAlloc(n); }
 void* operator new[](std::size_t n) { return CountedAlloc(n); }
 // Not inlined: GCC at -O1 (the sanitizer builds) would see the new
 // expression's operator new paired with this free() and warn of a mismatch.
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+[[gnu::noinline]] void operator delete(void* p) noexcept { CountedFree(p); }
+[[gnu::noinline]] void operator delete[](void* p) noexcept { CountedFree(p); }
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { CountedFree(p); }
+[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { CountedFree(p); }
 
 namespace stormguard {
 namespace {
@@ -75,9 +86,12 @@ TEST(PipelineAllocationTest, HedgedSuccessPathAllocatesNothingOnTheCallersThread
   EXPECT_EQ(thread_allocations - before, 0u);
 }
 
-TEST(PipelineAllocationTest, AnAsynchronousCallAllocatesItsFrameOnly) {
+TEST(PipelineAllocationTest, AWarmAsynchronousCallAllocatesNothing) {
+  // The frame comes from the thread's block cache and the overall timeout's
+  // stop_source from the thread's pool.
   testing::ManualEnv env;
   Pipeline p = Unwrap(PipelineBuilder(env.options())
+                          .AddTimeout(10s)
                           .AddRetry({.max_attempts = 3})
                           .AddCircuitBreaker(CircuitBreakerOptions{})
                           .AddBulkhead(BulkheadOptions{.max_concurrent = 4})
@@ -86,14 +100,14 @@ TEST(PipelineAllocationTest, AnAsynchronousCallAllocatesItsFrameOnly) {
   int answers = 0;
   auto attempt = [](CallContext&, Completion<Result<int>> done) { done(7); };
   auto done = [&answers](Result<int> r) { answers += r.ok() ? 1 : 0; };
-  p.ExecuteAsync<Result<int>>(ctx, attempt, done);  // warm-up
+  for (int i = 0; i < 10; ++i) p.ExecuteAsync<Result<int>>(ctx, attempt, done);  // warm-up
   const std::uint64_t before = thread_allocations;
   for (int i = 0; i < 100; ++i) p.ExecuteAsync<Result<int>>(ctx, attempt, done);
-  EXPECT_EQ(thread_allocations - before, 100u);
-  EXPECT_EQ(answers, 101);
+  EXPECT_EQ(thread_allocations - before, 0u);
+  EXPECT_EQ(answers, 110);
 }
 
-TEST(PipelineAllocationTest, AHedgedAttemptCostsABranchAndAStopSource) {
+TEST(PipelineAllocationTest, AHedgedAttemptCostsOnlyItsStopSourceOnceWarm) {
   testing::ManualEnv env;
   auto executor = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
   Pipeline p = Unwrap(PipelineBuilder(env.options())
@@ -113,12 +127,106 @@ TEST(PipelineAllocationTest, AHedgedAttemptCostsABranchAndAStopSource) {
     env.AdvanceAndFire(10ms);
     (*std::exchange(primary, std::nullopt))(8);  // the loser reports late
   };
-  call();  // warm-up (the timer service's storage)
+  call();  // warm-up (the timer service's storage, the block cache)
   const std::uint64_t before = thread_allocations;
   call();
-  // The frame, then per hedged attempt a branch and its stop_source.
-  EXPECT_EQ(thread_allocations - before, 1u + 2u * 2u);
+  // The frame and both branches are recycled blocks; each hedged attempt
+  // still makes its own stop_source (the hedge keeps copies to stop losers).
+  EXPECT_EQ(thread_allocations - before, 2u);
   EXPECT_EQ(answers, 2);
+}
+
+// Each block cache test runs on a new thread, whose cache starts empty.
+template <class F>
+void OnNewThread(F f) {
+  std::thread(f).join();
+}
+
+TEST(BlockCacheTest, AFreedBlockServesTheNextRequestOfItsSizeClass) {
+  OnNewThread([] {
+    void* block = core_internal::AllocateBlock(300);
+    core_internal::FreeBlock(block, 300);
+    const std::uint64_t before = thread_allocations;
+    void* again = core_internal::AllocateBlock(500);  // the same class: 257..512 bytes
+    EXPECT_EQ(again, block);
+    EXPECT_EQ(thread_allocations - before, 0u);
+    core_internal::FreeBlock(again, 500);
+  });
+}
+
+TEST(BlockCacheTest, KeepsAtMostItsCountPerClass) {
+  OnNewThread([] {
+    std::vector<void*> blocks;
+    for (std::size_t i = 0; i < 2 * core_internal::kBlocksPerClass; ++i) {
+      blocks.push_back(core_internal::AllocateBlock(200));
+    }
+    const std::uint64_t frees = thread_frees;
+    for (void* b : blocks) core_internal::FreeBlock(b, 200);
+    EXPECT_EQ(thread_frees - frees, core_internal::kBlocksPerClass);  // the rest went back to the heap
+    const std::uint64_t before = thread_allocations;
+    for (void*& b : blocks) b = core_internal::AllocateBlock(200);
+    EXPECT_EQ(thread_allocations - before, core_internal::kBlocksPerClass);
+    for (void* b : blocks) core_internal::FreeBlock(b, 200);
+  });
+}
+
+TEST(BlockCacheTest, KeepsAtMostItsBytesInAll) {
+  OnNewThread([] {
+    // The largest class alone fills the cache's bytes; smaller blocks then go to the heap.
+    constexpr std::size_t kLargest = 4096;
+    static_assert(core_internal::kBlocksPerClass * kLargest == core_internal::kCacheBytes);
+    std::vector<void*> large, small;
+    for (std::size_t i = 0; i < core_internal::kBlocksPerClass; ++i) {
+      large.push_back(core_internal::AllocateBlock(kLargest));
+      small.push_back(core_internal::AllocateBlock(128));
+    }
+    for (void* b : large) core_internal::FreeBlock(b, kLargest);
+    const std::uint64_t frees = thread_frees;
+    for (void* b : small) core_internal::FreeBlock(b, 128);
+    EXPECT_EQ(thread_frees - frees, core_internal::kBlocksPerClass);
+  });
+}
+
+TEST(BlockCacheTest, ALargerBlockIsNeverCached) {
+  OnNewThread([] {
+    void* block = core_internal::AllocateBlock(5000);
+    const std::uint64_t frees = thread_frees;
+    core_internal::FreeBlock(block, 5000);
+    EXPECT_EQ(thread_frees - frees, 1u);
+  });
+}
+
+TEST(BlockCacheTest, ABlockFreedOnAnotherThreadJoinsThatThreadsCache) {
+  void* block = core_internal::AllocateBlock(1000);
+  OnNewThread([block] {
+    core_internal::FreeBlock(block, 1000);
+    const std::uint64_t before = thread_allocations;
+    void* again = core_internal::AllocateBlock(1000);
+    EXPECT_EQ(again, block);
+    EXPECT_EQ(thread_allocations - before, 0u);
+    core_internal::FreeBlock(again, 1000);
+  });
+}
+
+TEST(BlockCacheTest, AThreadsCacheGoesBackToTheHeapWhenItExits) {
+  // thread_locals are destroyed in the reverse order of their making, so the
+  // frees between the two marks are the cache's own.
+  struct Mark {
+    std::uint64_t* out;
+    ~Mark() { *out = thread_frees; }
+  };
+  static std::uint64_t cache_gone = 0, cache_going = 0;
+  OnNewThread([] {
+    thread_local Mark after_cache{&cache_gone};
+    void* blocks[3] = {core_internal::AllocateBlock(128), core_internal::AllocateBlock(256),
+                       core_internal::AllocateBlock(2000)};
+    thread_local Mark before_cache{&cache_going};
+    core_internal::FreeBlock(blocks[0], 128);
+    core_internal::FreeBlock(blocks[1], 256);
+    core_internal::FreeBlock(blocks[2], 2000);
+    (void)after_cache.out, (void)before_cache.out;
+  });
+  EXPECT_EQ(cache_gone - cache_going, 3u);
 }
 
 TEST(PipelineAllocationTest, TheCounterSeesAllocations) {

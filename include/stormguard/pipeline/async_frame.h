@@ -15,9 +15,11 @@
 // may be gone by then).
 //
 // The frame (engine, the call's callables, the value slot and every
-// stage's state) is one allocation, released before `done` is called and
-// freed once no attempt is still being started from it and no branch of it
-// (a hedged attempt, async_branch.h) is left.
+// stage's state) is one block, released before `done` is called and freed
+// once no attempt is still being started from it and no branch of it (a
+// hedged attempt, async_branch.h) is left. Frames and branches take their
+// blocks from a per-thread cache (core/internal/block_cache.h), so a warm
+// thread's calls allocate none.
 #pragma once
 
 #include <exception>
@@ -25,6 +27,7 @@
 #include <optional>
 #include <utility>
 
+#include "stormguard/core/internal/block_cache.h"
 #include "stormguard/core/internal/call_helpers.h"
 #include "stormguard/pipeline/async_branch.h"
 #include "stormguard/pipeline/async_stage.h"
@@ -123,9 +126,10 @@ class AsyncBranchFrame final : public AsyncBranch {
                            AsyncBranchOwner& owner) {
     const std::size_t head = (sizeof(AsyncBranchFrame) + alignof(std::max_align_t) - 1) &
                              ~(alignof(std::max_align_t) - 1);
-    void* memory = ::operator new(head + StateBytes(parent, first));
+    const std::size_t bytes = head + StateBytes(parent, first);
+    void* memory = core_internal::AllocateBlock(bytes);
     auto* states = static_cast<unsigned char*>(memory) + head;
-    return *new (memory) AsyncBranchFrame(root, parent, first, owner, states);
+    return *new (memory) AsyncBranchFrame(root, parent, first, owner, states, bytes);
   }
 
   void AdoptValue() noexcept override {
@@ -134,8 +138,8 @@ class AsyncBranchFrame final : public AsyncBranch {
 
  private:
   AsyncBranchFrame(AsyncResultCall<R>& root, AsyncCall& parent, std::size_t first, AsyncBranchOwner& owner,
-                   void* states)
-      : AsyncBranch(parent, first, owner, states, StateBase(parent, first)), root_(root) {}
+                   void* states, std::size_t bytes)
+      : AsyncBranch(parent, first, owner, states, StateBase(parent, first)), root_(root), bytes_(bytes) {}
 
   void RunAttempt() override { root_.StartAttempt(ctx(), Completion<R>(*this, slot_)); }
   bool HasFallback() const noexcept override { return root_.HasFallback(); }
@@ -145,14 +149,16 @@ class AsyncBranchFrame final : public AsyncBranch {
   }
   void Free() noexcept override {
     AsyncCall& up = parent();
+    const std::size_t bytes = bytes_;
     this->DestroyStates();
     this->~AsyncBranchFrame();
-    ::operator delete(static_cast<void*>(this));
+    core_internal::FreeBlock(this, bytes);
     ReleaseParent(up);
   }
 
   AsyncResultCall<R>& root_;
   SlotOf<R> slot_;
+  std::size_t bytes_;  // of its block
 };
 
 template <class R, class A, class D, class G>
@@ -163,17 +169,19 @@ class AsyncFrame final : public AsyncResultCall<R> {
                      D done, std::optional<G> fallback) {
     const std::size_t head = (sizeof(AsyncFrame) + alignof(std::max_align_t) - 1) &
                              ~(alignof(std::max_align_t) - 1);
-    void* memory = ::operator new(head + plan->state_bytes);
+    const std::size_t bytes = head + plan->state_bytes;
+    void* memory = core_internal::AllocateBlock(bytes);
     auto* states = static_cast<unsigned char*>(memory) + head;
-    auto* frame = new (memory) AsyncFrame(std::move(plan), ctx, timers, states, std::move(attempt),
+    auto* frame = new (memory) AsyncFrame(std::move(plan), ctx, timers, states, bytes, std::move(attempt),
                                           std::move(done), std::move(fallback));
     frame->Begin();
   }
 
  private:
-  AsyncFrame(std::shared_ptr<const AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers, void* states, A attempt,
-             D done, std::optional<G> fallback)
+  AsyncFrame(std::shared_ptr<const AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers, void* states,
+             std::size_t bytes, A attempt, D done, std::optional<G> fallback)
       : AsyncResultCall<R>(std::move(plan), ctx, timers, states),
+        bytes_(bytes),
         attempt_(std::move(attempt)),
         done_(std::move(done)),
         fallback_(std::move(fallback)) {}
@@ -203,9 +211,10 @@ class AsyncFrame final : public AsyncResultCall<R> {
     done(std::move(result));
   }
   void Free() noexcept override {
+    const std::size_t bytes = bytes_;
     this->DestroyStates();
     this->~AsyncFrame();
-    ::operator delete(static_cast<void*>(this));
+    core_internal::FreeBlock(this, bytes);
   }
   R Result(Status status) {
     if constexpr (std::is_same_v<R, Status>) {
@@ -217,6 +226,7 @@ class AsyncFrame final : public AsyncResultCall<R> {
     }
   }
 
+  std::size_t bytes_;  // of its block
   A attempt_;
   D done_;
   std::optional<G> fallback_;

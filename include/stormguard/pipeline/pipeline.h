@@ -49,10 +49,12 @@
 // path (stages hold their state; the per-call chain lives on the stack).
 //
 // Drivers: Execute blocks the calling thread; ExecuteAsync runs the same
-// stages in their asynchronous form (async_stage.h) and allocates one frame
-// per call (plus a stop_source per armed timeout, and with a hedge a branch
-// and a stop_source per hedged attempt: async_branch.h), so a waiting call
-// holds memory instead of a thread. With stormguard/asio/coroutine_driver.h,
+// stages in their asynchronous form (async_stage.h) in one frame per call,
+// so a waiting call holds memory instead of a thread. Once a thread is warm
+// its calls allocate nothing on the success path: frames (and a hedge's
+// branches) come from a per-thread block cache, timeouts' stop_sources from
+// a per-thread pool; a hedged attempt still allocates its own stop_source
+// (async_branch.h). With stormguard/asio/coroutine_driver.h,
 // `co_await pipeline->Execute(ctx, attempt)` takes an attempt that returns
 // an asio::awaitable (PipelineDriver below).
 #pragma once

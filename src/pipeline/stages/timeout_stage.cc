@@ -24,11 +24,11 @@ class AttemptScope {
         lease_(lease),
         deadline_(std::exchange(ctx.deadline, deadline)),
         link_(ctx.stop, StopForwarder{&lease.source()}) {  // registers nothing for an empty token
-    std::swap(ctx.stop, lease.token());
+    ctx.stop.swap(lease.token());  // the member swap exchanges the pointers only (std::swap moves)
   }
   ~AttemptScope() {
     ctx_.deadline = deadline_;
-    std::swap(ctx_.stop, lease_.token());
+    ctx_.stop.swap(lease_.token());
   }
   AttemptScope(const AttemptScope&) = delete;
   AttemptScope& operator=(const AttemptScope&) = delete;

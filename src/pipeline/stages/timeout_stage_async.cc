@@ -8,9 +8,17 @@
 // stop callback): the firing callback keeps its own reference to the
 // source, and Resume, finding itself inside that very callback, does not
 // cancel (or wait for) the timer it is running in.
+//
+// The source comes from the thread's pool (TakePooledStop) and goes back to
+// the pool of the thread that resumes, unless it was stopped: the timer has
+// fired, or the caller's stop was forwarded (both finished by the time
+// Resume has cancelled the timer and dropped the forwarder, which wait for
+// a callback running elsewhere). Its token is swapped into ctx.stop and
+// back, so no reference count moves.
 #include "stormguard/pipeline/stages/timeout_stage.h"
 
 #include <optional>
+#include <utility>
 
 namespace stormguard {
 namespace {
@@ -32,15 +40,14 @@ struct TimeoutState {
   bool armed = false;
   Deadline deadline{};
   Deadline saved_deadline{};
-  std::stop_token saved_stop;
-  std::stop_source source{std::nostopstate};
+  PooledStop stop;  // while armed, its token holds the caller's ctx.stop
   std::optional<std::stop_callback<KeepForwarder>> forward;
   AsyncTimerHandle timer;
 };
 
 void Fire(void* arg) noexcept {
   auto* st = static_cast<TimeoutState*>(arg);
-  std::stop_source keep = st->source;  // the last touch of `st`: the call may end below
+  std::stop_source keep = st->stop.source;  // the last touch of `st`: the call may end below
   const TimeoutState* outer = std::exchange(t_firing, st);
   keep.request_stop();
   t_firing = outer;
@@ -59,10 +66,10 @@ void TimeoutStage::Start(AsyncStep step) const {
   st.deadline = o_.timeout == kInfiniteDuration ? ctx.deadline : ctx.deadline.Within(now, o_.timeout);
   if (st.deadline.Expired(now)) return step.Finish(Expired(ctx, now));
   st.armed = true;
-  st.source = std::stop_source();
+  st.stop = TakePooledStop();
   st.saved_deadline = std::exchange(ctx.deadline, st.deadline);
-  st.forward.emplace(ctx.stop, KeepForwarder{&st.source});  // registers nothing for an empty token
-  st.saved_stop = std::exchange(ctx.stop, st.source.get_token());
+  st.forward.emplace(ctx.stop, KeepForwarder{&st.stop.source});  // registers nothing for an empty token
+  ctx.stop.swap(st.stop.token);  // the member swap exchanges the pointers only
   st.timer = step.timers().Schedule(st.deadline.time(), &Fire, &st);
   step.RunInner();
 }
@@ -79,8 +86,9 @@ void TimeoutStage::Resume(AsyncStep step, Status inner) const {
   }
   CallContext& ctx = step.ctx();
   ctx.deadline = st.saved_deadline;
-  ctx.stop = std::move(st.saved_stop);
+  ctx.stop.swap(st.stop.token);
   st.forward.reset();
+  ReturnPooledStop(std::move(st.stop));
   if (fired) [[unlikely]] inner = Fired(std::move(inner), ctx, st.deadline, step.clock().Now());
   step.Finish(std::move(inner));
 }

@@ -26,15 +26,17 @@
 // cancellation, where the caller must have its answer at the deadline, see
 // time_limiter.h (the work runs detached on an executor, bounded).
 //
-// Allocation: std::stop_source allocates its shared state; a StopSourceLease
-// takes one from a small per-thread pool of sources that were never stopped
-// (up to 8 per thread, so nested timeouts reuse theirs) and returns it
-// afterwards, so the success path allocates nothing after warm-up; the
-// attempt's token is swapped into ctx.stop and back, so no reference count
-// moves either. A stopped source is never reused, nor one whose token the
-// callable replaced in ctx.stop. A callable must not keep a copy of the
-// attempt's stop_token after it returns: the source behind it may serve a
-// later call of the same thread.
+// Allocation: std::stop_source allocates its shared state; Execute lends
+// one in place from a small per-thread pool of sources that were never
+// stopped (StopSourceLease: up to 8 per thread, so nested timeouts reuse
+// theirs), and the asynchronous form takes one from a per-thread pool and
+// returns it to the pool of the thread that resumes it (PooledStop), so the
+// success path allocates nothing after warm-up; the attempt's token is
+// swapped into ctx.stop and back, so no reference count moves either. A
+// stopped source is never reused, nor one whose token the callable
+// replaced in ctx.stop. A callable must not keep a copy of the attempt's
+// stop_token after it returns (or reports): the source behind it may serve
+// a later call.
 // Thread safety: a TimeoutStage is immutable and shared; counters are atomic.
 #pragma once
 
