@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <asio/executor_work_guard.hpp>
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <atomic>
@@ -32,6 +33,7 @@ struct Env {
 };
 
 void Count(void* arg) noexcept { ++*static_cast<int*>(arg); }
+void CountAtomic(void* arg) noexcept { static_cast<std::atomic<int>*>(arg)->fetch_add(1); }
 
 // Appends its id to a shared log when it runs.
 struct Logged {
@@ -289,6 +291,30 @@ TEST(AsioTimersTest, AReArmWhileAWakeIsQueuedRunsEachCallbackOnce) {
   EXPECT_EQ(log.size(), 2u);
   env.Advance(1ms);
   EXPECT_EQ(log, std::vector<int>({9, 10, 30}));
+}
+
+// Another thread schedules and cancels while the executor's thread wakes
+// (due nodes, re-arms): each callback runs exactly when its Cancel said it
+// would. Chiefly for the thread sanitizer.
+TEST(AsioTimersTest, SchedulesAndCancelsFromAnotherThreadWhileWakesRun) {
+  Env env;
+  std::atomic<int> fired{0};
+  std::atomic<bool> done{false};
+  int expected = 0;
+  std::thread other([&] {
+    for (int i = 0; i < 2000; ++i) {
+      const Duration in = std::chrono::microseconds(i % 3 * 500);
+      AsyncTimerHandle h = env.timers.Schedule(env.clock.Now() + in, &CountAtomic, &fired);
+      if (i % 2 == 0 && env.timers.Cancel(h)) continue;
+      ++expected;
+    }
+    done = true;
+  });
+  auto busy = asio::make_work_guard(env.io);
+  while (!done) env.Advance(100us);  // ends with the other thread's bounded loop
+  other.join();
+  env.Advance(1s);
+  EXPECT_EQ(fired.load(), expected);
 }
 
 // Destroyed with its wait still armed (nothing scheduled) while the context

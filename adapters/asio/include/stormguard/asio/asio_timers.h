@@ -199,12 +199,15 @@ void BasicAsioTimers<W, Tr>::OnWake() noexcept {
   armed_at_ = WaitPoint::max();
   waking_ = true;
   const WaitPoint now = W::now();  // the clock Asio fired on, read once
-  Node* due = nullptr;
-  for (Node** tail = &due; !heap_.empty() && heap_.front()->at <= now; tail = &(*tail)->next) {
-    *tail = heap_.front();
-    Unqueue(*tail);
-    (*tail)->state = State::kDue;
-    (*tail)->next = nullptr;
+  Node* due = nullptr;  // in deadline order
+  Node** tail = &due;
+  while (!heap_.empty() && heap_.front()->at <= now) {
+    Node* n = heap_.front();
+    Unqueue(n);
+    n->state = State::kDue;
+    n->next = nullptr;
+    *tail = n;
+    tail = &n->next;
   }
   while (due != nullptr) {
     Node* n = std::exchange(due, due->next);
