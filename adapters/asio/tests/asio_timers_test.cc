@@ -1,4 +1,5 @@
-// The AsyncTimers contract on Asio waitable timers, on virtual time.
+// The AsyncTimers contract on one Asio timer and stormguard's own queue, on
+// virtual time.
 #include "stormguard/asio/asio_timers.h"
 
 #include <gtest/gtest.h>
