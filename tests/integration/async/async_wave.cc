@@ -60,6 +60,8 @@ void RunWave(asio::io_context& io, const Pipeline& pipeline, http::AsyncCurlClie
       if (e) std::rethrow_exception(e);
     });
   }
+  // A context that ran out of work at the end of the last wave is stopped.
+  if (io.stopped()) io.restart();
   const TimePoint limit = Clock::Real().Now() + wave.shape.limit;
   while (wave.ended < wave.shape.calls && Clock::Real().Now() < limit) io.run_one_for(10ms);
 }
