@@ -96,7 +96,10 @@ CurlExchange::CurlExchange(CURL* easy, const HttpRequest& request, const HeaderL
   }
   if (!limits.deadline.is_infinite()) {
     const Duration left = limits.deadline.Remaining(limits.now);
-    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, MillisCeil(left));
+    // curl times the transfer on CLOCK_MONOTONIC_RAW, which NTP does not slew,
+    // so it may drift some ppm from our steady clock. One more millisecond
+    // keeps its DeadlineExceeded from arriving before our deadline.
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, MillisCeil(left + std::chrono::milliseconds(1)));
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, MillisCeil(std::min(left, limits.connect_timeout)));
   } else {
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, MillisCeil(limits.connect_timeout));
