@@ -16,23 +16,38 @@
 
 namespace stormguard::config::config_internal {
 
-// Eight bytes at a time, each mixed in by a multiply; not for hostile keys
-// (names come from the operator's configuration, not from peers).
+inline std::uint64_t Load8(const char* p) noexcept {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+inline std::uint64_t Load4(const char* p) noexcept {
+  std::uint32_t w;
+  std::memcpy(&w, p, 4);
+  return w;
+}
+
+// Eight bytes at a time, each mixed in by a multiply; the tail is read as
+// whole words that may overlap bytes already mixed (a byte-wise tail would
+// stall on store forwarding and double the cost of a short name). Not for
+// hostile keys: names come from the operator's configuration.
 inline std::uint64_t HashName(std::string_view s) noexcept {
   constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
   std::uint64_t h = s.size() * kMul;
-  const char* p = s.data();
-  std::size_t n = s.size();
-  for (; n >= 8; p += 8, n -= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
+  auto mix = [&h](std::uint64_t w) {
     h = (h ^ w) * kMul;
     h ^= h >> 29;
-  }
-  if (n > 0) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, p, n);
-    h = (h ^ w) * kMul;
+  };
+  const char* p = s.data();
+  std::size_t n = s.size();
+  if (n > 8) {
+    for (; n > 8; p += 8, n -= 8) mix(Load8(p));
+    mix(Load8(p + n - 8));
+  } else if (n >= 4) {
+    mix(Load4(p) << 32 | Load4(p + n - 4));
+  } else if (n > 0) {
+    const auto byte = [p](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])); };
+    mix(byte(0) << 16 | byte(n / 2) << 8 | byte(n - 1));
   }
   h ^= h >> 32;
   return h * 0xD6E8FEB86659FD93ull;
