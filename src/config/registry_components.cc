@@ -3,9 +3,8 @@
 #include <utility>
 #include <variant>
 
-#include "json_io.h"
+#include "destination_json.h"
 #include "registry_components.h"
-#include "stormguard/config/config_json.h"
 
 namespace stormguard::config::config_internal {
 namespace {
@@ -34,30 +33,23 @@ Result<std::shared_ptr<G>> MakeGuard(O options, Listener* listener) {
   return G::Create(options);
 }
 
-// The component's options in their JSON form: the configuration's own
-// notion of equal options (what a file says), whatever the C++ struct holds
-// besides (listeners, stripes).
-template <class O>
-std::string OptionsJson(std::optional<O> DestinationConfig::*field, const O& options) {
-  Config only;
-  (only.destinations[""].*field).emplace(options);
-  return ToJson(only);
-}
-
+// `written` holds the options of every component of the destination in
+// their JSON form: the configuration's own notion of equal options (what a
+// file says), whatever the C++ struct holds besides (listeners, stripes).
 template <class T, class O, class Make>
-Shared<T> Obtain(const std::optional<O>& options, std::optional<O> DestinationConfig::*field,
+Shared<T> Obtain(const std::optional<O>& options, const Json& written, std::string_view key,
                  const Shared<T>* previous, Make make, Listener* listener, const std::string& path,
                  std::vector<std::string>& errors) {
   Shared<T> out;
   if (!options) return out;
-  out.options = OptionsJson(field, *options);
+  out.options = written.at(std::string(key));
   if (previous != nullptr && previous->component != nullptr && previous->options == out.options) {
     out.component = previous->component;
     return out;
   }
   auto made = make(*options, listener);
   if (!made.ok()) {
-    errors.push_back(path + ": " + made.status().message());
+    errors.push_back(ChildPath(path, key) + ": " + made.status().message());
     return out;
   }
   out.component = std::move(made).value();
@@ -68,26 +60,30 @@ Shared<T> Obtain(const std::optional<O>& options, std::optional<O> DestinationCo
 
 Components ObtainComponents(const DestinationConfig& d, const Components* previous, Listener* listener,
                             const std::string& path, std::vector<std::string>& errors) {
-  using D = DestinationConfig;
-  const Components none;
-  const Components& p = previous != nullptr ? *previous : none;
+  DestinationConfig only;  // the components alone: their JSON form is all that is compared
+  only.retry_budget = d.retry_budget;
+  only.circuit_breaker = d.circuit_breaker;
+  only.bulkhead = d.bulkhead;
+  only.rate_limiter = d.rate_limiter;
+  only.adaptive_concurrency = d.adaptive_concurrency;
   // third_party_api needs a breaker; without a configured one it gets the
   // default breaker, kept across reloads like any other.
-  std::optional<CircuitBreakerOptions> breaker = d.circuit_breaker;
-  if (!breaker && d.pipeline.preset && d.pipeline.preset->kind == PresetKind::kThirdPartyApi) breaker.emplace();
+  if (!only.circuit_breaker && d.pipeline.preset && d.pipeline.preset->kind == PresetKind::kThirdPartyApi) {
+    only.circuit_breaker.emplace();
+  }
+  const Json written = WriteComponents(only);
+  const Components none;
+  const Components& p = previous != nullptr ? *previous : none;
   Components c;
-  c.budget = Obtain(d.retry_budget, &D::retry_budget, &p.budget, MakeBudget, listener,
-                    ChildPath(path, "retry_budget"), errors);
-  c.breaker = Obtain(breaker, &D::circuit_breaker, &p.breaker, MakeGuard<CircuitBreaker, CircuitBreakerOptions>,
-                     listener, ChildPath(path, "circuit_breaker"), errors);
-  c.bulkhead = Obtain(d.bulkhead, &D::bulkhead, &p.bulkhead, MakeGuard<Bulkhead, BulkheadOptions>, listener,
-                      ChildPath(path, "bulkhead"), errors);
-  c.rate_limiter = Obtain(d.rate_limiter, &D::rate_limiter, &p.rate_limiter,
-                          MakeGuard<RateLimiter, RateLimiterOptions>, listener, ChildPath(path, "rate_limiter"),
-                          errors);
-  c.adaptive = Obtain(d.adaptive_concurrency, &D::adaptive_concurrency, &p.adaptive,
-                      MakeGuard<AdaptiveLimiter, AdaptiveLimiterOptions>, listener,
-                      ChildPath(path, "adaptive_concurrency"), errors);
+  c.budget = Obtain(only.retry_budget, written, "retry_budget", &p.budget, MakeBudget, listener, path, errors);
+  c.breaker = Obtain(only.circuit_breaker, written, "circuit_breaker", &p.breaker,
+                     MakeGuard<CircuitBreaker, CircuitBreakerOptions>, listener, path, errors);
+  c.bulkhead = Obtain(only.bulkhead, written, "bulkhead", &p.bulkhead, MakeGuard<Bulkhead, BulkheadOptions>,
+                      listener, path, errors);
+  c.rate_limiter = Obtain(only.rate_limiter, written, "rate_limiter", &p.rate_limiter,
+                          MakeGuard<RateLimiter, RateLimiterOptions>, listener, path, errors);
+  c.adaptive = Obtain(only.adaptive_concurrency, written, "adaptive_concurrency", &p.adaptive,
+                      MakeGuard<AdaptiveLimiter, AdaptiveLimiterOptions>, listener, path, errors);
   return c;
 }
 

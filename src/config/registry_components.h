@@ -1,7 +1,8 @@
 // src/config/registry_components.h: a destination's shared components, and
 // how a reload keeps them.
 //
-// Each component is kept with the JSON form of its options. A reload whose
+// Each component is kept with the JSON form of its options (as a tree:
+// comparing trees costs far less than writing text). A reload whose
 // options for it are the same JSON hands the previous object (with its
 // state: an open breaker, spent budget tokens, bulkhead occupancy, limiter
 // tokens) to the new pipelines; changed options get a fresh object.
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "json_io.h"
 #include "stormguard/config/config.h"
 
 namespace stormguard::config::config_internal {
@@ -18,7 +20,7 @@ namespace stormguard::config::config_internal {
 template <class T>
 struct Shared {
   std::shared_ptr<T> component;  // null: not configured
-  std::string options;           // their JSON form
+  Json options;                  // their JSON form
 };
 
 struct Components {
