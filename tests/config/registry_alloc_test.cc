@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <latch>
 #include <new>
 #include <thread>
+#include <vector>
 
 #include "registry_test_util.h"
 
@@ -78,6 +80,33 @@ TEST(RegistryAllocationTest, ThreadsCountTheirHandlesOnCountersOfTheirOwn) {
   std::thread([&] { there = registry.Get("d"); }).join();
   ASSERT_EQ(here.get(), there.get());
   EXPECT_TRUE(here.owner_before(there) || there.owner_before(here)) << "one shared counter for every thread";
+}
+
+TEST(RegistryAllocationTest, ThreadsBeyondTheSlotsShareTheConfigurationsCount) {
+  RegistryEnv env;
+  Registry registry(env.Options());
+  (void)registry.Get("d");  // this thread holds a slot too
+  constexpr int kThreads = Registry::kThreadSlots + 1;
+  std::vector<std::shared_ptr<const Pipeline>> handles(kThreads);
+  std::latch all_hold(kThreads);  // nobody exits (giving its slot back) before everyone has one
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      handles[static_cast<std::size_t>(i)] = registry.Get("d");
+      all_hold.arrive_and_wait();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  int shared = 0;
+  for (int i = 0; i < kThreads; ++i) {
+    EXPECT_EQ(handles[static_cast<std::size_t>(i)].get(), handles[0].get());
+    for (int j = i + 1; j < kThreads; ++j) {
+      const auto& a = handles[static_cast<std::size_t>(i)];
+      const auto& b = handles[static_cast<std::size_t>(j)];
+      if (!a.owner_before(b) && !b.owner_before(a)) ++shared;
+    }
+  }
+  EXPECT_GE(shared, 1) << "at least two threads found no slot and share one count";
 }
 
 }  // namespace
