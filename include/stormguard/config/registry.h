@@ -27,7 +27,9 @@
 // tracker) starts afresh with each accepted configuration.
 //
 // Reload: Apply parses, validates and builds everything off the call path,
-// then swaps the whole registry at once; Get never waits for it. A call in
+// then swaps the whole registry at once; Get never waits for a build (the
+// first Get on each thread after a swap takes a lock held only for a
+// pointer swap). A call in
 // flight keeps the pipeline it got (the handle owns it, whichever thread
 // ends the call). Any error changes nothing: the configuration in force
 // stays, and the listener and counters record the rejection. Reject() does
@@ -39,9 +41,10 @@
 // two names, probes two small tables and takes a reference counted per
 // thread (no counter is shared between threads, so Get scales with
 // threads); it never allocates. The first Get on a thread after a reload
-// allocates that thread's reference, and drops the one it held before: a
-// thread that stops calling keeps the configuration it last used alive
-// until the registry goes. Up to kThreadSlots threads at once get a
+// allocates that thread's reference, and drops the one it held before
+// (freeing the old configuration there if nothing else holds it): a thread
+// that stops calling keeps the configuration it last used alive until the
+// registry goes. Up to kThreadSlots threads at once get a
 // reference each; threads beyond that share one counter.
 //
 // Thread safety: Get, Stats and the queries from any thread, concurrently
