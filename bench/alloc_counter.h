@@ -1,6 +1,6 @@
 // bench/alloc_counter.h: counts heap allocations, so benchmarks can report
 // "allocs/call" next to their time (global operator new is replaced in
-// alloc_counter.cc for the whole bench binary).
+// alloc_counter.cc for the whole bench binary, over-aligned forms included).
 #pragma once
 
 #include <cstdint>

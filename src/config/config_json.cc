@@ -1,5 +1,6 @@
 #include "stormguard/config/config_json.h"
 
+#include "destination_json.h"
 #include "grpc_service_config_reader.h"
 #include "json_document.h"
 #include "json_fields.h"
@@ -255,12 +256,7 @@ DestinationConfig ReadDestination(const Json& j, const std::string& path, Errors
 }
 
 Json WriteDestination(const DestinationConfig& d) {
-  Json out = Json::object();
-  if (d.retry_budget) out["retry_budget"] = WriteBudget(*d.retry_budget);
-  if (d.circuit_breaker) out["circuit_breaker"] = WriteBreaker(*d.circuit_breaker);
-  if (d.bulkhead) out["bulkhead"] = Write(*d.bulkhead);
-  if (d.rate_limiter) out["rate_limiter"] = Write(*d.rate_limiter);
-  if (d.adaptive_concurrency) out["adaptive_concurrency"] = Write(*d.adaptive_concurrency);
+  Json out = WriteComponents(d);
   out["pipeline"] = WritePipeline(d.pipeline);
   if (!d.methods.empty()) {
     Json methods = Json::object();
@@ -290,6 +286,17 @@ Config ReadConfig(const Json& j, Errors& errors) {
 }
 
 }  // namespace
+
+Json WriteComponents(const DestinationConfig& d) {
+  Json out = Json::object();
+  if (d.retry_budget) out["retry_budget"] = WriteBudget(*d.retry_budget);
+  if (d.circuit_breaker) out["circuit_breaker"] = WriteBreaker(*d.circuit_breaker);
+  if (d.bulkhead) out["bulkhead"] = Write(*d.bulkhead);
+  if (d.rate_limiter) out["rate_limiter"] = Write(*d.rate_limiter);
+  if (d.adaptive_concurrency) out["adaptive_concurrency"] = Write(*d.adaptive_concurrency);
+  return out;
+}
+
 }  // namespace config_internal
 
 ParsedConfig ParseConfigText(std::string_view text, std::string_view grpc_destination) {

@@ -1,0 +1,141 @@
+// stormguard/config/registry.h: the pipelines of a configuration, by
+// destination and method, swapped whole when the configuration changes.
+//
+//   Registry registry({.on_reload = [](const ReloadEvent& e) { Log(e); }});
+//   Status s = registry.Apply(file_text, "/etc/app/stormguard.json");
+//   std::shared_ptr<const Pipeline> p = registry.Get("inventory", "GET /stock");
+//   Result<Stock> r = p->Execute(ctx, [&](CallContext& c) { return inventory.Get(c); });
+//
+// Lookup, Get(destination, method): for a destination the configuration
+// names, the method entry found in gRPC's order (the exact name, then the
+// name's "service/*", then "*"; config.h, FindMethod), else the
+// destination's own pipeline. For any other destination, the BUILT-IN
+// DEFAULT: a retry with RetryOptions' defaults (3 attempts, exponential
+// backoff from 100ms capped at 10s with full jitter, transient failures
+// only, never an ambiguous outcome of a non-idempotent call) limited by a
+// token-bucket retry budget with its defaults (10 tokens, 0.1 earned per
+// success). One budget serves every unnamed destination, so they can at
+// worst take each other's retries, never each other's calls.
+//
+// Components: a destination's retry budget, breaker, bulkhead, rate limiter
+// and adaptive limiter are created once per configuration and shared by its
+// pipeline and every method's. A reload keeps a component (and so its
+// state: an open breaker, spent tokens, slots in use) when its options are
+// unchanged, compared in their JSON form; changed options get a fresh one.
+// A preset third_party_api without a configured breaker gets the default
+// breaker, kept the same way. Other per-pipeline state (a hedge's latency
+// tracker) starts afresh with each accepted configuration.
+//
+// Reload: Apply parses, validates and builds everything off the call path,
+// then swaps the whole registry at once; Get never waits for a build (the
+// first Get on each thread after a swap takes a lock held only for a
+// pointer swap). A call in
+// flight keeps the pipeline it got (the handle owns it, whichever thread
+// ends the call). Any error changes nothing: the configuration in force
+// stays, and the listener and counters record the rejection. Reject() does
+// the same for a source that could not even read a configuration. A
+// registry without any accepted configuration runs on the built-in default
+// for every destination, and says so (on_defaults(), and the first event).
+//
+// Cost: Get on a thread that has called it since the last reload hashes the
+// two names, probes two small tables and takes a reference counted per
+// thread (no counter is shared between threads, so Get scales with
+// threads); it never allocates. The first Get on a thread after a reload
+// allocates that thread's reference, and drops the one it held before
+// (freeing the old configuration there if nothing else holds it): a thread
+// that stops calling keeps the configuration it last used alive until the
+// registry goes. Up to kThreadSlots threads at once get a
+// reference each; threads beyond that share one counter.
+//
+// Thread safety: Get, Stats and the queries from any thread, concurrently
+// with Apply and Reject (which serialise among themselves). The listener
+// runs inside Apply/Reject, one event at a time, and must not call them.
+// The registry must outlive every Get, but not the handles it returned.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stormguard/config/config.h"
+#include "stormguard/core/status.h"
+#include "stormguard/exec/executor.h"
+#include "stormguard/pipeline/pipeline.h"
+
+namespace stormguard::config {
+
+namespace config_internal {
+struct Snapshot;
+}
+
+struct ReloadEvent {
+  std::string_view origin;  // what the caller named the source: a path, an etcd key
+  bool accepted = false;
+  std::uint64_t version = 0;  // in force after this event; 0: the built-in default
+  bool on_defaults = true;    // no configuration was ever accepted
+  const std::vector<std::string>& errors;  // a rejection's reasons, each "json.path: reason"
+};
+
+struct RegistryStats {
+  std::uint64_t accepted = 0;  // configurations applied
+  std::uint64_t rejected = 0;  // configurations refused, and Reject() calls
+  std::uint64_t version = 0;   // the configuration in force, counted from 1; 0: the built-in default
+  bool on_defaults = true;
+};
+
+struct RegistryOptions {
+  PipelineOptions pipeline;  // clock, timers, listener and classifier of every pipeline
+  // Runs hedged attempts; null: the registry makes one the first time a
+  // configuration hedges.
+  std::shared_ptr<Executor> hedge_executor;
+  std::function<void(const ReloadEvent&)> on_reload;  // optional
+};
+
+class Registry {
+ public:
+  static constexpr int kThreadSlots = 64;
+
+  // On the built-in default (reported to on_reload as version 0).
+  explicit Registry(RegistryOptions options = {});
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  // Never null; see the lookup order above.
+  std::shared_ptr<const Pipeline> Get(std::string_view destination, std::string_view method = {}) const;
+
+  // OK, or INVALID_ARGUMENT "invalid config: e1; e2" with every error.
+  Status Apply(std::string_view text, std::string_view origin);
+  Status Apply(const Config& config, std::string_view origin);
+  // A source that could not produce a configuration: counted and reported
+  // like an invalid one; nothing changes.
+  void Reject(const Status& why, std::string_view origin);
+
+  RegistryStats Stats() const noexcept;
+  bool on_defaults() const noexcept { return Stats().on_defaults; }
+  std::uint64_t version() const noexcept { return Stats().version; }
+
+ private:
+  struct Slot;
+  using Snapshot = config_internal::Snapshot;
+
+  Status Refuse(std::vector<std::string> errors, std::string_view origin);
+  void Report(std::string_view origin, bool accepted, const std::vector<std::string>& errors);
+  std::shared_ptr<Executor> HedgeExecutor();
+
+  RegistryOptions options_;
+  std::unique_ptr<Slot[]> slots_;  // one per thread index; written only by its thread
+  // Bumped after each swap: a thread whose slot holds an older one refreshes it.
+  std::atomic<std::uint64_t> generation_{1};
+  mutable std::mutex current_mu_;  // guards current_ and pairs it with generation_
+  std::shared_ptr<const Snapshot> current_;
+  std::mutex apply_mu_;  // serialises Apply and Reject
+  std::atomic<std::uint64_t> accepted_{0}, rejected_{0}, version_{0};
+};
+
+}  // namespace stormguard::config

@@ -1,0 +1,128 @@
+#include "stormguard/config/registry.h"
+
+#include <cstdlib>
+#include <utility>
+
+#include "registry_snapshot.h"
+#include "stormguard/config/config_json.h"
+#include "thread_index.h"
+
+namespace stormguard::config {
+
+using config_internal::Snapshot;
+
+namespace {
+
+// One thread's reference to a snapshot. Handles from that thread count on
+// this object's own control block, not on the snapshot's, so threads never
+// write a shared counter. Aligned so that two threads' blocks never share a
+// cache line.
+struct alignas(64) Holder {
+  std::shared_ptr<const Snapshot> snapshot;
+};
+
+std::string Joined(const std::vector<std::string>& errors) {
+  std::string out = "invalid config: ";
+  for (std::size_t i = 0; i < errors.size(); ++i) out += (i == 0 ? "" : "; ") + errors[i];
+  return out;
+}
+
+}  // namespace
+
+struct alignas(64) Registry::Slot {
+  std::uint64_t generation = 0;  // of `holder`; 0: none yet
+  std::shared_ptr<const Holder> holder;
+};
+
+Registry::Registry(RegistryOptions options)
+    : options_(std::move(options)), slots_(std::make_unique<Slot[]>(kThreadSlots)) {
+  const config_internal::BuildEnv env{options_.pipeline, [this] { return HedgeExecutor(); }};
+  // The built-in default is valid; failing to build it is a bug to stop at.
+  if (!config_internal::BuildSnapshot(Config{}, nullptr, env, current_).empty()) std::abort();
+  Report("built-in default", true, {});
+}
+
+Registry::~Registry() = default;
+
+std::shared_ptr<const Pipeline> Registry::Get(std::string_view destination, std::string_view method) const {
+  const int i = config_internal::ThreadIndex(kThreadSlots);
+  if (i < 0) {  // more threads than slots: the snapshot's own (shared) count
+    std::shared_ptr<const Snapshot> snapshot;
+    {
+      std::lock_guard<std::mutex> lock(current_mu_);
+      snapshot = current_;
+    }
+    const Pipeline* p = &snapshot->Find(destination, method);
+    return std::shared_ptr<const Pipeline>(std::move(snapshot), p);
+  }
+  Slot& slot = slots_[static_cast<std::size_t>(i)];
+  if (slot.generation != generation_.load(std::memory_order_acquire)) {
+    std::shared_ptr<const Holder> old = std::move(slot.holder);  // released outside the lock
+    std::lock_guard<std::mutex> lock(current_mu_);
+    slot.holder = std::make_shared<const Holder>(Holder{current_});
+    slot.generation = generation_.load(std::memory_order_relaxed);
+  }
+  return std::shared_ptr<const Pipeline>(slot.holder, &slot.holder->snapshot->Find(destination, method));
+}
+
+Status Registry::Apply(std::string_view text, std::string_view origin) {
+  ParsedConfig parsed = ParseConfigText(text);
+  if (!parsed.errors.empty()) {
+    std::lock_guard<std::mutex> lock(apply_mu_);
+    return Refuse(std::move(parsed.errors), origin);
+  }
+  return Apply(parsed.config, origin);
+}
+
+Status Registry::Apply(const Config& config, std::string_view origin) {
+  std::lock_guard<std::mutex> lock(apply_mu_);
+  const config_internal::BuildEnv env{options_.pipeline, [this] { return HedgeExecutor(); }};
+  std::shared_ptr<const Snapshot> built;
+  // current_ changes only here, under apply_mu_: reading it needs no other lock.
+  std::vector<std::string> errors = config_internal::BuildSnapshot(config, current_.get(), env, built);
+  if (!errors.empty()) return Refuse(std::move(errors), origin);
+  {
+    std::lock_guard<std::mutex> swap(current_mu_);
+    current_.swap(built);
+    generation_.fetch_add(1, std::memory_order_release);
+  }
+  accepted_.fetch_add(1, std::memory_order_relaxed);
+  version_.fetch_add(1, std::memory_order_relaxed);
+  Report(origin, true, {});
+  return Status::Ok();  // `built` (the previous snapshot) is released here, or by its last handle
+}
+
+void Registry::Reject(const Status& why, std::string_view origin) {
+  std::lock_guard<std::mutex> lock(apply_mu_);
+  Refuse({why.ToString()}, origin);
+}
+
+RegistryStats Registry::Stats() const noexcept {
+  const std::uint64_t version = version_.load(std::memory_order_relaxed);
+  return {.accepted = accepted_.load(std::memory_order_relaxed),
+          .rejected = rejected_.load(std::memory_order_relaxed),
+          .version = version,
+          .on_defaults = version == 0};
+}
+
+Status Registry::Refuse(std::vector<std::string> errors, std::string_view origin) {
+  rejected_.fetch_add(1, std::memory_order_relaxed);
+  Report(origin, false, errors);
+  return Status::InvalidArgument(Joined(errors));
+}
+
+void Registry::Report(std::string_view origin, bool accepted, const std::vector<std::string>& errors) {
+  if (!options_.on_reload) return;
+  const std::uint64_t version = version_.load(std::memory_order_relaxed);
+  options_.on_reload(ReloadEvent{
+      .origin = origin, .accepted = accepted, .version = version, .on_defaults = version == 0, .errors = errors});
+}
+
+std::shared_ptr<Executor> Registry::HedgeExecutor() {
+  if (options_.hedge_executor == nullptr) {
+    if (auto made = Executor::Create(); made.ok()) options_.hedge_executor = std::move(made).value();
+  }
+  return options_.hedge_executor;  // null: the hedge stage reports it
+}
+
+}  // namespace stormguard::config

@@ -1,0 +1,90 @@
+// The shared components of a destination: created from their options, or
+// kept from the previous configuration when their options are unchanged.
+#include <utility>
+#include <variant>
+
+#include "destination_json.h"
+#include "registry_components.h"
+
+namespace stormguard::config::config_internal {
+namespace {
+
+Result<std::shared_ptr<RetryBudget>> MakeBudget(const BudgetOptions& options, Listener* /*listener*/) {
+  return std::visit(
+      [](const auto& o) -> Result<std::shared_ptr<RetryBudget>> {
+        using O = std::decay_t<decltype(o)>;
+        auto made = [&o] {
+          if constexpr (std::is_same_v<O, TokenBucketBudgetOptions>) return TokenBucketBudget::Create(o);
+          if constexpr (std::is_same_v<O, GrpcThrottleBudgetOptions>) return GrpcThrottleBudget::Create(o);
+          if constexpr (std::is_same_v<O, RatioBudgetOptions>) return RatioBudget::Create(o);
+          if constexpr (std::is_same_v<O, ConcurrencyBudgetOptions>) return ConcurrencyBudget::Create(o);
+          if constexpr (std::is_same_v<O, FailureRateGateOptions>) return FailureRateGate::Create(o);
+        }();
+        if (!made.ok()) return std::move(made).status();
+        return std::shared_ptr<RetryBudget>(std::move(made).value());
+      },
+      options);
+}
+
+// Guards report to the registry's listener unless their options name one.
+template <class G, class O>
+Result<std::shared_ptr<G>> MakeGuard(O options, Listener* listener) {
+  if (options.listener == nullptr) options.listener = listener;
+  return G::Create(options);
+}
+
+// `written` holds the options of every component of the destination in
+// their JSON form: the configuration's own notion of equal options (what a
+// file says), whatever the C++ struct holds besides (listeners, stripes).
+template <class T, class O, class Make>
+Shared<T> Obtain(const std::optional<O>& options, const Json& written, std::string_view key,
+                 const Shared<T>* previous, Make make, Listener* listener, const std::string& path,
+                 std::vector<std::string>& errors) {
+  Shared<T> out;
+  if (!options) return out;
+  out.options = written.at(std::string(key));
+  if (previous != nullptr && previous->component != nullptr && previous->options == out.options) {
+    out.component = previous->component;
+    return out;
+  }
+  auto made = make(*options, listener);
+  if (!made.ok()) {
+    errors.push_back(ChildPath(path, key) + ": " + made.status().message());
+    return out;
+  }
+  out.component = std::move(made).value();
+  return out;
+}
+
+}  // namespace
+
+Components ObtainComponents(const DestinationConfig& d, const Components* previous, Listener* listener,
+                            const std::string& path, std::vector<std::string>& errors) {
+  DestinationConfig only;  // the components alone: their JSON form is all that is compared
+  only.retry_budget = d.retry_budget;
+  only.circuit_breaker = d.circuit_breaker;
+  only.bulkhead = d.bulkhead;
+  only.rate_limiter = d.rate_limiter;
+  only.adaptive_concurrency = d.adaptive_concurrency;
+  // third_party_api needs a breaker; without a configured one it gets the
+  // default breaker, kept across reloads like any other.
+  if (!only.circuit_breaker && d.pipeline.preset && d.pipeline.preset->kind == PresetKind::kThirdPartyApi) {
+    only.circuit_breaker.emplace();
+  }
+  const Json written = WriteComponents(only);
+  const Components none;
+  const Components& p = previous != nullptr ? *previous : none;
+  Components c;
+  c.budget = Obtain(only.retry_budget, written, "retry_budget", &p.budget, MakeBudget, listener, path, errors);
+  c.breaker = Obtain(only.circuit_breaker, written, "circuit_breaker", &p.breaker,
+                     MakeGuard<CircuitBreaker, CircuitBreakerOptions>, listener, path, errors);
+  c.bulkhead = Obtain(only.bulkhead, written, "bulkhead", &p.bulkhead, MakeGuard<Bulkhead, BulkheadOptions>,
+                      listener, path, errors);
+  c.rate_limiter = Obtain(only.rate_limiter, written, "rate_limiter", &p.rate_limiter,
+                          MakeGuard<RateLimiter, RateLimiterOptions>, listener, path, errors);
+  c.adaptive = Obtain(only.adaptive_concurrency, written, "adaptive_concurrency", &p.adaptive,
+                      MakeGuard<AdaptiveLimiter, AdaptiveLimiterOptions>, listener, path, errors);
+  return c;
+}
+
+}  // namespace stormguard::config::config_internal

@@ -1,0 +1,40 @@
+// src/config/registry_components.h: a destination's shared components, and
+// how a reload keeps them.
+//
+// Each component is kept with the JSON form of its options (as a tree:
+// comparing trees costs far less than writing text). A reload whose
+// options for it are the same JSON hands the previous object (with its
+// state: an open breaker, spent budget tokens, bulkhead occupancy, limiter
+// tokens) to the new pipelines; changed options get a fresh object.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "json_io.h"
+#include "stormguard/config/config.h"
+
+namespace stormguard::config::config_internal {
+
+template <class T>
+struct Shared {
+  std::shared_ptr<T> component;  // null: not configured
+  Json options;                  // their JSON form
+};
+
+struct Components {
+  Shared<RetryBudget> budget;
+  Shared<CircuitBreaker> breaker;
+  Shared<Bulkhead> bulkhead;
+  Shared<RateLimiter> rate_limiter;
+  Shared<AdaptiveLimiter> adaptive;
+};
+
+// `d`'s components, reusing `previous`'s (the same destination's in the
+// configuration in force; may be null) where the options are unchanged.
+// Errors are "path.component: reason".
+Components ObtainComponents(const DestinationConfig& d, const Components* previous, Listener* listener,
+                            const std::string& path, std::vector<std::string>& errors);
+
+}  // namespace stormguard::config::config_internal

@@ -1,0 +1,233 @@
+// Building a configuration's pipelines: the destination's own, then one per
+// method entry with the entry's overrides (config.h, FindMethod).
+#include "registry_snapshot.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "json_io.h"
+#include "stormguard/config/status_codes.h"
+
+namespace stormguard::config::config_internal {
+namespace {
+
+using Errors = std::vector<std::string>;
+
+// What building one destination needs besides its configuration.
+struct DestinationBuild {
+  const Components& components;
+  const BuildEnv& env;
+  Snapshot& snapshot;
+  Errors& errors;
+};
+
+const Classifier* CodesClassifier(const std::vector<StatusCode>& codes, Snapshot& s) {
+  s.classifiers.push_back(std::make_unique<StatusCodeClassifier>(codes));
+  return s.classifiers.back().get();
+}
+
+// The shared guard of `kind`, added to `b`; an error when the destination
+// configures none.
+void AddGuard(PipelineBuilder& b, StageKind kind, const Components& c, const std::string& path, Errors& errors) {
+  const bool added = [&] {
+    switch (kind) {
+      case StageKind::kCircuitBreaker: return c.breaker.component && (b.AddCircuitBreaker(c.breaker.component), true);
+      case StageKind::kBulkhead: return c.bulkhead.component && (b.AddBulkhead(c.bulkhead.component), true);
+      case StageKind::kRateLimiter:
+        return c.rate_limiter.component && (b.AddRateLimiter(c.rate_limiter.component), true);
+      default: return c.adaptive.component && (b.AddAdaptiveConcurrency(c.adaptive.component), true);
+    }
+  }();
+  if (!added) {
+    errors.push_back(path + ": " + std::string(StageKindName(kind)) +
+                     " names the destination's shared component, which the destination does not configure");
+  }
+}
+
+void AddHedge(PipelineBuilder& b, const HedgeConfig& h, DestinationBuild& d, const std::string& path) {
+  HedgeOptions o = h.options;
+  o.budget = d.components.budget.component;
+  if (h.latency) {
+    auto tracker = LatencyTracker::Create(*h.latency);
+    if (!tracker.ok()) {
+      d.errors.push_back(ChildPath(path, "latency") + ": " + tracker.status().message());
+      return;
+    }
+    o.latency = std::move(tracker).value();
+  }
+  if (!h.non_fatal_status_codes.empty()) o.classifier = CodesClassifier(h.non_fatal_status_codes, d.snapshot);
+  b.AddHedge(std::move(o), d.env.executor());
+}
+
+void AddStage(PipelineBuilder& b, const StageConfig& s, DestinationBuild& d, const std::string& path) {
+  switch (s.kind) {
+    case StageKind::kFallback: b.AddFallback(s.fallback); return;
+    case StageKind::kTimeout: b.AddTimeout(s.timeout); return;
+    case StageKind::kAttemptTimeout: b.AddAttemptTimeout(s.timeout); return;
+    case StageKind::kRequireIdempotencyKey: b.AddRequireIdempotencyKey(); return;
+    case StageKind::kRetry: {
+      RetryOptions o = s.retry.options;
+      o.budget = d.components.budget.component;
+      if (!s.retry.retryable_status_codes.empty()) {
+        o.classifier = CodesClassifier(s.retry.retryable_status_codes, d.snapshot);
+      }
+      b.AddRetry(std::move(o));
+      return;
+    }
+    case StageKind::kHedge: AddHedge(b, s.hedge, d, path); return;
+    default: AddGuard(b, s.kind, d.components, path, d.errors); return;
+  }
+}
+
+PipelineBuilder PresetBuilder(const PresetConfig& p, const Components& c, const PipelineOptions& env) {
+  switch (p.kind) {
+    case PresetKind::kUserFacing: {
+      presets::UserFacingOptions o = p.user_facing;
+      o.budget = c.budget.component;
+      return presets::UserFacing(std::move(o), env);
+    }
+    case PresetKind::kBackgroundJob: {
+      presets::BackgroundJobOptions o = p.background_job;
+      o.budget = c.budget.component;
+      return presets::BackgroundJob(std::move(o), env);
+    }
+    case PresetKind::kThirdPartyApi: {
+      presets::ThirdPartyApiOptions o = p.third_party_api;
+      o.budget = c.budget.component;
+      o.breaker = c.breaker.component;
+      return presets::ThirdPartyApi(std::move(o), env);
+    }
+    case PresetKind::kPayment: return presets::Payment(p.payment, env);
+    case PresetKind::kHighFanOut: return presets::HighFanOut(p.high_fan_out, env);
+  }
+  return PipelineBuilder(env);
+}
+
+// Builds `b` into the snapshot; null (and an error at `path`) when the
+// builder refuses it.
+const Pipeline* Keep(const PipelineBuilder& b, DestinationBuild& d, const std::string& path) {
+  auto built = b.Build();
+  if (!built.ok()) {
+    std::string why = built.status().message();
+    constexpr std::string_view kPrefix = "invalid pipeline: ";  // the path says which
+    if (why.starts_with(kPrefix)) why.erase(0, kPrefix.size());
+    d.errors.push_back(path + ": " + why);
+    return nullptr;
+  }
+  return &d.snapshot.pipelines.emplace_back(std::move(built).value());
+}
+
+// `stages` with `m`'s timeout, retry and hedge in place of the pipeline's,
+// or added where they belong: the timeout outermost but inside leading
+// fallbacks, the retry inside the timeout, the hedge inside the retry.
+std::vector<StageConfig> WithMethod(std::vector<StageConfig> stages, const MethodConfig& m) {
+  auto index_of = [&](StageKind k) {
+    return static_cast<std::size_t>(
+        std::find_if(stages.begin(), stages.end(), [k](const StageConfig& s) { return s.kind == k; }) -
+        stages.begin());
+  };
+  auto place = [&](StageKind kind, std::initializer_list<StageKind> inside) -> StageConfig& {
+    if (const std::size_t i = index_of(kind); i < stages.size()) return stages[i];
+    std::size_t at = 0;
+    while (at < stages.size() && stages[at].kind == StageKind::kFallback) ++at;
+    for (StageKind outer : inside) {
+      if (const std::size_t i = index_of(outer); i < stages.size()) {
+        at = i + 1;
+        break;
+      }
+    }
+    return *stages.insert(stages.begin() + static_cast<std::ptrdiff_t>(at), StageConfig{.kind = kind});
+  };
+  if (m.timeout) place(StageKind::kTimeout, {}).timeout.timeout = *m.timeout;
+  if (m.retry) place(StageKind::kRetry, {StageKind::kTimeout}).retry = *m.retry;
+  if (m.hedge) place(StageKind::kHedge, {StageKind::kRetry, StageKind::kTimeout}).hedge = *m.hedge;
+  return stages;
+}
+
+const Pipeline* BuildStages(const std::vector<StageConfig>& stages, DestinationBuild& d, const std::string& path,
+                            bool name_stages) {
+  PipelineBuilder b(d.env.pipeline);
+  const std::size_t errors_before = d.errors.size();
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    AddStage(b, stages[i], d, name_stages ? IndexPath(ChildPath(path, "stages"), i) : path);
+  }
+  if (d.errors.size() != errors_before) return nullptr;
+  return Keep(b, d, path);
+}
+
+const Pipeline* BuildMethod(const DestinationConfig& dest, const MethodConfig& m, const Pipeline* base,
+                            DestinationBuild& d, const std::string& path) {
+  if (!m.timeout && !m.retry && !m.hedge) return base;
+  if (dest.pipeline.preset) {
+    d.errors.push_back(path + ": the destination's pipeline is the preset " +
+                       std::string(PresetKindName(dest.pipeline.preset->kind)) +
+                       ", which a method entry cannot change; list the pipeline's stages instead");
+    return nullptr;
+  }
+  return BuildStages(WithMethod(dest.pipeline.stages, m), d, path, false);
+}
+
+DestinationPipelines BuildDestination(const DestinationConfig& dest, DestinationBuild& d, const std::string& path) {
+  DestinationPipelines out;
+  const std::string pipeline_path = ChildPath(path, "pipeline");
+  if (dest.pipeline.preset) {
+    out.pipeline = Keep(PresetBuilder(*dest.pipeline.preset, d.components, d.env.pipeline), d,
+                        ChildPath(pipeline_path, PresetKindName(dest.pipeline.preset->kind)));
+  } else {
+    out.pipeline = BuildStages(dest.pipeline.stages, d, pipeline_path, true);
+  }
+  if (out.pipeline == nullptr) return out;  // its errors would repeat in every method
+  std::vector<std::pair<std::string, const Pipeline*>> exact, services;
+  for (const auto& [name, m] : dest.methods) {
+    const Pipeline* p = BuildMethod(dest, m, out.pipeline, d, ChildPath(ChildPath(path, "methods"), name));
+    if (name == "*") {
+      out.any = p;
+    } else if (name.ends_with("/*")) {
+      services.emplace_back(name.substr(0, name.size() - 1), p);
+    } else {
+      exact.emplace_back(name, p);
+    }
+  }
+  out.exact = NameTable<const Pipeline*>(std::move(exact));
+  out.services = NameTable<const Pipeline*>(std::move(services));
+  return out;
+}
+
+}  // namespace
+
+const DestinationConfig& BuiltInDefault() {
+  static const DestinationConfig kDefault = [] {
+    DestinationConfig d;
+    d.retry_budget = TokenBucketBudgetOptions{};
+    d.pipeline.stages.push_back(StageConfig{.kind = StageKind::kRetry});
+    return d;
+  }();
+  return kDefault;
+}
+
+Errors BuildSnapshot(const Config& config, const Snapshot* previous, const BuildEnv& env,
+                     std::shared_ptr<const Snapshot>& out) {
+  auto s = std::make_shared<Snapshot>();
+  Errors errors;
+  std::vector<std::pair<std::string, DestinationPipelines>> entries;
+  for (const auto& [name, dest] : config.destinations) {
+    const std::string path = ChildPath("destinations", name);
+    const Components* before = nullptr;
+    if (previous != nullptr) {
+      if (auto it = previous->components.find(name); it != previous->components.end()) before = &it->second;
+    }
+    Components& c = s->components[name] = ObtainComponents(dest, before, env.pipeline.listener, path, errors);
+    DestinationBuild d{c, env, *s, errors};
+    entries.emplace_back(name, BuildDestination(dest, d, path));
+  }
+  s->default_components = ObtainComponents(BuiltInDefault(), previous ? &previous->default_components : nullptr,
+                                           env.pipeline.listener, "built-in default", errors);
+  DestinationBuild d{s->default_components, env, *s, errors};
+  s->defaults = BuildDestination(BuiltInDefault(), d, "built-in default");
+  if (!errors.empty()) return errors;
+  s->destinations = NameTable<DestinationPipelines>(std::move(entries));
+  out = std::move(s);
+  return {};
+}
+
+}  // namespace stormguard::config::config_internal

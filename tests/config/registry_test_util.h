@@ -1,0 +1,44 @@
+// tests/config/registry_test_util.h: a registry on a manual clock, and
+// calls through it that count how often the callable ran.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stormguard/config/registry.h"
+
+namespace stormguard::config::testing {
+
+struct RegistryEnv {
+  ManualClock clock;
+  std::shared_ptr<TimerService> timers = TimerService::Create(clock, {.background_thread = false}).value();
+  std::vector<std::string> events;  // "accepted v1 origin", "rejected v0 origin: e1; e2"
+
+  RegistryOptions Options() {
+    return {.pipeline = {.clock = &clock, .timers = timers.get()},
+            .on_reload = [this](const ReloadEvent& e) {
+              std::string line = std::string(e.accepted ? "accepted" : "rejected") + " v" +
+                                 std::to_string(e.version) + (e.on_defaults ? " defaults " : " ") +
+                                 std::string(e.origin);
+              for (std::size_t i = 0; i < e.errors.size(); ++i) line += (i == 0 ? ": " : "; ") + e.errors[i];
+              events.push_back(std::move(line));
+            }};
+  }
+};
+
+// Runs one call that answers `answer`; counts the attempts in `*calls`.
+inline Status Call(const Pipeline& p, Status answer, int* calls = nullptr) {
+  CallContext ctx;
+  return p.Execute(ctx, [&](CallContext&) {
+    if (calls != nullptr) ++*calls;
+    return answer;
+  });
+}
+
+inline std::string Describe(const std::shared_ptr<const Pipeline>& p) { return p->Describe(); }
+
+}  // namespace stormguard::config::testing
