@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "stormguard/http/client.h"
+#include "client_test_util.h"
 #include "middleware_test_util.h"
 
 namespace stormguard::http {
@@ -141,7 +142,7 @@ TEST(HttpMiddlewareTest, HandlersDownstreamCallsInheritDeadlineAndRetryFlag) {
   back.Start();
   testing::TestServer front;
   auto mw = MakeMiddleware();
-  auto client = HttpClient::Create({.retry = {.max_attempts = 3}}).value();
+  auto client = HttpClient::Create({.pipeline = testing::RetryPipeline({.max_attempts = 3})}).value();
   front.server.Get("/b", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
     HttpResult r = client.Send({.url = back.Url("/c")});  // no context passed by hand
     res.status = r.ok() ? 200 : 502;
@@ -167,7 +168,8 @@ TEST(HttpMiddlewareTest, AnswersNoRetryWhenADownstreamCallGaveUpAfterRetrying) {
   back.Start();
   testing::TestServer front;
   auto mw = MakeMiddleware();
-  auto client = HttpClient::Create({.retry = {.max_attempts = 3, .backoff = {.base = 1ms, .cap = 2ms}}}).value();
+  auto client = HttpClient::Create(
+      {.pipeline = testing::RetryPipeline({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 2ms}})}).value();
   front.server.Get("/b", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
     res.status = client.Send({.url = back.Url("/c")}).ok() ? 200 : 503;
   }));
