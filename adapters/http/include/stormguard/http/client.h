@@ -66,7 +66,7 @@ struct HttpClientOptions {
   // turn this on where caller and server share a clock (one host): a server
   // clock running ahead would refuse requests as expired.
   bool absolute_deadline = false;
-  Clock* clock = &Clock::Real();
+  Clock* clock = &Clock::Real();  // of the deadlines; the pipeline's must be the same
 
   std::vector<std::string> Validate() const;
 };
