@@ -31,7 +31,7 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake --build build --target stormguard_http_bench_server -j2 >/dev/null
 server="$(find build -name stormguard_http_bench_server -type f -perm -u+x | head -n 1)"
 
-work="$(mktemp -d)"
+work="$(mktemp -d build/bench_http.XXXXXX)"  # scratch, removed on exit
 pid=""
 cleanup() { [[ -n "$pid" ]] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
 trap cleanup EXIT
