@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what stormguard builds and tests with, from Debian 12's packages,
-# plus any packages named as arguments (scripts/fuzz.sh adds clang's).
+# plus any packages named as arguments (scripts/fuzz.sh adds clang's,
+# scripts/bench_http.sh adds wrk: a developer tool, never installed for CI).
 # Idempotent and quiet when everything is already there; needs root.
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgtest-dev libgmock-dev libbenchmark-dev

@@ -51,7 +51,8 @@ RetryDecision RetryPolicy::Decide(OutcomeClass outcome, const Status& status, co
   }
   if (outcome == OutcomeClass::kDoNotRetry) return R::Stop(StopReason::kDownstreamGaveUp);
   if (!o_.retry_on.contains(outcome)) return R::Stop(StopReason::kNotRetryable);
-  if (outcome == OutcomeClass::kAmbiguous && !o_.idempotent && ctx.idempotency_key.empty()) {
+  if (outcome == OutcomeClass::kAmbiguous && !o_.idempotent && !ctx.idempotent &&
+      ctx.idempotency_key.empty()) {
     return R::Stop(StopReason::kNotIdempotent);
   }
   if (ctx.incoming_is_retry && !o_.retry_when_serving_a_retry) return R::Stop(StopReason::kIncomingRetry);

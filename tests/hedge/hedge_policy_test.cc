@@ -102,6 +102,13 @@ TEST(HedgePolicyTest, NonIdempotentCallHedgesOnlyWithAnIdempotencyKey) {
   EXPECT_EQ(p.Decide(Launched(1, clock.Now()), ctx, clock.Now()).action, HedgeAction::kLaunch);
 }
 
+TEST(HedgePolicyTest, ACallThatSaysItIsIdempotentHedgesWithoutAKey) {
+  ManualClock clock;
+  const HedgePolicy p = Make(HedgeOptions{.delay = Duration::zero()});
+  const CallContext ctx{.idempotent = true};
+  EXPECT_EQ(p.Decide(Launched(1, clock.Now()), ctx, clock.Now()).action, HedgeAction::kLaunch);
+}
+
 TEST(HedgePolicyTest, ARequestThatIsItselfARetryIsNotHedged) {
   ManualClock clock;
   const CallContext ctx{.incoming_is_retry = true};

@@ -74,6 +74,11 @@ TEST(RetryPolicyTest, AmbiguousOutcomeOfNonIdempotentCallWithoutKeyNeverRetries)
   EXPECT_TRUE(Decide(Make(o), OutcomeClass::kAmbiguous, {}).retry);
 }
 
+TEST(RetryPolicyTest, ACallThatSaysItIsIdempotentRetriesAnAmbiguousOutcome) {
+  RetryPolicy p = Make(Deterministic());  // shared by every method of a destination
+  EXPECT_TRUE(Decide(p, OutcomeClass::kAmbiguous, CallContext{.idempotent = true}).retry);
+}
+
 TEST(RetryPolicyTest, NonIdempotentCallStillRetriesFailuresThatDidNotRun) {
   EXPECT_TRUE(Decide(Make(Deterministic()), OutcomeClass::kTransient, {}).retry);
   EXPECT_TRUE(Decide(Make(Deterministic()), OutcomeClass::kOverloaded, {}).retry);

@@ -1,10 +1,48 @@
 #include "stormguard/http/client.h"
 
+#include <atomic>
+#include <mutex>
+
 #include "stormguard/core/validation.h"
 #include "stormguard/http/chain_headers.h"
 #include "stormguard/http/curl_transport.h"
 
 namespace stormguard::http {
+namespace {
+
+// The answer a call reports: the first success, else the latest failure.
+// A hedge's attempts offer theirs from several threads.
+class AnswerSlot {
+ public:
+  void Offer(HttpResponse response, bool ok) {
+    std::lock_guard lock(mu_);
+    if (ok_) return;
+    ok_ = ok;
+    response_ = std::move(response);
+  }
+  std::optional<HttpResponse> Take() {
+    std::lock_guard lock(mu_);
+    return std::move(response_);
+  }
+
+ private:
+  std::mutex mu_;
+  bool ok_ = false;
+  std::optional<HttpResponse> response_;
+};
+
+// A request that may not run twice and carries no key reached the server,
+// which may have acted on it: whatever the answer's class, a repeat is
+// unsafe, and an ambiguous outcome is what the retry and hedge never repeat
+// for such a call.
+void MayHaveRun(Status& s) {
+  std::optional<OutcomeClass>& outcome = s.mutable_hints().outcome;
+  if (outcome == OutcomeClass::kTransient || outcome == OutcomeClass::kOverloaded) {
+    outcome = OutcomeClass::kAmbiguous;
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> HttpClientOptions::Validate() const {
   Validator v;
@@ -12,24 +50,16 @@ std::vector<std::string> HttpClientOptions::Validate() const {
   v.Check(default_timeout > Duration::zero(), "default_timeout", "must be positive");
   v.CheckRange(reserve.fraction, "reserve.fraction", Range{0.0, 1.0, false, true});
   v.Check(reserve.overhead >= Duration::zero(), "reserve.overhead", "must not be negative");
+  v.Check(pipeline != nullptr, "pipeline", "is required (PipelineBuilder().Build() for none)");
   v.Check(max_response_bytes >= 1, "max_response_bytes", "must be at least 1");
   v.Check(clock != nullptr, "clock", "must not be null");
-  v.Nest("retry", retry.Validate());
   return std::move(v).errors();
 }
 
 Result<HttpClient> HttpClient::Create(HttpClientOptions options) {
   Status s = ValidationStatus("http client options", options.Validate());
   if (!s.ok()) return s;
-  RetryOptions retrying = options.retry;
-  retrying.idempotent = true;
-  RetryOptions once = options.retry;
-  once.max_attempts = 1;
-  auto a = RetryPolicy::Create(std::move(retrying));
-  if (!a.ok()) return std::move(a).status();
-  auto b = RetryPolicy::Create(std::move(once));
-  if (!b.ok()) return std::move(b).status();
-  return HttpClient(std::move(options), std::move(a).value(), std::move(b).value());
+  return HttpClient(std::move(options));
 }
 
 HttpResult HttpClient::Send(const HttpRequest& request) const {
@@ -39,38 +69,44 @@ HttpResult HttpClient::Send(const HttpRequest& request) const {
 }
 
 HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) const {
+  HttpResult result;
   if (Status key = CheckIdempotencyKey(request.idempotency_key); !key.ok()) {
-    HttpResult refused;
-    refused.status = std::move(key);
-    refused.run.reason = StopReason::kNotRetryable;
-    return refused;
+    result.status = std::move(key);
+    return result;
   }
   Clock& clock = *o_.clock;
   const TimePoint now = clock.Now();
+  const bool keyed = !request.idempotency_key.empty();
   CallContext call;
   call.deadline = parent.deadline.ForNextHop(now, o_.reserve).Within(now, o_.default_timeout);
   call.stop = parent.stop;
   call.incoming_is_retry = o_.chain_protocol && parent.incoming_is_retry;
+  call.idempotent = IsIdempotentMethod(request.method);
   call.idempotency_key = request.idempotency_key;
-  const bool may_retry = IsIdempotentMethod(request.method) || !request.idempotency_key.empty();
-  const RetryPolicy& policy = may_retry ? retrying_ : once_;
+  const bool may_repeat = call.idempotent || keyed;
 
-  HttpResult result;
-  HeaderList chain;
+  AnswerSlot answer;
+  std::atomic<int> attempts{0};
   auto attempt = [&](CallContext& a) -> Status {
+    attempts.fetch_add(1, std::memory_order_relaxed);
     const TimePoint start = clock.Now();
-    chain.clear();
+    HeaderList chain;
     if (o_.chain_protocol) AppendRequestChainHeaders(a, start, o_.absolute_deadline, chain);
     Result<HttpResponse> r = PerformOnce(
         request, chain, {a.deadline, o_.connect_timeout, start, o_.max_response_bytes}, a.stop);
     if (!r.ok()) return std::move(r).status();
-    Status s = StatusOfResponse(*r, o_.chain_protocol, !request.idempotency_key.empty(),
-                                o_.retry.max_pushback);
-    result.response = std::move(r).value();
+    // The pipeline's retry and hedge clamp the pause to their own max_pushback.
+    Status s = StatusOfResponse(*r, o_.chain_protocol, keyed, kInfiniteDuration);
+    if (!s.ok() && !may_repeat) MayHaveRun(s);
+    answer.Offer(std::move(r).value(), s.ok());
     return s;
   };
-  result.status = ExecuteWithRetry(policy, call, attempt, clock, ThreadLocalRandom(), &result.run);
-  if (call.downstream_gave_up) parent.downstream_gave_up = true;
+  result.status = o_.pipeline->Execute(call, attempt);
+  result.response = answer.Take();
+  result.attempts = attempts.load(std::memory_order_relaxed);
+  // Also without a retry in the pipeline: an x-no-retry answer passed on as
+  // it is still tells the layers above not to retry.
+  if (call.downstream_gave_up || result.status.hints().do_not_retry) parent.downstream_gave_up = true;
   return result;
 }
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "stormguard/core/classifier.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard::http {
@@ -39,6 +40,12 @@ std::vector<std::string> MiddlewareOptions::Validate() const {
   Validator v;
   v.Nest("limits", limits.Validate());
   v.Check(clock != nullptr, "clock", "must not be null");
+  for (std::size_t i = 0; pipeline != nullptr && i < pipeline->size(); ++i) {
+    const std::string_view kind = pipeline->stage(i).name();
+    v.Check(kind != "retry" && kind != "hedge",
+            "pipeline.stages[" + std::to_string(i) + "] (" + std::string(kind) + ")",
+            "a server runs each request once; retry and hedge belong to the caller");
+  }
   return std::move(v).errors();
 }
 
@@ -67,31 +74,33 @@ void Middleware::Serve(const Handler& handler, const httplib::Request& req, http
   CallContext& ctx = in.context;
   const bool uses_store = o_.idempotency != nullptr && !IsSafeMethod(req.method);
   if (uses_store && KeyRefused(req, ctx, res)) return;
-  AdmissionTicket ticket;
-  if (!Admit(ctx, ticket, res)) return;
-  struct Release {
-    std::function<void()>& fn;
-    ~Release() { if (fn) fn(); }
-  } release{ticket.release};
-  if (uses_store && !ctx.idempotency_key.empty()) {
-    ServeKeyed(handler, req, res, ctx, now);
-  } else {
-    Run(handler, req, res, ctx);
+  const bool keyed = uses_store && !ctx.idempotency_key.empty();
+  bool reached = false;
+  auto serve = [&](CallContext& c) {
+    reached = true;
+    if (keyed) {
+      ServeKeyed(handler, req, res, c, now);
+    } else {
+      Run(handler, req, res, c);
+    }
+    return res.status >= 500 ? StatusFromHttp(res.status) : Status::Ok();
+  };
+  if (o_.pipeline == nullptr) {
+    serve(ctx);
+    return;
   }
+  const Status s = o_.pipeline->Execute(ctx, serve);
+  if (!reached) Shed(s, res);
 }
 
-// Admission control: false (and the refusal written) when it sheds the request.
-bool Middleware::Admit(const CallContext& ctx, AdmissionTicket& ticket, httplib::Response& res) {
-  if (!o_.admission) return true;
-  ticket = o_.admission(ctx);
-  if (ticket.status.ok()) return true;
+// A guard of the pipeline refused the request before it ran.
+void Middleware::Shed(const Status& refusal, httplib::Response& res) {
   counters_.shed.fetch_add(1, std::memory_order_relaxed);
-  counters_.marked_no_retry.fetch_add(1, std::memory_order_relaxed);
-  const RetryHints& h = ticket.status.hints();
-  const bool pause = ticket.status.code() == StatusCode::kResourceExhausted && h.pushback;
-  Refuse(res, pause ? 429 : 503, ticket.status.ToString(),
+  const RetryHints& h = refusal.hints();
+  const bool pause = refusal.code() == StatusCode::kResourceExhausted && h.pushback;
+  if (!pause) counters_.marked_no_retry.fetch_add(1, std::memory_order_relaxed);
+  Refuse(res, pause ? 429 : 503, refusal.ToString(),
          pause ? RetryHints{.pushback = h.pushback} : RetryHints{.do_not_retry = true});
-  return false;
 }
 
 // An Idempotency-Key header that Extract dropped (empty, too long, not

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stormguard/http/server.h"
+#include "client_test_util.h"
 #include "test_server.h"
 
 namespace stormguard::http {
@@ -17,13 +18,30 @@ using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 using ::testing::Each;
 
-HttpClient MakeClient(int attempts = 3) {
-  auto c = HttpClient::Create(
-      {.retry = {.max_attempts = attempts,
-                 .backoff = {.kind = BackoffKind::kConstant, .base = 1ms, .cap = 1ms}}});
+using testing::Share;
+
+// Retries that wait `backoff` between attempts.
+std::shared_ptr<const Pipeline> Retrying(int attempts = 3, Duration backoff = 1ms, Listener* listener = nullptr) {
+  return Share(PipelineBuilder({.listener = listener})
+                   .AddRetry({.max_attempts = attempts,
+                              .backoff = {.kind = BackoffKind::kConstant, .base = backoff, .cap = backoff}}));
+}
+
+HttpClient MakeClient(std::shared_ptr<const Pipeline> pipeline = Retrying()) {
+  auto c = HttpClient::Create({.pipeline = std::move(pipeline)});
   EXPECT_TRUE(c.ok()) << c.status().ToString();
   return std::move(c).value();
 }
+
+// Adds up the retry waits the pipeline scheduled.
+struct WaitLog final : Listener {
+  std::mutex mu;
+  Duration waited = Duration::zero();
+  void OnEvent(const Event& e) noexcept override {
+    std::lock_guard lock(mu);
+    if (e.kind == EventKind::kRetryScheduled) waited += e.duration;
+  }
+};
 
 // Records what each request carried.
 struct Seen {
@@ -50,7 +68,7 @@ TEST(HttpClientTest, RetriesUnavailableAndMarksRetriesOnTheWire) {
   HttpResult r = MakeClient().Send({.url = srv.Url("/stock")});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(r.response->body, "ok");
-  EXPECT_EQ(r.run.attempts, 3);
+  EXPECT_EQ(r.attempts, 3);
   EXPECT_THAT(seen.attempts, ElementsAre("", "2", "3"));
   for (const std::string& b : seen.budgets) {
     ASSERT_FALSE(b.empty());
@@ -102,7 +120,20 @@ TEST(HttpClientTest, NoRetryAnswerStopsRetriesAndReachesTheParent) {
   CallContext parent;
   HttpResult r = MakeClient().Send({.url = srv.Url("/stock")}, parent);
   EXPECT_EQ(calls.load(), 1);
-  EXPECT_EQ(r.run.reason, StopReason::kDownstreamGaveUp);
+  EXPECT_TRUE(r.status.hints().do_not_retry);
+  EXPECT_TRUE(parent.downstream_gave_up);
+}
+
+TEST(HttpClientTest, ANoRetryAnswerReachesTheParentWithoutARetryInThePipeline) {
+  testing::TestServer srv;
+  srv.server.Get("/stock", [&](const httplib::Request&, httplib::Response& res) {
+    res.status = 503;
+    res.set_header("x-no-retry", "1");
+  });
+  srv.Start();
+  CallContext parent;
+  HttpResult r = MakeClient(Share(PipelineBuilder())).Send({.url = srv.Url("/stock")}, parent);
+  EXPECT_EQ(r.attempts, 1);
   EXPECT_TRUE(parent.downstream_gave_up);
 }
 
@@ -133,7 +164,8 @@ TEST(HttpClientTest, RetryAfterBecomesThePushback) {
   // instead of waiting or hammering.
   HttpResult r = MakeClient().Send({.url = srv.Url("/busy")});
   EXPECT_EQ(calls.load(), 1);
-  EXPECT_EQ(r.run.reason, StopReason::kDeadline);
+  EXPECT_EQ(r.response->status, 429);
+  EXPECT_TRUE(r.status.hints().do_not_retry);  // this layer gave up for the chain
 }
 
 TEST(HttpClientTest, AZeroRetryAfterKeepsThePolicysBackoff) {
@@ -145,12 +177,10 @@ TEST(HttpClientTest, AZeroRetryAfterKeepsThePolicysBackoff) {
     res.set_header("Retry-After", "0");
   });
   srv.Start();
-  auto client = HttpClient::Create(
-      {.retry = {.max_attempts = 3, .backoff = {.kind = BackoffKind::kConstant, .base = 40ms, .cap = 40ms}}});
-  ASSERT_TRUE(client.ok());
-  HttpResult r = client->Send({.url = srv.Url("/busy")});
+  WaitLog waits;
+  HttpResult r = MakeClient(Retrying(3, 40ms, &waits)).Send({.url = srv.Url("/busy")});
   EXPECT_EQ(calls.load(), 3);
-  EXPECT_EQ(r.run.waited, 80ms);  // two backoffs, not two zero pauses
+  EXPECT_EQ(waits.waited, 80ms);  // two backoffs, not two zero pauses
 }
 
 TEST(HttpClientTest, AKeyThatCannotBeSentIsRefusedBeforeSending) {
@@ -166,7 +196,7 @@ TEST(HttpClientTest, AKeyThatCannotBeSentIsRefusedBeforeSending) {
         {.method = "POST", .url = srv.Url("/charge"), .body = "{}", .idempotency_key = key});
     EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
     EXPECT_THAT(r.status.message(), ::testing::HasSubstr("idempotency_key: must be 1 to 256 printable ASCII"));
-    EXPECT_EQ(r.run.attempts, 0);
+    EXPECT_EQ(r.attempts, 0);
     EXPECT_FALSE(r.response.has_value());
   }
   EXPECT_EQ(calls.load(), 0);
@@ -189,7 +219,7 @@ TEST(HttpClientTest, AnAnswerOverTheSizeLimitFailsNamingTheLimitAndIsNotRetried)
     });
   });
   srv.Start();
-  auto client = HttpClient::Create({.retry = {.max_attempts = 3}, .max_response_bytes = 4000});
+  auto client = HttpClient::Create({.pipeline = Retrying(), .max_response_bytes = 4000});
   ASSERT_TRUE(client.ok());
   for (const char* path : {"/big", "/chunked"}) {
     calls = 0;
@@ -198,7 +228,7 @@ TEST(HttpClientTest, AnAnswerOverTheSizeLimitFailsNamingTheLimitAndIsNotRetried)
     EXPECT_THAT(r.status.message(), ::testing::HasSubstr("max_response_bytes (4000 bytes)"));
     EXPECT_EQ(calls.load(), 1) << path;
   }
-  auto roomy = HttpClient::Create({.max_response_bytes = 8000});
+  auto roomy = HttpClient::Create({.pipeline = Retrying(), .max_response_bytes = 8000});
   ASSERT_TRUE(roomy.ok());
   HttpResult fits = roomy->Send({.url = srv.Url("/chunked")});
   ASSERT_TRUE(fits.ok()) << fits.status.ToString();
@@ -213,7 +243,10 @@ TEST(HttpClientTest, ConnectionRefusedIsTransientAndRetried) {
   HttpResult r = MakeClient().Send({.url = url});
   EXPECT_FALSE(r.ok());
   EXPECT_FALSE(r.response.has_value());
-  EXPECT_EQ(r.run.attempts, 3);
+  EXPECT_EQ(r.attempts, 3);
+  // Nothing was sent, so even a POST without a key may go again.
+  HttpResult post = MakeClient().Send({.method = "POST", .url = url, .body = "{}"});
+  EXPECT_EQ(post.attempts, 3);
 }
 
 TEST(HttpClientTest, StopTokenAbortsATransferAtOnce) {
@@ -231,7 +264,7 @@ TEST(HttpClientTest, StopTokenAbortsATransferAtOnce) {
   srv.Start();
   std::stop_source stop;
   CallContext parent{.deadline = Deadline::After(Clock::Real().Now(), 20s), .stop = stop.get_token()};
-  auto client = HttpClient::Create({.default_timeout = 20s}).value();
+  auto client = HttpClient::Create({.default_timeout = 20s, .pipeline = Retrying()}).value();
   auto pending = std::async(std::launch::async, [&] { return client.Send({.url = srv.Url("/slow")}, parent); });
   arrived.get_future().wait();
   const TimePoint cancelled_at = Clock::Real().Now();
@@ -240,7 +273,7 @@ TEST(HttpClientTest, StopTokenAbortsATransferAtOnce) {
   const Duration took = Clock::Real().Now() - cancelled_at;
   release.set_value();
   EXPECT_EQ(r.status.code(), StatusCode::kCancelled);
-  EXPECT_EQ(r.run.attempts, 1);
+  EXPECT_EQ(r.attempts, 1);
   EXPECT_LT(took, 500ms);  // not the 1 s poll interval, not the 20 s budget
 }
 
@@ -257,7 +290,7 @@ TEST(HttpClientTest, AbsoluteDeadlineIsSentOnlyWhenAskedFor) {
   });
   srv.Start();
   ASSERT_TRUE(MakeClient().Send({.url = srv.Url("/stock")}).ok());
-  auto absolute = HttpClient::Create({.absolute_deadline = true});
+  auto absolute = HttpClient::Create({.pipeline = Retrying(), .absolute_deadline = true});
   ASSERT_TRUE(absolute.ok()) << absolute.status().ToString();
   ASSERT_TRUE(absolute->Send({.url = srv.Url("/stock")}).ok());
   ASSERT_EQ(seen.size(), 2u);
@@ -269,13 +302,110 @@ TEST(HttpClientTest, AbsoluteDeadlineIsSentOnlyWhenAskedFor) {
   EXPECT_GE(at, received_ms[1] + budget - 1000);
 }
 
+// A server whose first request hangs until released; later ones answer at once.
+struct FirstHangs {
+  // Declared before the server: its handler still waits on them while the
+  // server's destructor joins it.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> calls{0};
+  testing::TestServer srv;
+
+  FirstHangs() {
+    srv.server.Get("/stock", [this](const httplib::Request&, httplib::Response& res) {
+      if (++calls == 1) released.wait_for(10s);  // bounded even if the test fails
+      res.status = 200;
+      res.set_content(calls == 1 ? "slow" : "fast", "text/plain");
+    });
+    srv.Start();
+  }
+  void Release() {
+    if (!done) release.set_value();
+    done = true;
+  }
+  ~FirstHangs() { Release(); }
+  bool done = false;
+};
+
+TEST(HttpClientTest, AGetIsRetriedAfterATimeoutThroughAPipelineSharedWithPosts) {
+  FirstHangs s;
+  // The retry does not say idempotent: the GET itself does.
+  auto pipeline = Share(PipelineBuilder()
+                            .AddRetry({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 1ms}})
+                            .AddAttemptTimeout(100ms));
+  HttpResult r = MakeClient(pipeline).Send({.url = s.srv.Url("/stock")});
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_EQ(r.response->body, "fast");
+}
+
+TEST(HttpClientTest, AHedgeInThePipelineAppliesToHttpCalls) {
+  FirstHangs s;
+  auto executor = Executor::Create();
+  ASSERT_TRUE(executor.ok()) << executor.status().ToString();
+  auto pipeline = Share(PipelineBuilder().AddHedge({.delay = 50ms}, std::move(executor).value()));
+  HttpResult r = MakeClient(pipeline).Send({.url = s.srv.Url("/stock")});
+  ASSERT_TRUE(r.ok()) << r.status.ToString();
+  EXPECT_EQ(r.attempts, 2);
+  EXPECT_EQ(r.response->body, "fast");  // the backup won; the hung primary was stopped
+}
+
+TEST(HttpClientTest, ABreakerInThePipelineAppliesToHttpCalls) {
+  testing::TestServer srv;
+  std::atomic<int> calls{0};
+  srv.server.Get("/stock", [&](const httplib::Request&, httplib::Response& res) {
+    ++calls;
+    res.status = 503;
+  });
+  srv.Start();
+  auto breaker = CircuitBreaker::Create(
+      {.window_size = 2, .minimum_number_of_calls = 2, .wait_in_open = std::chrono::hours(1)});
+  ASSERT_TRUE(breaker.ok()) << breaker.status().ToString();
+  auto pipeline = Share(PipelineBuilder()
+                            .AddRetry({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 1ms}})
+                            .AddCircuitBreaker(*breaker));
+  HttpClient client = MakeClient(pipeline);
+  // Two failures open the breaker, whose refusal ends the retries at once.
+  HttpResult first = client.Send({.url = srv.Url("/stock")});
+  EXPECT_EQ(first.attempts, 2);
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_EQ((*breaker)->state(), CircuitState::kOpen);
+  // An open breaker: nothing is sent.
+  HttpResult second = client.Send({.url = srv.Url("/stock")});
+  EXPECT_FALSE(second.ok());
+  EXPECT_EQ(second.status.source(), "circuit_breaker");
+  EXPECT_EQ(second.attempts, 0);
+  EXPECT_FALSE(second.response.has_value());
+  EXPECT_EQ(calls.load(), 2);
+}
+
+TEST(HttpClientTest, ABulkheadInThePipelineAppliesToHttpCalls) {
+  std::promise<void> arrived;
+  FirstHangs s;
+  s.srv.server.Get("/slow", [&](const httplib::Request&, httplib::Response& res) {
+    arrived.set_value();
+    s.released.wait_for(10s);
+    res.status = 200;
+  });
+  HttpClient client = MakeClient(Share(PipelineBuilder().AddBulkhead({.max_concurrent = 1})));
+  auto pending = std::async(std::launch::async, [&] { return client.Send({.url = s.srv.Url("/slow")}); });
+  arrived.get_future().wait();
+  // The one slot is taken: the second call is refused before it is sent.
+  HttpResult refused = client.Send({.url = s.srv.Url("/stock")});
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status.source(), "bulkhead");
+  EXPECT_EQ(refused.attempts, 0);
+  EXPECT_EQ(s.calls.load(), 0);
+  s.Release();
+  EXPECT_TRUE(pending.get().ok());
+}
+
 TEST(HttpClientTest, ValidateNamesBadFields) {
-  auto c = HttpClient::Create({.connect_timeout = 0ms, .reserve = {.fraction = 1.5},
-                               .retry = {.max_attempts = 0}, .max_response_bytes = 0});
+  auto c = HttpClient::Create({.connect_timeout = 0ms, .reserve = {.fraction = 1.5}, .max_response_bytes = 0});
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.status().message(), ::testing::HasSubstr("connect_timeout: must be positive"));
   EXPECT_THAT(c.status().message(), ::testing::HasSubstr("reserve.fraction: must be in [0, 1)"));
-  EXPECT_THAT(c.status().message(), ::testing::HasSubstr("retry.max_attempts: must be at least 1"));
+  EXPECT_THAT(c.status().message(), ::testing::HasSubstr("pipeline: is required"));
   EXPECT_THAT(c.status().message(), ::testing::HasSubstr("max_response_bytes: must be at least 1"));
 }
 

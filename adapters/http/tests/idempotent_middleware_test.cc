@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "client_test_util.h"
 #include "middleware_test_util.h"
 #include "stormguard/http/client.h"
 
@@ -168,15 +169,15 @@ TEST(IdempotentMiddlewareTest, PostRetriedAfterALostResponseTakesEffectOnce) {
     res.set_content("charged", "text/plain");
   }));
   k.Start();
-  auto client = HttpClient::Create({.retry = {.max_attempts = 6,
-                                              .backoff = {.base = 1ms, .cap = 2ms},
-                                              .per_attempt_timeout = 150ms}})
+  auto client = HttpClient::Create({.pipeline = testing::RetryPipeline({.max_attempts = 6,
+                                                                      .backoff = {.base = 1ms, .cap = 2ms},
+                                                                      .per_attempt_timeout = 150ms})})
                     .value();
   const HttpRequest charge{.method = "POST", .url = k.srv.Url("/charge"), .body = "{}",
                            .idempotency_key = "charge-42"};
   HttpResult r = client.Send(charge);
   ASSERT_TRUE(r.ok()) << r.status.ToString();
-  EXPECT_GE(r.run.attempts, 2);
+  EXPECT_GE(r.attempts, 2);
   EXPECT_EQ(k.runs.load(), 1);
   EXPECT_EQ(r.response->body, "charged");
   // And a late repeat gets the stored answer without running again.

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "stormguard/http/client.h"
+#include "client_test_util.h"
 #include "middleware_test_util.h"
 
 namespace stormguard::http {
@@ -141,7 +142,7 @@ TEST(HttpMiddlewareTest, HandlersDownstreamCallsInheritDeadlineAndRetryFlag) {
   back.Start();
   testing::TestServer front;
   auto mw = MakeMiddleware();
-  auto client = HttpClient::Create({.retry = {.max_attempts = 3}}).value();
+  auto client = HttpClient::Create({.pipeline = testing::RetryPipeline({.max_attempts = 3})}).value();
   front.server.Get("/b", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
     HttpResult r = client.Send({.url = back.Url("/c")});  // no context passed by hand
     res.status = r.ok() ? 200 : 502;
@@ -167,7 +168,8 @@ TEST(HttpMiddlewareTest, AnswersNoRetryWhenADownstreamCallGaveUpAfterRetrying) {
   back.Start();
   testing::TestServer front;
   auto mw = MakeMiddleware();
-  auto client = HttpClient::Create({.retry = {.max_attempts = 3, .backoff = {.base = 1ms, .cap = 2ms}}}).value();
+  auto client = HttpClient::Create(
+      {.pipeline = testing::RetryPipeline({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 2ms}})}).value();
   front.server.Get("/b", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
     res.status = client.Send({.url = back.Url("/c")}).ok() ? 200 : 503;
   }));
@@ -180,28 +182,63 @@ TEST(HttpMiddlewareTest, AnswersNoRetryWhenADownstreamCallGaveUpAfterRetrying) {
   EXPECT_EQ(res->get_header_value("x-no-retry"), "1");
 }
 
-TEST(HttpMiddlewareTest, SheddingAnswersNoRetryOrRetryAfter) {
+TEST(HttpMiddlewareTest, ThePipelinesGuardsShedWithNoRetryOrRetryAfter) {
   testing::TestServer srv;
-  std::atomic<bool> pause{false};
-  auto mw = MakeMiddleware({.admission = [&](const CallContext&) {
-    Status s = pause ? Status::ResourceExhausted("rate limited") : Status::Unavailable("bulkhead full");
-    if (pause) s.mutable_hints().pushback = 3s;
-    return AdmissionTicket{std::move(s), nullptr};
-  }});
-  srv.server.Get("/work", mw->Wrap([](const httplib::Request&, httplib::Response& res, CallContext&) {
+  auto breaker = CircuitBreaker::Create({});
+  ASSERT_TRUE(breaker.ok());
+  // One request per 1000 s: the second is refused with a pause.
+  auto pipeline = testing::Share(
+      PipelineBuilder().AddCircuitBreaker(*breaker).AddRateLimiter({.rate = 0.001, .burst = 1, .stripes = 1}));
+  auto mw = MakeMiddleware({.pipeline = pipeline});
+  std::atomic<int> runs{0};
+  srv.server.Get("/work", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
+    ++runs;
     res.status = 200;
   }));
   srv.Start();
-  httplib::Client cli("127.0.0.1", std::stoi(srv.Url("").substr(17)));
+  httplib::Client cli = srv.Client();
+  auto served = cli.Get("/work");
+  ASSERT_TRUE(served);
+  EXPECT_EQ(served->status, 200);
+  auto limited = cli.Get("/work");
+  ASSERT_TRUE(limited);
+  EXPECT_EQ(limited->status, 429);
+  ASSERT_TRUE(limited->has_header("Retry-After"));
+  EXPECT_GE(std::stoi(limited->get_header_value("Retry-After")), 900);
+  EXPECT_EQ(limited->get_header_value("x-no-retry"), "");
+  ASSERT_TRUE((*breaker)->TransitionToForcedOpen(Clock::Real().Now()).ok());
   auto shed = cli.Get("/work");
   ASSERT_TRUE(shed);
   EXPECT_EQ(shed->status, 503);
   EXPECT_EQ(shed->get_header_value("x-no-retry"), "1");
-  pause = true;
-  auto limited = cli.Get("/work");
-  ASSERT_TRUE(limited);
-  EXPECT_EQ(limited->status, 429);
-  EXPECT_EQ(limited->get_header_value("Retry-After"), "3");
+  EXPECT_EQ(runs.load(), 1);
+  EXPECT_EQ(mw->stats().shed, 2u);
+  EXPECT_EQ(mw->stats().marked_no_retry, 1u);  // the 429 asks for a pause, not for no retry
+}
+
+TEST(HttpMiddlewareTest, ServedFailuresCountForThePipelinesGuards) {
+  testing::TestServer srv;
+  auto breaker = CircuitBreaker::Create(
+      {.window_size = 2, .minimum_number_of_calls = 2, .wait_in_open = std::chrono::hours(1)});
+  ASSERT_TRUE(breaker.ok());
+  auto mw = MakeMiddleware({.pipeline = testing::Share(PipelineBuilder().AddCircuitBreaker(*breaker))});
+  std::atomic<int> runs{0};
+  srv.server.Get("/work", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
+    ++runs;
+    res.status = 503;
+  }));
+  srv.Start();
+  httplib::Client cli = srv.Client();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(cli.Get("/work"));
+  EXPECT_EQ(runs.load(), 2);  // two 503s opened the breaker; the third was shed
+  EXPECT_EQ(mw->stats().shed, 1u);
+}
+
+TEST(HttpMiddlewareTest, AServerPipelineThatWouldRunARequestTwiceIsRefused) {
+  auto m = Middleware::Create({.pipeline = testing::Share(PipelineBuilder().AddTimeout(1s).AddRetry({}))});
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(),
+              ::testing::HasSubstr("pipeline.stages[1] (retry): a server runs each request once"));
 }
 
 TEST(HttpMiddlewareTest, CountsBudgetsClampedToTheMaximum) {

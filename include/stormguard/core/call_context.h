@@ -2,8 +2,8 @@
 //
 // A CallContext travels with a call: its deadline, the stop_token that
 // cancels it, which attempt this is, whether the request this service is
-// serving was itself a retry (the retry flag), the idempotency key
-// that makes repeats safe, and whether a downstream answered "do not retry"
+// serving was itself a retry (the retry flag), whether the operation may
+// run twice (a GET), the idempotency key that makes repeats safe, and whether a downstream answered "do not retry"
 // (docs/chain-protocol.md). Server middleware fills one from the incoming
 // headers and installs it as the current context, so a handler's own
 // downstream calls inherit it without passing anything by hand:
@@ -28,6 +28,10 @@ struct CallContext {
   std::stop_token stop{};            // cancels the call (and its waits)
   int attempt = 1;                   // 1 for the first try, 2 for the first retry...
   bool incoming_is_retry = false;    // the request being served was a retry
+  // This call may run twice with the effect of once (HTTP GET, PUT, DELETE):
+  // retries and hedges repeat it even after an ambiguous outcome. One
+  // pipeline serves every method of a destination, so the call says it.
+  bool idempotent = false;
   std::string idempotency_key{};     // one logical operation across retries
   bool downstream_gave_up = false;   // a downstream answered do-not-retry
 

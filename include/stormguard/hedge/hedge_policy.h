@@ -41,7 +41,8 @@
 //
 // Idempotency (decided here, not in Create): a policy with idempotent=false
 // is valid but hedges only calls that carry an idempotency key (the callee
-// deduplicates them: one logical operation). Every other call runs as a
+// deduplicates them: one logical operation) or say they are idempotent
+// (CallContext::idempotent, a GET). Every other call runs as a
 // plain single attempt. So one policy can serve GET and keyed POST alike,
 // the rule RetryPolicy applies to ambiguous outcomes.
 //

@@ -16,7 +16,8 @@
 //   2. cancelled: outcome or ctx.stop            -> stop (kCancelled)
 //   3. downstream said do-not-retry              -> stop (kDownstreamGaveUp)
 //   4. outcome class not in retry_on             -> stop (kNotRetryable)
-//   5. ambiguous outcome, not idempotent, no key -> stop (kNotIdempotent)
+//   5. ambiguous outcome, neither options nor ctx idempotent, no key
+//                                                -> stop (kNotIdempotent)
 //   6. the request we serve is itself a retry    -> stop (kIncomingRetry)
 //   7. no attempts left                          -> stop (kAttemptsExhausted)
 //   8. server pushback says never                -> stop (kPushbackStop)
@@ -83,7 +84,9 @@ struct RetryOptions {
   Duration min_attempt_time = Duration::zero();
   OutcomeSet retry_on = kDefaultRetryable;
   // The operation may run twice safely (GET/PUT/DELETE, or deduplicated by
-  // an idempotency key). Ambiguous outcomes of other calls never retry.
+  // an idempotency key). Ambiguous outcomes of other calls never retry. A
+  // policy shared by several operations leaves it false and lets each call
+  // say so (CallContext::idempotent).
   bool idempotent = false;
   // The retry flag: a service serving a retried request does not retry
   // its own downstream calls, so a storm grows linearly, not exponentially.

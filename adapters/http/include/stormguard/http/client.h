@@ -1,18 +1,26 @@
-// stormguard/http/client.h: an HTTP client that retries like stormguard means it.
+// stormguard/http/client.h: an HTTP client that calls through a pipeline.
 //
 // Every call gets a deadline (the current request's budget minus this hop's
-// reserve, or a default), runs its attempts through a RetryPolicy, and
-// speaks the chain protocol: it sends x-request-timeout-ms, x-retry-attempt
-// and Idempotency-Key, and honours x-no-retry and Retry-After in answers.
-// Inside a request served by stormguard::http::Server, calls inherit that
-// request's deadline, retry flag and cancellation without being told.
+// reserve, or a default) and runs its attempts through the client's
+// pipeline: the retry with its budget, and the breaker, bulkhead, rate
+// limiter, hedge and timeouts of the destination all apply to HTTP calls.
+// It speaks the chain protocol: it sends x-request-timeout-ms,
+// x-retry-attempt and Idempotency-Key, and honours x-no-retry and
+// Retry-After in answers. Inside a request served by
+// stormguard::http::Middleware, calls inherit that request's deadline, retry
+// flag and cancellation without being told.
 //
-//   auto client = HttpClient::Create({.retry = {.max_attempts = 3}});
+//   auto pipeline = std::make_shared<const Pipeline>(presets::UserFacing().Build().value());
+//   auto client = HttpClient::Create({.pipeline = pipeline});
 //   HttpResult r = client->Send({.url = "http://127.0.0.1:8081/stock"});
 //   if (r.ok()) use(r.response->body);
 //
-// GET/HEAD/PUT/DELETE/OPTIONS retry; POST and PATCH retry only when they
-// carry an idempotency key, and keep that one key across all their retries.
+// One pipeline serves every method of a destination; each call says what
+// may be repeated. GET/HEAD/PUT/DELETE/OPTIONS/TRACE are idempotent
+// (CallContext::idempotent): retried and hedged even after a timeout. POST
+// and PATCH repeat after an answer or a timeout only when they carry an
+// idempotency key, and keep that one key across all their retries; without
+// one, only a failure that sent nothing (a refused connection) is retried.
 // A key that cannot be sent (longer than 256 characters, or not printable
 // ASCII) is refused before anything is sent: retrying without it could run
 // the request several times. An answer larger than max_response_bytes
@@ -21,13 +29,14 @@
 // Thread safety: one HttpClient may be used from any number of threads.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/clock.h"
-#include "stormguard/retry/retry_driver.h"
+#include "stormguard/pipeline/pipeline.h"
 #include "stormguard/http/message.h"
 
 namespace stormguard::http {
@@ -38,7 +47,11 @@ struct HttpClientOptions {
   // The budget of a call made outside any served request and without a deadline.
   Duration default_timeout = std::chrono::seconds(2);
   HopReserve reserve{.fraction = 0.1};  // keep 10-20% per hop (docs/deadlines.md)
-  RetryOptions retry;                   // `idempotent` is derived per request
+  // The policies of the destination (required; shared and immutable, e.g. a
+  // preset's, or a configured one). Its retry's `idempotent` should stay
+  // false: the client tells the pipeline per request. A pipeline with no
+  // stages (PipelineBuilder().Build()) sends each request once.
+  std::shared_ptr<const Pipeline> pipeline;
   // The largest answer (headers and body) the client holds in memory; a
   // larger or endless one fails the attempt (not retried: it would repeat).
   std::size_t max_response_bytes = kDefaultMaxResponseBytes;
@@ -53,15 +66,16 @@ struct HttpClientOptions {
   // turn this on where caller and server share a clock (one host): a server
   // clock running ahead would refuse requests as expired.
   bool absolute_deadline = false;
-  Clock* clock = &Clock::Real();
+  Clock* clock = &Clock::Real();  // of the deadlines; the pipeline's must be the same
 
   std::vector<std::string> Validate() const;
 };
 
 struct HttpResult {
   Status status;                        // OK for a 2xx/3xx answer
-  std::optional<HttpResponse> response; // the last answer, when a server answered
-  RetryRun run;
+  // The answer: the successful one, else the last failed one, when a server answered.
+  std::optional<HttpResponse> response;
+  int attempts = 0;                     // requests sent (or tried to send)
 
   bool ok() const noexcept { return status.ok(); }
 };
@@ -78,11 +92,8 @@ class HttpClient {
   HttpResult Send(const HttpRequest& request, CallContext& parent) const;
 
  private:
-  HttpClient(HttpClientOptions o, RetryPolicy retrying, RetryPolicy once)
-      : o_(std::move(o)), retrying_(std::move(retrying)), once_(std::move(once)) {}
+  explicit HttpClient(HttpClientOptions o) : o_(std::move(o)) {}
   HttpClientOptions o_;
-  RetryPolicy retrying_;  // idempotent requests and keyed ones
-  RetryPolicy once_;      // non-idempotent requests without a key
 };
 
 }  // namespace stormguard::http

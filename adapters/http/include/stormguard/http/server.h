@@ -11,6 +11,7 @@
 //     handler's HttpClient calls inherit deadline, retry flag and stop token;
 //   - is cancelled when its deadline passes: ctx.stop fires (a shared
 //     TimerService arms it), so work nobody waits for any more stops;
+//   - runs inside the options' pipeline, when given, whose guards shed load;
 //   - answers `x-no-retry: 1` when a downstream call gave up after retrying
 //     or this server shed the request, so no layer above retries it again;
 //   - with an Idempotency-Key and a store, runs at most once per (caller,
@@ -39,23 +40,23 @@
 #include "stormguard/core/clock.h"
 #include "stormguard/http/idempotency_store.h"
 #include "stormguard/exec/timer_service.h"
+#include "stormguard/pipeline/pipeline.h"
 #include "stormguard/wire/propagation.h"
 
 namespace stormguard::http {
 
-// Sheds load before the handler runs: return a non-OK status to refuse
-// (RESOURCE_EXHAUSTED with a pushback -> 429 + Retry-After; anything else ->
-// 503 + x-no-retry). The returned release function runs when the request ends.
-struct AdmissionTicket {
-  Status status;
-  std::function<void()> release;
-};
-using Admission = std::function<AdmissionTicket(const CallContext&)>;
-
 struct MiddlewareOptions {
   ServerLimits limits;             // default and maximum budget per request
   IdempotencyStore* idempotency = nullptr;  // optional; not owned
-  Admission admission;             // optional load shedding
+  // Optional load shedding: each request runs inside this pipeline's guards
+  // (bulkhead, rate limiter, adaptive concurrency, breaker, timeout; shared
+  // and immutable, e.g. a configured one). A stage's refusal sheds the
+  // request before the handler runs: RESOURCE_EXHAUSTED with a pushback ->
+  // 429 + Retry-After; anything else -> 503 + x-no-retry. The guards judge
+  // a 5xx answer by its HTTP status (StatusFromHttp: a 503 is a failure, a
+  // 500 is a bug, not overload). A server runs a request once, so a retry or
+  // hedge stage is refused.
+  std::shared_ptr<const Pipeline> pipeline;
   // Who sent a request, for the idempotency store: the same key from two
   // callers is two operations. Default (empty): all callers share one key
   // space. E.g. [](const httplib::Request& r) { return r.get_header_value("x-api-key"); }
@@ -72,7 +73,7 @@ struct MiddlewareStats {
   std::uint64_t served = 0;
   std::uint64_t expired_refused = 0;  // budget spent on arrival: no work done
   std::uint64_t clamped = 0;          // a header asked for more than max_budget
-  std::uint64_t shed = 0;             // refused by admission
+  std::uint64_t shed = 0;             // refused by the pipeline's guards
   std::uint64_t marked_no_retry = 0;  // answers that carried x-no-retry
   std::uint64_t idempotent_replays = 0;
   std::uint64_t idempotent_conflicts = 0;   // 409: the first is still running
@@ -92,7 +93,7 @@ class Middleware {
  private:
   explicit Middleware(MiddlewareOptions o) : o_(std::move(o)) {}
   void Serve(const Handler& handler, const httplib::Request& req, httplib::Response& res);
-  bool Admit(const CallContext& ctx, AdmissionTicket& ticket, httplib::Response& res);
+  void Shed(const Status& refusal, httplib::Response& res);
   bool KeyRefused(const httplib::Request& req, const CallContext& ctx, httplib::Response& res);
   void ServeKeyed(const Handler& handler, const httplib::Request& req, httplib::Response& res,
                   CallContext& ctx, TimePoint now);
