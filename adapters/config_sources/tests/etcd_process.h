@@ -48,6 +48,8 @@ class EtcdProcess {
   EtcdProcess& operator=(const EtcdProcess&) = delete;
 
   std::string endpoint() const { return Url(client_port_); }
+  // How often etcd tells idle watchers how far it got; for the next Start.
+  void set_progress_notify_interval(std::string interval) { progress_interval_ = std::move(interval); }
   int client_port() const { return client_port_; }
 
   // Starts etcd serving clients on `port` (default: endpoint()'s) and waits
@@ -59,7 +61,7 @@ class EtcdProcess {
         STORMGUARD_ETCD_PATH, "--name", "t", "--data-dir", dir_ + "/data",
         "--listen-client-urls", client, "--advertise-client-urls", client,
         "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-        "--initial-cluster", "t=" + peer, "--experimental-watch-progress-notify-interval", "100ms",
+        "--initial-cluster", "t=" + peer, "--experimental-watch-progress-notify-interval", progress_interval_,
         "--logger", "zap", "--log-outputs", dir_ + "/etcd.log"};
     pid_ = ::fork();
     if (pid_ == 0) {
@@ -126,6 +128,7 @@ class EtcdProcess {
   int client_port_;
   int peer_port_;
   std::string dir_;
+  std::string progress_interval_ = "100ms";
   pid_t pid_ = -1;
 };
 
