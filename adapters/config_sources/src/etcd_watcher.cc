@@ -99,6 +99,7 @@ Status EtcdWatcher::ReadAll() {
 }
 
 Status EtcdWatcher::OnLine(std::string_view line) {
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return Status::Ok();  // keep-alive
   Result<WatchReply> reply = ParseWatchLine(line);
   if (!reply.ok() && reply.status().code() == StatusCode::kOutOfRange) {  // etcd's "compacted"
     compacted_ = need_read_ = true;
@@ -120,8 +121,9 @@ Status EtcdWatcher::OnLine(std::string_view line) {
                                       (reply->cancel_reason.empty() ? "no reason given" : reply->cancel_reason));
   }
   switch (view_.Apply(*reply)) {
-    case EtcdView::kOverflow:
+    case EtcdView::kOverflow:  // the view is empty now: nothing to deliver until read again
       need_read_ = true;
+      throttle_.Flush();
       return Status::ResourceExhausted(origin_ + ": the watched keys passed their bounds");
     case EtcdView::kChanged:
       throttle_.Changed();
