@@ -1,6 +1,8 @@
 #include "etcd_watcher.h"
 
+#include <algorithm>
 #include <random>
+#include <utility>
 
 #include "stormguard/config/config_json.h"
 
@@ -10,6 +12,7 @@ namespace {
 constexpr std::size_t kMaxRangeBytes = std::size_t{16} << 20;
 constexpr std::size_t kMaxLineBytes = std::size_t{8} << 20;
 constexpr Duration kIdleWait = std::chrono::seconds(1);
+constexpr int kMaxAttempt = 1000;  // the backoff is at its cap long before
 
 std::uint64_t SeedOf(std::uint64_t seed) {
   if (seed != 0) return seed;
@@ -47,23 +50,26 @@ void EtcdWatcher::Loop() {
   const std::stop_token stop = stop_.get_token();
   int attempt = 0;
   Duration previous = Duration::zero();
+  bool compacted_before = false;  // the last session ended in a compaction too
   while (!stop.stop_requested()) {
     watching_ = false;
     const Status s = Session();
     if (throttle_.Flush()) Offer();  // the stream ended with a change held back
     if (stop.stop_requested()) break;
-    if (compacted_) {  // not an outage: read everything again at once
-      compacted_ = false;
-      compactions_.fetch_add(1, std::memory_order_relaxed);
-      continue;
-    }
+    const bool compacted = std::exchange(compacted_, false);
+    if (compacted) compactions_.fetch_add(1, std::memory_order_relaxed);
+    // A compaction is no outage: read everything again at once. Twice in a
+    // row, something is wrong (a peer that cancels every watch): back off.
+    if (compacted && !std::exchange(compacted_before, true)) continue;
+    compacted_before = compacted;
     failures_.fetch_add(1, std::memory_order_relaxed);
     Report(s);
-    if (watching_) {  // it worked until now: start the backoff over
+    if (watching_ && !compacted) {  // it worked until now: start the backoff over
       attempt = 0;
       previous = Duration::zero();
     }
-    previous = reconnect_.Next(++attempt, previous, rng_);
+    attempt = std::min(attempt + 1, kMaxAttempt);
+    previous = reconnect_.Next(attempt, previous, rng_);
     reconnects_.fetch_add(1, std::memory_order_relaxed);
     clock_.SleepFor(previous, stop);
   }

@@ -155,3 +155,23 @@ TEST(EtcdGatewayFaultsTest, PassingTheBoundsInAWatchReadsAgain) {
 
 }  // namespace
 }  // namespace stormguard::config_sources
+
+namespace stormguard::config_sources {
+namespace {
+
+// A compaction makes the source read everything again at once, but a peer
+// that cancels every watch as compacted must not get a tight loop of reads.
+TEST(EtcdGatewayFaultsTest, CompactionsInARowBackOff) {
+  FakeGateway g;
+  g.range_body = RangeOf(5, {{"/k", "{}"}});
+  g.watch_lines = {kCreated, R"({"result":{"header":{},"canceled":true,"compact_revision":"9"}})" "\n"};
+  SinkRecorder recorder;
+  auto source = EtcdSource::Start(Options(g, "/k"), recorder.sink()).value();
+  ASSERT_TRUE(recorder.WaitFor([](const auto& es) { return HasError(es, StatusCode::kOutOfRange, "was compacted"); }));
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_EQ(g.ranges(), 2);  // the first read, one re-read, then the 10 s backoff
+  EXPECT_EQ(source->stats().compactions, 2U);
+}
+
+}  // namespace
+}  // namespace stormguard::config_sources
