@@ -14,7 +14,9 @@ using Json = nlohmann::json;
 constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 constexpr std::int64_t kMaxRevision = std::numeric_limits<std::int64_t>::max() - 1;
 
-Status Malformed(std::string_view what) { return Status::Internal("etcd gateway: malformed answer: " + std::string(what)); }
+Status Malformed(std::string_view what) {
+  return Status::Internal("etcd gateway: malformed answer: " + std::string(what));
+}
 
 // An int64 field: a JSON string of digits (the mapping's form) or a number.
 // Absent means the proto3 default, 0.
@@ -105,7 +107,9 @@ std::string Base64Encode(std::string_view bytes) {
 Result<std::string> Base64Decode(std::string_view text) {
   std::array<int, 256> value{};
   value.fill(-1);
-  for (std::size_t i = 0; i < kAlphabet.size(); ++i) value[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int>(i);
+  for (std::size_t i = 0; i < kAlphabet.size(); ++i) {
+    value[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int>(i);
+  }
   if (text.size() % 4 != 0) return Malformed("base64 length is not a multiple of 4");
   std::string out;
   out.reserve(text.size() / 4 * 3);

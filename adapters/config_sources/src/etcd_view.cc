@@ -59,13 +59,13 @@ EtcdView::Outcome EtcdView::Overflow() {
 }
 
 Result<std::string> EtcdView::Document() const {
-  const std::string where = std::string(prefix_ ? "etcd prefix " : "etcd key ") + key_;
-  if (values_.empty()) return Status::NotFound(where + ": no such key");
+  const std::string where = "etcd:" + key_;
+  if (values_.empty()) return Status::NotFound(where + (prefix_ ? ": no key under this prefix" : ": no such key"));
   if (!prefix_) return values_.begin()->second;
   std::string doc = "{\"destinations\": {";
   for (const auto& [key, value] : values_) {
     if (!nlohmann::json::accept(value)) {
-      return Status::InvalidArgument("etcd key " + key + ": the value is not one JSON value");
+      return Status::InvalidArgument("etcd:" + key + ": the value is not one JSON value");
     }
     const std::string name = key.substr(key_.size());
     if (&key != &values_.begin()->first) doc += ", ";

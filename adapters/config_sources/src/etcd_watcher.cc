@@ -95,7 +95,7 @@ Status EtcdWatcher::ReadAll() {
   Result<RangeReply> reply = ParseRangeReply(*body);
   if (!reply.ok()) return reply.status();
   if (view_.Reset(*reply) == EtcdView::kOverflow) {
-    return Status::ResourceExhausted(origin_ + ": more than " + std::to_string(config::kMaxDestinations) +
+    return Status::ResourceExhausted("more than " + std::to_string(config::kMaxDestinations) +
                                      " keys or " + std::to_string(config::kMaxConfigBytes) + " bytes");
   }
   need_read_ = false;
@@ -120,17 +120,17 @@ Status EtcdWatcher::OnLine(std::string_view line) {
   if (reply->canceled) {
     if (reply->compact_revision > 0) {
       compacted_ = need_read_ = true;
-      return Status(StatusCode::kOutOfRange, origin_ + ": revision " + std::to_string(view_.next_revision()) +
+      return Status(StatusCode::kOutOfRange, "revision " + std::to_string(view_.next_revision()) +
                                 " was compacted (now " + std::to_string(reply->compact_revision) + ")");
     }
-    return Status::FailedPrecondition(origin_ + ": etcd canceled the watch: " +
+    return Status::FailedPrecondition("etcd canceled the watch: " +
                                       (reply->cancel_reason.empty() ? "no reason given" : reply->cancel_reason));
   }
   switch (view_.Apply(*reply)) {
     case EtcdView::kOverflow:  // the view is empty now: nothing to deliver until read again
       need_read_ = true;
       throttle_.Flush();
-      return Status::ResourceExhausted(origin_ + ": the watched keys passed their bounds");
+      return Status::ResourceExhausted("the watched keys passed their bounds");
     case EtcdView::kChanged:
       throttle_.Changed();
       break;

@@ -45,7 +45,8 @@ TEST(EtcdCodecTest, RequestsCarryBase64KeysAndInt64AsStrings) {
 
 TEST(EtcdCodecTest, ReadsARangeAnswer) {
   const Result<RangeReply> r = ParseRangeReply(
-      R"({"header":{"cluster_id":"1","revision":"9"},"kvs":[{"key":"L3NnL2E=","mod_revision":"7","value":"e30="}],"count":"1"})");
+      R"({"header":{"cluster_id":"1","revision":"9"},)"
+      R"("kvs":[{"key":"L3NnL2E=","mod_revision":"7","value":"e30="}],"count":"1"})");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->revision, 9);
   ASSERT_EQ(r->kvs.size(), 1U);

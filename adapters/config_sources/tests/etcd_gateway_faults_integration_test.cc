@@ -89,11 +89,14 @@ bool HasError(const std::vector<SinkRecorder::Entry>& es, StatusCode code, const
 TEST(EtcdGatewayFaultsTest, AWatchCanceledForAReasonIsReported) {
   FakeGateway g;
   g.range_body = RangeOf(5, {{"/k", "{}"}});
-  g.watch_lines = {kCreated, "\r\n", R"({"result":{"header":{},"canceled":true,"cancel_reason":"etcdserver: permission denied"}})" "\n"};
+  g.watch_lines = {kCreated, "\r\n",
+                   R"({"result":{"header":{},"canceled":true,"cancel_reason":"etcdserver: permission denied"}})"
+                   "\n"};
   SinkRecorder recorder;
   auto source = EtcdSource::Start(Options(g, "/k"), recorder.sink()).value();
   EXPECT_TRUE(recorder.WaitFor([](const auto& es) {
-    return HasError(es, StatusCode::kFailedPrecondition, "canceled the watch: etcdserver: permission denied");
+    return HasError(es, StatusCode::kFailedPrecondition,
+                    "etcd:/k: etcd canceled the watch: etcdserver: permission denied");
   }));
   EXPECT_TRUE(recorder.entries()[0].update.ok());  // the document came first
 }
@@ -104,14 +107,16 @@ TEST(EtcdGatewayFaultsTest, AnErrorLineAndARefusedRangeKeepEtcdsCode) {
   g.watch_lines = {R"({"error":{"grpc_code":7,"http_code":403,"message":"permission denied"}})" "\n"};
   SinkRecorder recorder;
   auto source = EtcdSource::Start(Options(g, "/k"), recorder.sink()).value();
-  EXPECT_TRUE(recorder.WaitFor([](const auto& es) { return HasError(es, StatusCode::kPermissionDenied, "permission denied"); }));
+  EXPECT_TRUE(recorder.WaitFor(
+      [](const auto& es) { return HasError(es, StatusCode::kPermissionDenied, "permission denied"); }));
 
   FakeGateway refusing;
   refusing.range_status = 403;
   refusing.range_body = R"({"error":"etcdserver: user name is empty","code":7})";
   SinkRecorder refused;
   auto other = EtcdSource::Start(Options(refusing, "/k"), refused.sink()).value();
-  EXPECT_TRUE(refused.WaitFor([](const auto& es) { return HasError(es, StatusCode::kPermissionDenied, "user name is empty"); }));
+  EXPECT_TRUE(refused.WaitFor(
+      [](const auto& es) { return HasError(es, StatusCode::kPermissionDenied, "user name is empty"); }));
 }
 
 TEST(EtcdGatewayFaultsTest, AWatchLineOverTheBoundEndsTheStream) {
@@ -134,7 +139,8 @@ TEST(EtcdGatewayFaultsTest, PassingTheBoundsInAWatchReadsAgain) {
   std::string events = R"({"result":{"header":{"revision":"7"},"events":[)";
   for (std::size_t i = 0; i < config::kMaxDestinations; ++i) {
     if (i > 0) events += ",";
-    events += R"({"kv":{"key":")" + Base64Encode("/p/k" + std::to_string(i)) + R"(","mod_revision":"7","value":"e30="}})";
+    events += R"({"kv":{"key":")" + Base64Encode("/p/k" + std::to_string(i)) +
+              R"(","mod_revision":"7","value":"e30="}})";
   }
   // A change held back by the coalescing interval, then the overflow.
   const std::string put_b = R"({"result":{"header":{"revision":"6"},"events":[{"kv":{"key":")" +

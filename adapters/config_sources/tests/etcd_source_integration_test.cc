@@ -151,7 +151,8 @@ TEST_F(EtcdSourceIntegrationTest, ABurstOfSeparateWritesIsAFewDeliveries) {
   std::int64_t last = 0;
   for (int i = 1; i <= 50; ++i) last = etcd_.Put("/sg/d/s" + std::to_string(i), "{}");
   const double burst_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  ASSERT_TRUE(recorder_.WaitFor([&](const auto& es) { return es.back().update.ok() && es.back().update->revision == last; }));
+  ASSERT_TRUE(recorder_.WaitFor(
+      [&](const auto& es) { return es.back().update.ok() && es.back().update->revision == last; }));
   const std::size_t deliveries = recorder_.entries().size() - 1;
   std::printf("50 writes in %.1f ms -> %zu deliveries\n", burst_ms, deliveries);
   EXPECT_LE(deliveries, static_cast<std::size_t>(2 + burst_ms / 50));  // one per coalescing interval

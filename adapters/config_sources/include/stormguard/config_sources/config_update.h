@@ -3,7 +3,8 @@
 //
 // A source calls its sink with either a new document or the reason it could
 // not get one (file unreadable, etcd unreachable or refusing, a document
-// over config::kMaxConfigBytes). The document is delivered as it was
+// over config::kMaxConfigBytes), whose message starts with the origin
+// ("etcd:/sg/config: ..."). The document is delivered as it was
 // written: judging it is the receiver's job, and an invalid one must leave
 // the last good configuration in force. The glue to a registry is one line:
 //
