@@ -5,7 +5,8 @@
 # Idempotent and quiet when everything is already there; needs root.
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgtest-dev libgmock-dev libbenchmark-dev
-          libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev libasio-dev "$@")
+          libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev libasio-dev
+          etcd-server "$@")  # etcd: the live-reload integration tests start one on loopback
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

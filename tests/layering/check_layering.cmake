@@ -4,7 +4,8 @@
 #   cmake -DROOT=<source dir> -P tests/layering/check_layering.cmake
 #
 # Dependencies point down: core <- backoff, wire, exec, metrics <- retry,
-# guard, hedge <- pipeline <- config <- adapters (http, asio), sim <- tools. A component includes its own
+# guard, hedge <- pipeline <- config <- adapters (http, asio, config_sources),
+# sim <- tools. A component includes its own
 # files and those of lower layers; components of one layer stay apart, but
 # for the public interfaces listed in kSideways. Sessions and policies keep
 # books and decide, they never wait, so they never include a driver. An
@@ -32,6 +33,7 @@ set(kLayer_pipeline 3)
 set(kLayer_config 4)
 set(kLayer_http 5)
 set(kLayer_asio 5)
+set(kLayer_config_sources 5)
 set(kLayer_sim 5)
 set(kLayer_tools 6)
 # Hedges spend the same budget as retries (HedgeOptions::budget).

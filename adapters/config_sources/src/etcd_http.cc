@@ -1,0 +1,185 @@
+#include "etcd_http.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+
+#include "etcd_codec.h"
+
+namespace stormguard::config_sources {
+namespace {
+
+long Millis(Duration d) {
+  return static_cast<long>(std::clamp<std::int64_t>(
+      std::chrono::ceil<std::chrono::milliseconds>(d).count(), 1, 24LL * 3600 * 1000));
+}
+
+// One POST on its own easy and multi handles, freed on every path.
+class Transfer {
+ public:
+  Transfer(const std::string& url, const std::string& body, const EtcdHttpLimits& limits, LineHandler* lines,
+           const std::stop_token& stop);
+  ~Transfer();
+  Transfer(const Transfer&) = delete;
+  Transfer& operator=(const Transfer&) = delete;
+
+  // Runs to the end; then status() and body() say how it went.
+  Status Run();
+  const std::string& body() const noexcept { return body_; }
+
+ private:
+  static std::size_t OnData(char* data, std::size_t size, std::size_t n, void* self) noexcept;
+  static int OnProgress(void* self, curl_off_t, curl_off_t, curl_off_t, curl_off_t) noexcept;
+  bool Take(std::string_view data);
+  bool Streaming();
+
+  CURL* easy_;
+  CURLM* multi_;
+  curl_slist* headers_ = nullptr;
+  std::string url_;
+  std::size_t max_bytes_;
+  LineHandler* lines_;
+  const std::stop_token& stop_;
+  std::string body_;  // the answer, or the unfinished stream line
+  Status failure_;    // set by a callback that ended the transfer
+};
+
+Transfer::Transfer(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
+                   LineHandler* lines, const std::stop_token& stop)
+    : easy_(curl_easy_init()), multi_(curl_multi_init()), url_(url), max_bytes_(limits.max_bytes),
+      lines_(lines), stop_(stop) {
+  headers_ = curl_slist_append(headers_, "Content-Type: application/json");
+  headers_ = curl_slist_append(headers_, "Expect:");
+  // etcd's "require leader": a member cut off from its cluster ends the
+  // watch instead of leaving it silent (grpc-gateway maps the header to
+  // the gRPC metadata hasleader=true).
+  headers_ = curl_slist_append(headers_, "Grpc-Metadata-Hasleader: true");
+  curl_easy_setopt(easy_, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_);
+  curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &Transfer::OnData);
+  curl_easy_setopt(easy_, CURLOPT_WRITEDATA, this);
+  curl_easy_setopt(easy_, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(easy_, CURLOPT_XFERINFOFUNCTION, &Transfer::OnProgress);
+  curl_easy_setopt(easy_, CURLOPT_XFERINFODATA, this);
+  curl_easy_setopt(easy_, CURLOPT_CONNECTTIMEOUT_MS, Millis(limits.connect_timeout));
+  if (limits.request_timeout > Duration::zero()) {
+    curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS, Millis(limits.request_timeout));
+  }
+  // A peer that vanished without a reset (a dropped host) is noticed.
+  curl_easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(easy_, CURLOPT_TCP_KEEPIDLE, 10L);
+  curl_easy_setopt(easy_, CURLOPT_TCP_KEEPINTVL, 5L);
+}
+
+Transfer::~Transfer() {
+  curl_multi_remove_handle(multi_, easy_);
+  curl_easy_cleanup(easy_);
+  curl_multi_cleanup(multi_);
+  curl_slist_free_all(headers_);
+}
+
+Status Transfer::Run() {
+  std::stop_callback wake(stop_, [this] { curl_multi_wakeup(multi_); });
+  curl_multi_add_handle(multi_, easy_);
+  for (;;) {
+    int running = 0;
+    curl_multi_perform(multi_, &running);
+    int queued = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi_, &queued)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      const CURLcode code = msg->data.result;
+      if (stop_.stop_requested()) return Status::Cancelled("stopped");
+      if (!failure_.ok()) return failure_;
+      long http = 0;
+      curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &http);
+      if (code == CURLE_OK && http != 200) return ParseErrorReply(http, body_);
+      if (code == CURLE_OPERATION_TIMEDOUT) return Status::DeadlineExceeded("etcd at " + url_ + ": timed out");
+      if (code != CURLE_OK) return Status::Unavailable("etcd at " + url_ + ": " + curl_easy_strerror(code));
+      if (lines_ != nullptr) return Status::Unavailable("etcd at " + url_ + ": the watch stream ended");
+      return Status::Ok();
+    }
+    if (stop_.stop_requested()) return Status::Cancelled("stopped");
+    const Duration wait = lines_ != nullptr ? lines_->Idle() : std::chrono::seconds(1);
+    if (!failure_.ok()) return failure_;
+    curl_multi_poll(multi_, nullptr, 0, static_cast<int>(std::min<long>(Millis(wait), 1000)), nullptr);
+  }
+}
+
+// A stream's lines go to the handler once curl has said it is a 200
+// answer; anything else (an error body, a Range answer) is kept whole.
+bool Transfer::Streaming() {
+  if (lines_ == nullptr) return false;
+  long http = 0;
+  curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &http);
+  return http == 200;
+}
+
+bool Transfer::Take(std::string_view data) {
+  if (!Streaming()) {
+    if (data.size() > max_bytes_ - body_.size()) {
+      failure_ = Status::ResourceExhausted("etcd at " + url_ + ": answer larger than " +
+                                           std::to_string(max_bytes_) + " bytes");
+      return false;
+    }
+    body_.append(data);
+    return true;
+  }
+  for (std::size_t nl; (nl = data.find('\n')) != std::string_view::npos; data.remove_prefix(nl + 1)) {
+    if (nl > max_bytes_ - std::min(max_bytes_, body_.size())) break;  // too long: caught below
+    body_.append(data.substr(0, nl));
+    Status s = lines_->OnLine(body_);
+    body_.clear();
+    if (!s.ok()) {
+      failure_ = std::move(s);
+      return false;
+    }
+  }
+  if (data.size() > max_bytes_ - std::min(max_bytes_, body_.size())) {
+    failure_ = Status::ResourceExhausted("etcd at " + url_ + ": a watch line is longer than " +
+                                         std::to_string(max_bytes_) + " bytes");
+    return false;
+  }
+  body_.append(data);
+  return true;
+}
+
+std::size_t Transfer::OnData(char* data, std::size_t size, std::size_t n, void* self) noexcept try {
+  return static_cast<Transfer*>(self)->Take({data, size * n}) ? size * n : 0;
+} catch (...) {  // out of memory, or the handler threw
+  static_cast<Transfer*>(self)->failure_ = Status::ResourceExhausted("out of memory reading etcd");
+  return 0;
+}
+
+int Transfer::OnProgress(void* self, curl_off_t, curl_off_t, curl_off_t, curl_off_t) noexcept {
+  return static_cast<Transfer*>(self)->stop_.stop_requested() ? 1 : 0;
+}
+
+void InitCurlOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+}  // namespace
+
+Result<std::string> EtcdPost(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
+                             std::stop_token stop) {
+  InitCurlOnce();
+  Transfer transfer(url, body, limits, nullptr, stop);
+  Status s = transfer.Run();
+  if (!s.ok()) return s;
+  return transfer.body();
+}
+
+Status EtcdStream(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
+                  LineHandler& handler, std::stop_token stop) {
+  InitCurlOnce();
+  Transfer transfer(url, body, limits, &handler, stop);
+  return transfer.Run();
+}
+
+}  // namespace stormguard::config_sources

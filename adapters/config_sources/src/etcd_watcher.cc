@@ -1,0 +1,178 @@
+#include "etcd_watcher.h"
+
+#include <algorithm>
+#include <random>
+#include <utility>
+
+#include "stormguard/config/config_json.h"
+
+namespace stormguard::config_sources {
+namespace {
+
+constexpr std::size_t kMaxRangeBytes = std::size_t{16} << 20;
+constexpr std::size_t kMaxLineBytes = std::size_t{8} << 20;
+constexpr Duration kIdleWait = std::chrono::seconds(1);
+constexpr int kMaxAttempt = 1000;  // the backoff is at its cap long before
+
+std::uint64_t SeedOf(std::uint64_t seed) {
+  if (seed != 0) return seed;
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) | device();
+}
+
+}  // namespace
+
+EtcdWatcher::EtcdWatcher(EtcdSourceOptions options, Backoff reconnect, ConfigSink sink)
+    : options_(std::move(options)),
+      reconnect_(std::move(reconnect)),
+      sink_(std::move(sink)),
+      clock_(options_.executor->clock()),
+      range_end_(options_.prefix ? PrefixEnd(options_.key) : std::string()),
+      origin_("etcd:" + options_.key),
+      view_(options_.key, options_.prefix),
+      throttle_(options_.coalesce),
+      rng_(SeedOf(options_.seed)) {}
+
+void EtcdWatcher::Run() {
+  Loop();
+  std::lock_guard lock(mu_);
+  running_ = false;
+  done_cv_.notify_all();
+}
+
+void EtcdWatcher::StopAndWait() {
+  stop_.request_stop();
+  std::unique_lock lock(mu_);
+  done_cv_.wait(lock, [this] { return !running_; });
+}
+
+void EtcdWatcher::Loop() {
+  const std::stop_token stop = stop_.get_token();
+  int attempt = 0;
+  Duration previous = Duration::zero();
+  bool compacted_before = false;  // the last session ended in a compaction too
+  while (!stop.stop_requested()) {
+    watching_ = false;
+    const Status s = Session();
+    if (throttle_.Flush()) Offer();  // the stream ended with a change held back
+    if (stop.stop_requested()) break;
+    const bool compacted = std::exchange(compacted_, false);
+    if (compacted) compactions_.fetch_add(1, std::memory_order_relaxed);
+    // A compaction is no outage: read everything again at once. Twice in a
+    // row, something is wrong (a peer that cancels every watch): back off.
+    if (compacted && !std::exchange(compacted_before, true)) continue;
+    compacted_before = compacted;
+    failures_.fetch_add(1, std::memory_order_relaxed);
+    Report(s);
+    if (watching_ && !compacted) {  // it worked until now: start the backoff over
+      attempt = 0;
+      previous = Duration::zero();
+    }
+    attempt = std::min(attempt + 1, kMaxAttempt);
+    previous = reconnect_.Next(attempt, previous, rng_);
+    reconnects_.fetch_add(1, std::memory_order_relaxed);
+    clock_.SleepFor(previous, stop);
+  }
+}
+
+Status EtcdWatcher::Session() {
+  if (need_read_) {
+    if (Status s = ReadAll(); !s.ok()) return s;
+  }
+  const EtcdHttpLimits limits{.connect_timeout = options_.connect_timeout, .max_bytes = kMaxLineBytes};
+  return EtcdStream(options_.endpoint + "/v3/watch",
+                    WatchRequest(options_.key, range_end_, view_.next_revision()), limits, *this,
+                    stop_.get_token());
+}
+
+Status EtcdWatcher::ReadAll() {
+  const EtcdHttpLimits limits{options_.connect_timeout, options_.request_timeout, kMaxRangeBytes};
+  // One key past the bound is enough to know the bound is passed.
+  const std::int64_t limit = options_.prefix ? static_cast<std::int64_t>(config::kMaxDestinations) + 1 : 0;
+  Result<std::string> body = EtcdPost(options_.endpoint + "/v3/kv/range",
+                                      RangeRequest(options_.key, range_end_, limit), limits, stop_.get_token());
+  if (!body.ok()) return body.status();
+  Result<RangeReply> reply = ParseRangeReply(*body);
+  if (!reply.ok()) return reply.status();
+  if (view_.Reset(*reply) == EtcdView::kOverflow) {
+    return Status::ResourceExhausted("more than " + std::to_string(config::kMaxDestinations) +
+                                     " keys or " + std::to_string(config::kMaxConfigBytes) + " bytes");
+  }
+  need_read_ = false;
+  throttle_.Changed();
+  if (throttle_.Due(clock_.Now())) Offer();
+  return Status::Ok();
+}
+
+Status EtcdWatcher::OnLine(std::string_view line) {
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return Status::Ok();  // keep-alive
+  Result<WatchReply> reply = ParseWatchLine(line);
+  if (!reply.ok() && reply.status().code() == StatusCode::kOutOfRange) {  // etcd's "compacted"
+    compacted_ = need_read_ = true;
+    return reply.status();
+  }
+  if (!reply.ok()) return reply.status();
+  if (reply->created && !watching_) {
+    watching_ = true;
+    reported_.clear();
+    watches_.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (reply->canceled) {
+    if (reply->compact_revision > 0) {
+      compacted_ = need_read_ = true;
+      return Status(StatusCode::kOutOfRange, "revision " + std::to_string(view_.next_revision()) +
+                                " was compacted (now " + std::to_string(reply->compact_revision) + ")");
+    }
+    return Status::FailedPrecondition("etcd canceled the watch: " +
+                                      (reply->cancel_reason.empty() ? "no reason given" : reply->cancel_reason));
+  }
+  switch (view_.Apply(*reply)) {
+    case EtcdView::kOverflow:  // the view is empty now: nothing to deliver until read again
+      need_read_ = true;
+      throttle_.Flush();
+      return Status::ResourceExhausted("the watched keys passed their bounds");
+    case EtcdView::kChanged:
+      throttle_.Changed();
+      break;
+    case EtcdView::kUnchanged:
+      break;
+  }
+  return Status::Ok();
+}
+
+Duration EtcdWatcher::Idle() {
+  const TimePoint now = clock_.Now();
+  if (throttle_.Due(now)) Offer();
+  return throttle_.Wait(now, kIdleWait);
+}
+
+void EtcdWatcher::Offer() {
+  Result<std::string> doc = view_.Document();
+  if (!doc.ok()) {
+    delivered_.reset();
+    if (doc.status().message() == doc_error_) return;
+    doc_error_ = doc.status().message();
+    sink_(std::move(doc).status());
+    return;
+  }
+  doc_error_.clear();
+  if (delivered_ == *doc) return;
+  delivered_ = *doc;
+  deliveries_.fetch_add(1, std::memory_order_relaxed);
+  revision_.store(view_.revision(), std::memory_order_relaxed);
+  sink_(ConfigUpdate{std::move(*doc), origin_, view_.revision()});
+}
+
+void EtcdWatcher::Report(const Status& failure) {
+  if (failure.message() == reported_) return;
+  reported_ = failure.message();
+  sink_(Status(failure.code(), origin_ + ": " + failure.message()));
+}
+
+EtcdSourceStats EtcdWatcher::stats() const {
+  constexpr auto r = std::memory_order_relaxed;
+  return {watches_.load(r), failures_.load(r), reconnects_.load(r), compactions_.load(r), deliveries_.load(r),
+          revision_.load(r)};
+}
+
+}  // namespace stormguard::config_sources

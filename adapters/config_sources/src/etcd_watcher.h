@@ -1,0 +1,67 @@
+// The loop behind EtcdSource (etcd_source.h describes what it does): read,
+// watch, reconnect, re-read after a compaction, deliver coalesced changes.
+//
+// Thread safety: Run on one thread; RequestStop and stats() from any.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+#include "delivery_throttle.h"
+#include "etcd_http.h"
+#include "etcd_view.h"
+#include "stormguard/config_sources/etcd_source.h"
+#include "stormguard/core/random.h"
+
+namespace stormguard::config_sources {
+
+class EtcdWatcher final : private LineHandler {
+ public:
+  EtcdWatcher(EtcdSourceOptions options, Backoff reconnect, ConfigSink sink);
+
+  // Until stop is requested.
+  void Run();
+  // Requests stop and waits until Run has returned; Run must have been
+  // submitted.
+  void StopAndWait();
+  EtcdSourceStats stats() const;
+  Executor& executor() const { return *options_.executor; }
+
+ private:
+  void Loop();
+  Status Session();
+  Status ReadAll();
+  Status OnLine(std::string_view line) override;
+  Duration Idle() override;
+  void Offer();
+  void Report(const Status& failure);
+
+  EtcdSourceOptions options_;
+  Backoff reconnect_;
+  ConfigSink sink_;
+  Clock& clock_;
+  std::string range_end_;  // empty for a single key
+  std::string origin_;
+  EtcdView view_;
+  DeliveryThrottle throttle_;
+  Random rng_;
+  std::stop_source stop_;
+  std::mutex mu_;
+  std::condition_variable done_cv_;
+  bool running_ = true;  // guarded by mu_: Run has not returned
+  bool need_read_ = true;   // no data yet, or a compaction: Range before watching
+  bool watching_ = false;   // the current stream was accepted
+  bool compacted_ = false;  // the stream ended because its revisions were compacted
+  std::string reported_;    // the failure last reported, "" once healthy
+  std::string doc_error_;   // the document error last delivered
+  std::optional<std::string> delivered_;
+
+  std::atomic<std::uint64_t> watches_{0}, failures_{0}, reconnects_{0}, compactions_{0}, deliveries_{0};
+  std::atomic<std::int64_t> revision_{0};
+};
+
+}  // namespace stormguard::config_sources

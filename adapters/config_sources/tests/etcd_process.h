@@ -1,0 +1,135 @@
+// A real etcd for the integration tests: started on loopback with free
+// ports and a temporary data directory, killed (SIGKILL) and restarted on
+// the same data, and removed at the end. Every wait is bounded.
+#pragma once
+
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "etcd_codec.h"
+#include "etcd_http.h"
+
+namespace stormguard::config_sources::testing {
+
+// A port nobody listens on right now (the kernel's pick for port 0).
+inline int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+class EtcdProcess {
+ public:
+  EtcdProcess() : client_port_(FreePort()), peer_port_(FreePort()) {
+    char pattern[] = "/tmp/stormguard-etcd-XXXXXX";
+    dir_ = ::mkdtemp(pattern);
+  }
+  ~EtcdProcess() {
+    Kill();
+    std::filesystem::remove_all(dir_);
+  }
+  EtcdProcess(const EtcdProcess&) = delete;
+  EtcdProcess& operator=(const EtcdProcess&) = delete;
+
+  std::string endpoint() const { return Url(client_port_); }
+  // How often etcd tells idle watchers how far it got; for the next Start.
+  void set_progress_notify_interval(std::string interval) { progress_interval_ = std::move(interval); }
+  int client_port() const { return client_port_; }
+
+  // Starts etcd serving clients on `port` (default: endpoint()'s) and waits
+  // at most 10 s for it to answer; false if it did not.
+  bool Start(int port = 0) {
+    const std::string client = Url(port == 0 ? client_port_ : port);
+    const std::string peer = Url(peer_port_);
+    const std::vector<std::string> args = {
+        STORMGUARD_ETCD_PATH, "--name", "t", "--data-dir", dir_ + "/data",
+        "--listen-client-urls", client, "--advertise-client-urls", client,
+        "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+        "--initial-cluster", "t=" + peer, "--experimental-watch-progress-notify-interval", progress_interval_,
+        "--logger", "zap", "--log-outputs", dir_ + "/etcd.log"};
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      std::vector<char*> argv;
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    for (int i = 0; i < 200; ++i) {
+      if (Post(client, "/v3/kv/range", RangeRequest("probe", "", 0)).ok()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+  void Kill() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+  // Writes return the revision after the write (-1 on failure); `port`
+  // names another client port the process serves on (0: endpoint()'s).
+  std::int64_t Put(const std::string& key, const std::string& value, int port = 0) const {
+    return Revision(Post(Url(port == 0 ? client_port_ : port), "/v3/kv/put",
+                         R"({"key":")" + Base64Encode(key) + R"(","value":")" + Base64Encode(value) + R"("})"));
+  }
+  std::int64_t Delete(const std::string& key, int port = 0) const {
+    return Revision(Post(Url(port == 0 ? client_port_ : port), "/v3/kv/deleterange",
+                         R"({"key":")" + Base64Encode(key) + R"("})"));
+  }
+  // Puts every pair in one transaction: one revision for all of them.
+  std::int64_t PutAll(const std::vector<std::pair<std::string, std::string>>& kvs) const {
+    std::string success;
+    for (const auto& [k, v] : kvs) {
+      if (!success.empty()) success += ",";
+      success += R"({"request_put":{"key":")" + Base64Encode(k) + R"(","value":")" + Base64Encode(v) + R"("}})";
+    }
+    return Revision(Post(endpoint(), "/v3/kv/txn", R"({"success":[)" + success + "]}"));
+  }
+  bool Compact(std::int64_t revision, int port = 0) const {
+    return Post(Url(port == 0 ? client_port_ : port), "/v3/kv/compaction",
+                R"({"revision":")" + std::to_string(revision) + R"(","physical":true})")
+        .ok();
+  }
+
+ private:
+  static std::string Url(int port) { return "http://127.0.0.1:" + std::to_string(port); }
+  static Result<std::string> Post(const std::string& base, const std::string& path, const std::string& body) {
+    return EtcdPost(base + path, body,
+                    {.connect_timeout = std::chrono::milliseconds(200), .request_timeout = std::chrono::seconds(5),
+                     .max_bytes = 1 << 20},
+                    {});
+  }
+  // The header revision of a write's answer (ParseRangeReply reads any header).
+  static std::int64_t Revision(const Result<std::string>& body) {
+    if (!body.ok()) return -1;
+    Result<RangeReply> r = ParseRangeReply(*body);
+    return r.ok() ? r->revision : -1;
+  }
+
+  int client_port_;
+  int peer_port_;
+  std::string dir_;
+  std::string progress_interval_ = "100ms";
+  pid_t pid_ = -1;
+};
+
+}  // namespace stormguard::config_sources::testing
