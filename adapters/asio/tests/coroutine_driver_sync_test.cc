@@ -57,6 +57,24 @@ TEST(CoroutineDriverSyncTest, ACallThatEndsInItsStartRunsNoHandlerOfTheContext) 
   EXPECT_EQ(HandlersRun(p, 5), HandlersRun(p, 0));
 }
 
+// A timeout that never fires costs the context nothing either: the calls
+// share one Asio wait, armed by the first, and a cancel leaves it armed (a
+// timer per call posted an aborted completion per call). Bounded: were the
+// armed wait counted as work, run() would wait out the hour.
+TEST(CoroutineDriverSyncTest, ATimeoutThatNeverFiresRunsNoHandlerOfTheContext) {
+  const Pipeline p = Unwrap(PipelineBuilder().AddTimeout(1h).AddRetry({.max_attempts = 3}).Build());
+  const auto handlers = [&p](int calls) {
+    asio::io_context io;
+    int ok = 0;
+    asio::co_spawn(io, ReadyCalls(p, calls, ok), asio::detached);
+    const std::size_t run = io.run_for(20s);
+    EXPECT_TRUE(io.stopped());
+    EXPECT_EQ(ok, calls);
+    return run;
+  };
+  EXPECT_EQ(handlers(50), handlers(0));
+}
+
 asio::awaitable<void> OneCall(const Pipeline& p, CallContext& ctx, std::stop_token& seen, bool& ok) {
   ok = (co_await p.Execute(ctx, [&seen](CallContext& c) -> asio::awaitable<Result<int>> {
          seen = c.stop;

@@ -9,8 +9,9 @@
 // Result<T> (Status) as with the blocking driver. The same pipeline runs
 // its stages' asynchronous form (ExecuteAsync) on the timers of the
 // awaiting coroutine's executor (TimersFor, asio_timers.h), so backoff
-// waits, timeouts and bulkhead queue waits are Asio timers, never a parked
-// thread. The pipeline's clock must be theirs (Clock::Real() by default).
+// waits, timeouts and bulkhead queue waits are queued on the context's one
+// Asio timer, never a parked thread. The pipeline's clock must be theirs
+// (Clock::Real() by default).
 //
 // Each attempt runs as its own coroutine on that executor, with its own
 // cancellation slot: when the attempt's ctx.stop fires (its timeout, the
