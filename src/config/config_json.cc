@@ -4,14 +4,6 @@
 #include "json_document.h"
 #include "json_fields.h"
 #include "stormguard/core/validation.h"
-#include "stormguard/pipeline/stage_placement.h"
-#include "stormguard/pipeline/stages/adaptive_concurrency_stage.h"
-#include "stormguard/pipeline/stages/bulkhead_stage.h"
-#include "stormguard/pipeline/stages/circuit_breaker_stage.h"
-#include "stormguard/pipeline/stages/hedge_stage.h"
-#include "stormguard/pipeline/stages/idempotency_key_stage.h"
-#include "stormguard/pipeline/stages/rate_limiter_stage.h"
-#include "stormguard/pipeline/stages/retry_stage.h"
 
 namespace stormguard::config {
 namespace config_internal {
@@ -106,28 +98,11 @@ Json WriteBreaker(const CircuitBreakerOptions& o) {
 
 // ---- the pipeline
 
-// The stage a kind builds declares where it may sit; its placement, as data.
-StagePlacement PlacementOf(StageKind k) {
-  switch (k) {
-    case StageKind::kFallback: return FallbackStage::kPlacement;
-    case StageKind::kTimeout: return TimeoutStage::kOverall;
-    case StageKind::kAttemptTimeout: return TimeoutStage::kPerAttempt;
-    case StageKind::kRetry: return RetryStage::kPlacement;
-    case StageKind::kHedge: return HedgeStage::kPlacement;
-    case StageKind::kRequireIdempotencyKey: return IdempotencyKeyStage::kPlacement;
-    case StageKind::kCircuitBreaker: return CircuitBreakerStage::kPlacement;
-    case StageKind::kBulkhead: return BulkheadStage::kPlacement;
-    case StageKind::kRateLimiter: return RateLimiterStage::kPlacement;
-    case StageKind::kAdaptiveConcurrency: return AdaptiveConcurrencyStage::kPlacement;
-  }
-  return {};
-}
-
 // An order PipelineBuilder::Build() would refuse, by its own rule, at the
 // offending stage's path.
 void CheckStageOrder(const std::vector<StageConfig>& stages, const std::string& path, Errors& errors) {
   std::vector<StagePlacement> placements;
-  for (const StageConfig& s : stages) placements.push_back(PlacementOf(s.kind));
+  for (const StageConfig& s : stages) placements.push_back(StagePlacementOf(s.kind));
   for (const PlacementError& e : CheckPlacements(placements)) {
     errors.push_back(IndexPath(path, e.index) + ": " + e.reason);
   }
