@@ -1,9 +1,10 @@
 # install(EXPORT) with a package config and version file, like {fmt}:
-# find_package(stormguard) gives stormguard::stormguard.
+# find_package(stormguard) gives stormguard::stormguard and stormguard::config
+# (whose nlohmann-json the package config finds, stormguardConfig.cmake.in).
 include(CMakePackageConfigHelpers)
 set(STORMGUARD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/stormguard)
 
-install(TARGETS stormguard EXPORT stormguardTargets
+install(TARGETS stormguard stormguard_config EXPORT stormguardTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/stormguard

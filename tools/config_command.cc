@@ -1,6 +1,8 @@
 // `stormguard config check FILE`: reads a configuration (ours or a gRPC
 // service config, docs/configuration.md) and prints every error with its
 // JSON path, exit status 1; a valid file prints one line, exit status 0.
+// `stormguard config show FILE [--json]`: the same errors, or the effective
+// policies per destination (config_show.h) as a table or as JSON.
 // A file that cannot be read is a flag error (exit status 2).
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +11,7 @@
 #include <string>
 
 #include "commands.h"
+#include "config_show.h"
 #include "stormguard/config/config_json.h"
 
 namespace stormguard::cli {
@@ -25,40 +28,67 @@ std::string ReadBounded(const std::string& path) {
   return text;
 }
 
-void Check(const std::string& path, const std::string& grpc_destination) {
-  const config::ParsedConfig parsed = config::ParseConfigText(ReadBounded(path), grpc_destination);
-  if (!parsed.errors.empty()) {
-    for (const std::string& e : parsed.errors) std::fprintf(stderr, "%s: %s\n", path.c_str(), e.c_str());
-    std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), parsed.errors.size(),
-                 parsed.errors.size() == 1 ? "" : "s");
-    std::exit(1);
-  }
+struct Flags {
+  std::string file;
+  std::string grpc_destination = "default";
+  bool json = false;
+};
+
+// The file's config; on errors prints each with its path and exits 1.
+config::ParsedConfig ReadValid(const Flags& flags) {
+  const std::string& path = flags.file;
+  config::ParsedConfig parsed = config::ParseConfigText(ReadBounded(path), flags.grpc_destination);
+  if (parsed.errors.empty()) return parsed;
+  for (const std::string& e : parsed.errors) std::fprintf(stderr, "%s: %s\n", path.c_str(), e.c_str());
+  std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), parsed.errors.size(),
+               parsed.errors.size() == 1 ? "" : "s");
+  std::exit(1);
+}
+
+void Check(const Flags& flags) {
+  const std::string& path = flags.file;
+  const config::ParsedConfig parsed = ReadValid(flags);
   const bool grpc = parsed.format == config::ConfigFormat::kGrpcServiceConfig;
   const std::size_t n = parsed.config.destinations.size();
   std::printf("%s: ok, %s, %zu destination%s\n", path.c_str(),
               grpc ? "gRPC service config" : "stormguard config", n, n == 1 ? "" : "s");
 }
 
+void Show(const Flags& flags) {
+  const config::ParsedConfig parsed = ReadValid(flags);
+  const Result<nlohmann::ordered_json> effective = EffectiveConfig(parsed);
+  if (!effective.ok()) {
+    std::fprintf(stderr, "%s: %s\n", flags.file.c_str(), effective.status().message().c_str());
+    std::exit(1);
+  }
+  const std::string text = flags.json ? effective->dump(2) + "\n" : EffectiveTable(*effective);
+  std::fputs(text.c_str(), stdout);
+}
+
+// FILE and --grpc-destination, as both subcommands take them.
+void AddFileOptions(CLI::App& cmd, Flags& flags) {
+  cmd.add_option("FILE", flags.file, "a stormguard config or a gRPC service config (JSON)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--grpc-destination", flags.grpc_destination, "the destination a gRPC service config configures")
+      ->capture_default_str();
+}
+
 }  // namespace
 
 void RegisterConfigCommand(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("config", "check configuration files");
+  CLI::App* cmd = app.add_subcommand("config", "check and show configuration files");
   cmd->require_subcommand(1);
-  struct Flags {
-    std::string file;
-    std::string grpc_destination = "default";
-  };
   auto flags = std::make_shared<Flags>();
   CLI::App* check =
       cmd->add_subcommand("check", "print every error of a configuration file with its JSON path");
-  check->add_option("FILE", flags->file, "a stormguard config or a gRPC service config (JSON)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  check
-      ->add_option("--grpc-destination", flags->grpc_destination,
-                   "the destination a gRPC service config configures")
-      ->capture_default_str();
-  check->callback([flags] { Check(flags->file, flags->grpc_destination); });
+  AddFileOptions(*check, *flags);
+  check->callback([flags] { Check(*flags); });
+  CLI::App* show = cmd->add_subcommand(
+      "show", "print the effective policies per destination, after defaults and presets");
+  AddFileOptions(*show, *flags);
+  show->add_flag("--json", flags->json, "print JSON instead of a table");
+  show->callback([flags] { Show(*flags); });
 }
 
 }  // namespace stormguard::cli

@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,8 +46,8 @@ struct ServiceFlags {
 CLI::Validator PhaseLength() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        const std::optional<Duration> d = ParseDuration(text);
-        if (!d || (*d >= 500ms && *d <= 60s)) return "";  // DurationValidator reports garbage
+        const Result<Duration> d = ParseDuration(text);
+        if (!d.ok() || (*d >= 500ms && *d <= 60s)) return "";  // DurationValidator reports garbage
         return "'" + text + "' is not between 500ms and 60s";
       },
       "", "phase length");

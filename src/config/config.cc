@@ -1,5 +1,13 @@
 #include "stormguard/config/config.h"
 
+#include "stormguard/pipeline/stages/adaptive_concurrency_stage.h"
+#include "stormguard/pipeline/stages/bulkhead_stage.h"
+#include "stormguard/pipeline/stages/circuit_breaker_stage.h"
+#include "stormguard/pipeline/stages/hedge_stage.h"
+#include "stormguard/pipeline/stages/idempotency_key_stage.h"
+#include "stormguard/pipeline/stages/rate_limiter_stage.h"
+#include "stormguard/pipeline/stages/retry_stage.h"
+
 namespace stormguard::config {
 
 std::string_view StageKindName(StageKind k) noexcept {
@@ -16,6 +24,22 @@ std::string_view StageKindName(StageKind k) noexcept {
     case StageKind::kAdaptiveConcurrency: return "adaptive_concurrency";
   }
   return "unknown";
+}
+
+StagePlacement StagePlacementOf(StageKind k) noexcept {
+  switch (k) {
+    case StageKind::kFallback: return FallbackStage::kPlacement;
+    case StageKind::kTimeout: return TimeoutStage::kOverall;
+    case StageKind::kAttemptTimeout: return TimeoutStage::kPerAttempt;
+    case StageKind::kRetry: return RetryStage::kPlacement;
+    case StageKind::kHedge: return HedgeStage::kPlacement;
+    case StageKind::kRequireIdempotencyKey: return IdempotencyKeyStage::kPlacement;
+    case StageKind::kCircuitBreaker: return CircuitBreakerStage::kPlacement;
+    case StageKind::kBulkhead: return BulkheadStage::kPlacement;
+    case StageKind::kRateLimiter: return RateLimiterStage::kPlacement;
+    case StageKind::kAdaptiveConcurrency: return AdaptiveConcurrencyStage::kPlacement;
+  }
+  return {};
 }
 
 std::string_view PresetKindName(PresetKind k) noexcept {

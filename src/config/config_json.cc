@@ -99,9 +99,21 @@ Json WriteBreaker(const CircuitBreakerOptions& o) {
 
 // ---- the pipeline
 
-StageConfig ReadStage(const Json& j, const std::string& path, Errors& errors) {
+// An order PipelineBuilder::Build() would refuse, by its own rule, at the
+// offending stage's path.
+void CheckStageOrder(const std::vector<StageConfig>& stages, const std::string& path, Errors& errors) {
+  std::vector<StagePlacement> placements;
+  for (const StageConfig& s : stages) placements.push_back(StagePlacementOf(s.kind));
+  for (const PlacementError& e : CheckPlacements(placements)) {
+    errors.push_back(IndexPath(path, e.index) + ": " + e.reason);
+  }
+}
+
+// `known` is false when the stage's kind could not be read.
+StageConfig ReadStage(const Json& j, const std::string& path, Errors& errors, bool& known) {
   StageConfig stage;
-  const std::string known =
+  known = true;
+  const std::string names =
       "use fallback, timeout, attempt_timeout, retry, hedge as {\"kind\": {options}}, "
       "or require_idempotency_key, circuit_breaker, bulkhead, rate_limiter, "
       "adaptive_concurrency as a string";
@@ -112,10 +124,12 @@ StageConfig ReadStage(const Json& j, const std::string& path, Errors& errors) {
         return stage;
       }
     }
-    errors.push_back(path + ": unknown stage (" + known + ")");
+    errors.push_back(path + ": unknown stage (" + names + ")");
+    known = false;
     return stage;
   }
-  const auto* kv = OneKey(j, path, "the stage's kind (" + known + ")", errors);
+  const auto* kv = OneKey(j, path, "the stage's kind (" + names + ")", errors);
+  known = kv != nullptr;
   if (kv == nullptr) return stage;
   const std::string inner = ChildPath(path, kv->first);
   for (StageKind k : kStageKinds) {
@@ -129,7 +143,8 @@ StageConfig ReadStage(const Json& j, const std::string& path, Errors& errors) {
     }
     return stage;
   }
-  errors.push_back(inner + ": unknown stage (" + known + ")");
+  errors.push_back(inner + ": unknown stage (" + names + ")");
+  known = false;
   return stage;
 }
 
@@ -175,9 +190,13 @@ void ReadPipeline(const Json& j, const std::string& path, Errors& errors, Pipeli
       errors.push_back(inner + ": must be an array of at most " + std::to_string(kMaxListItems) + " stages");
       return;
     }
+    bool all_known = true;
     for (std::size_t i = 0; i < kv->second.size(); ++i) {
-      out.stages.push_back(ReadStage(kv->second[i], IndexPath(inner, i), errors));
+      bool known = false;
+      out.stages.push_back(ReadStage(kv->second[i], IndexPath(inner, i), errors, known));
+      all_known = all_known && known;
     }
+    if (all_known) CheckStageOrder(out.stages, inner, errors);
     return;
   }
   for (PresetKind k : kPresetKinds) {

@@ -3,34 +3,30 @@
 #include <cstdint>
 #include <numeric>
 
+#include "stormguard/core/duration_format.h"
+
 namespace stormguard::config {
 namespace {
 
-struct Unit {
-  std::string_view name;
-  std::int64_t ns;
-};
-// Largest first: FormatDurationText prints in the first unit that fits.
-constexpr Unit kUnits[] = {{"h", 3'600'000'000'000}, {"m", 60'000'000'000}, {"s", 1'000'000'000},
-                           {"ms", 1'000'000},        {"us", 1'000},         {"ns", 1}};
 constexpr int kMaxDecimals = 9;
 
 Status Bad(std::string reason) { return Status::InvalidArgument(std::move(reason)); }
 
 struct Decimal {
   std::int64_t whole = 0;
+  bool overflow = false;      // the whole part is above INT64_MAX: longer than any Duration
   std::int64_t fraction = 0;  // the digits after the point, as an integer
   int decimals = 0;           // how many there were
   std::string_view rest;      // what follows the number
 };
 
-// Digits, optionally "." and 1-9 digits; false for anything else. `whole`
-// stays below 10^15, far more than any duration needs.
+// Digits, optionally "." and 1-9 digits; false for anything else.
 bool ReadDecimal(std::string_view text, Decimal& d) {
   std::size_t i = 0;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    if (d.whole >= 100'000'000'000'000) return false;
-    d.whole = d.whole * 10 + (text[i] - '0');
+    const int digit = text[i] - '0';
+    d.overflow = d.overflow || d.whole > (INT64_MAX - digit) / 10;
+    if (!d.overflow) d.whole = d.whole * 10 + digit;
   }
   if (i == 0) return false;
   if (i < text.size() && text[i] == '.') {
@@ -53,7 +49,7 @@ std::int64_t Pow10(int n) {
 
 // d * unit in nanoseconds; false when that is finer than 1ns or above `max`.
 bool ToNanos(const Decimal& d, std::int64_t unit, std::int64_t max, std::int64_t& out) {
-  if (d.whole > max / unit) return false;
+  if (d.overflow || d.whole > max / unit) return false;
   const std::int64_t scale = Pow10(d.decimals);
   const std::int64_t g = std::gcd(unit, scale);
   if (d.fraction % (scale / g) != 0) return false;
@@ -63,23 +59,27 @@ bool ToNanos(const Decimal& d, std::int64_t unit, std::int64_t max, std::int64_t
 
 }  // namespace
 
-Result<Duration> ParseDurationText(std::string_view text) {
-  constexpr std::string_view kForm =
-      "must be a duration such as \"250ms\", \"1.5s\" or \"inf\" (units ns, us, ms, s, m, h)";
+Result<Duration> ParseDurationText(std::string_view text, DurationTextLimits limits) {
   if (text.size() > kMaxDurationTextLength) return Bad("must be at most 32 characters");
-  if (text == "inf") return kInfiniteDuration;
+  if (limits.infinite && text == "inf") return kInfiniteDuration;
+  const std::string got = ", got \"" + std::string(text) + "\"";
+  const bool negative = text.starts_with('-');
   Decimal d;
-  if (!ReadDecimal(text, d)) return Bad(std::string(kForm) + ", got \"" + std::string(text) + "\"");
-  for (const Unit& u : kUnits) {
-    if (d.rest != u.name) continue;
-    std::int64_t ns = 0;
-    if (ToNanos(d, u.ns, kMaxConfigDuration.count(), ns)) return Duration(ns);
-    const bool too_long = d.whole > kMaxConfigDuration.count() / u.ns || ns > kMaxConfigDuration.count();
-    return Bad((too_long ? "must be at most " + FormatDurationText(kMaxConfigDuration)
-                         : std::string("must be a whole number of nanoseconds")) +
-               ", got \"" + std::string(text) + "\"");
+  if (ReadDecimal(negative ? text.substr(1) : text, d)) {
+    for (const DurationUnit& u : kDurationUnits) {
+      if (d.rest != u.name) continue;
+      if (negative) return Bad("must not be negative" + got);
+      const std::int64_t max = limits.max.count();
+      std::int64_t ns = 0;
+      if (ToNanos(d, u.ns, max, ns)) return Duration(ns);
+      const bool too_long = d.overflow || d.whole > max / u.ns || ns > max;
+      return Bad((too_long ? "must be at most " + FormatDurationText(limits.max)
+                           : std::string("must be a whole number of nanoseconds")) +
+                 got);
+    }
   }
-  return Bad(std::string(kForm) + ", got \"" + std::string(text) + "\"");
+  return Bad(std::string("must be a duration such as \"250ms\", \"1.5s\"") + (limits.infinite ? " or \"inf\"" : "") +
+             " (units ns, us, ms, s, m, h)" + got);
 }
 
 std::string FormatDurationText(Duration d) {
@@ -89,7 +89,7 @@ std::string FormatDurationText(Duration d) {
   std::string sign = n < 0 ? "-" : "";
   if (n == INT64_MIN) return "-" + std::to_string(static_cast<std::uint64_t>(INT64_MAX) + 1) + "ns";
   const std::int64_t m = n < 0 ? -n : n;
-  for (const Unit& u : kUnits) {
+  for (const DurationUnit& u : kDurationUnits) {
     if (m < u.ns) continue;
     const std::int64_t milli = u.ns / 1000;  // a thousandth of the unit
     if (u.ns >= 1000 && m % milli != 0) continue;
@@ -115,7 +115,7 @@ Result<Duration> ParseProtoDuration(std::string_view text) {
   if (negative) text.remove_prefix(1);
   Decimal d;
   if (!ReadDecimal(text, d) || !d.rest.empty()) return Bad("Not a duration (not a number of seconds)");
-  if (d.whole > kMaxProtoSeconds) return Bad("Not a duration (seconds out of range)");
+  if (d.overflow || d.whole > kMaxProtoSeconds) return Bad("Not a duration (seconds out of range)");
   // Beyond our longest duration every value behaves alike: saturate there.
   std::int64_t ns = 0;
   if (!ToNanos(d, 1'000'000'000, kMaxConfigDuration.count(), ns)) ns = kMaxConfigDuration.count();

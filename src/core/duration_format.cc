@@ -1,22 +1,8 @@
 #include "stormguard/core/duration_format.h"
 
-#include <cstdint>
 #include <cstdio>
-#include <string_view>
 
 namespace stormguard {
-namespace {
-
-struct Unit {
-  std::string_view name;
-  std::uint64_t ns;
-};
-
-// Largest first: a duration is printed in the first unit it reaches.
-constexpr Unit kUnits[] = {{"h", 3'600'000'000'000}, {"m", 60'000'000'000}, {"s", 1'000'000'000},
-                           {"ms", 1'000'000},        {"us", 1'000},          {"ns", 1}};
-
-}  // namespace
 
 std::string FormatDuration(Duration d) {
   if (d == kInfiniteDuration) return "inf";
@@ -24,8 +10,9 @@ std::string FormatDuration(Duration d) {
   if (n == 0) return "0s";  // a unit even here, so every output reads back as a CLI duration
   // The magnitude, unsigned: -Duration::min() does not fit a Duration.
   const std::uint64_t magnitude = n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
-  const Unit* unit = &kUnits[0];
-  while (magnitude < unit->ns) ++unit;  // stops at "ns": magnitude >= 1
+  // The first unit it reaches (largest first); stops at "ns": magnitude >= 1.
+  const DurationUnit* unit = &kDurationUnits[0];
+  while (magnitude < static_cast<std::uint64_t>(unit->ns)) ++unit;
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(magnitude) / static_cast<double>(unit->ns));
   std::string_view digits(buf);

@@ -188,14 +188,6 @@ PipelineBuilder& PipelineBuilder::Add(std::shared_ptr<const Stage> stage) {
   return *this;
 }
 
-std::size_t PipelineBuilder::First(std::string_view kind) const {
-  std::size_t i = 0;
-  while (i < placements_.size() && placements_[i].kind != kind) ++i;
-  return i;
-}
-
-// Each stage's declared rules, checked against the outermost stage of the
-// kind each rule names.
 // The frame layout and the driver-neutral parts of the asynchronous form.
 std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPlan(bool report_attempt_end) const {
   auto plan = std::make_shared<pipeline_internal::AsyncPlan>();
@@ -224,30 +216,9 @@ std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPl
   return plan;
 }
 
-std::vector<std::string> PipelineBuilder::OrderErrors() const {
-  std::vector<std::string> errors;
-  for (std::size_t i = 0; i < placements_.size(); ++i) {
-    const StagePlacement& p = placements_[i];
-    const std::size_t first = First(p.kind);
-    if (p.once && first < i) {
-      errors.push_back(Where(i) + "a second " + std::string(p.kind) + " stage (the first is stages[" +
-                       std::to_string(first) + "])");
-    }
-    for (const PlacementRule& rule : p.rules) {
-      const std::size_t other = First(rule.of);
-      if (other == placements_.size() || other == i) continue;
-      const bool inside = i > other;
-      if (inside == (rule.side == PlacementRule::kInside)) continue;
-      errors.push_back(Where(i) + (inside ? "inside " : "outside ") + std::string(rule.of) + " (stages[" +
-                       std::to_string(other) + "]) " + std::string(rule.why));
-    }
-  }
-  return errors;
-}
-
 Result<Pipeline> PipelineBuilder::Build() const {
   std::vector<std::string> errors = errors_;
-  for (std::string& e : OrderErrors()) errors.push_back(std::move(e));
+  for (PlacementError& e : CheckPlacements(placements_)) errors.push_back(Where(e.index) + std::move(e.reason));
   if (!errors.empty()) return ValidationStatus("pipeline", errors);
   Pipeline p;
   p.stages_ = stages_;

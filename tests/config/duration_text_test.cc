@@ -21,7 +21,7 @@ TEST(DurationTextTest, ReadsEveryUnitAndDecimals) {
 }
 
 TEST(DurationTextTest, RefusesWhatIsNotADurationWithTheReason) {
-  for (const char* text : {"250", "-1s", "+1s", "nan", "NaN", "1e3ms", "1.s", ".5s", "1.5", "s", "", "1 s",
+  for (const char* text : {"250", "-", "-s", "+1s", "nan", "NaN", "1e3ms", "1.s", ".5s", "1.5", "s", "", "1 s",
                            "1sec", "infs", "1.2.3s", "0x10s"}) {
     const Result<Duration> d = ParseDurationText(text);
     ASSERT_FALSE(d.ok()) << text;
@@ -29,9 +29,29 @@ TEST(DurationTextTest, RefusesWhatIsNotADurationWithTheReason) {
   }
 }
 
+TEST(DurationTextTest, RefusesANegativeDurationAsSuch) {
+  EXPECT_EQ(ParseDurationText("-1s").status().message(), "must not be negative, got \"-1s\"");
+  EXPECT_EQ(ParseDurationText("-0.5ms").status().message(), "must not be negative, got \"-0.5ms\"");
+}
+
+// The CLI's flags read with their own bound and without "inf".
+TEST(DurationTextTest, TakesTheCallersLimits) {
+  const DurationTextLimits flag{.max = 1000h, .infinite = false};
+  EXPECT_EQ(*ParseDurationText("1000h", flag), 1000h);
+  EXPECT_EQ(ParseDurationText("1000.001h", flag).status().message(), "must be at most 1000h, got \"1000.001h\"");
+  EXPECT_EQ(ParseDurationText("inf", flag).status().message(),
+            "must be a duration such as \"250ms\", \"1.5s\" (units ns, us, ms, s, m, h), got \"inf\"");
+  EXPECT_EQ(ParseDurationText("169h").status().message(), "must be at most 168h, got \"169h\"");
+}
+
 TEST(DurationTextTest, RefusesOverflowFinerThanNanosecondsAndAbsurdLength) {
   EXPECT_EQ(ParseDurationText("169h").status().message(), "must be at most 168h, got \"169h\"");
   EXPECT_EQ(ParseDurationText("99999999999999h").status().message(), "must be at most 168h, got \"99999999999999h\"");
+  // More digits than an int64 holds: still "too long", never wrapped around.
+  EXPECT_EQ(ParseDurationText("99999999999999999999ns").status().message(),
+            "must be at most 168h, got \"99999999999999999999ns\"");
+  EXPECT_EQ(ParseDurationText("18446744073709551617ns").status().message(),
+            "must be at most 168h, got \"18446744073709551617ns\"");
   EXPECT_EQ(ParseDurationText("1.5ns").status().message(), "must be a whole number of nanoseconds, got \"1.5ns\"");
   EXPECT_EQ(ParseDurationText(std::string(33, '1') + "s").status().message(), "must be at most 32 characters");
   EXPECT_FALSE(ParseDurationText("1.0000000001s").ok());  // ten decimals

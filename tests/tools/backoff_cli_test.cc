@@ -129,9 +129,10 @@ TEST(BackoffCliTest, HumanTableShowsTheSeedRows) {
 // that starts with "stormguard: <flag>".
 TEST(BackoffCliTest, BadFlagsPrintOneLineNamingTheFlagAndExitTwo) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"backoff --base abc", "stormguard: --base: 'abc' is not a duration (use ns, us, ms, s, m, h)"},
-      {"backoff --base 100", "stormguard: --base: '100' is not a duration"},
-      {"backoff --base=-5ms", "stormguard: --base: '-5ms' must not be negative"},
+      {"backoff --base abc",
+       "stormguard: --base: must be a duration such as \"250ms\", \"1.5s\" (units ns, us, ms, s, m, h), got \"abc\""},
+      {"backoff --base 100", "stormguard: --base: must be a duration such as"},
+      {"backoff --base=-5ms", "stormguard: --base: must not be negative, got \"-5ms\""},
       {"backoff --cap 10ms", "stormguard: --cap: must be at least base"},
       {"backoff --strategy random", "stormguard: --strategy: random not in"},
       {"backoff --retries 0", "stormguard: --retries:"},

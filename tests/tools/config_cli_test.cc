@@ -1,11 +1,13 @@
-// End-to-end tests of `stormguard config check`: the built binary on files
-// written to a temp directory. Without STORMGUARD_CLI_PATH the suite is skipped.
+// End-to-end tests of `stormguard config check` and `config show`: the
+// built binary on files written to a temp directory. Without
+// STORMGUARD_CLI_PATH the suite is skipped.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tools/cli_run.h"
@@ -74,7 +76,120 @@ TEST_F(ConfigCliTest, AMissingFileIsAFlagError) {
 TEST_F(ConfigCliTest, ConfigNeedsASubcommand) {
   const CliRun r = RunCli("config");
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, HasSubstr("'stormguard config' needs a command: check"));
+  EXPECT_THAT(r.err, HasSubstr("'stormguard config' needs a command: check, show"));
+}
+
+// A destination with shared components, its own stages and method entries.
+constexpr const char* kInventory = R"({"destinations": {"inventory": {
+    "retry_budget": {"token_bucket": {"max_tokens": 20}},
+    "circuit_breaker": {"window_size": 50, "minimum_number_of_calls": 20},
+    "pipeline": {"stages": [{"timeout": {"timeout": "1s"}}, {"retry": {"max_attempts": 4}}, "circuit_breaker"]},
+    "methods": {"GET /stock": {"timeout": "250ms"}, "*": {"hedge": {"delay": "50ms"}}}}}})";
+
+TEST_F(ConfigCliTest, ShowPrintsEveryOptionOfComponentsStagesAndMethods) {
+  const CliRun r = RunCli("config show " + Write("inventory.json", kInventory));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  // Set options and the defaults around them, one per line.
+  EXPECT_THAT(r.out, HasSubstr("destination inventory\n  shared components\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    circuit_breaker.window_size +50\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    circuit_breaker.wait_in_open +30s\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    retry_budget.token_bucket.max_tokens +20.0\n"));
+  EXPECT_THAT(r.out, HasSubstr("  pipeline, outermost first\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    stages\\[0\\] timeout.timeout +1s\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    stages\\[1\\] retry.max_attempts +4\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    stages\\[1\\] retry.backoff.kind +exponential\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    stages\\[2\\] circuit_breaker +the destination's"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    GET /stock  timeout +250ms\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    GET /stock  overrides.timeout +replaces stages\\[0\\]\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    \\*  hedge.delay +50ms\n"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("    \\*  overrides.hedge +adds a hedge stage\n"));
+}
+
+TEST_F(ConfigCliTest, ShowJsonHoldsTheSameContent) {
+  const CliRun r = RunCli("config show --json " + Write("inventory.json", kInventory));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["format"], "stormguard config");
+  const nlohmann::json& d = j["destinations"]["inventory"];
+  EXPECT_EQ(d["components"]["circuit_breaker"]["window_size"], 50);
+  EXPECT_EQ(d["components"]["circuit_breaker"]["wait_in_open"], "30s");
+  EXPECT_EQ(d["components"]["retry_budget"]["token_bucket"]["max_tokens"], 20);
+  EXPECT_EQ(d["pipeline"]["stages"][0]["timeout"]["timeout"], "1s");
+  EXPECT_EQ(d["pipeline"]["stages"][1]["retry"]["max_attempts"], 4);
+  EXPECT_EQ(d["pipeline"]["stages"][1]["retry"]["backoff"]["kind"], "exponential");
+  EXPECT_EQ(d["pipeline"]["stages"][2], "circuit_breaker");
+  EXPECT_FALSE(d["pipeline"].contains("preset"));
+  EXPECT_EQ(d["methods"]["GET /stock"]["timeout"], "250ms");
+  EXPECT_EQ(d["methods"]["GET /stock"]["overrides"]["timeout"], "replaces stages[0]");
+  EXPECT_EQ(d["methods"]["*"]["overrides"]["hedge"], "adds a hedge stage");
+}
+
+// A preset is shown as the stages it builds, with its options, and
+// third_party_api's own breaker as a component.
+TEST_F(ConfigCliTest, ShowExpandsAPreset) {
+  const std::string f = Write("preset.json", R"({"destinations": {
+      "search": {"pipeline": {"user_facing": {"entry_timeout": "2s"}}, "methods": {"*": {"retry": {}}}},
+      "maps": {"pipeline": {"third_party_api": {}}}}})");
+  const CliRun r = RunCli("config show --json " + f);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& search = j["destinations"]["search"];
+  EXPECT_EQ(search["pipeline"]["preset"]["user_facing"]["entry_timeout"], "2s");
+  ASSERT_EQ(search["pipeline"]["stages"].size(), 2u);
+  EXPECT_EQ(search["pipeline"]["stages"][0]["timeout"]["timeout"], "2s");
+  EXPECT_EQ(search["pipeline"]["stages"][1]["retry"]["max_attempts"], 3);
+  EXPECT_EQ(search["pipeline"]["stages"][1]["retry"]["backoff"]["cap"], "2s");
+  EXPECT_EQ(search["methods"]["*"]["overrides"]["retry"], "replaces stages[1]");
+  const nlohmann::json& maps = j["destinations"]["maps"];
+  EXPECT_EQ(maps["pipeline"]["stages"][0], "require_idempotency_key");
+  EXPECT_EQ(maps["pipeline"]["stages"][2], "circuit_breaker");
+  EXPECT_EQ(maps["components"]["circuit_breaker"]["wait_in_open"], "30s");
+  EXPECT_EQ(maps["notes"][0], "circuit_breaker: third_party_api's own (the destination configures none)");
+
+  const CliRun table = RunCli("config show " + f);
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("  pipeline: preset user_facing (at_entry true, entry_timeout 2s, idempotent false, "
+                                   "max_attempts 3), its stages outermost first\n"));
+  EXPECT_THAT(table.out, ::testing::ContainsRegex("    stages\\[1\\] retry.backoff.cap +2s\n"));
+  EXPECT_THAT(table.out, ::testing::ContainsRegex("    stages\\[0\\] require_idempotency_key +\\(no options\\)\n"));
+  EXPECT_THAT(table.out, HasSubstr("destination search\n  shared components\n    (none)\n"));
+  EXPECT_THAT(table.out, HasSubstr("  note: circuit_breaker: third_party_api's own (the destination configures none)\n"));
+}
+
+TEST_F(ConfigCliTest, ShowAGrpcServiceConfig) {
+  const std::string f = Write("grpc.json", R"({"methodConfig": [{"name": [{"service": "pkg.Svc"}],
+      "timeout": "2s", "retryPolicy": {"maxAttempts": 9, "initialBackoff": "0.1s", "maxBackoff": "1s",
+      "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}],
+      "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}})");
+  const CliRun r = RunCli("config show --json --grpc-destination greeter " + f);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["format"], "gRPC service config");
+  const nlohmann::json& d = j["destinations"]["greeter"];
+  EXPECT_EQ(d["components"]["retry_budget"]["grpc_throttle"]["max_tokens"], 10);
+  const nlohmann::json& m = d["methods"]["pkg.Svc/*"];
+  EXPECT_EQ(m["timeout"], "2s");
+  EXPECT_EQ(m["retry"]["max_attempts"], 5);  // gRPC caps maxAttempts at 5
+  EXPECT_EQ(m["retry"]["retryable_status_codes"], nlohmann::json::array({"UNAVAILABLE"}));
+  EXPECT_EQ(m["overrides"]["timeout"], "adds a timeout stage");
+  EXPECT_EQ(m["overrides"]["retry"], "adds a retry stage");
+
+  const CliRun table = RunCli("config show --grpc-destination greeter " + f);
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_THAT(table.out, ::testing::ContainsRegex("    pkg.Svc/\\*  retry.retryable_status_codes +UNAVAILABLE\n"));
+}
+
+TEST_F(ConfigCliTest, ShowReportsErrorsAsCheckDoes) {
+  const std::string f = Write("bad.json", R"({"destinations": {"inventory": {
+      "pipeline": {"stages": [{"hedge": {}}, {"retry": {"max_attempts": 0}}]}}}})");
+  const CliRun r = RunCli("config show " + f);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, RunCli("config check " + f).err);
+  EXPECT_THAT(r.err, HasSubstr(f + ": destinations.inventory.pipeline.stages[1].retry.max_attempts: must be at least 1\n"));
+  EXPECT_THAT(r.err, HasSubstr(f + ": destinations.inventory.pipeline.stages[0]: outside retry (stages[1]) "));
+  EXPECT_EQ(RunCli("config show /nonexistent/stormguard.json").status, 2);
 }
 
 #endif  // STORMGUARD_CLI_PATH

@@ -46,6 +46,7 @@
 #include "stormguard/hedge/hedge_policy.h"
 #include "stormguard/hedge/latency_tracker.h"
 #include "stormguard/pipeline/presets.h"
+#include "stormguard/pipeline/stage_placement.h"
 #include "stormguard/pipeline/stages/fallback_stage.h"
 #include "stormguard/pipeline/stages/timeout_stage.h"
 #include "stormguard/retry/budgets.h"
@@ -90,6 +91,9 @@ enum class StageKind {
 // "require_idempotency_key", "circuit_breaker", "bulkhead", "rate_limiter",
 // "adaptive_concurrency": the names PipelineBuilder's stages report.
 std::string_view StageKindName(StageKind k) noexcept;
+// Where the stage of kind `k` may sit: the placement its stage class
+// declares, for CheckPlacements (pipeline/stage_placement.h).
+StagePlacement StagePlacementOf(StageKind k) noexcept;
 
 struct StageConfig {
   StageKind kind = StageKind::kRetry;

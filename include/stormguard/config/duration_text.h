@@ -3,11 +3,14 @@
 // Our format: a non-negative decimal and one unit, "250ms", "1.5s", "2m",
 // "100us", "1h", "10ns"; "0s" is zero and "inf" is kInfiniteDuration (no
 // limit). Bare numbers, signs, exponents, NaN, more than 32 characters, a
-// value finer than a nanosecond and anything above kMaxConfigDuration are
-// refused with the reason:
+// value finer than a nanosecond and anything above the limit's `max`
+// (kMaxConfigDuration for a file) are refused with the reason. The
+// configuration and the CLI's flags (with their own limits) read durations
+// with this one parser:
 //
 //   ParseDurationText("1.5s");   // 1500ms
-//   ParseDurationText("250");    // error "must be a duration with a unit, such as \"250ms\" ..."
+//   ParseDurationText("250");    // error "must be a duration such as \"250ms\", ..., got \"250\""
+//   ParseDurationText("inf", {.max = 1000h, .infinite = false});  // error: no "inf" here
 //   FormatDurationText(1500ms);  // "1.5s": exact, so it parses back to the same value
 //
 // gRPC's form (proto3 JSON Duration): decimal seconds with an "s" suffix and
@@ -29,9 +32,16 @@ namespace stormguard::config {
 inline constexpr Duration kMaxConfigDuration = std::chrono::hours(24 * 7);
 inline constexpr std::size_t kMaxDurationTextLength = 32;
 
+// What a reader of durations takes: at most `max`, and "inf" when `infinite`.
+struct DurationTextLimits {
+  Duration max = kMaxConfigDuration;
+  bool infinite = true;
+};
+
 // The duration, or INVALID_ARGUMENT whose message is the reason alone
-// ("must be a duration ..."), for the caller to prefix with the field's path.
-Result<Duration> ParseDurationText(std::string_view text);
+// ("must be a duration ...", "must not be negative, got ..."), for the
+// caller to prefix with the field's path or the flag's name.
+Result<Duration> ParseDurationText(std::string_view text, DurationTextLimits limits = {});
 // Exact: the largest unit that keeps at most three decimals ("1.5s", "90ms",
 // "1500001ns"); "0s" for zero, "inf" for kInfiniteDuration.
 std::string FormatDurationText(Duration d);

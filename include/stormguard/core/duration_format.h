@@ -16,11 +16,23 @@
 // Thread safety: a pure function.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "stormguard/core/time.h"
 
 namespace stormguard {
+
+// The units of every duration stormguard prints or reads (this function,
+// the configuration's duration strings, the CLI's flags), largest first.
+struct DurationUnit {
+  std::string_view name;
+  std::int64_t ns;
+};
+inline constexpr DurationUnit kDurationUnits[] = {{"h", 3'600'000'000'000}, {"m", 60'000'000'000},
+                                                  {"s", 1'000'000'000},     {"ms", 1'000'000},
+                                                  {"us", 1'000},            {"ns", 1}};
 
 std::string FormatDuration(Duration d);
 

@@ -288,8 +288,6 @@ class PipelineBuilder {
   // Records a stage whose options are invalid; false when `errors` is empty.
   bool Invalid(const StagePlacement& placement, const std::vector<std::string>& errors);
   std::string Where(std::size_t i) const;  // "stages[2] (retry): "
-  std::size_t First(std::string_view kind) const;  // the outermost stage of `kind`, or size()
-  std::vector<std::string> OrderErrors() const;
   std::shared_ptr<const pipeline_internal::AsyncPlan> MakeAsyncPlan(bool report_attempt_end) const;
 
   PipelineOptions o_;

@@ -10,11 +10,17 @@
 //       {PlacementRule::kInside, "retry", "it bounds one attempt; add it after AddRetry"}};
 //   static constexpr StagePlacement kPlacement{.kind = "attempt_timeout", .once = true, .rules = kRules};
 //
-// Thread safety: constant data.
+// CheckPlacements() is that rule: PipelineBuilder::Build() applies it to the
+// stages it holds, and the configuration reader to the stages a file lists.
+//
+// Thread safety: constant data; CheckPlacements is a pure function.
 #pragma once
 
+#include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace stormguard {
 
@@ -43,5 +49,17 @@ struct StagePlacement {
   // It runs the stages after it on several threads at once (hedge).
   bool concurrent = false;
 };
+
+// An ordering mistake of the stage at `index` (outermost is 0), e.g.
+// "outside retry (stages[1]) every hedged attempt would retry on its own; ...".
+struct PlacementError {
+  std::size_t index;
+  std::string reason;
+};
+
+// Every ordering mistake of `stages` (outermost first): a second stage of a
+// kind that allows one, and each broken rule, checked against the
+// outermost stage of the kind the rule names.
+std::vector<PlacementError> CheckPlacements(std::span<const StagePlacement> stages);
 
 }  // namespace stormguard
