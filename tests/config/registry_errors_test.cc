@@ -70,10 +70,21 @@ TEST_F(RegistryErrorsTest, EveryStageNamingAComponentTheDestinationLacks) {
 }
 
 TEST_F(RegistryErrorsTest, AStageOrderThePipelineBuilderRefuses) {
+  // Read from a file, the parser refuses the order before the registry builds.
   EXPECT_EQ(Rejected(R"({"destinations": {"inventory": {"pipeline": {"stages": [
                  {"attempt_timeout": {"timeout": "1s"}}, {"retry": {}}]}}}})"),
+            "invalid config: destinations.inventory.pipeline.stages[0]: outside retry (stages[1]) it bounds all "
+            "attempts together; add it after AddRetry, or use AddTimeout");
+  // Built in code, the registry's own build refuses it, naming the same stage.
+  Config c;
+  c.destinations["inventory"].pipeline.stages = {StageConfig{.kind = StageKind::kAttemptTimeout},
+                                                 StageConfig{.kind = StageKind::kRetry}};
+  c.destinations["inventory"].pipeline.stages[0].timeout.timeout = std::chrono::seconds(1);
+  const Status s = registry.Apply(c, "code");
+  EXPECT_EQ(s.message(),
             "invalid config: destinations.inventory.pipeline: stages[0] (attempt_timeout): outside retry "
             "(stages[1]) it bounds all attempts together; add it after AddRetry, or use AddTimeout");
+  ExpectUnchanged();
 }
 
 TEST_F(RegistryErrorsTest, AMethodCannotChangeAPreset) {
