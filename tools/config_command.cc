@@ -59,6 +59,9 @@ void RegisterConfigCommand(CLI::App& app) {
                    "the destination a gRPC service config configures")
       ->capture_default_str();
   check->callback([flags] { Check(flags->file, flags->grpc_destination); });
+#ifdef STORMGUARD_CLI_HAS_WATCH
+  RegisterConfigWatchCommand(*cmd);
+#endif
 }
 
 }  // namespace stormguard::cli
