@@ -10,5 +10,7 @@ void RegisterBackoffCommand(CLI::App& app);
 void RegisterSimulateCommand(CLI::App& app);
 void RegisterDemoCommand(CLI::App& app);
 void RegisterConfigCommand(CLI::App& app);
+// `config watch`, on the `config` command (needs stormguard::config_sources).
+void RegisterConfigWatchCommand(CLI::App& config);
 
 }  // namespace stormguard::cli

@@ -77,7 +77,7 @@ void AddFileOptions(CLI::App& cmd, Flags& flags) {
 }  // namespace
 
 void RegisterConfigCommand(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("config", "check and show configuration files");
+  CLI::App* cmd = app.add_subcommand("config", "check, show and watch configuration");
   cmd->require_subcommand(1);
   auto flags = std::make_shared<Flags>();
   CLI::App* check =
@@ -89,6 +89,9 @@ void RegisterConfigCommand(CLI::App& app) {
   AddFileOptions(*show, *flags);
   show->add_flag("--json", flags->json, "print JSON instead of a table");
   show->callback([flags] { Show(*flags); });
+#ifdef STORMGUARD_CLI_HAS_WATCH
+  RegisterConfigWatchCommand(*cmd);
+#endif
 }
 
 }  // namespace stormguard::cli

@@ -76,7 +76,7 @@ TEST_F(ConfigCliTest, AMissingFileIsAFlagError) {
 TEST_F(ConfigCliTest, ConfigNeedsASubcommand) {
   const CliRun r = RunCli("config");
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, HasSubstr("'stormguard config' needs a command: check, show"));
+  EXPECT_THAT(r.err, HasSubstr("'stormguard config' needs a command: check, show, watch"));
 }
 
 // A destination with shared components, its own stages and method entries.

@@ -10,6 +10,7 @@
 // instead of finishing for nobody. POST /admin/slow opens a window in which
 // every request is slow (see slow_window.h).
 #include "demo/bottom_ledger.h"
+#include "demo/demo_config.h"
 #include "demo/fault_schedule.h"
 #include "demo/measure.h"
 #include "demo/must.h"
@@ -33,7 +34,8 @@ class BottomService final : public Service {
     if (o.mode == Mode::kNaive) return;
     store_ = Must(http::IdempotencyStore::Create({.max_entries = 100'000, .ttl = 10min}));
     middleware_ = Must(http::Middleware::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
-                                                 .idempotency = store_.get()}));
+                                                 .idempotency = store_.get(),
+                                                 .pipeline = DemoRegistry().Get("inbound")}));
   }
 
   void Install(httplib::Server& server) override {

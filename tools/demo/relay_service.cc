@@ -4,6 +4,7 @@
 // idempotency key) and answers x-no-retry when the call below
 // gave up; in naive mode nothing crosses the wire but the request.
 #include "demo/caller.h"
+#include "demo/demo_config.h"
 #include "demo/must.h"
 #include "demo/service.h"
 #include "stormguard/http/server.h"
@@ -18,7 +19,8 @@ class RelayService final : public Service {
       : base_("http://127.0.0.1:" + std::to_string(o.downstream_port)),
         caller_(MakeCaller(o.mode, o.role == 'B' ? NextHop::kBottom : NextHop::kRelay)) {
     if (o.mode == Mode::kStormguard) {
-      middleware_ = Must(http::Middleware::Create({.limits = {.default_budget = 1s, .max_budget = 2s}}));
+      middleware_ = Must(http::Middleware::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
+                                                 .pipeline = DemoRegistry().Get("inbound")}));
     }
   }
 

@@ -1,33 +1,27 @@
-// The library at every hop: http::HttpClient calling through a pipeline,
-// with deadline propagation (10% reserve per hop), exponential backoff with
-// full jitter, a retry budget shared by every call to the destination (a
-// token bucket, 10 tokens, 0.1 per success), one idempotency key across a
-// POST's retries, x-retry-attempt / x-no-retry through the middleware on the
-// serving side.
+// The library at every hop: http::HttpClient calling through the pipeline
+// tools/demo/stormguard.json configures for the next hop (demo_config.h):
+// exponential backoff with full jitter, a retry budget shared by every call
+// to the destination (a token bucket, 10 tokens, 0.1 per success); here,
+// deadline propagation (10% reserve per hop) and one idempotency key across
+// a POST's retries; x-retry-attempt / x-no-retry through the middleware on
+// the serving side.
 #include "demo/caller.h"
+#include "demo/demo_config.h"
 #include "demo/must.h"
 #include "stormguard/core/clock.h"
 #include "stormguard/http/client.h"
 #include "stormguard/http/server.h"
-#include "stormguard/pipeline/pipeline.h"
-#include "stormguard/retry/token_bucket_budget.h"
 
 namespace stormguard::demo {
 namespace {
 using namespace std::chrono_literals;
 
 http::HttpClientOptions ClientOptions(NextHop next) {
-  RetryOptions retry{.max_attempts = 3,
-                     .backoff = {.kind = BackoffKind::kExponential, .base = 50ms, .cap = 500ms,
-                                 .jitter = Jitter::kFull},
-                     .min_attempt_time = 20ms};
-  // The bottom hop knows its callee answers in milliseconds: a short attempt
-  // timeout turns a stuck or lost answer into a quick retry. A hop above a
-  // relay leaves each attempt the whole deadline, so the layer below can
-  // finish its own retries.
-  if (next == NextHop::kBottom) retry.per_attempt_timeout = 250ms;
-  retry.budget = Must(TokenBucketBudget::Create({.max_tokens = 10, .token_ratio = 0.1}));
-  auto pipeline = std::make_shared<const Pipeline>(Must(PipelineBuilder().AddRetry(retry).Build()));
+  // The bottom hop knows its callee answers in milliseconds: its pipeline
+  // has a short attempt timeout, which turns a stuck or lost answer into a
+  // quick retry. A hop above a relay leaves each attempt the whole deadline,
+  // so the layer below can finish its own retries.
+  auto pipeline = DemoRegistry().Get(next == NextHop::kBottom ? "bottom" : "relay");
   // Every hop runs on this host, on one clock: the absolute deadline lets a
   // callee refuse an attempt that waited in its accept queue (C paused, say)
   // until after this hop gave up, instead of working for nobody.

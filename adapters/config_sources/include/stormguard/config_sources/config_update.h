@@ -6,11 +6,8 @@
 // over config::kMaxConfigBytes), whose message starts with the origin
 // ("etcd:/sg/config: ..."). The document is delivered as it was
 // written: judging it is the receiver's job, and an invalid one must leave
-// the last good configuration in force. The glue to a registry is one line:
-//
-//   auto sink = [&](Result<ConfigUpdate> u) {
-//     u.ok() ? (void)registry.Apply(u->text, u->origin) : registry.Reject(u.status(), origin);
-//   };
+// the last good configuration in force. The sink that feeds a registry is
+// ReloadInto(registry, origin) (reload_into.h).
 //
 // Thread safety: a source calls its sink from one thread at a time (its
 // own worker, or the thread that called Start), never concurrently.

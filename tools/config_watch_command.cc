@@ -1,0 +1,142 @@
+// `stormguard config watch`: follows a live configuration source through a
+// registry, as a service would, and prints each version as it arrives:
+//
+//   version 2 accepted: etcd:/sg/config revision 41
+//   rejected, version 2 stays: etcd:/sg/config revision 42
+//     destinations.inventory.retry_budget.token_bucket.max_tokens: must be at least 1
+//
+// A read failure (file missing, etcd unreachable) is printed as a rejection
+// with its reason. Ends on SIGINT or SIGTERM, or after --count versions.
+// Exit status: 0 when it ends so, 2 for a bad flag or a source that cannot
+// start (the message names the option).
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "commands.h"
+#include "duration_flag.h"
+#include "number_flag.h"
+#include "stormguard/config/registry.h"
+#include "stormguard/config_sources/etcd_source.h"
+#include "stormguard/config_sources/file_source.h"
+#include "stormguard/config_sources/reload_into.h"
+
+namespace stormguard::cli {
+namespace {
+
+namespace cs = config_sources;
+
+struct WatchFlags {
+  std::string file;
+  std::string etcd;
+  std::string key;
+  bool prefix = false;
+  Duration poll = std::chrono::seconds(1);
+  int count = 0;  // 0: until a signal
+};
+
+// Prints registry events; counts the versions printed.
+class Printer {
+ public:
+  explicit Printer(int count) : count_(count) {}
+
+  // The source's sink: remembers the revision for the line, then applies.
+  cs::ConfigSink Sink(config::Registry& registry, std::string origin) {
+    return [this, apply = cs::ReloadInto(registry, std::move(origin))](Result<cs::ConfigUpdate> u) {
+      revision_ = u.ok() ? u->revision : 0;
+      apply(std::move(u));
+    };
+  }
+
+  void Print(const config::ReloadEvent& e) {
+    if (done()) return;
+    std::string where(e.origin);
+    if (revision_ > 0) where += " revision " + std::to_string(revision_);
+    if (e.accepted) {
+      std::printf("version %llu accepted: %s\n", static_cast<unsigned long long>(e.version), where.c_str());
+    } else {
+      std::printf("rejected, %s: %s\n", Stays(e).c_str(), where.c_str());
+      for (const std::string& error : e.errors) std::printf("  %s\n", error.c_str());
+    }
+    std::fflush(stdout);  // a watcher reads lines as they come
+    printed_.fetch_add(1, std::memory_order_release);
+  }
+
+  bool done() const { return count_ > 0 && printed_.load(std::memory_order_acquire) >= count_; }
+
+ private:
+  static std::string Stays(const config::ReloadEvent& e) {
+    if (e.on_defaults) return "the built-in default stays";
+    return "version " + std::to_string(e.version) + " stays";
+  }
+
+  const int count_;
+  std::atomic<int> printed_{0};
+  std::int64_t revision_ = 0;  // of the update being applied; source thread only
+};
+
+using Source = std::variant<std::unique_ptr<cs::FileSource>, std::unique_ptr<cs::EtcdSource>>;
+
+Source StartSource(const WatchFlags& f, config::Registry& registry, Printer& printer) {
+  if (!f.file.empty()) {
+    auto s = cs::FileSource::Start({.path = f.file, .poll_interval = f.poll}, printer.Sink(registry, "file:" + f.file));
+    if (!s.ok()) throw CLI::ValidationError("--file", s.status().message());
+    return std::move(s).value();
+  }
+  auto s = cs::EtcdSource::Start({.endpoint = f.etcd, .key = f.key, .prefix = f.prefix},
+                                 printer.Sink(registry, "etcd:" + f.key));
+  if (!s.ok()) throw CLI::ValidationError("--etcd", s.status().message());
+  return std::move(s).value();
+}
+
+// Blocks SIGINT and SIGTERM in this thread and every thread it starts after,
+// so they wait for sigtimedwait instead of ending the process mid-print.
+sigset_t BlockStopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+void Watch(const WatchFlags& f) {
+  if (f.file.empty() == f.etcd.empty()) throw CLI::ValidationError("config watch", "give either --file or --etcd");
+  if (!f.etcd.empty() && f.key.empty()) throw CLI::ValidationError("--key", "--etcd needs the key to watch");
+  const sigset_t stop = BlockStopSignals();
+  Printer printer(f.count);
+  bool started = false;  // the registry's first event is its built-in default: not a version
+  config::Registry registry({.on_reload = [&](const config::ReloadEvent& e) {
+    if (started) printer.Print(e);
+  }});
+  started = true;
+  Source source = StartSource(f, registry, printer);
+  // Wakes every 50 ms to see whether --count is reached.
+  const timespec tick{.tv_sec = 0, .tv_nsec = 50'000'000};
+  while (!printer.done() && sigtimedwait(&stop, nullptr, &tick) < 0) {
+  }
+  std::visit([](auto& s) { s->Stop(); }, source);  // before the registry goes
+}
+
+}  // namespace
+
+void RegisterConfigWatchCommand(CLI::App& config) {
+  auto flags = std::make_shared<WatchFlags>();
+  CLI::App* watch = config.add_subcommand(
+      "watch", "follow a configuration file or etcd key and print each version accepted or rejected");
+  watch->add_option("--file", flags->file, "a configuration file, replaced by an atomic rename or written in place");
+  AddDurationOption(*watch, "--poll", flags->poll, "how often --file is checked, in [1ms, 1h]");
+  watch->add_option("--etcd", flags->etcd, "etcd's client URL (http://host:2379)");
+  watch->add_option("--key", flags->key, "the etcd key holding the document, or with --prefix the prefix");
+  watch->add_flag("--prefix", flags->prefix, "each key under --key holds one destination");
+  watch->add_option("--count", flags->count, "end after this many versions (default: at SIGINT or SIGTERM)")
+      ->check(FiniteRange(1, 1'000'000));
+  watch->callback([flags] { Watch(*flags); });
+}
+
+}  // namespace stormguard::cli
