@@ -332,10 +332,13 @@ TEST(HttpClientTest, AGetIsRetriedAfterATimeoutThroughAPipelineSharedWithPosts) 
   // The retry does not say idempotent: the GET itself does.
   auto pipeline = Share(PipelineBuilder()
                             .AddRetry({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 1ms}})
-                            .AddAttemptTimeout(100ms));
+                            .AddAttemptTimeout(300ms));
   HttpResult r = MakeClient(pipeline).Send({.url = s.srv.Url("/stock")});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
-  EXPECT_EQ(r.attempts, 2);
+  // The first attempt times out and is repeated. A later attempt may time
+  // out too on a slow machine (TSan on 2 busy cores took over 100 ms for
+  // one), so only "more than one" is the behaviour under test.
+  EXPECT_GE(r.attempts, 2);
   EXPECT_EQ(r.response->body, "fast");
 }
 
