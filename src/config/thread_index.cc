@@ -6,9 +6,6 @@
 namespace stormguard::config::config_internal {
 namespace {
 
-constexpr int kUnclaimed = -2;
-thread_local int t_index = kUnclaimed;
-
 struct Numbers {
   std::mutex mu;
   std::vector<bool> taken;
@@ -28,11 +25,15 @@ struct Release {
     Numbers& n = TheNumbers();
     std::lock_guard<std::mutex> lock(n.mu);
     n.taken[static_cast<std::size_t>(index)] = false;
-    t_index = -1;  // a Get during the rest of this thread's exit shares the common path
+    t_thread_index = -1;  // a Get during the rest of this thread's exit shares the common path
   }
 };
 
-int Claim(int limit) noexcept {
+}  // namespace
+
+constinit thread_local int t_thread_index = kUnclaimedThreadIndex;
+
+int ClaimThreadIndex(int limit) noexcept {
   Numbers& n = TheNumbers();
   std::lock_guard<std::mutex> lock(n.mu);
   n.taken.resize(static_cast<std::size_t>(limit));
@@ -40,17 +41,12 @@ int Claim(int limit) noexcept {
     if (!n.taken[static_cast<std::size_t>(i)]) {
       n.taken[static_cast<std::size_t>(i)] = true;
       thread_local Release release{i};
+      t_thread_index = i;
       return i;
     }
   }
+  t_thread_index = -1;
   return -1;
-}
-
-}  // namespace
-
-int ThreadIndex(int limit) noexcept {
-  if (t_index == kUnclaimed) t_index = Claim(limit);
-  return t_index;
 }
 
 }  // namespace stormguard::config::config_internal

@@ -8,9 +8,20 @@
 
 namespace stormguard::config::config_internal {
 
-// The calling thread's number in [0, limit), or -1. The first call on a
-// thread takes a process-wide lock; later calls read a thread_local.
-// `limit` must be the same on every call.
-int ThreadIndex(int limit) noexcept;
+inline constexpr int kUnclaimedThreadIndex = -2;
+// The calling thread's number, or kUnclaimedThreadIndex before its first
+// ThreadIndex call. Constant-initialised, so reading it needs no TLS wrapper
+// call from other files.
+extern constinit thread_local int t_thread_index;
+
+// Gives the calling thread its number; takes a process-wide lock.
+int ClaimThreadIndex(int limit) noexcept;
+
+// The calling thread's number in [0, limit), or -1. `limit` must be the
+// same on every call.
+inline int ThreadIndex(int limit) noexcept {
+  const int i = t_thread_index;
+  return i != kUnclaimedThreadIndex ? i : ClaimThreadIndex(limit);
+}
 
 }  // namespace stormguard::config::config_internal

@@ -46,6 +46,21 @@ TEST(NameTableTest, EveryByteOfAShortNameCounts) {
   }
 }
 
+TEST(NameTableTest, SameNameSeesEveryByteOfEveryLength) {
+  // Hits are confirmed by SameName after 64 bits of hash agree, so it is
+  // tested on its own: a difference anywhere, at any length, is a mismatch.
+  for (std::size_t n = 0; n <= 40; ++n) {
+    const std::string base(n, 'a');
+    EXPECT_TRUE(SameName(base, std::string(n, 'a'))) << n;
+    EXPECT_FALSE(SameName(base, std::string(n + 1, 'a'))) << n;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string other = base;
+      other[i] = 'b';
+      EXPECT_FALSE(SameName(base, other)) << n << " " << i;
+    }
+  }
+}
+
 TEST(NameTableTest, AnEmptyTableFindsNothing) {
   const NameTable<int> table;
   EXPECT_EQ(table.Find(""), nullptr);

@@ -65,29 +65,31 @@ TEST(RegistryAllocationTest, AWarmGetAllocatesNothing) {
   EXPECT_EQ(thread_allocations - before, 0u);
 
   // Held, so that the first configuration is not freed (which may allocate) in the Get below.
-  const std::shared_ptr<const Pipeline> old = registry.Get(dest, method);
+  const PipelineRef old = registry.Get(dest, method);
   ASSERT_TRUE(registry.Apply(kConfig, "again").ok());
   const std::uint64_t reloaded = thread_allocations;
   EXPECT_NE(registry.Get(dest, method).get(), old.get());
   EXPECT_EQ(thread_allocations - reloaded, 1u) << "the first Get after a reload takes a new reference";
 }
 
-TEST(RegistryAllocationTest, ThreadsCountTheirHandlesOnCountersOfTheirOwn) {
+TEST(RegistryAllocationTest, ThreadsCountTheirHandlesOnReferencesOfTheirOwn) {
   RegistryEnv env;
   Registry registry(env.Options());
-  std::shared_ptr<const Pipeline> here = registry.Get("d");
-  std::shared_ptr<const Pipeline> there;
+  const PipelineRef here = registry.Get("d");
+  const PipelineRef again = registry.Get("e");
+  PipelineRef there;
   std::thread([&] { there = registry.Get("d"); }).join();
-  ASSERT_EQ(here.get(), there.get());
-  EXPECT_TRUE(here.owner_before(there) || there.owner_before(here)) << "one shared counter for every thread";
+  ASSERT_EQ(here, there);
+  EXPECT_EQ(testing::ReferenceOf(here), testing::ReferenceOf(again));
+  EXPECT_NE(testing::ReferenceOf(here), testing::ReferenceOf(there)) << "one shared counter for every thread";
 }
 
-TEST(RegistryAllocationTest, ThreadsBeyondTheSlotsShareTheConfigurationsCount) {
+TEST(RegistryAllocationTest, ThreadsBeyondTheSlotsShareOneReference) {
   RegistryEnv env;
   Registry registry(env.Options());
   (void)registry.Get("d");  // this thread holds a slot too
   constexpr int kThreads = Registry::kThreadSlots + 1;
-  std::vector<std::shared_ptr<const Pipeline>> handles(kThreads);
+  std::vector<PipelineRef> handles(kThreads);
   std::latch all_hold(kThreads);  // nobody exits (giving its slot back) before everyone has one
   std::vector<std::thread> threads;
   for (int i = 0; i < kThreads; ++i) {
@@ -99,14 +101,15 @@ TEST(RegistryAllocationTest, ThreadsBeyondTheSlotsShareTheConfigurationsCount) {
   for (std::thread& t : threads) t.join();
   int shared = 0;
   for (int i = 0; i < kThreads; ++i) {
-    EXPECT_EQ(handles[static_cast<std::size_t>(i)].get(), handles[0].get());
+    EXPECT_EQ(handles[static_cast<std::size_t>(i)], handles[0]);
     for (int j = i + 1; j < kThreads; ++j) {
-      const auto& a = handles[static_cast<std::size_t>(i)];
-      const auto& b = handles[static_cast<std::size_t>(j)];
-      if (!a.owner_before(b) && !b.owner_before(a)) ++shared;
+      if (testing::ReferenceOf(handles[static_cast<std::size_t>(i)]) ==
+          testing::ReferenceOf(handles[static_cast<std::size_t>(j)])) {
+        ++shared;
+      }
     }
   }
-  EXPECT_GE(shared, 1) << "at least two threads found no slot and share one count";
+  EXPECT_GE(shared, 1) << "at least two threads found no slot and share one reference";
 }
 
 }  // namespace

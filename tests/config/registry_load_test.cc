@@ -43,7 +43,7 @@ TEST(RegistryLoadTest, AThousandReloadsWhileTwoThreadsCall) {
     // Bounded: the reloads end long before, but a hang must not outlast the test.
     for (int n = 0; n < 2'000'000 && !done.load(std::memory_order_acquire); ++n) {
       CallContext ctx;
-      std::shared_ptr<const Pipeline> live = registry.Get("live", method);
+      PipelineRef live = registry.Get("live", method);
       if (!live->Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok()) ++live_failures;
       int attempts = 0;
       (void)testing::Call(*registry.Get("dead", method), Status::Unavailable("down"), &attempts);

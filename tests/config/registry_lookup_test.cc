@@ -89,7 +89,7 @@ TEST(RegistryHandleTest, AHandleKeepsItsPipelineAfterAReload) {
   ASSERT_TRUE(registry.Apply(R"({"destinations": {"d": {"pipeline": {"stages": [{"retry": {"max_attempts": 2}}]}}}})",
                              "v1")
                   .ok());
-  std::shared_ptr<const Pipeline> old = registry.Get("d");
+  PipelineRef old = registry.Get("d");
   ASSERT_TRUE(registry.Apply(R"({"destinations": {"d": {"pipeline": {"stages": [{"retry": {"max_attempts": 5}}]}}}})",
                              "v2")
                   .ok());
@@ -103,7 +103,7 @@ TEST(RegistryHandleTest, AHandleKeepsItsPipelineAfterAReload) {
 
 TEST(RegistryHandleTest, AHandleOutlivesTheRegistry) {
   RegistryEnv env;
-  std::shared_ptr<const Pipeline> kept;
+  PipelineRef kept;
   {
     Registry registry(env.Options());
     ASSERT_TRUE(registry.Apply(R"({"destinations": {"d": {"pipeline": {"stages": [{"retry": {}}]}}}})", "v1").ok());
@@ -115,7 +115,7 @@ TEST(RegistryHandleTest, AHandleOutlivesTheRegistry) {
 TEST(RegistryHandleTest, AHandleEndsOnAnotherThread) {
   RegistryEnv env;
   Registry registry(env.Options());
-  std::shared_ptr<const Pipeline> handle = registry.Get("d");
+  PipelineRef handle = registry.Get("d");
   ASSERT_TRUE(registry.Apply(R"({"destinations": {}})", "v1").ok());
   std::thread([h = std::move(handle)]() mutable {
     EXPECT_TRUE(testing::Call(*h, Status::Ok()).ok());

@@ -11,7 +11,16 @@
 
 #include "stormguard/config/registry.h"
 
+namespace stormguard::config::config_internal {
+struct PipelineRefPeer {
+  static const void* Reference(const PipelineRef& p) { return p.count_; }
+};
+}  // namespace stormguard::config::config_internal
+
 namespace stormguard::config::testing {
+
+// The reference `p` counts on: handles of one thread between two reloads share one.
+inline const void* ReferenceOf(const PipelineRef& p) { return config_internal::PipelineRefPeer::Reference(p); }
 
 struct RegistryEnv {
   ManualClock clock;
@@ -39,6 +48,6 @@ inline Status Call(const Pipeline& p, Status answer, int* calls = nullptr) {
   });
 }
 
-inline std::string Describe(const std::shared_ptr<const Pipeline>& p) { return p->Describe(); }
+inline std::string Describe(const PipelineRef& p) { return p->Describe(); }
 
 }  // namespace stormguard::config::testing

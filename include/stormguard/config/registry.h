@@ -3,7 +3,7 @@
 //
 //   Registry registry({.on_reload = [](const ReloadEvent& e) { Log(e); }});
 //   Status s = registry.Apply(file_text, "/etc/app/stormguard.json");
-//   std::shared_ptr<const Pipeline> p = registry.Get("inventory", "GET /stock");
+//   PipelineRef p = registry.Get("inventory", "GET /stock");
 //   Result<Stock> r = p->Execute(ctx, [&](CallContext& c) { return inventory.Get(c); });
 //
 // Lookup, Get(destination, method): for a destination the configuration
@@ -31,21 +31,23 @@
 // first Get on each thread after a swap takes a lock held only for a
 // pointer swap). A call in
 // flight keeps the pipeline it got (the handle owns it, whichever thread
-// ends the call). Any error changes nothing: the configuration in force
+// ends the call, even after the registry is gone). Any error changes nothing: the configuration in force
 // stays, and the listener and counters record the rejection. Reject() does
 // the same for a source that could not even read a configuration. A
 // registry without any accepted configuration runs on the built-in default
 // for every destination, and says so (on_defaults(), and the first event).
 //
 // Cost: Get on a thread that has called it since the last reload hashes the
-// two names, probes two small tables and takes a reference counted per
-// thread (no counter is shared between threads, so Get scales with
-// threads); it never allocates. The first Get on a thread after a reload
-// allocates that thread's reference, and drops the one it held before
-// (freeing the old configuration there if nothing else holds it): a thread
-// that stops calling keeps the configuration it last used alive until the
-// registry goes. Up to kThreadSlots threads at once get a
-// reference each; threads beyond that share one counter.
+// two names, probes two small tables and adds one to its thread's own
+// reference with a plain store; releasing the handle is one atomic
+// decrement on that thread's cache line (pipeline_ref.h). No counter is
+// shared between threads, so Get scales with threads, and it never
+// allocates. The first Get on a thread after a reload allocates that
+// thread's reference, and retires the one it held before (freeing the old
+// configuration there if no handle holds it): a thread that stops calling
+// keeps the configuration it last used alive until the registry goes. Up to
+// kThreadSlots threads at once get a reference each; threads beyond that
+// share one reference, counted atomically.
 //
 // Thread safety: Get, Stats and the queries from any thread, concurrently
 // with Apply and Reject (which serialise among themselves). The listener
@@ -63,6 +65,7 @@
 #include <vector>
 
 #include "stormguard/config/config.h"
+#include "stormguard/config/pipeline_ref.h"
 #include "stormguard/core/status.h"
 #include "stormguard/exec/executor.h"
 #include "stormguard/pipeline/pipeline.h"
@@ -71,6 +74,7 @@ namespace stormguard::config {
 
 namespace config_internal {
 struct Snapshot;
+struct Holder;
 }
 
 struct ReloadEvent {
@@ -107,7 +111,7 @@ class Registry {
   Registry& operator=(const Registry&) = delete;
 
   // Never null; see the lookup order above.
-  std::shared_ptr<const Pipeline> Get(std::string_view destination, std::string_view method = {}) const;
+  PipelineRef Get(std::string_view destination, std::string_view method = {}) const;
 
   // OK, or INVALID_ARGUMENT "invalid config: e1; e2" with every error.
   Status Apply(std::string_view text, std::string_view origin);
@@ -122,7 +126,11 @@ class Registry {
 
  private:
   struct Slot;
+  using Holder = config_internal::Holder;
   using Snapshot = config_internal::Snapshot;
+
+  void Refresh(Slot& slot) const;
+  PipelineRef GetShared(std::string_view destination, std::string_view method) const;
 
   Status Refuse(std::vector<std::string> errors, std::string_view origin);
   void Report(std::string_view origin, bool accepted, const std::vector<std::string>& errors);
@@ -132,8 +140,9 @@ class Registry {
   std::unique_ptr<Slot[]> slots_;  // one per thread index; written only by its thread
   // Bumped after each swap: a thread whose slot holds an older one refreshes it.
   std::atomic<std::uint64_t> generation_{1};
-  mutable std::mutex current_mu_;  // guards current_ and pairs it with generation_
+  mutable std::mutex current_mu_;  // guards current_ and shared_, and pairs them with generation_
   std::shared_ptr<const Snapshot> current_;
+  Holder* shared_ = nullptr;  // current_'s reference for threads beyond the slots
   std::mutex apply_mu_;  // serialises Apply and Reject
   std::atomic<std::uint64_t> accepted_{0}, rejected_{0}, version_{0};
 };
