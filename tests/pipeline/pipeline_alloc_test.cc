@@ -5,6 +5,7 @@
 // only; it forwards to malloc), so it must stay the binary's only
 // replacement.
 #include <gtest/gtest.h>
+#include <malloc.h>
 
 #include <cstdlib>
 #include <new>
@@ -147,10 +148,24 @@ TEST(BlockCacheTest, AFreedBlockServesTheNextRequestOfItsSizeClass) {
     void* block = core_internal::AllocateBlock(300);
     core_internal::FreeBlock(block, 300);
     const std::uint64_t before = thread_allocations;
-    void* again = core_internal::AllocateBlock(500);  // the same class: 257..512 bytes
+    void* again = core_internal::AllocateBlock(310);  // the same class: 257..320 bytes
     EXPECT_EQ(again, block);
     EXPECT_EQ(thread_allocations - before, 0u);
-    core_internal::FreeBlock(again, 500);
+    core_internal::FreeBlock(again, 310);
+  });
+}
+
+// A waiting call holds its frame for as long as it waits, so a block's
+// rounding is paid once per waiting call: at most a quarter of the request.
+TEST(BlockCacheTest, ABlockIsAtMostAQuarterLargerThanAskedFor) {
+  OnNewThread([] {
+    for (std::size_t asked : {129u, 200u, 392u, 520u, 1100u, 3000u, 4096u}) {
+      void* block = core_internal::AllocateBlock(asked);
+      const std::size_t usable = malloc_usable_size(block);  // glibc adds at most 16 bytes of rounding
+      EXPECT_GE(usable, asked) << asked;
+      EXPECT_LE(usable, asked + asked / 4 + 16) << asked;
+      core_internal::FreeBlock(block, asked);
+    }
   });
 }
 

@@ -6,7 +6,7 @@
 //   ...
 //   core_internal::FreeBlock(p, bytes);             // any thread, the same `bytes`
 //
-// Blocks come in size classes (powers of two from 128 bytes to 4 KiB); a
+// Blocks come in size classes, four per doubling from 128 bytes to 4 KiB; a
 // larger request goes to the heap every time. Each thread keeps at most
 // kBlocksPerClass freed blocks per class and kCacheBytes in all; a block
 // freed beyond that, or during the thread's exit, goes back to the heap. A
