@@ -39,13 +39,6 @@ void BulkheadPermit::MarkAbandoned(TimePoint now) noexcept {
                              .at = now});
 }
 
-void BulkheadPermit::Release() noexcept {
-  if (owner_ == nullptr) return;
-  if (abandoned_) owner_->abandoned_.fetch_sub(1, std::memory_order_relaxed);
-  std::exchange(owner_, nullptr)->Give(stripe_);
-  abandoned_ = false;
-}
-
 std::vector<std::string> BulkheadOptions::Validate() const {
   Validator v;
   v.Check(max_concurrent >= 1, "max_concurrent", "must be at least 1");
@@ -88,11 +81,6 @@ std::size_t Bulkhead::TryTake() noexcept {
     }
   }
   return kNoSlot;
-}
-
-void Bulkhead::Give(std::size_t stripe) noexcept {
-  stripes_[stripe].in_use.fetch_sub(1, std::memory_order_seq_cst);
-  if (waiting_.load(std::memory_order_seq_cst) > 0) HandOffToWaiters();
 }
 
 int Bulkhead::InUse() const noexcept {
@@ -186,11 +174,6 @@ Status Bulkhead::Reject(TimePoint now, Duration waited) {
 Result<BulkheadPermit> Bulkhead::TryAcquire(TimePoint now) {
   if (const std::size_t stripe = TryTake(); stripe != kNoSlot) return BulkheadPermit(this, stripe);
   return Reject(now, Duration::zero());
-}
-
-BulkheadPermit Bulkhead::TryTakeSlot() noexcept {
-  const std::size_t stripe = TryTake();
-  return stripe != kNoSlot ? BulkheadPermit(this, stripe) : BulkheadPermit();
 }
 
 Result<BulkheadPermit> Bulkhead::Acquire(Clock& clock, std::stop_token stop) {

@@ -108,6 +108,7 @@ CircuitBreaker::CircuitBreaker(CircuitBreakerOptions options)
     : o_(std::move(options)),
       behavior_(o_.failure_rate_threshold, o_.slow_call_rate_threshold),
       window_(SlidingWindow::Create(o_.window_kind, o_.window_size, o_.minimum_number_of_calls)),
+      count_window_(dynamic_cast<const CountWindow*>(window_.get())),
       trial_window_(o_.permitted_calls_in_half_open, o_.permitted_calls_in_half_open) {}
 
 CircuitBreaker::~CircuitBreaker() = default;
@@ -214,7 +215,7 @@ bool CircuitBreaker::HalfOpenExpired(TimePoint now) const noexcept {
 
 // ---- results ---------------------------------------------------------------
 
-void CircuitBreaker::OnResult(OutcomeClass outcome, Duration latency, TimePoint now) noexcept {
+void CircuitBreaker::Record(OutcomeClass outcome, Duration latency, TimePoint now) noexcept {
   const CircuitState s = state_.load(std::memory_order_acquire);
   if (o_.ignored_outcomes.contains(outcome)) {
     if (s == CircuitState::kHalfOpen) ReleasePermission();

@@ -80,7 +80,7 @@ WindowUpdate CountWindow::Record(TimePoint /*now*/, CallRecord call) noexcept {
   // A clean success entering a full window of clean successes changes
   // nothing, whichever slot it would replace. Skipping the ring keeps the
   // healthy path read-only, so threads do not fight over one cache line.
-  if (slot == kRecorded && calls_.load(kRelaxed) == size() && bad_.load(kRelaxed) == 0) {
+  if (slot == kRecorded && FullAndClean()) {
     return {.counts = {.calls = size()}, .may_trip = false};
   }
   // Wraps with a compare-exchange rather than a modulo: a 64-bit division

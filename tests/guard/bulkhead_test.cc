@@ -331,5 +331,24 @@ TEST(BulkheadTest, TryTakeSlotGivesASlotOrAnEmptyPermitWithoutRefusing) {
   EXPECT_EQ(bulkhead->stats().in_use, 1);  // the temporary permit gave its slot back
 }
 
+// TryTakeSlot first tries the thread's own stripe inline; when that one is
+// full it must still find a free slot in any other.
+TEST(BulkheadTest, TryTakeSlotFindsTheFreeSlotOfAnyStripe) {
+  auto bulkhead = Make({.max_concurrent = 4, .stripes = 4});  // one slot per stripe
+  ASSERT_EQ(bulkhead->stripes(), 4);
+  std::vector<BulkheadPermit> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(bulkhead->TryTakeSlot());
+    EXPECT_TRUE(held.back().valid()) << i;
+  }
+  EXPECT_FALSE(bulkhead->TryTakeSlot().valid());
+  for (int i = 0; i < 4; ++i) {  // whichever stripe frees up, the slot is found
+    held[static_cast<std::size_t>(i)].Release();
+    held[static_cast<std::size_t>(i)] = bulkhead->TryTakeSlot();
+    EXPECT_TRUE(held[static_cast<std::size_t>(i)].valid()) << i;
+  }
+  EXPECT_EQ(bulkhead->stats().in_use, 4);
+}
+
 }  // namespace
 }  // namespace stormguard

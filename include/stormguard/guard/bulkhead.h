@@ -85,7 +85,7 @@ class BulkheadPermit {
   // this permit is destroyed, and is counted as abandoned meanwhile.
   void MarkAbandoned(TimePoint now) noexcept;
 
-  void Release() noexcept;
+  void Release() noexcept;  // inline, below Bulkhead
 
  private:
   friend class Bulkhead;
@@ -134,8 +134,19 @@ class Bulkhead {
   Result<BulkheadPermit> TryAcquire(TimePoint now);
   // TryAcquire's fast path without a Result: a free slot, or an empty
   // permit when every stripe is full, reporting nothing (ask TryAcquire
-  // then for the refusal).
-  BulkheadPermit TryTakeSlot() noexcept;
+  // then for the refusal). Inline: a slot of the thread's own stripe costs
+  // no call; a full or contended one takes TryTake's search.
+  BulkheadPermit TryTakeSlot() noexcept {
+    const std::size_t home = ThreadStripe() & stripe_mask_;
+    Stripe& stripe = stripes_[home];
+    int cur = stripe.in_use.load(std::memory_order_seq_cst);
+    if (cur < stripe.capacity &&
+        stripe.in_use.compare_exchange_strong(cur, cur + 1, std::memory_order_seq_cst)) [[likely]] {
+      return BulkheadPermit(this, home);
+    }
+    const std::size_t taken = TryTake();
+    return taken != kNoSlot ? BulkheadPermit(this, taken) : BulkheadPermit();
+  }
 
   // Waits up to options().max_wait for a slot. RESOURCE_EXHAUSTED when the
   // wait ends without one, CANCELLED when `stop` fires first.
@@ -186,7 +197,11 @@ class Bulkhead {
   // The stripe a slot was taken from, or kNoSlot when every stripe is full.
   static constexpr std::size_t kNoSlot = ~std::size_t{0};
   std::size_t TryTake() noexcept;
-  void Give(std::size_t stripe) noexcept;
+  // seq_cst like TryTake's (bulkhead.cc): a releaser and a new waiter each see the other.
+  void Give(std::size_t stripe) noexcept {
+    stripes_[stripe].in_use.fetch_sub(1, std::memory_order_seq_cst);
+    if (waiting_.load(std::memory_order_seq_cst) > 0) [[unlikely]] HandOffToWaiters();
+  }
   int InUse() const noexcept;
   void HandOffToWaiters();
   Result<BulkheadPermit> Wait(Clock& clock, TimePoint start, std::stop_token stop);
@@ -206,5 +221,12 @@ class Bulkhead {
   QueuedWaiter* head_ = nullptr;
   QueuedWaiter* tail_ = nullptr;
 };
+
+inline void BulkheadPermit::Release() noexcept {
+  if (owner_ == nullptr) return;
+  if (abandoned_) [[unlikely]] owner_->abandoned_.fetch_sub(1, std::memory_order_relaxed);
+  std::exchange(owner_, nullptr)->Give(stripe_);
+  abandoned_ = false;
+}
 
 }  // namespace stormguard

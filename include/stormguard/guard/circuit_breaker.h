@@ -184,8 +184,16 @@ class CircuitBreaker {
   // rather not build an OK Status. Otherwise ask Acquire.
   bool PermitsEveryCall() const noexcept { return AlwaysPermits(state()); }
 
-  // The permitted call finished with `outcome` after `latency`.
-  void OnResult(OutcomeClass outcome, Duration latency, TimePoint now) noexcept;
+  // The permitted call finished with `outcome` after `latency`. Inline for
+  // the healthy path: a quick success that a closed circuit's full, clean
+  // count window would absorb unchanged returns here, with no call.
+  void OnResult(OutcomeClass outcome, Duration latency, TimePoint now) noexcept {
+    if (outcome == OutcomeClass::kSuccess && latency <= o_.slow_call_duration && count_window_ != nullptr &&
+        state_.load(std::memory_order_acquire) == CircuitState::kClosed && count_window_->FullAndClean()) {
+      return;
+    }
+    Record(outcome, latency, now);
+  }
   // The permitted call never ran: in half-open its trial permit comes back.
   void ReleasePermission() noexcept;
   // Applies transitions that are due by time alone: open -> half-open (only
@@ -234,6 +242,7 @@ class CircuitBreaker {
   bool OpenWaitOver(TimePoint now) const noexcept;
   bool HalfOpenExpired(TimePoint now) const noexcept;
 
+  void Record(OutcomeClass outcome, Duration latency, TimePoint now) noexcept;
   void RecordClosed(CallRecord call, TimePoint now) noexcept;
   void RecordHalfOpen(CallRecord call, TimePoint now) noexcept;
   void RecordMetricsOnly(CallRecord call, OutcomeClass outcome, Duration latency,
@@ -256,6 +265,7 @@ class CircuitBreaker {
   const CircuitBreakerOptions o_;
   const CircuitBehavior behavior_;
   std::unique_ptr<SlidingWindow> window_;                // closed and metrics_only
+  const CountWindow* count_window_;                      // window_ when count-based, else null
   CountWindow trial_window_;                             // half-open
   std::mutex mu_;                                        // serialises transitions
   int consecutive_opens_ = 0;                            // guarded by mu_

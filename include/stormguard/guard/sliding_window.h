@@ -135,6 +135,12 @@ class CountWindow final : public SlidingWindow {
   WindowCounts Counts(TimePoint now) const noexcept override;
   void Reset() noexcept override;
 
+  // Full of clean successes: recording one more changes nothing (Record's
+  // read-only case). Inline, for callers that skip Record then.
+  bool FullAndClean() const noexcept {
+    return calls_.load(std::memory_order_relaxed) == size() && bad_.load(std::memory_order_relaxed) == 0;
+  }
+
  private:
   std::unique_ptr<std::atomic<std::uint8_t>[]> slots_;  // 0 = empty, else kRecorded | ...
   std::atomic<std::uint32_t> next_{0};                  // the slot the next call takes
