@@ -1,10 +1,11 @@
 #include "stormguard/grpc/server.h"
 
 #include <chrono>
-#include <mutex>
+#include <optional>
 #include <string>
 
 #include "stormguard/core/validation.h"
+#include "stormguard/exec/stop_poller.h"
 #include "stormguard/grpc/chain_metadata.h"
 #include "stormguard/grpc/status_map.h"
 
@@ -14,53 +15,6 @@ namespace {
 void MarkDoNotRetry(::grpc::ServerContextBase& context) {
   context.AddTrailingMetadata(std::string(kPushbackKey), std::string(kGrpcPushbackStopValue));
 }
-
-// Requests stop on a served call once its client has cancelled it: asks
-// IsCancelled() on the timer thread every interval until Finish().
-class CancelPoll {
- public:
-  CancelPoll(TimerService& timers, Duration interval, ::grpc::ServerContextBase& context,
-             std::stop_source& stop, std::atomic<std::uint64_t>& cancelled)
-      : timers_(timers), interval_(interval), context_(context), stop_(stop), cancelled_(cancelled) {
-    std::lock_guard lock(mu_);
-    Arm();
-  }
-  ~CancelPoll() {
-    TimerHandle last;
-    {
-      std::lock_guard lock(mu_);
-      done_ = true;  // a firing that waits for the lock re-arms nothing
-      last = handle_;
-    }
-    TimerService::Cancel(last);  // waits out a firing in progress
-  }
-  CancelPoll(const CancelPoll&) = delete;
-  CancelPoll& operator=(const CancelPoll&) = delete;
-
- private:
-  void Arm() { handle_ = timers_.Schedule(timers_.clock().Now() + interval_, &Fire, this); }
-
-  static void Fire(void* self) noexcept {
-    auto& p = *static_cast<CancelPoll*>(self);
-    std::lock_guard lock(p.mu_);
-    if (p.done_) return;
-    if (p.context_.IsCancelled()) {
-      p.cancelled_.fetch_add(1, std::memory_order_relaxed);
-      p.stop_.request_stop();
-      return;
-    }
-    p.Arm();
-  }
-
-  TimerService& timers_;
-  const Duration interval_;
-  ::grpc::ServerContextBase& context_;
-  std::stop_source& stop_;
-  std::atomic<std::uint64_t>& cancelled_;
-  std::mutex mu_;
-  TimerHandle handle_;  // guarded by mu_
-  bool done_ = false;   // guarded by mu_
-};
 
 }  // namespace
 
@@ -138,7 +92,9 @@ Result<std::unique_ptr<ServerGuard>> ServerGuard::Create(ServerGuardOptions opti
   ::grpc::Status status;
   {
     ScopedTimer stop_at_deadline(timers, ctx.deadline.time(), stop);
-    CancelPoll watch(timers, o_.cancel_poll_interval, context, stop, counters_.client_cancelled);
+    // A sync handler gets no notice of the client's cancellation: ask.
+    const auto cancelled = [&context] { return context.IsCancelled(); };
+    StopPoller client_gone(timers, o_.cancel_poll_interval, cancelled, stop);
     ScopedCallContext scope(ctx);
     try {
       status = handler(ctx);
@@ -147,6 +103,7 @@ Result<std::unique_ptr<ServerGuard>> ServerGuard::Create(ServerGuardOptions opti
     } catch (...) {
       status = {::grpc::StatusCode::UNKNOWN, "handler threw"};
     }
+    if (client_gone.Stop()) counters_.client_cancelled.fetch_add(1, std::memory_order_relaxed);
   }
   if (ctx.downstream_gave_up && !status.ok()) {
     counters_.marked_no_retry.fetch_add(1, std::memory_order_relaxed);

@@ -26,7 +26,6 @@
 
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <stop_token>
 #include <string>
 #include <type_traits>
