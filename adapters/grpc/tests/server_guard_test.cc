@@ -210,33 +210,33 @@ TEST(GrpcServerGuard, AShedCallAnswersDoNotRetryAndSkipsTheHandler) {
 
 TEST(GrpcServerGuard, HandlersStopFiresWhenTheClientCancels) {
   auto guard = Guard();
-  std::latch inside(1), done(1);
+  std::latch inside(1);
   std::atomic<bool> stopped{false};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
-    return guard->Serve(sc, [&](CallContext& ctx) {
-      inside.count_down();
-      std::mutex mu;
-      std::condition_variable_any cv;
-      std::unique_lock lock(mu);
-      // Bounded: without the stop it gives up after 5 s (the deadline is 10 s).
-      cv.wait_for(lock, ctx.stop, 5s, [] { return false; });
-      stopped = ctx.stop.stop_requested();
-      done.count_down();
-      return ::grpc::Status(::grpc::StatusCode::CANCELLED, "stopped");
-    });
-  });
-  auto stub = testing::Stub(server.address());
-  ::grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + 10s);
-  std::thread canceller([&] {
-    inside.wait();
-    context.TryCancel();
-  });
-  EchoReply reply;
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(stub->Say(&context, EchoRequest(), &reply).error_code(), ::grpc::StatusCode::CANCELLED);
-  canceller.join();
-  done.wait();
+  {
+    EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+      return guard->Serve(sc, [&](CallContext& ctx) {
+        inside.count_down();
+        std::mutex mu;
+        std::condition_variable_any cv;
+        std::unique_lock lock(mu);
+        // Bounded: without the stop it gives up after 5 s (the deadline is 10 s).
+        cv.wait_for(lock, ctx.stop, 5s, [] { return false; });
+        stopped = ctx.stop.stop_requested();
+        return ::grpc::Status(::grpc::StatusCode::CANCELLED, "stopped");
+      });
+    });
+    auto stub = testing::Stub(server.address());
+    ::grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+    std::thread canceller([&] {
+      inside.wait();
+      context.TryCancel();
+    });
+    EchoReply reply;
+    EXPECT_EQ(stub->Say(&context, EchoRequest(), &reply).error_code(), ::grpc::StatusCode::CANCELLED);
+    canceller.join();
+  }  // the server's shutdown waits for the handler and the guard's accounting
   // The handler's stop came from the cancellation, long before its deadline.
   EXPECT_TRUE(stopped.load());
   EXPECT_EQ(guard->stats().client_cancelled, 1u);
