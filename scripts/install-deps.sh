@@ -6,6 +6,7 @@
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgtest-dev libgmock-dev libbenchmark-dev
           libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev libasio-dev
+          libgrpc++-dev protobuf-compiler-grpc
           etcd-server "$@")  # etcd: the live-reload integration tests start one on loopback
 missing=()
 for p in "${packages[@]}"; do

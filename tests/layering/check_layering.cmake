@@ -4,7 +4,7 @@
 #   cmake -DROOT=<source dir> -P tests/layering/check_layering.cmake
 #
 # Dependencies point down: core <- backoff, wire, exec, metrics <- retry,
-# guard, hedge <- pipeline <- config <- adapters (http, asio, config_sources),
+# guard, hedge <- pipeline <- config <- adapters (http, grpc, asio, config_sources),
 # sim <- tools. A component includes its own
 # files and those of lower layers; components of one layer stay apart, but
 # for the public interfaces listed in kSideways. Sessions and policies keep
@@ -32,6 +32,7 @@ set(kLayer_hedge 2)
 set(kLayer_pipeline 3)
 set(kLayer_config 4)
 set(kLayer_http 5)
+set(kLayer_grpc 5)
 set(kLayer_asio 5)
 set(kLayer_config_sources 5)
 set(kLayer_sim 5)

@@ -1,0 +1,113 @@
+// stormguard/grpc/client.h: unary calls of a generated stub through a pipeline.
+//
+// Each attempt gets a fresh grpc::ClientContext (gRPC forbids reusing one)
+// with the attempt's deadline and the chain metadata (chain_metadata.h); the
+// server's trailers are read back, so grpc-retry-pushback-ms pauses or stops
+// the pipeline's retry and hedge as Retry-After and x-no-retry do for HTTP.
+// The context's stop cancels the attempt in flight (ClientContext::TryCancel).
+// Inside a call served by ServerGuard (server.h), calls inherit that call's
+// deadline, retry flag and stop without being told.
+//
+//   auto client = GrpcClient::Create({.pipeline = pipeline}).value();
+//   EchoReply reply;
+//   GrpcResult r = client.Call(
+//       [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply);
+//
+// Each attempt writes its own response message; the first success is moved
+// into `*out`, so hedged attempts never share one. A call says whether it may
+// run twice (CallOptions::idempotent); a call that may not and carries no
+// key is never repeated after the server may have run it (see status_map.h).
+// Keep gRPC from retrying underneath: give the channel no retryPolicy.
+//
+// Thread safety: one GrpcClient may be used from any number of threads.
+#pragma once
+
+#include <grpcpp/client_context.h>
+
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "stormguard/core/call_context.h"
+#include "stormguard/core/clock.h"
+#include "stormguard/core/function_ref.h"
+#include "stormguard/grpc/chain_metadata.h"
+#include "stormguard/pipeline/pipeline.h"
+
+namespace stormguard::grpc {
+
+struct GrpcClientOptions {
+  // The policies of the destination (required; shared and immutable). A
+  // pipeline with no stages sends each call once.
+  std::shared_ptr<const Pipeline> pipeline;
+  // The budget of a call made outside any served call and without a deadline.
+  Duration default_timeout = std::chrono::seconds(2);
+  // Kept from the parent's budget before it is handed down. ServerGuard has
+  // already taken this hop's reserve from the context its handlers get, so
+  // none by default; set one when calling from elsewhere (an HTTP handler).
+  HopReserve reserve{};
+  Clock* clock = &Clock::Real();  // of the deadlines; the pipeline's must be the same
+
+  std::vector<std::string> Validate() const;
+};
+
+struct CallOptions {
+  bool idempotent = false;           // may run twice with the effect of once
+  std::string idempotency_key{};     // one logical operation across retries
+};
+
+struct GrpcResult {
+  Status status;      // OK when an attempt succeeded
+  int attempts = 0;   // attempts started
+
+  bool ok() const noexcept { return status.ok(); }
+};
+
+// One attempt: issue the stub call on the given context, write the reply.
+template <class Response>
+using UnaryAttempt = FunctionRef<::grpc::Status(::grpc::ClientContext&, Response*)>;
+
+class GrpcClient {
+ public:
+  static Result<GrpcClient> Create(GrpcClientOptions options);
+
+  // Inherits CurrentCallContext() when there is one.
+  template <class Response>
+  GrpcResult Call(std::type_identity_t<UnaryAttempt<Response>> attempt, Response* out,
+                  const CallOptions& options = {}) const {
+    if (CallContext* current = CurrentCallContext()) return Call(*current, attempt, out, options);
+    CallContext root;
+    return Call(root, attempt, out, options);
+  }
+
+  // `parent` is the context of the work this call belongs to; when the call
+  // gives up for the chain, parent.downstream_gave_up is set.
+  template <class Response>
+  GrpcResult Call(CallContext& parent, std::type_identity_t<UnaryAttempt<Response>> attempt, Response* out,
+                  const CallOptions& options = {}) const {
+    std::mutex mu;
+    bool answered = false;
+    return Run(parent, options, [&](::grpc::ClientContext& c) {
+      Response mine;
+      ::grpc::Status s = attempt(c, &mine);
+      if (s.ok()) {
+        std::lock_guard lock(mu);
+        if (!answered) *out = std::move(mine);
+        answered = true;
+      }
+      return s;
+    });
+  }
+
+ private:
+  explicit GrpcClient(GrpcClientOptions o) : o_(std::move(o)) {}
+  GrpcResult Run(CallContext& parent, const CallOptions& options,
+                 FunctionRef<::grpc::Status(::grpc::ClientContext&)> attempt) const;
+
+  GrpcClientOptions o_;
+};
+
+}  // namespace stormguard::grpc

@@ -1,0 +1,52 @@
+#include "stormguard/grpc/chain_metadata.h"
+
+#include <algorithm>
+
+
+namespace stormguard::grpc {
+
+void PrepareAttempt(const CallContext& attempt, TimePoint now, ::grpc::ClientContext& out) {
+  if (!attempt.deadline.is_infinite()) {
+    // A finite deadline may still lie centuries away: saturate, never overflow.
+    const auto sys_now = std::chrono::system_clock::now();
+    const auto headroom = std::chrono::duration_cast<Duration>(std::chrono::system_clock::time_point::max() - sys_now);
+    const Duration left = std::clamp(attempt.deadline.Remaining(now), Duration::zero(), headroom);
+    out.set_deadline(sys_now + std::chrono::duration_cast<std::chrono::system_clock::duration>(left));
+  }
+  if (attempt.attempt > 1) {
+    out.AddMetadata(std::string(kAttemptKey), EncodeRetryAttempt(attempt.attempt).str());
+  }
+  if (!attempt.idempotency_key.empty()) {
+    out.AddMetadata(std::string(kIdempotencyKey), attempt.idempotency_key);
+  }
+}
+
+IncomingChain ReadIncomingChain(const ClientMetadata& metadata, std::size_t max_key_length) {
+  IncomingChain in;
+  bool seen_key = false;
+  for (const auto& [name_ref, value_ref] : metadata) {
+    const std::string_view name(name_ref.data(), name_ref.size());
+    const std::string_view value(value_ref.data(), value_ref.size());
+    if (name == kAttemptKey) {
+      in.is_retry = in.is_retry || DecodeRetryAttempt(value).value_or(1) >= 2;
+    } else if (name == kPreviousAttemptsKey) {
+      in.is_retry = in.is_retry || DecodeGrpcPreviousAttempts(value).value_or(0) >= 1;
+    } else if (name == kIdempotencyKey) {
+      // A repeated key is as unusable as a bad one: which would be the operation?
+      const auto key = DecodeIdempotencyKey(value, max_key_length);
+      in.idempotency_key = (key && !seen_key) ? std::string(*key) : std::string();
+      seen_key = true;
+    }
+  }
+  return in;
+}
+
+Duration RemainingUntil(std::chrono::system_clock::time_point deadline,
+                        std::chrono::system_clock::time_point now) noexcept {
+  using SysClock = std::chrono::system_clock;
+  if (deadline == SysClock::time_point::max()) return kInfiniteDuration;
+  if (deadline <= now) return Duration::zero();
+  return std::chrono::duration_cast<Duration>(deadline - now);
+}
+
+}  // namespace stormguard::grpc

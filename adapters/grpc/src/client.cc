@@ -1,0 +1,66 @@
+#include "stormguard/grpc/client.h"
+
+#include <atomic>
+
+#include "stormguard/core/validation.h"
+
+namespace stormguard::grpc {
+
+std::vector<std::string> GrpcClientOptions::Validate() const {
+  Validator v;
+  v.Check(pipeline != nullptr, "pipeline", "is required (PipelineBuilder().Build() for none)");
+  v.Check(default_timeout > Duration::zero(), "default_timeout", "must be positive");
+  v.CheckRange(reserve.fraction, "reserve.fraction", Range{0.0, 1.0, false, true});
+  v.Check(reserve.overhead >= Duration::zero(), "reserve.overhead", "must not be negative");
+  v.Check(clock != nullptr, "clock", "must not be null");
+  return std::move(v).errors();
+}
+
+Result<GrpcClient> GrpcClient::Create(GrpcClientOptions options) {
+  Status s = ValidationStatus("grpc client options", options.Validate());
+  if (!s.ok()) return s;
+  return GrpcClient(std::move(options));
+}
+
+GrpcResult GrpcClient::Run(CallContext& parent, const CallOptions& options,
+                           FunctionRef<::grpc::Status(::grpc::ClientContext&)> attempt) const {
+  GrpcResult result;
+  const std::string& key = options.idempotency_key;
+  if (!key.empty() && !IsValidIdempotencyKey(key)) {
+    // Retrying without the key could run the call several times.
+    result.status = Status::InvalidArgument("idempotency_key: must be 1 to " +
+                                            std::to_string(kMaxIdempotencyKeyLength) +
+                                            " printable ASCII characters; nothing was sent");
+    return result;
+  }
+  Clock& clock = *o_.clock;
+  const TimePoint now = clock.Now();
+  CallContext call;
+  call.deadline = parent.deadline.ForNextHop(now, o_.reserve).Within(now, o_.default_timeout);
+  call.stop = parent.stop;
+  call.incoming_is_retry = parent.incoming_is_retry;
+  call.idempotent = options.idempotent;
+  call.idempotency_key = key;
+
+  std::atomic<int> attempts{0};
+  auto one = [&](CallContext& a) -> Status {
+    attempts.fetch_add(1, std::memory_order_relaxed);
+    ::grpc::ClientContext context;
+    PrepareAttempt(a, clock.Now(), context);
+    // Runs at once when stop was already requested; gRPC then cancels the
+    // call as soon as it starts.
+    std::stop_callback cancel(a.stop, [&context] { context.TryCancel(); });
+    const ::grpc::Status s = attempt(context);
+    // The pipeline's retry and hedge clamp the pause to their own max_pushback.
+    return FromGrpc(s, context.GetServerTrailingMetadata(), kInfiniteDuration);
+  };
+  result.status = o_.pipeline->Execute(call, one);
+  result.attempts = attempts.load(std::memory_order_relaxed);
+  // Also without a retry in the pipeline: a "do not retry" answer passed on
+  // as it is still tells the layers above not to retry.
+  const RetryHints& h = result.status.hints();
+  if (call.downstream_gave_up || h.do_not_retry || h.pushback_stop) parent.downstream_gave_up = true;
+  return result;
+}
+
+}  // namespace stormguard::grpc

@@ -1,0 +1,68 @@
+// A real Echo server on loopback for the integration tests: port picked by
+// the system, handler supplied by the test, stopped when it goes out of scope.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "echo.grpc.pb.h"
+
+namespace stormguard::grpc::testing {
+
+using test::EchoReply;
+using test::EchoRequest;
+using SayHandler = std::function<::grpc::Status(::grpc::ServerContext&, const EchoRequest&, EchoReply&)>;
+
+class EchoServer final : public test::Echo::Service {
+ public:
+  explicit EchoServer(SayHandler handler) : handler_(std::move(handler)) {
+    ::grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", ::grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+    EXPECT_NE(server_, nullptr);
+    EXPECT_GT(port_, 0);
+  }
+  ~EchoServer() override {
+    // Bounded: calls still running are cancelled after the grace period.
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  }
+
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+  ::grpc::Status Say(::grpc::ServerContext* context, const EchoRequest* request, EchoReply* reply) override {
+    return handler_(*context, *request, *reply);
+  }
+
+ private:
+  SayHandler handler_;
+  int port_ = 0;
+  std::unique_ptr<::grpc::Server> server_;
+};
+
+// A channel with gRPC's own retries configured only by `service_config`
+// (empty: none), never by a DNS TXT record.
+inline std::shared_ptr<::grpc::Channel> Channel(const std::string& address,
+                                                const std::string& service_config = {}) {
+  ::grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_SERVICE_CONFIG_DISABLE_RESOLUTION, 1);
+  if (!service_config.empty()) args.SetServiceConfigJSON(service_config);
+  return ::grpc::CreateCustomChannel(address, ::grpc::InsecureChannelCredentials(), args);
+}
+
+inline std::unique_ptr<test::Echo::Stub> Stub(const std::string& address, const std::string& service_config = {}) {
+  return test::Echo::NewStub(Channel(address, service_config));
+}
+
+inline ::grpc::Status CallWithin(test::Echo::Stub& stub, std::chrono::milliseconds budget, EchoReply* reply) {
+  ::grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + budget);
+  return stub.Say(&context, EchoRequest(), reply);
+}
+
+}  // namespace stormguard::grpc::testing
