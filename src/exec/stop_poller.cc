@@ -1,10 +1,12 @@
 #include "stormguard/exec/stop_poller.h"
 
+#include <utility>
+
 namespace stormguard {
 
-StopPoller::StopPoller(TimerService& timers, Duration interval, FunctionRef<bool()> condition,
+StopPoller::StopPoller(TimerService& timers, Duration interval, std::function<bool()> condition,
                        std::stop_source& target)
-    : timers_(timers), interval_(interval), condition_(condition), target_(target) {
+    : timers_(timers), interval_(interval), condition_(std::move(condition)), target_(target) {
   std::lock_guard lock(mu_);
   Arm();
 }

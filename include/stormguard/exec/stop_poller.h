@@ -10,23 +10,24 @@
 //   ... work that watches stop.get_token() ...
 //   bool cancelled = watch.Stop();
 //
-// Lifetime: `condition` and `target` must outlive the poller; after Stop()
-// (or destruction) nothing calls them any more, even from a firing that was
-// in progress. The condition must be short and must not throw.
+// Lifetime: the poller keeps its own copy of `condition` (a lambda written in
+// the call is fine); `target` must outlive the poller. After Stop() (or
+// destruction) nothing calls either any more, even from a firing that was in
+// progress. The condition must be short and must not throw.
 // Thread safety: Stop may race with a firing; use one poller from one thread.
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <stop_token>
 
-#include "stormguard/core/function_ref.h"
 #include "stormguard/exec/timer_service.h"
 
 namespace stormguard {
 
 class StopPoller {
  public:
-  StopPoller(TimerService& timers, Duration interval, FunctionRef<bool()> condition,
+  StopPoller(TimerService& timers, Duration interval, std::function<bool()> condition,
              std::stop_source& target);
   ~StopPoller() { Stop(); }
   StopPoller(const StopPoller&) = delete;
@@ -42,7 +43,7 @@ class StopPoller {
 
   TimerService& timers_;
   const Duration interval_;
-  const FunctionRef<bool()> condition_;
+  const std::function<bool()> condition_;
   std::stop_source& target_;
   std::mutex mu_;
   TimerHandle handle_;  // guarded by mu_
