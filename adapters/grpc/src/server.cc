@@ -6,6 +6,7 @@
 
 #include "stormguard/core/validation.h"
 #include "stormguard/exec/stop_poller.h"
+#include "stormguard/pipeline/server_pipeline.h"
 #include "stormguard/grpc/chain_metadata.h"
 #include "stormguard/grpc/status_map.h"
 
@@ -26,12 +27,7 @@ std::vector<std::string> ServerGuardOptions::Validate() const {
   v.Check(clock != nullptr, "clock", "must not be null");
   v.Check(cancel_poll_interval > Duration::zero() && cancel_poll_interval <= std::chrono::seconds(1),
           "cancel_poll_interval", "must be in (0, 1s]");
-  for (std::size_t i = 0; pipeline != nullptr && i < pipeline->size(); ++i) {
-    const std::string_view kind = pipeline->stage(i).name();
-    v.Check(kind != "retry" && kind != "hedge",
-            "pipeline.stages[" + std::to_string(i) + "] (" + std::string(kind) + ")",
-            "a server runs each call once; retry and hedge belong to the caller");
-  }
+  v.Nest("pipeline", ServerPipelineErrors(pipeline.get(), "call"));
   return std::move(v).errors();
 }
 

@@ -4,6 +4,7 @@
 
 #include "stormguard/core/classifier.h"
 #include "stormguard/core/validation.h"
+#include "stormguard/pipeline/server_pipeline.h"
 
 namespace stormguard::http {
 namespace {
@@ -40,12 +41,7 @@ std::vector<std::string> MiddlewareOptions::Validate() const {
   Validator v;
   v.Nest("limits", limits.Validate());
   v.Check(clock != nullptr, "clock", "must not be null");
-  for (std::size_t i = 0; pipeline != nullptr && i < pipeline->size(); ++i) {
-    const std::string_view kind = pipeline->stage(i).name();
-    v.Check(kind != "retry" && kind != "hedge",
-            "pipeline.stages[" + std::to_string(i) + "] (" + std::string(kind) + ")",
-            "a server runs each request once; retry and hedge belong to the caller");
-  }
+  v.Nest("pipeline", ServerPipelineErrors(pipeline.get(), "request"));
   return std::move(v).errors();
 }
 
