@@ -1,0 +1,140 @@
+#include "metric_instance.h"
+
+#include <mutex>
+#include <vector>
+
+#include "stormguard/core/internal/thread_cache.h"
+
+namespace stormguard::metrics_internal {
+namespace {
+
+// Hands out the owned shards; a thread returns its shard when it exits, so a
+// pool's threads keep owning shards however many threads came and went.
+class ShardOwners {
+ public:
+  int Take() {
+    std::lock_guard lock(mu_);
+    if (free_.empty()) return kOwnedShards;
+    const int id = free_.back();
+    free_.pop_back();
+    return id;
+  }
+  void Give(int id) {
+    if (id == kOwnedShards) return;
+    std::lock_guard lock(mu_);
+    free_.push_back(id);
+  }
+
+  static ShardOwners& Get() {
+    static ShardOwners* const owners = new ShardOwners;  // outlives every thread's exit
+    return *owners;
+  }
+
+ private:
+  ShardOwners() {
+    for (int i = kOwnedShards - 1; i >= 0; --i) free_.push_back(i);
+  }
+  std::mutex mu_;
+  std::vector<int> free_;
+};
+
+struct ThreadShardId {
+  int id = ShardOwners::Get().Take();
+  ~ThreadShardId() { ShardOwners::Get().Give(id); }
+};
+
+int StopReasonIndex(std::string_view reason) noexcept {
+  int i = 0;
+  while (i + 1 < static_cast<int>(kStopReasons.size()) && kStopReasons[static_cast<std::size_t>(i)] != reason) ++i;
+  return i;
+}
+
+int RejecterIndex(std::string_view policy) noexcept {
+  // Per-attempt and overall timeouts both count as "timeout".
+  if (policy.starts_with("timeout")) return 4;
+  int i = 0;
+  while (i + 1 < static_cast<int>(kRejecters.size()) && kRejecters[static_cast<std::size_t>(i)] != policy) ++i;
+  return i;
+}
+
+int BucketIndex(Duration d) noexcept {
+  int i = 0;
+  while (i < static_cast<int>(kBucketNanos.size()) && d.count() > kBucketNanos[static_cast<std::size_t>(i)]) ++i;
+  return i;
+}
+
+}  // namespace
+
+int ThreadShard() noexcept {
+  const ThreadShardId* id = core_internal::ThreadCache<ThreadShardId>();
+  return id != nullptr ? id->id : kOwnedShards;
+}
+
+void Instance::Add(int cell, std::uint64_t n) noexcept {
+  const int shard = ThreadShard();
+  std::atomic<std::uint64_t>& c = shards_[static_cast<std::size_t>(shard)].cells[static_cast<std::size_t>(cell)];
+  if (shard < kOwnedShards) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);  // only this thread writes it
+  } else {
+    c.fetch_add(n, std::memory_order_relaxed);
+  }
+}
+
+std::uint64_t Instance::Read(int cell) const noexcept {
+  std::uint64_t sum = 0;
+  for (const Shard& s : shards_) sum += s.cells[static_cast<std::size_t>(cell)].load(std::memory_order_relaxed);
+  return sum;
+}
+
+void Instance::OnEvent(const Event& e) noexcept {
+  switch (e.kind) {
+    case EventKind::kAttemptEnded: return OnAttemptEnded(e);
+    case EventKind::kRetryScheduled:
+      if (e.policy == "retry") Add(kRetries);
+      return;
+    case EventKind::kGaveUp:
+      if (e.policy == "retry") {
+        Add(kRetryStops + StopReasonIndex(e.reason));
+        Add(kRetryCalls + (e.attempt <= 1 ? 2 : 3));
+      }
+      if (e.reason == "budget_exhausted") {
+        if (e.policy == "retry") Add(kBudgetRefusals);
+        if (e.policy == "hedge") Add(kBudgetRefusals + 1);
+      }
+      return;
+    case EventKind::kRejected:
+      return Add(kRejected + RejecterIndex(e.policy));
+    case EventKind::kStateChanged: return OnStateChanged(e);
+    case EventKind::kTimedOut: return Add(kTimeouts);
+    case EventKind::kHedgeLaunched: return Add(kHedgesSent);
+    case EventKind::kFallback: return Add(kFallbacks);
+    case EventKind::kAbandoned: return Add(kAbandoned);
+    case EventKind::kAttemptStarted: return;
+  }
+}
+
+void Instance::OnAttemptEnded(const Event& e) noexcept {
+  if (e.policy == "pipeline") {
+    const auto outcome = static_cast<int>(e.outcome);
+    if (outcome < kOutcomeCount) Add(kAttempts + outcome);
+    const Duration d = e.duration < Duration::zero() ? Duration::zero() : e.duration;
+    Add(kBuckets + BucketIndex(d));
+    Add(kLatencySumNanos, static_cast<std::uint64_t>(d.count()));
+  } else if (e.policy == "retry" && e.outcome == OutcomeClass::kSuccess) {
+    Add(kRetryCalls + (e.attempt <= 1 ? 0 : 1));
+  }
+}
+
+void Instance::OnStateChanged(const Event& e) noexcept {
+  if (e.policy != "circuit_breaker") return;
+  const std::size_t arrow = e.reason.find("->");
+  if (arrow == std::string_view::npos) return;
+  const std::string_view to = e.reason.substr(arrow + 2);
+  for (std::size_t i = 0; i < kBreakerStates.size(); ++i) {
+    if (kBreakerStates[i] != to) continue;
+    breaker_state_.store(static_cast<int>(i), std::memory_order_relaxed);
+    return Add(kTransitions + static_cast<int>(i));
+  }
+}
+
+}  // namespace stormguard::metrics_internal
