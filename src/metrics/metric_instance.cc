@@ -38,9 +38,15 @@ class ShardOwners {
   std::vector<int> free_;
 };
 
+// Owns the shard for the thread's lifetime. At exit it sends the thread to
+// the shared shard first: events recorded later in its exit must not land
+// in a shard that another thread may own by then.
 struct ThreadShardId {
   int id = ShardOwners::Get().Take();
-  ~ThreadShardId() { ShardOwners::Get().Give(id); }
+  ~ThreadShardId() {
+    tls_shard = kOwnedShards;
+    ShardOwners::Get().Give(id);
+  }
 };
 
 int StopReasonIndex(std::string_view reason) noexcept {
@@ -65,19 +71,10 @@ int BucketIndex(Duration d) noexcept {
 
 }  // namespace
 
-int ThreadShard() noexcept {
+int TakeThreadShard() noexcept {
   const ThreadShardId* id = core_internal::ThreadCache<ThreadShardId>();
-  return id != nullptr ? id->id : kOwnedShards;
-}
-
-void Instance::Add(int cell, std::uint64_t n) noexcept {
-  const int shard = ThreadShard();
-  std::atomic<std::uint64_t>& c = shards_[static_cast<std::size_t>(shard)].cells[static_cast<std::size_t>(cell)];
-  if (shard < kOwnedShards) {
-    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);  // only this thread writes it
-  } else {
-    c.fetch_add(n, std::memory_order_relaxed);
-  }
+  tls_shard = id != nullptr ? id->id : kOwnedShards;
+  return tls_shard;
 }
 
 std::uint64_t Instance::Read(int cell) const noexcept {
@@ -115,11 +112,12 @@ void Instance::OnEvent(const Event& e) noexcept {
 
 void Instance::OnAttemptEnded(const Event& e) noexcept {
   if (e.policy == "pipeline") {
+    const int shard = ThreadShard();
     const auto outcome = static_cast<int>(e.outcome);
-    if (outcome < kOutcomeCount) Add(kAttempts + outcome);
+    if (outcome < kOutcomeCount) Add(shard, kAttempts + outcome);
     const Duration d = e.duration < Duration::zero() ? Duration::zero() : e.duration;
-    Add(kBuckets + BucketIndex(d));
-    Add(kLatencySumNanos, static_cast<std::uint64_t>(d.count()));
+    Add(shard, kBuckets + BucketIndex(d));
+    Add(shard, kLatencySumNanos, static_cast<std::uint64_t>(d.count()));
   } else if (e.policy == "retry" && e.outcome == OutcomeClass::kSuccess) {
     Add(kRetryCalls + (e.attempt <= 1 ? 0 : 1));
   }

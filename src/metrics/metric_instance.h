@@ -63,8 +63,16 @@ enum Cell : int {
 inline constexpr int kOwnedShards = 8;
 inline constexpr int kShardCount = kOwnedShards + 1;
 
+// The thread's shard, cached in a trivial thread_local (read without a
+// guard check); -1 until the thread first records.
+inline thread_local int tls_shard = -1;
+int TakeThreadShard() noexcept;
+
 // The calling thread's shard: its own while it lives, or the shared one.
-int ThreadShard() noexcept;
+inline int ThreadShard() noexcept {
+  if (tls_shard >= 0) [[likely]] return tls_shard;
+  return TakeThreadShard();
+}
 
 struct alignas(64) Shard {
   std::array<std::atomic<std::uint64_t>, kCellCount> cells{};
@@ -82,7 +90,15 @@ class Instance final : public Listener {
   int breaker_state() const noexcept { return breaker_state_.load(std::memory_order_relaxed); }
 
  private:
-  void Add(int cell, std::uint64_t n = 1) noexcept;
+  void Add(int cell, std::uint64_t n = 1) noexcept { Add(ThreadShard(), cell, n); }
+  void Add(int shard, int cell, std::uint64_t n = 1) noexcept {
+    std::atomic<std::uint64_t>& c = shards_[static_cast<std::size_t>(shard)].cells[static_cast<std::size_t>(cell)];
+    if (shard < kOwnedShards) {
+      c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);  // only this thread writes it
+    } else {
+      c.fetch_add(n, std::memory_order_relaxed);
+    }
+  }
   void OnAttemptEnded(const Event& e) noexcept;
   void OnStateChanged(const Event& e) noexcept;
 
