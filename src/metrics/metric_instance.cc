@@ -110,17 +110,18 @@ void Instance::OnEvent(const Event& e) noexcept {
   }
 }
 
+// An attempt's end is reported once: by the retry or hedge stage when the
+// pipeline has one, else by the pipeline itself.
 void Instance::OnAttemptEnded(const Event& e) noexcept {
-  if (e.policy == "pipeline") {
-    const int shard = ThreadShard();
-    const auto outcome = static_cast<int>(e.outcome);
-    if (outcome < kOutcomeCount) Add(shard, kAttempts + outcome);
-    const Duration d = e.duration < Duration::zero() ? Duration::zero() : e.duration;
-    Add(shard, kBuckets + BucketIndex(d));
-    Add(shard, kLatencySumNanos, static_cast<std::uint64_t>(d.count()));
-  } else if (e.policy == "retry" && e.outcome == OutcomeClass::kSuccess) {
-    Add(kRetryCalls + (e.attempt <= 1 ? 0 : 1));
-  }
+  const bool retry = e.policy == "retry";
+  if (!retry && e.policy != "pipeline" && e.policy != "hedge") return;
+  const int shard = ThreadShard();
+  const auto outcome = static_cast<int>(e.outcome);
+  if (outcome < kOutcomeCount) Add(shard, kAttempts + outcome);
+  const Duration d = e.duration < Duration::zero() ? Duration::zero() : e.duration;
+  Add(shard, kBuckets + BucketIndex(d));
+  Add(shard, kLatencySumNanos, static_cast<std::uint64_t>(d.count()));
+  if (retry && e.outcome == OutcomeClass::kSuccess) Add(shard, kRetryCalls + (e.attempt <= 1 ? 0 : 1));
 }
 
 void Instance::OnStateChanged(const Event& e) noexcept {

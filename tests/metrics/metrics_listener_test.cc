@@ -72,7 +72,12 @@ TEST(MetricsListenerTest, RetryCallsRetriesStopsAndBudgetRefusals) {
   l.OnEvent(Ev(EventKind::kGaveUp, "retry", "budget_exhausted", 2, OutcomeClass::kTransient));
   l.OnEvent(Ev(EventKind::kGaveUp, "retry", "something_new", 3, OutcomeClass::kTransient));
   l.OnEvent(Ev(EventKind::kGaveUp, "hedge", "budget_exhausted", 0, OutcomeClass::kTransient));
-  EXPECT_EQ(m.Scrape(),
+  const std::string text = m.Scrape();
+  // The retry stage reports its attempts' ends: they are the attempts.
+  EXPECT_NE(text.find("stormguard_attempts_total{name=\"r\",outcome=\"success\"} 2\n"
+                      "stormguard_attempts_total{name=\"r\",outcome=\"transient\"} 1\n"),
+            std::string::npos);
+  EXPECT_EQ(text.substr(text.find("# HELP stormguard_retry_calls_total")),
             "# HELP stormguard_retry_calls_total Calls through the retry policy, by how they ended.\n"
             "# TYPE stormguard_retry_calls_total counter\n"
             "stormguard_retry_calls_total{name=\"r\",kind=\"successful_without_retry\"} 1\n"
@@ -92,6 +97,20 @@ TEST(MetricsListenerTest, RetryCallsRetriesStopsAndBudgetRefusals) {
             "stormguard_budget_refusals_total{name=\"r\",policy=\"retry\"} 1\n"
             "stormguard_budget_refusals_total{name=\"r\",policy=\"hedge\"} 1\n" +
                 std::string(kNoOverflow));
+}
+
+// Whoever reports an attempt's end (the pipeline, or its retry or hedge
+// stage in its place) counts it; a breaker's own report does not.
+TEST(MetricsListenerTest, AttemptsCountWhoeverReportsThem) {
+  MetricsListener m;
+  Listener& l = m.For("h");
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "hedge", {}, 1, OutcomeClass::kCancelled, 2ms));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "circuit_breaker", {}, 1, OutcomeClass::kSuccess, 2ms));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "time_limiter", "abandoned_work_ended", 1, OutcomeClass::kSuccess));
+  const std::string text = m.Scrape();
+  EXPECT_NE(text.find("stormguard_attempts_total{name=\"h\",outcome=\"cancelled\"} 1\n# HELP"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("stormguard_attempt_duration_seconds_count{name=\"h\"} 1\n"), std::string::npos) << text;
 }
 
 TEST(MetricsListenerTest, BreakerStateGaugeTransitionsAndRefusals) {

@@ -3,46 +3,15 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "promtool.h"
 #include "stormguard/pipeline/pipeline.h"
 #include "test_server.h"
 
 namespace stormguard::http {
 namespace {
 using namespace std::chrono_literals;
-
-struct Lint {
-  int exit_code = -1;
-  std::string output;
-};
-
-// `promtool check metrics` on `text`: exit 0 means no complaint.
-Lint Promtool(const std::string& text) {
-  const std::string promtool = STORMGUARD_PROMTOOL_PATH;
-  if (promtool.ends_with("NOTFOUND")) {
-    ADD_FAILURE() << "promtool not found at configure time: install Debian's prometheus package "
-                     "(scripts/install-deps.sh does) and configure again";
-    return {};
-  }
-  const auto file = std::filesystem::temp_directory_path() /
-                    ("stormguard_metrics_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                     "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".txt");
-  std::ofstream(file) << text;
-  const std::string cmd = "'" + promtool + "' check metrics < '" + file.string() + "' 2>&1";
-  Lint lint;
-  if (FILE* p = ::popen(cmd.c_str(), "r")) {
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, p) != nullptr) lint.output += buf;
-    const int status = ::pclose(p);
-    lint.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  std::filesystem::remove(file);
-  return lint;
-}
 
 // Every family gets samples: events of every kind, a real pipeline's calls,
 // watches, an instance with a hostile name, and overflow past the cap.
@@ -89,14 +58,14 @@ TEST(MetricsHandlerTest, ServesAScrapeThatPromtoolAccepts) {
         "stormguard_metrics_overflow_total 1\n"}) {
     EXPECT_NE(res->body.find(family), std::string::npos) << family;
   }
-  const Lint lint = Promtool(res->body);
+  const testing::Lint lint = testing::Promtool(res->body);
   EXPECT_EQ(lint.exit_code, 0) << lint.output << "\n--- the scrape:\n" << res->body;
   EXPECT_EQ(lint.output, "") << lint.output;
 }
 
 // The check above can fail: promtool does complain about a bad exposition.
 TEST(MetricsHandlerTest, PromtoolComplainsAboutABadExposition) {
-  const Lint lint = Promtool("# TYPE stormguard_requests counter\nstormguard_requests 1\n");
+  const testing::Lint lint = testing::Promtool("# TYPE stormguard_requests counter\nstormguard_requests 1\n");
   EXPECT_NE(lint.exit_code, 0);
   EXPECT_NE(lint.output.find("no help text"), std::string::npos) << lint.output;
 }

@@ -20,7 +20,11 @@
 // (a 0/1 gauge per state) and transitions, rejected calls by policy,
 // timeouts, hedges sent, fallbacks, abandoned attempts; gauges and counters
 // read at scrape time through Watch (bulkhead and adaptive limit in use and
-// limit, budget tokens, reloads). A counter appears once it is non-zero.
+// limit, budget tokens, reloads). A counter appears once it is non-zero; the
+// breaker's state gauge once the breaker changed state.
+// An attempt is counted where its end is reported: by the pipeline, or by
+// its retry or hedge stage in its place (a hedge inside a retry reports its
+// attempts and the retry reports the hedged call, so both are counted).
 //
 // Recording takes no lock, allocates nothing and does no string work beyond
 // matching the event's static policy name: counters live in per-thread
@@ -80,8 +84,8 @@ class MetricsListener final : public Listener {
   Listener& For(std::string_view name);
 
   // Reads `read` at every scrape as instance `name`'s `what`. Returns false
-  // (and counts overflow) past the cap. `read` must be thread-safe and must
-  // outlive this listener or the scrapes.
+  // (and counts overflow) past the cap. `read` must be thread-safe, must
+  // outlive the scrapes, and must not call Watch (it runs under its lock).
   bool Watch(std::string_view name, Watched what, std::function<double()> read);
 
   // Every series, in the text exposition format 0.0.4.
