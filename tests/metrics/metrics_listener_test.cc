@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
+#include <atomic>
 #include <limits>
 #include <string>
 #include <thread>
@@ -264,14 +264,18 @@ TEST(MetricsListenerTest, InstancesAndWatchesPastTheCapAreCountedNotKept) {
 TEST(MetricsListenerTest, RecordsFromTwoThreadsWhileScraping) {
   MetricsListener m;
   constexpr int kEvents = 20'000;
+  std::atomic<int> done{0};
   auto record = [&](bool routed) {
     Event e = Ev(EventKind::kAttemptEnded, "pipeline", {}, 1, OutcomeClass::kSuccess, 2ms);
     e.scope = "s";
     for (int i = 0; i < kEvents; ++i) routed ? m.OnEvent(e) : m.For("s").OnEvent(e);
+    done.fetch_add(1);
   };
   std::thread a(record, false);
   std::thread b(record, true);
-  for (int i = 0; i < 20; ++i) EXPECT_NE(m.Scrape().find("stormguard_metrics_overflow_total 0"), std::string::npos);
+  while (done.load() < 2) {  // ends with the recorders
+    EXPECT_NE(m.Scrape().find("stormguard_metrics_overflow_total 0"), std::string::npos);
+  }
   a.join();
   b.join();
   EXPECT_NE(m.Scrape().find("stormguard_attempt_duration_seconds_count{name=\"s\"} 40000\n"), std::string::npos);
