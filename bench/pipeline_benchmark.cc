@@ -6,12 +6,19 @@
 //   BM_Baseline_ClockNow and <= 75 ns, zero allocations, 2 threads >= 1.8x
 //   the throughput of one). Its clock reads are pinned by
 //   tests/pipeline/success_path_clock_test.cc.
+// BM_Pipeline_Success_Metrics: the same pipeline reporting to a
+//   MetricsListener instance (issue 14: <= 5 ns more than
+//   BM_Pipeline_Success in the same run).
+// BM_Pipeline_Success_NullListener: the same with a listener that does
+//   nothing: the part of the difference that any listener costs (the
+//   pipeline times each attempt for it), not the metrics.
 // BM_Pipeline_CockatielEquivalent: timeout + retry + breaker + bulkhead, the
 //   pipeline bench/peers/cockatiel_pipeline.js runs with cockatiel.
 // Any allocation on the success path fails the run.
 #include <benchmark/benchmark.h>
 
 #include "bench_util.h"
+#include "stormguard/metrics/metrics_listener.h"
 #include "stormguard/pipeline/pipeline.h"
 #include "stormguard/retry/token_bucket_budget.h"
 
@@ -25,13 +32,37 @@ PipelineBuilder& AddCommonGuards(PipelineBuilder& b) {
   return b.AddCircuitBreaker({}).AddBulkhead({.max_concurrent = 1000});
 }
 
+Pipeline BuildFullPipeline(Listener* listener) {
+  PipelineBuilder b({.listener = listener});
+  b.AddTimeout(1s).AddRetry({.max_attempts = 3, .budget = TokenBucketBudget::Create({}).value()});
+  AddCommonGuards(b).AddRateLimiter({.rate = 1e9, .burst = 1'000'000'000});
+  return std::move(b.Build()).value();
+}
+
 const Pipeline& FullPipeline() {
-  static const Pipeline* const pipeline = [] {
-    PipelineBuilder b;
-    b.AddTimeout(1s).AddRetry({.max_attempts = 3, .budget = TokenBucketBudget::Create({}).value()});
-    AddCommonGuards(b).AddRateLimiter({.rate = 1e9, .burst = 1'000'000'000});
-    return new Pipeline(std::move(b.Build()).value());
-  }();
+  static const Pipeline* const pipeline = new Pipeline(BuildFullPipeline(nullptr));
+  return *pipeline;
+}
+
+MetricsListener& Metrics() {
+  static MetricsListener* const metrics = new MetricsListener;
+  return *metrics;
+}
+
+// Reports go nowhere: what having any listener costs (the pipeline then
+// times each attempt), so that the metrics' own share can be told apart.
+struct NullListener final : Listener {
+  void OnEvent(const Event&) noexcept override {}
+};
+
+const Pipeline& FullPipelineWithNullListener() {
+  static NullListener* const listener = new NullListener;
+  static const Pipeline* const pipeline = new Pipeline(BuildFullPipeline(listener));
+  return *pipeline;
+}
+
+const Pipeline& FullPipelineWithMetrics() {
+  static const Pipeline* const pipeline = new Pipeline(BuildFullPipeline(&Metrics().For("payments")));
   return *pipeline;
 }
 
@@ -67,6 +98,16 @@ void RunPipeline(benchmark::State& state, const Pipeline& pipeline) {
 void BM_Pipeline_Success(benchmark::State& state) { RunPipeline(state, FullPipeline()); }
 BENCHMARK(BM_Pipeline_Success);
 BENCHMARK(BM_Pipeline_Success)->Threads(2);
+
+void BM_Pipeline_Success_NullListener(benchmark::State& state) {
+  RunPipeline(state, FullPipelineWithNullListener());
+}
+BENCHMARK(BM_Pipeline_Success_NullListener);
+
+void BM_Pipeline_Success_Metrics(benchmark::State& state) { RunPipeline(state, FullPipelineWithMetrics()); }
+BENCHMARK(BM_Pipeline_Success_Metrics);
+BENCHMARK(BM_Pipeline_Success_Metrics)->Threads(2);
+
 
 void BM_Pipeline_CockatielEquivalent(benchmark::State& state) { RunPipeline(state, CockatielEquivalent()); }
 BENCHMARK(BM_Pipeline_CockatielEquivalent);

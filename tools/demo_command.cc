@@ -135,6 +135,9 @@ void RegisterDemoCommand(CLI::App& app) {
   AddDurationOption(*cmd, "--recovered", o.recovered, "length of the phase after C recovered")->check(PhaseLength());
   AddSeedOption(*cmd, o.seed, "seed of the load mix and C's failures");
   cmd->add_flag("--json", f->json, "print one JSON object instead of the tables");
+  cmd->add_option("--metrics-port", o.metrics_port,
+                  "serve the stormguard mode's Prometheus metrics at http://127.0.0.1:N/metrics while the demo runs")
+      ->check(CLI::Range(1, 65535));
   cmd->add_option("--svg", f->svg, "where to write the SVG timeline")->capture_default_str();
   cmd->callback([f] { RunDemoCommand(*f); });
   RegisterService(app);

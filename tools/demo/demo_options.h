@@ -53,6 +53,9 @@ struct DemoOptions {
   // Every service process exits by itself after this long, whatever happens
   // to the demo that started it.
   Duration max_lifetime = std::chrono::seconds(120);
+  // Serves the stormguard mode's metrics at http://127.0.0.1:N/metrics while
+  // the demo runs (metrics_server.h); 0: not served.
+  int metrics_port = 0;
   // The binary that serves `demo-service` (the running CLI itself).
   std::string self_exe = "/proc/self/exe";
 

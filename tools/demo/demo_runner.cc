@@ -3,6 +3,7 @@
 #include "demo/caller.h"
 #include "demo/ledger_query.h"
 #include "demo/load_generator.h"
+#include "demo/metrics_server.h"
 #include "demo/service_process.h"
 #include "stormguard/core/clock.h"
 #include "stormguard/http/server.h"
@@ -73,6 +74,13 @@ Result<ModeReport> RunMode(Mode mode, const DemoOptions& o, std::FILE* progress)
 
 Result<DemoReport> RunDemo(const DemoOptions& options, std::FILE* progress) {
   const InterruptGuard guard;
+  std::unique_ptr<MetricsServer> metrics;
+  if (options.metrics_port != 0) {
+    Result<std::unique_ptr<MetricsServer>> m = MetricsServer::Start(DemoMetrics(), options.metrics_port);
+    if (!m.ok()) return m.status();
+    metrics = std::move(m).value();
+    std::fprintf(progress, "metrics: %s\n", Url(options.metrics_port, "/metrics").c_str());
+  }
   const TimePoint start = Clock::Real().Now();
   DemoReport report{.rate = options.rate, .phases = options.Phases()};
   for (Mode mode : {Mode::kNaive, Mode::kStormguard}) {

@@ -4,7 +4,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include "cli_process.h"
+#include "promtool.h"
 
 namespace stormguard::demo {
 namespace {
@@ -105,6 +110,51 @@ TEST(DemoIntegrationTest, BadFlagsExitWithStatusTwoAndNameTheFlag) {
     EXPECT_EQ(err.find("naive: starting"), std::string::npos) << err;  // refused before running
     EXPECT_EQ(err.find('\n'), err.size() - 1) << err;  // one line
   }
+}
+
+// A loopback port nobody listens on now (the kernel's pick).
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+TEST(DemoIntegrationTest, ServesMetricsThatPromtoolAcceptsWhileItRuns) {
+  const int port = FreePort();
+  ASSERT_NE(port, 0);
+  CliProcess cli({"demo", "--healthy", "2s", "--down", "1s", "--recovered", "1s", "--rate", "20", "--metrics-port",
+                  std::to_string(port)});
+  // The stormguard mode runs second; its healthy phase has run by its outage.
+  ASSERT_TRUE(cli.AwaitStderr("stormguard: down", 60s)) << cli.Stderr();
+  auto res = httplib::Client("127.0.0.1", port).Get("/metrics");
+  ASSERT_TRUE(res) << cli.Stderr();
+  EXPECT_EQ(res->status, 200);
+  EXPECT_NE(res->body.find("stormguard_attempts_total{name=\"demo\",outcome=\"success\"}"), std::string::npos)
+      << res->body;
+  EXPECT_NE(res->body.find("stormguard_config_reloads_accepted_total{name=\"demo\"} 1\n"), std::string::npos)
+      << res->body;
+  const http::testing::Lint lint = http::testing::Promtool(res->body);
+  EXPECT_EQ(lint.exit_code, 0) << lint.output << "\n--- the scrape:\n" << res->body;
+  EXPECT_EQ(lint.output, "");
+  const int status = cli.Wait(60s);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << cli.Stderr();
+  EXPECT_NE(cli.Stderr().find("metrics: http://127.0.0.1:" + std::to_string(port) + "/metrics"), std::string::npos);
+}
+
+TEST(DemoIntegrationTest, RefusesAMetricsPortOutOfRange) {
+  CliProcess cli({"demo", "--metrics-port", "65536"});
+  const int status = cli.Wait(10s);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << status;
+  EXPECT_NE(cli.Stderr().find("--metrics-port"), std::string::npos) << cli.Stderr();
 }
 
 }  // namespace

@@ -1,0 +1,139 @@
+#include "metric_instance.h"
+
+#include <mutex>
+#include <vector>
+
+#include "stormguard/core/internal/thread_cache.h"
+
+namespace stormguard::metrics_internal {
+namespace {
+
+// Hands out the owned shards; a thread returns its shard when it exits, so a
+// pool's threads keep owning shards however many threads came and went.
+class ShardOwners {
+ public:
+  int Take() {
+    std::lock_guard lock(mu_);
+    if (free_.empty()) return kOwnedShards;
+    const int id = free_.back();
+    free_.pop_back();
+    return id;
+  }
+  void Give(int id) {
+    if (id == kOwnedShards) return;
+    std::lock_guard lock(mu_);
+    free_.push_back(id);
+  }
+
+  static ShardOwners& Get() {
+    static ShardOwners* const owners = new ShardOwners;  // outlives every thread's exit
+    return *owners;
+  }
+
+ private:
+  ShardOwners() {
+    for (int i = kOwnedShards - 1; i >= 0; --i) free_.push_back(i);
+  }
+  std::mutex mu_;
+  std::vector<int> free_;
+};
+
+// Owns the shard for the thread's lifetime. At exit it sends the thread to
+// the shared shard first: events recorded later in its exit must not land
+// in a shard that another thread may own by then.
+struct ThreadShardId {
+  int id = ShardOwners::Get().Take();
+  ~ThreadShardId() {
+    tls_shard = kOwnedShards;
+    ShardOwners::Get().Give(id);
+  }
+};
+
+int StopReasonIndex(std::string_view reason) noexcept {
+  int i = 0;
+  while (i + 1 < static_cast<int>(kStopReasons.size()) && kStopReasons[static_cast<std::size_t>(i)] != reason) ++i;
+  return i;
+}
+
+int RejecterIndex(std::string_view policy) noexcept {
+  // Per-attempt and overall timeouts both count as "timeout".
+  if (policy.starts_with("timeout")) return 4;
+  int i = 0;
+  while (i + 1 < static_cast<int>(kRejecters.size()) && kRejecters[static_cast<std::size_t>(i)] != policy) ++i;
+  return i;
+}
+
+int BucketIndex(Duration d) noexcept {
+  int i = 0;
+  while (i < static_cast<int>(kBucketNanos.size()) && d.count() > kBucketNanos[static_cast<std::size_t>(i)]) ++i;
+  return i;
+}
+
+}  // namespace
+
+int TakeThreadShard() noexcept {
+  const ThreadShardId* id = core_internal::ThreadCache<ThreadShardId>();
+  tls_shard = id != nullptr ? id->id : kOwnedShards;
+  return tls_shard;
+}
+
+std::uint64_t Instance::Read(int cell) const noexcept {
+  std::uint64_t sum = 0;
+  for (const Shard& s : shards_) sum += s.cells[static_cast<std::size_t>(cell)].load(std::memory_order_relaxed);
+  return sum;
+}
+
+void Instance::OnEvent(const Event& e) noexcept {
+  switch (e.kind) {
+    case EventKind::kAttemptEnded: return OnAttemptEnded(e);
+    case EventKind::kRetryScheduled:
+      if (e.policy == "retry") Add(kRetries);
+      return;
+    case EventKind::kGaveUp:
+      if (e.policy == "retry") {
+        Add(kRetryStops + StopReasonIndex(e.reason));
+        Add(kRetryCalls + (e.attempt <= 1 ? 2 : 3));
+      }
+      if (e.reason == "budget_exhausted") {
+        if (e.policy == "retry") Add(kBudgetRefusals);
+        if (e.policy == "hedge") Add(kBudgetRefusals + 1);
+      }
+      return;
+    case EventKind::kRejected:
+      return Add(kRejected + RejecterIndex(e.policy));
+    case EventKind::kStateChanged: return OnStateChanged(e);
+    case EventKind::kTimedOut: return Add(kTimeouts);
+    case EventKind::kHedgeLaunched: return Add(kHedgesSent);
+    case EventKind::kFallback: return Add(kFallbacks);
+    case EventKind::kAbandoned: return Add(kAbandoned);
+    case EventKind::kAttemptStarted: return;
+  }
+}
+
+// An attempt's end is reported once: by the retry or hedge stage when the
+// pipeline has one, else by the pipeline itself.
+void Instance::OnAttemptEnded(const Event& e) noexcept {
+  const bool retry = e.policy == "retry";
+  if (!retry && e.policy != "pipeline" && e.policy != "hedge") return;
+  const int shard = ThreadShard();
+  const auto outcome = static_cast<int>(e.outcome);
+  if (outcome < kOutcomeCount) Add(shard, kAttempts + outcome);
+  const Duration d = e.duration < Duration::zero() ? Duration::zero() : e.duration;
+  Add(shard, kBuckets + BucketIndex(d));
+  Add(shard, kLatencySumNanos, static_cast<std::uint64_t>(d.count()));
+  if (retry && e.outcome == OutcomeClass::kSuccess) Add(shard, kRetryCalls + (e.attempt <= 1 ? 0 : 1));
+}
+
+void Instance::OnStateChanged(const Event& e) noexcept {
+  if (e.policy != "circuit_breaker") return;
+  const std::size_t arrow = e.reason.find("->");
+  if (arrow == std::string_view::npos) return;
+  const std::string_view to = e.reason.substr(arrow + 2);
+  for (std::size_t i = 0; i < kBreakerStates.size(); ++i) {
+    if (kBreakerStates[i] != to) continue;
+    breaker_state_.store(static_cast<int>(i), std::memory_order_relaxed);
+    return Add(kTransitions + static_cast<int>(i));
+  }
+}
+
+}  // namespace stormguard::metrics_internal

@@ -1,0 +1,110 @@
+// The series of one MetricsListener instance (internal): where each event
+// lands, and the per-thread shards that keep recording lock-free.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "stormguard/core/events.h"
+
+namespace stormguard::metrics_internal {
+
+inline constexpr int kOutcomeCount = static_cast<int>(OutcomeClass::kDeadlineExceeded) + 1;
+
+// Attempt latency bucket bounds, in nanoseconds and as their `le` labels.
+inline constexpr std::array<std::int64_t, 14> kBucketNanos = {
+    500'000, 1'000'000, 2'500'000, 5'000'000, 10'000'000, 25'000'000, 50'000'000,
+    100'000'000, 250'000'000, 500'000'000, 1'000'000'000, 2'500'000'000, 5'000'000'000, 10'000'000'000};
+inline constexpr std::array<std::string_view, 14> kBucketLabels = {
+    "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10"};
+inline constexpr int kBucketCount = static_cast<int>(kBucketNanos.size()) + 1;  // + the +Inf bucket
+
+// Resilience4j's retry call kinds.
+inline constexpr std::array<std::string_view, 4> kRetryKinds = {
+    "successful_without_retry", "successful_with_retry", "failed_without_retry", "failed_with_retry"};
+// The retry policy's stop reasons (StopReasonName), and "other" last.
+inline constexpr std::array<std::string_view, 11> kStopReasons = {
+    "succeeded", "cancelled", "downstream_gave_up", "not_retryable", "not_idempotent", "incoming_retry",
+    "attempts_exhausted", "pushback_stop", "deadline", "budget_exhausted", "other"};
+// The circuit breaker's states (CircuitStateName), in its enum's order.
+inline constexpr std::array<std::string_view, 6> kBreakerStates = {"closed",      "open",     "half_open",
+                                                                   "forced_open", "disabled", "metrics_only"};
+// Policies that refuse calls, and "other" last.
+inline constexpr std::array<std::string_view, 8> kRejecters = {
+    "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency", "timeout", "time_limiter",
+    "fallback", "other"};
+// Policies whose budgets refuse retries or hedges.
+inline constexpr std::array<std::string_view, 2> kBudgetUsers = {"retry", "hedge"};
+
+// Offsets of each counter in a shard.
+enum Cell : int {
+  kAttempts = 0,                                                   // by outcome
+  kBuckets = kAttempts + kOutcomeCount,                            // latency, not cumulative
+  kLatencySumNanos = kBuckets + kBucketCount,
+  kRetryCalls = kLatencySumNanos + 1,                              // by kRetryKinds
+  kRetries = kRetryCalls + static_cast<int>(kRetryKinds.size()),
+  kRetryStops = kRetries + 1,                                      // by kStopReasons
+  kBudgetRefusals = kRetryStops + static_cast<int>(kStopReasons.size()),  // by kBudgetUsers
+  kTransitions = kBudgetRefusals + static_cast<int>(kBudgetUsers.size()),  // by state entered
+  kRejected = kTransitions + static_cast<int>(kBreakerStates.size()),      // by kRejecters
+  kTimeouts = kRejected + static_cast<int>(kRejecters.size()),
+  kHedgesSent,
+  kFallbacks,
+  kAbandoned,
+  kCellCount,
+};
+
+// Threads 0..kOwnedShards-1 own a shard each and add with plain stores;
+// every other thread shares the last shard through atomic adds.
+inline constexpr int kOwnedShards = 8;
+inline constexpr int kShardCount = kOwnedShards + 1;
+
+// The thread's shard, cached in a trivial thread_local (read without a
+// guard check); -1 until the thread first records.
+inline thread_local int tls_shard = -1;
+int TakeThreadShard() noexcept;
+
+// The calling thread's shard: its own while it lives, or the shared one.
+inline int ThreadShard() noexcept {
+  if (tls_shard >= 0) [[likely]] return tls_shard;
+  return TakeThreadShard();
+}
+
+struct alignas(64) Shard {
+  std::array<std::atomic<std::uint64_t>, kCellCount> cells{};
+};
+
+class Instance final : public Listener {
+ public:
+  explicit Instance(std::string name) : name_(std::move(name)) {}
+
+  void OnEvent(const Event& e) noexcept override;
+
+  const std::string& name() const noexcept { return name_; }
+  std::uint64_t Read(int cell) const noexcept;
+  // The breaker's state index, or -1 when no breaker reported here.
+  int breaker_state() const noexcept { return breaker_state_.load(std::memory_order_relaxed); }
+
+ private:
+  void Add(int cell, std::uint64_t n = 1) noexcept { Add(ThreadShard(), cell, n); }
+  void Add(int shard, int cell, std::uint64_t n = 1) noexcept {
+    std::atomic<std::uint64_t>& c = shards_[static_cast<std::size_t>(shard)].cells[static_cast<std::size_t>(cell)];
+    if (shard < kOwnedShards) {
+      c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);  // only this thread writes it
+    } else {
+      c.fetch_add(n, std::memory_order_relaxed);
+    }
+  }
+  void OnAttemptEnded(const Event& e) noexcept;
+  void OnStateChanged(const Event& e) noexcept;
+
+  const std::string name_;
+  std::atomic<int> breaker_state_{-1};
+  std::array<Shard, kShardCount> shards_;
+};
+
+}  // namespace stormguard::metrics_internal

@@ -1,0 +1,286 @@
+#include "stormguard/metrics/metrics_listener.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <limits>
+#include <string>
+#include <thread>
+
+namespace stormguard {
+namespace {
+using namespace std::chrono_literals;
+
+Event Ev(EventKind kind, std::string_view policy, std::string_view reason = {}, int attempt = 1,
+         OutcomeClass outcome = OutcomeClass::kSuccess, Duration d = Duration::zero()) {
+  return Event{.kind = kind, .policy = policy, .reason = reason, .attempt = attempt, .outcome = outcome,
+               .duration = d};
+}
+
+constexpr std::string_view kNoOverflow =
+    "# HELP stormguard_metrics_overflow_total Events, instances and watches dropped past the cap.\n"
+    "# TYPE stormguard_metrics_overflow_total counter\n"
+    "stormguard_metrics_overflow_total 0\n";
+
+TEST(MetricsListenerTest, EmptyScrapeHasOnlyTheOverflowCounter) {
+  MetricsListener m;
+  EXPECT_EQ(m.Scrape(), kNoOverflow);
+}
+
+TEST(MetricsListenerTest, AttemptsByOutcomeAndLatencyHistogram) {
+  MetricsListener m;
+  Listener& l = m.For("pay");
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "pipeline", {}, 1, OutcomeClass::kSuccess, 3ms));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "pipeline", {}, 1, OutcomeClass::kSuccess, 1ms));  // le is inclusive
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "pipeline", {}, 2, OutcomeClass::kTransient, 20s));
+  l.OnEvent(Ev(EventKind::kAttemptStarted, "pipeline"));  // not counted
+  EXPECT_EQ(m.Scrape(),
+            "# HELP stormguard_attempts_total Attempts that reached the call, by outcome.\n"
+            "# TYPE stormguard_attempts_total counter\n"
+            "stormguard_attempts_total{name=\"pay\",outcome=\"success\"} 2\n"
+            "stormguard_attempts_total{name=\"pay\",outcome=\"transient\"} 1\n"
+            "# HELP stormguard_attempt_duration_seconds Latency of attempts that reached the call.\n"
+            "# TYPE stormguard_attempt_duration_seconds histogram\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"0.0005\"} 0\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"0.001\"} 1\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"0.0025\"} 1\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"0.005\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"0.01\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"0.025\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"0.05\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"0.1\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"0.25\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"0.5\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"1\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"2.5\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"5\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"10\"} 2\n"
+            "stormguard_attempt_duration_seconds_bucket{name=\"pay\",le=\"+Inf\"} 3\n"
+            "stormguard_attempt_duration_seconds_sum{name=\"pay\"} 20.004\n"
+            "stormguard_attempt_duration_seconds_count{name=\"pay\"} 3\n" +
+                std::string(kNoOverflow));
+}
+
+TEST(MetricsListenerTest, RetryCallsRetriesStopsAndBudgetRefusals) {
+  MetricsListener m;
+  Listener& l = m.For("r");
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "retry", {}, 1, OutcomeClass::kSuccess));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "retry", {}, 1, OutcomeClass::kTransient));
+  l.OnEvent(Ev(EventKind::kRetryScheduled, "retry", {}, 1, OutcomeClass::kTransient));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "retry", {}, 2, OutcomeClass::kSuccess));
+  l.OnEvent(Ev(EventKind::kGaveUp, "retry", "not_retryable", 1, OutcomeClass::kPermanent));
+  l.OnEvent(Ev(EventKind::kGaveUp, "retry", "budget_exhausted", 2, OutcomeClass::kTransient));
+  l.OnEvent(Ev(EventKind::kGaveUp, "retry", "something_new", 3, OutcomeClass::kTransient));
+  l.OnEvent(Ev(EventKind::kGaveUp, "hedge", "budget_exhausted", 0, OutcomeClass::kTransient));
+  const std::string text = m.Scrape();
+  // The retry stage reports its attempts' ends: they are the attempts.
+  EXPECT_NE(text.find("stormguard_attempts_total{name=\"r\",outcome=\"success\"} 2\n"
+                      "stormguard_attempts_total{name=\"r\",outcome=\"transient\"} 1\n"),
+            std::string::npos);
+  EXPECT_EQ(text.substr(text.find("# HELP stormguard_retry_calls_total")),
+            "# HELP stormguard_retry_calls_total Calls through the retry policy, by how they ended.\n"
+            "# TYPE stormguard_retry_calls_total counter\n"
+            "stormguard_retry_calls_total{name=\"r\",kind=\"successful_without_retry\"} 1\n"
+            "stormguard_retry_calls_total{name=\"r\",kind=\"successful_with_retry\"} 1\n"
+            "stormguard_retry_calls_total{name=\"r\",kind=\"failed_without_retry\"} 1\n"
+            "stormguard_retry_calls_total{name=\"r\",kind=\"failed_with_retry\"} 2\n"
+            "# HELP stormguard_retry_retries_total Retries scheduled.\n"
+            "# TYPE stormguard_retry_retries_total counter\n"
+            "stormguard_retry_retries_total{name=\"r\"} 1\n"
+            "# HELP stormguard_retry_stops_total Retry policy stops other than success, by reason.\n"
+            "# TYPE stormguard_retry_stops_total counter\n"
+            "stormguard_retry_stops_total{name=\"r\",reason=\"not_retryable\"} 1\n"
+            "stormguard_retry_stops_total{name=\"r\",reason=\"budget_exhausted\"} 1\n"
+            "stormguard_retry_stops_total{name=\"r\",reason=\"other\"} 1\n"
+            "# HELP stormguard_budget_refusals_total Retries and hedges a budget refused.\n"
+            "# TYPE stormguard_budget_refusals_total counter\n"
+            "stormguard_budget_refusals_total{name=\"r\",policy=\"retry\"} 1\n"
+            "stormguard_budget_refusals_total{name=\"r\",policy=\"hedge\"} 1\n" +
+                std::string(kNoOverflow));
+}
+
+// Whoever reports an attempt's end (the pipeline, or its retry or hedge
+// stage in its place) counts it; a breaker's own report does not.
+TEST(MetricsListenerTest, AttemptsCountWhoeverReportsThem) {
+  MetricsListener m;
+  Listener& l = m.For("h");
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "hedge", {}, 1, OutcomeClass::kCancelled, 2ms));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "circuit_breaker", {}, 1, OutcomeClass::kSuccess, 2ms));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, "time_limiter", "abandoned_work_ended", 1, OutcomeClass::kSuccess));
+  const std::string text = m.Scrape();
+  EXPECT_NE(text.find("stormguard_attempts_total{name=\"h\",outcome=\"cancelled\"} 1\n# HELP"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("stormguard_attempt_duration_seconds_count{name=\"h\"} 1\n"), std::string::npos) << text;
+}
+
+TEST(MetricsListenerTest, BreakerStateGaugeTransitionsAndRefusals) {
+  MetricsListener m;
+  Listener& l = m.For("b");
+  l.OnEvent(Ev(EventKind::kStateChanged, "circuit_breaker", "closed->open"));
+  l.OnEvent(Ev(EventKind::kRejected, "circuit_breaker", "circuit open"));
+  l.OnEvent(Ev(EventKind::kStateChanged, "circuit_breaker", "open->half_open"));
+  l.OnEvent(Ev(EventKind::kStateChanged, "adaptive_concurrency", "limit_increased"));  // not a breaker
+  EXPECT_EQ(m.Scrape(),
+            "# HELP stormguard_circuitbreaker_state 1 for the circuit breaker's current state, 0 for the others.\n"
+            "# TYPE stormguard_circuitbreaker_state gauge\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"closed\"} 0\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"open\"} 0\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"half_open\"} 1\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"forced_open\"} 0\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"disabled\"} 0\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"metrics_only\"} 0\n"
+            "# HELP stormguard_circuitbreaker_transitions_total Circuit breaker transitions, by the state entered.\n"
+            "# TYPE stormguard_circuitbreaker_transitions_total counter\n"
+            "stormguard_circuitbreaker_transitions_total{name=\"b\",state=\"open\"} 1\n"
+            "stormguard_circuitbreaker_transitions_total{name=\"b\",state=\"half_open\"} 1\n"
+            "# HELP stormguard_circuitbreaker_not_permitted_calls_total Calls the circuit breaker refused.\n"
+            "# TYPE stormguard_circuitbreaker_not_permitted_calls_total counter\n"
+            "stormguard_circuitbreaker_not_permitted_calls_total{name=\"b\"} 1\n" +
+                std::string(kNoOverflow));
+}
+
+TEST(MetricsListenerTest, RejectionsTimeoutsHedgesFallbacksAbandoned) {
+  MetricsListener m;
+  Listener& l = m.For("g");
+  l.OnEvent(Ev(EventKind::kRejected, "bulkhead", "bulkhead full"));
+  l.OnEvent(Ev(EventKind::kRejected, "rate_limiter", "rate limit exceeded"));
+  l.OnEvent(Ev(EventKind::kRejected, "rate_limiter", "rate limit exceeded"));
+  l.OnEvent(Ev(EventKind::kRejected, "timeout_per_attempt", "deadline_expired"));
+  l.OnEvent(Ev(EventKind::kRejected, "idempotency_key", "missing_key"));
+  l.OnEvent(Ev(EventKind::kTimedOut, "timeout", "deadline"));
+  l.OnEvent(Ev(EventKind::kHedgeLaunched, "hedge"));
+  l.OnEvent(Ev(EventKind::kFallback, "fallback", "unavailable"));
+  l.OnEvent(Ev(EventKind::kAbandoned, "timeout", "ignored_stop"));
+  EXPECT_EQ(m.Scrape(),
+            "# HELP stormguard_rejected_calls_total Calls other guards refused, by policy.\n"
+            "# TYPE stormguard_rejected_calls_total counter\n"
+            "stormguard_rejected_calls_total{name=\"g\",policy=\"bulkhead\"} 1\n"
+            "stormguard_rejected_calls_total{name=\"g\",policy=\"rate_limiter\"} 2\n"
+            "stormguard_rejected_calls_total{name=\"g\",policy=\"timeout\"} 1\n"
+            "stormguard_rejected_calls_total{name=\"g\",policy=\"other\"} 1\n"
+            "# HELP stormguard_timeouts_total Timeouts that fired.\n"
+            "# TYPE stormguard_timeouts_total counter\n"
+            "stormguard_timeouts_total{name=\"g\"} 1\n"
+            "# HELP stormguard_hedges_sent_total Hedged attempts sent.\n"
+            "# TYPE stormguard_hedges_sent_total counter\n"
+            "stormguard_hedges_sent_total{name=\"g\"} 1\n"
+            "# HELP stormguard_fallbacks_total Results a fallback produced.\n"
+            "# TYPE stormguard_fallbacks_total counter\n"
+            "stormguard_fallbacks_total{name=\"g\"} 1\n"
+            "# HELP stormguard_abandoned_attempts_total Attempts left running past their timeout.\n"
+            "# TYPE stormguard_abandoned_attempts_total counter\n"
+            "stormguard_abandoned_attempts_total{name=\"g\"} 1\n" +
+                std::string(kNoOverflow));
+}
+
+TEST(MetricsListenerTest, WatchesAreReadAtScrapeTime) {
+  MetricsListener m;
+  int in_use = 3;
+  ASSERT_TRUE(m.Watch("db", Watched::kBulkheadInUse, [&] { return static_cast<double>(in_use); }));
+  ASSERT_TRUE(m.Watch("db", Watched::kBulkheadLimit, [] { return 10.0; }));
+  ASSERT_TRUE(m.Watch("db", Watched::kAdaptiveLimit, [] { return std::numeric_limits<double>::quiet_NaN(); }));
+  ASSERT_TRUE(m.Watch("db", Watched::kBudgetTokens, [] { return 2.5; }));
+  ASSERT_TRUE(m.Watch("cfg", Watched::kReloadsAccepted, [] { return 4.0; }));
+  ASSERT_TRUE(m.Watch("cfg", Watched::kReloadsRejected, [] { return 1.0; }));
+  in_use = 7;
+  EXPECT_EQ(m.Scrape(),
+            "# HELP stormguard_bulkhead_concurrent_calls Calls holding a bulkhead slot.\n"
+            "# TYPE stormguard_bulkhead_concurrent_calls gauge\n"
+            "stormguard_bulkhead_concurrent_calls{name=\"db\"} 7\n"
+            "# HELP stormguard_bulkhead_max_allowed_concurrent_calls The bulkhead's slots.\n"
+            "# TYPE stormguard_bulkhead_max_allowed_concurrent_calls gauge\n"
+            "stormguard_bulkhead_max_allowed_concurrent_calls{name=\"db\"} 10\n"
+            "# HELP stormguard_adaptive_concurrency_limit The adaptive concurrency limit.\n"
+            "# TYPE stormguard_adaptive_concurrency_limit gauge\n"
+            "stormguard_adaptive_concurrency_limit{name=\"db\"} NaN\n"
+            "# HELP stormguard_retry_budget_tokens Tokens left in the retry budget.\n"
+            "# TYPE stormguard_retry_budget_tokens gauge\n"
+            "stormguard_retry_budget_tokens{name=\"db\"} 2.5\n"
+            "# HELP stormguard_config_reloads_accepted_total Configurations applied.\n"
+            "# TYPE stormguard_config_reloads_accepted_total counter\n"
+            "stormguard_config_reloads_accepted_total{name=\"cfg\"} 4\n"
+            "# HELP stormguard_config_reloads_rejected_total Configurations refused.\n"
+            "# TYPE stormguard_config_reloads_rejected_total counter\n"
+            "stormguard_config_reloads_rejected_total{name=\"cfg\"} 1\n" +
+                std::string(kNoOverflow));
+}
+
+TEST(MetricsListenerTest, RoutesByScopeAndKeepsInstancesApart) {
+  MetricsListener m;
+  Event a = Ev(EventKind::kTimedOut, "timeout");
+  a.scope = "a";
+  Event b = a;
+  b.scope = "b";
+  m.OnEvent(a);
+  m.OnEvent(b);
+  m.OnEvent(b);
+  m.For("a").OnEvent(Ev(EventKind::kTimedOut, "timeout"));  // the same instance as scope "a"
+  EXPECT_EQ(m.Scrape(),
+            "# HELP stormguard_timeouts_total Timeouts that fired.\n"
+            "# TYPE stormguard_timeouts_total counter\n"
+            "stormguard_timeouts_total{name=\"a\"} 2\n"
+            "stormguard_timeouts_total{name=\"b\"} 2\n" +
+                std::string(kNoOverflow));
+}
+
+TEST(MetricsListenerTest, HostileNamesAreEscaped) {
+  MetricsListener m;
+  m.For("a\"b\\c\nd\x01\xff}").OnEvent(Ev(EventKind::kFallback, "fallback"));
+  EXPECT_EQ(m.Scrape(),
+            "# HELP stormguard_fallbacks_total Results a fallback produced.\n"
+            "# TYPE stormguard_fallbacks_total counter\n"
+            "stormguard_fallbacks_total{name=\"a\\\"b\\\\c\\nd\\\\x01\\\\xff}\"} 1\n" +
+                std::string(kNoOverflow));
+}
+
+TEST(MetricsListenerTest, InstancesAndWatchesPastTheCapAreCountedNotKept) {
+  MetricsListener m(2);
+  m.For("a").OnEvent(Ev(EventKind::kFallback, "fallback"));
+  m.For("b").OnEvent(Ev(EventKind::kFallback, "fallback"));
+  Listener& c = m.For("c");  // past the cap: 1
+  c.OnEvent(Ev(EventKind::kFallback, "fallback"));  // 2
+  Event scoped = Ev(EventKind::kFallback, "fallback");
+  scoped.scope = "d";
+  m.OnEvent(scoped);  // 3
+  EXPECT_TRUE(m.Watch("a", Watched::kBulkheadLimit, [] { return 1.0; }));
+  EXPECT_TRUE(m.Watch("b", Watched::kBulkheadLimit, [] { return 1.0; }));
+  EXPECT_FALSE(m.Watch("c", Watched::kBulkheadLimit, [] { return 1.0; }));  // 4
+  EXPECT_EQ(m.Scrape(),
+            "# HELP stormguard_fallbacks_total Results a fallback produced.\n"
+            "# TYPE stormguard_fallbacks_total counter\n"
+            "stormguard_fallbacks_total{name=\"a\"} 1\n"
+            "stormguard_fallbacks_total{name=\"b\"} 1\n"
+            "# HELP stormguard_bulkhead_max_allowed_concurrent_calls The bulkhead's slots.\n"
+            "# TYPE stormguard_bulkhead_max_allowed_concurrent_calls gauge\n"
+            "stormguard_bulkhead_max_allowed_concurrent_calls{name=\"a\"} 1\n"
+            "stormguard_bulkhead_max_allowed_concurrent_calls{name=\"b\"} 1\n"
+            "# HELP stormguard_metrics_overflow_total Events, instances and watches dropped past the cap.\n"
+            "# TYPE stormguard_metrics_overflow_total counter\n"
+            "stormguard_metrics_overflow_total 4\n");
+}
+
+// Under TSan: two threads record (one through a bound listener, one routed
+// by scope) while this one scrapes; every event is counted once.
+TEST(MetricsListenerTest, RecordsFromTwoThreadsWhileScraping) {
+  MetricsListener m;
+  constexpr int kEvents = 20'000;
+  std::atomic<int> done{0};
+  auto record = [&](bool routed) {
+    Event e = Ev(EventKind::kAttemptEnded, "pipeline", {}, 1, OutcomeClass::kSuccess, 2ms);
+    e.scope = "s";
+    for (int i = 0; i < kEvents; ++i) routed ? m.OnEvent(e) : m.For("s").OnEvent(e);
+    done.fetch_add(1);
+  };
+  std::thread a(record, false);
+  std::thread b(record, true);
+  while (done.load() < 2) {  // ends with the recorders
+    EXPECT_NE(m.Scrape().find("stormguard_metrics_overflow_total 0"), std::string::npos);
+  }
+  a.join();
+  b.join();
+  EXPECT_NE(m.Scrape().find("stormguard_attempt_duration_seconds_count{name=\"s\"} 40000\n"), std::string::npos);
+  EXPECT_NE(m.Scrape().find("stormguard_attempt_duration_seconds_sum{name=\"s\"} 80\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace stormguard
