@@ -13,11 +13,14 @@
 // Asio timer, never a parked thread. The pipeline's clock must be theirs
 // (Clock::Real() by default).
 //
-// Each attempt runs as its own coroutine on that executor, with its own
-// cancellation slot: when the attempt's ctx.stop fires (its timeout, the
-// overall timeout, the caller's stop, a hedge it lost), the slot is
+// Each attempt runs as its own coroutine thread on that executor, with its
+// own cancellation slot: when the attempt's ctx.stop fires (its timeout,
+// the overall timeout, the caller's stop, a hedge it lost), the slot is
 // emitted (terminal) on the executor, so the operation the attempt awaits
-// ends at once with operation_aborted. An attempt that throws reports its
+// ends at once with operation_aborted. The thread is started directly
+// (asio_internal::AttemptThread), not through co_spawn: co_spawn adds an
+// entry coroutine, two work guards and a type-erased dispatch per attempt,
+// and the caller's own co_spawn already keeps the context running. An attempt that throws reports its
 // own error when it throws (operation_aborted as CANCELLED), never "the
 // timer won". A terminal cancellation of the awaiting coroutine stops the
 // call. The co_await returns once the call has ended and every attempt it
@@ -27,8 +30,10 @@
 //
 // A call that ends inside its start (a ready attempt that succeeds) never
 // suspends the awaiting coroutine and goes through no queue: the co_await
-// returns at once, and the attempt's completion runs inline
-// (inline_executor.h). Only a call still running suspends the caller.
+// returns at once. An attempt started on the executor's thread runs at
+// once; one started elsewhere (a bulkhead slot handed over by another
+// thread) is dispatched to the executor. Only a call still running
+// suspends the caller.
 //
 // The executor must not run two handlers at once (one io_context thread,
 // or a strand); the pipeline must be alive when the co_await starts.
@@ -39,9 +44,9 @@
 #include <asio/awaitable.hpp>
 #include <asio/cancellation_signal.hpp>
 #include <asio/cancellation_state.hpp>
-#include <asio/co_spawn.hpp>
 #include <asio/dispatch.hpp>
 #include <asio/error.hpp>
+#include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/this_coro.hpp>
 #include <asio/use_awaitable.hpp>
@@ -55,7 +60,6 @@
 #include <type_traits>
 
 #include "stormguard/asio/asio_timers.h"
-#include "stormguard/asio/inline_executor.h"
 #include "stormguard/pipeline/pipeline.h"
 
 namespace stormguard {
@@ -108,16 +112,14 @@ class CoroutineCall {
     CoroutineCall* call;
     void operator()(CallContext& c, Completion<R> done) const { call->StartAttempt(c, std::move(done)); }
   };
-  struct AttemptEnded {  // co_spawn's completion: the attempt's coroutine has finished
-    using cancellation_slot_type = asio::cancellation_slot;
-    using executor_type = InlineExecutor;  // not posted: see inline_executor.h
-    CoroutineCall* call;
-    Slot* slot;
-    cancellation_slot_type get_cancellation_slot() const noexcept { return slot->signal.slot(); }
-    executor_type get_executor() const noexcept {
-      return InlineExecutor(asio::query(call->ex_, asio::execution::context));
-    }
-    void operator()(std::exception_ptr) const { call->AttemptFinished(*slot); }
+  // An attempt's coroutine thread: Asio's own (what co_spawn makes), whose
+  // operations take their cancellation slot from a cancellation state
+  // hanging off the attempt's Slot.
+  using Thread = asio::detail::awaitable_thread<asio::any_io_executor>;
+  using ThreadEntry = asio::awaitable<asio::detail::awaitable_thread_entry_point, asio::any_io_executor>;
+  struct Launch {  // starts a thread on the executor (dispatched there from another thread)
+    Thread thread;
+    void operator()() { thread.launch(); }
   };
   struct Done {
     CoroutineCall* call;
@@ -150,7 +152,11 @@ class CoroutineCall {
     std::stop_token saved_;  // the caller's, while the call has its own
   };
 
-  static asio::awaitable<void> RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c, Completion<R> done);
+  static ThreadEntry RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c, Completion<R> done);
+  bool OnExecutorThread() const noexcept {
+    const auto* io = ex_.template target<asio::io_context::executor_type>();
+    return io != nullptr && io->running_in_this_thread();
+  }
   void StartAttempt(CallContext& c, Completion<R> done);
   Slot& TakeSlot();
   void AttemptFinished(Slot& s);
@@ -208,27 +214,37 @@ template <class R, class F, class G>
 void CoroutineCall<R, F, G>::StartAttempt(CallContext& c, Completion<R> done) {
   Slot& s = TakeSlot();
   pending_.fetch_add(1, std::memory_order_relaxed);
-  asio::co_spawn(ex_, RunAttempt(this, &s, c, std::move(done)), AttemptEnded{this, &s});
+  const asio::cancellation_slot parent = s.signal.slot();
+  Thread thread(RunAttempt(this, &s, c, std::move(done)), ex_, parent, asio::cancellation_state(parent));
+  if (OnExecutorThread()) {
+    thread.launch();
+  } else {
+    asio::dispatch(ex_, Launch{std::move(thread)});
+  }
 }
 
 template <class R, class F, class G>
-asio::awaitable<void> CoroutineCall<R, F, G>::RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c,
-                                                         Completion<R> done) {
-  // Registered once co_spawn has bound the slot (a stop already requested
-  // cancels at once: the attempt's first wait ends then), and gone, waiting
-  // out an Emit running on another thread, before the slot is released.
-  std::stop_callback<Emit> on_stop(c.stop, Emit{call, slot});
-  try {
-    done(co_await call->fn_(c));
-  } catch (const std::system_error& e) {
-    if (e.code() == asio::error::operation_aborted) {
-      done(R(Status::Cancelled("the attempt's operation was cancelled")));
-    } else {
+typename CoroutineCall<R, F, G>::ThreadEntry CoroutineCall<R, F, G>::RunAttempt(CoroutineCall* call, Slot* slot,
+                                                                               CallContext& c, Completion<R> done) {
+  {
+    // Registered once the thread has bound the slot (a stop already
+    // requested cancels at once: the attempt's first wait ends then), and
+    // gone, waiting out an Emit running on another thread, before the slot
+    // is released.
+    std::stop_callback<Emit> on_stop(c.stop, Emit{call, slot});
+    try {
+      done(co_await call->fn_(c));
+    } catch (const std::system_error& e) {
+      if (e.code() == asio::error::operation_aborted) {
+        done(R(Status::Cancelled("the attempt's operation was cancelled")));
+      } else {
+        done(R(StatusFromException(std::current_exception())));
+      }
+    } catch (...) {
       done(R(StatusFromException(std::current_exception())));
     }
-  } catch (...) {
-    done(R(StatusFromException(std::current_exception())));
   }
+  call->AttemptFinished(*slot);  // the last use of `call`: it may resume the caller, who may free it
 }
 
 template <class R, class F, class G>
@@ -250,9 +266,9 @@ typename CoroutineCall<R, F, G>::Slot& CoroutineCall<R, F, G>::TakeSlot() {
 
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::AttemptFinished(Slot& s) {
-  // Free the cancellation handler co_spawn bound (a waiting call keeps no
+  // Free the cancellation state the thread bound (a waiting call keeps no
   // memory for an attempt it no longer runs). The attempt's coroutine is
-  // past its last look at it: it only hands over this completion and returns.
+  // past its last look at it: it only returns after this.
   s.signal.slot().clear();
   s.state.fetch_add(1, std::memory_order_release);
   Ended();
