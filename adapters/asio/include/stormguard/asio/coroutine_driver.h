@@ -40,7 +40,6 @@
 #pragma once
 
 #include <asio/any_io_executor.hpp>
-#include <asio/async_result.hpp>
 #include <asio/awaitable.hpp>
 #include <asio/cancellation_signal.hpp>
 #include <asio/cancellation_state.hpp>
@@ -49,7 +48,6 @@
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/this_coro.hpp>
-#include <asio/use_awaitable.hpp>
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -79,7 +77,10 @@ class CoroutineCall {
  public:
   // The pipeline passes a non-callable placeholder when the call has no fallback.
   static constexpr bool kHasFallback = std::is_invocable_v<G&, const Status&>;
-  using Handler = typename asio::async_result<asio::use_awaitable_t<>, void()>::handler_type;
+  // A coroutine thread of Asio's (what co_spawn makes): an attempt runs
+  // as one; the suspended caller's is held as one and launched again to
+  // resume it.
+  using Thread = asio::detail::awaitable_thread<asio::any_io_executor>;
 
   CoroutineCall(CallContext& ctx, F fn, std::optional<G> fallback, const asio::any_io_executor& ex)
       : ctx_(ctx), fn_(std::move(fn)), fallback_(std::move(fallback)), ex_(ex) {}
@@ -90,8 +91,9 @@ class CoroutineCall {
   // Starts the call; `caller` is the awaiting coroutine's cancellation
   // slot. True when the call has already ended: take its result.
   bool Start(const Pipeline& p, asio::cancellation_slot caller);
-  // The call is still running: `handler` resumes the caller when it ends.
-  void Suspend(Handler handler);
+  // The call is still running: `caller` (the awaiting coroutine's thread,
+  // detached from its executor) resumes when the call ends.
+  void Suspend(Thread caller);
   R&& TakeResult() { return std::move(*result_); }
 
  private:
@@ -112,10 +114,8 @@ class CoroutineCall {
     CoroutineCall* call;
     void operator()(CallContext& c, Completion<R> done) const { call->StartAttempt(c, std::move(done)); }
   };
-  // An attempt's coroutine thread: Asio's own (what co_spawn makes), whose
-  // operations take their cancellation slot from a cancellation state
-  // hanging off the attempt's Slot.
-  using Thread = asio::detail::awaitable_thread<asio::any_io_executor>;
+  // An attempt's thread: its operations take their cancellation slot from
+  // a cancellation state hanging off the attempt's Slot.
   using ThreadEntry = asio::awaitable<asio::detail::awaitable_thread_entry_point, asio::any_io_executor>;
   struct Launch {  // starts a thread on the executor (dispatched there from another thread)
     Thread thread;
@@ -173,10 +173,11 @@ class CoroutineCall {
   F fn_;
   std::optional<G> fallback_;
   const asio::any_io_executor& ex_;  // Drive's
-  std::optional<Handler> handler_;
+  std::optional<Thread> caller_;  // while suspended
   std::optional<R> result_;
   std::atomic<int> pending_{2};  // the start and the call's end
   Linked* linked_ = nullptr;
+  asio::cancellation_slot caller_slot_;  // where linked_ lives
   Slot first_;
 };
 
@@ -189,7 +190,10 @@ CoroutineCall<R, F, G>::~CoroutineCall() {
 
 template <class R, class F, class G>
 bool CoroutineCall<R, F, G>::Start(const Pipeline& p, asio::cancellation_slot caller) {
-  if (caller.is_connected()) linked_ = &caller.template emplace<Linked>(ctx_);
+  if (caller.is_connected()) {
+    linked_ = &caller.template emplace<Linked>(ctx_);
+    caller_slot_ = caller;
+  }
   AsyncTimers& timers = TimersFor(ex_);
   if constexpr (kHasFallback) {
     p.ExecuteAsync<R>(timers, ctx_, Attempt{this}, Done{this}, Fallback{this});
@@ -203,8 +207,8 @@ bool CoroutineCall<R, F, G>::Start(const Pipeline& p, asio::cancellation_slot ca
 }
 
 template <class R, class F, class G>
-void CoroutineCall<R, F, G>::Suspend(Handler handler) {
-  handler_.emplace(std::move(handler));
+void CoroutineCall<R, F, G>::Suspend(Thread caller) {
+  caller_.emplace(std::move(caller));
   // It ended since Start returned (on another thread): never resume the
   // caller from inside its own suspension.
   if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) asio::post(ex_, [this] { Resume(); });
@@ -300,9 +304,10 @@ void CoroutineCall<R, F, G>::Unlink() {
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::Resume() {
   Unlink();
-  Handler h = std::move(*handler_);
-  handler_.reset();
-  std::move(h)();  // clears the caller's cancellation slot, and the caller continues; `this` may be gone
+  if (linked_ != nullptr) caller_slot_.clear();
+  Thread caller = std::move(*caller_);
+  caller_.reset();
+  caller.launch();  // the caller continues from its co_await; `this` may be gone
 }
 
 template <class R, class F, class G>
@@ -311,8 +316,14 @@ asio::awaitable<R> Drive(const Pipeline& p, CallContext& ctx, F fn, std::optiona
   CoroutineCall<R, F, G> call(ctx, std::move(fn), std::move(fallback), ex);
   asio::cancellation_state caller = co_await asio::this_coro::cancellation_state;
   if (!call.Start(p, caller.slot())) {
-    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
-        [&call](auto handler) { call.Suspend(std::move(handler)); }, asio::use_awaitable);
+    // Suspends by detaching this coroutine's thread, as Asio's own
+    // operations do, but without async_initiate's extra coroutine frame,
+    // which a waiting call would hold the whole wait.
+    using Thread = typename CoroutineCall<R, F, G>::Thread;
+    co_await [&call](auto* frame) {
+      call.Suspend(Thread(std::move(*frame->detach_thread())));
+      return static_cast<Thread*>(nullptr);
+    };
   }
   co_return call.TakeResult();
 }
