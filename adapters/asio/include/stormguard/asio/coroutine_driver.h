@@ -18,9 +18,12 @@
 // the overall timeout, the caller's stop, a hedge it lost), the slot is
 // emitted (terminal) on the executor, so the operation the attempt awaits
 // ends at once with operation_aborted. The thread is started directly
-// (asio_internal::AttemptThread), not through co_spawn: co_spawn adds an
+// (CoroutineCall::StartAttempt), not through co_spawn: co_spawn adds an
 // entry coroutine, two work guards and a type-erased dispatch per attempt,
-// and the caller's own co_spawn already keeps the context running. An attempt that throws reports its
+// and the caller's own co_spawn already keeps the context running. This
+// uses Asio's asio::detail::awaitable_thread, as co_spawn does: it is
+// written against standalone Asio 1.22 (Debian's libasio-dev) and must be
+// checked again on another Asio. An attempt that throws reports its
 // own error when it throws (operation_aborted as CANCELLED), never "the
 // timer won". A terminal cancellation of the awaiting coroutine stops the
 // call. The co_await returns once the call has ended and every attempt it
