@@ -2,11 +2,46 @@
 
 #include "stormguard/pipeline/async_branch.h"
 
+#include "stormguard/pipeline/internal/async_now.h"
+
 #include <cstring>
 #include <exception>
 #include <type_traits>
 
 namespace stormguard {
+
+namespace {
+
+// The reading the stages share on a call's way in (async_now.h).
+struct Descent {
+  int depth = 0;  // Enters running on this thread
+  const Clock* clock = nullptr;  // whose time `now` is; null: no reading
+  TimePoint now{};
+};
+thread_local Descent t_descent;
+
+class DescentScope {
+ public:
+  DescentScope() noexcept {
+    if (t_descent.depth++ == 0) t_descent.clock = nullptr;
+  }
+  ~DescentScope() {
+    if (--t_descent.depth == 0) t_descent.clock = nullptr;
+  }
+  DescentScope(const DescentScope&) = delete;
+  DescentScope& operator=(const DescentScope&) = delete;
+};
+
+}  // namespace
+
+TimePoint pipeline_internal::DescentNow(Clock& clock) {
+  Descent& d = t_descent;
+  if (d.clock != &clock) {
+    d.now = clock.Now();
+    d.clock = d.depth > 0 ? &clock : nullptr;  // outside a call's way in, nothing to share
+  }
+  return d.now;
+}
 
 static_assert(std::is_trivially_copyable_v<TimerHandle> && sizeof(TimerHandle) <= sizeof(AsyncTimerHandle::bytes));
 
@@ -51,7 +86,10 @@ void AsyncCall::DestroyStates() noexcept {
 
 void AsyncCall::Enter(std::size_t index) {
   const pipeline_internal::AsyncPlan& p = *plan_;
-  if (index < p.stages.size()) return p.stages[index]->Start(AsyncStep(*this, index));
+  if (index < p.stages.size()) {
+    const DescentScope scope;  // touches no member once Start returns: the call may be gone
+    return p.stages[index]->Start(AsyncStep(*this, index));
+  }
   if (owner_ != nullptr && !owner_->MayStartAttempt(static_cast<AsyncBranch&>(*this))) {
     return Leave(index, Status::Cancelled("pipeline: the call already has its answer; this branch's attempt "
                                           "does not start"));
@@ -64,6 +102,7 @@ void AsyncCall::Enter(std::size_t index) {
   }
   attempt_open_.store(true, std::memory_order_relaxed);
   refs_.fetch_add(1, std::memory_order_relaxed);
+  t_descent.clock = nullptr;  // the attempt's code may take any time: stages after it read afresh
   try {
     RunAttempt();
   } catch (...) {
@@ -71,6 +110,7 @@ void AsyncCall::Enter(std::size_t index) {
     Status s = StatusFromException(std::current_exception());
     if (attempt_open_.load(std::memory_order_acquire)) AttemptEnded(std::move(s));
   }
+  t_descent.clock = nullptr;
   if (owner_ != nullptr) owner_->AttemptStartReturned();
   Release();
 }

@@ -3,6 +3,8 @@
 // rest of a stage, so each one that comes back shows up here first.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/retry/token_bucket_budget.h"
 
@@ -49,6 +51,20 @@ TEST(SuccessPathClockTest, AValueCallReadsNoMoreThanAStatusCall) {
   EXPECT_EQ(*r, 7);
   EXPECT_EQ(p.clock.precise, 1);
   EXPECT_EQ(p.clock.coarse, 1);
+}
+
+// The asynchronous form shares one reading on the way in too: the timeout
+// reads the time, the bulkhead and the rate limiter take it.
+TEST(SuccessPathClockTest, TheAsynchronousFormReadsThePreciseClockOncePerCall) {
+  FullPipeline p;
+  CallContext ctx;
+  for (int call = 1; call <= 3; ++call) {
+    std::optional<Status> got;
+    p.pipeline.ExecuteAsync(ctx, [](CallContext&, Completion<Status> done) { done(Status::Ok()); },
+                            [&](Status s) { got = std::move(s); });
+    ASSERT_TRUE(got.has_value() && got->ok());
+    EXPECT_EQ(p.clock.precise, call);
+  }
 }
 
 }  // namespace

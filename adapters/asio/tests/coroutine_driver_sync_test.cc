@@ -7,6 +7,7 @@
 #include <asio/detached.hpp>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -219,6 +220,34 @@ TEST(CoroutineDriverSyncTest, ACallEndedOnAnotherThreadWhileTheCallerSuspendsAns
     ASSERT_EQ(race.answers[i], 1) << "call " << i;
     EXPECT_NE(race.codes[i], StatusCode::kOk) << "call " << i;
   }
+}
+
+// A queued call gets its bulkhead slot on the thread that gives the slot
+// back, here not the io_context's: its attempt must still run on the
+// executor (the awaiting coroutine's thread), never on the releasing one.
+TEST(CoroutineDriverSyncTest, AnAttemptStartedOnAnotherThreadRunsOnTheExecutor) {
+  auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1, .max_wait = 1h})));
+  Pipeline p = Unwrap(PipelineBuilder().AddBulkhead(bulkhead).Build());
+  BulkheadPermit held = Unwrap(bulkhead->TryAcquire(Clock::Real().Now()));
+  std::thread::id attempt_thread;
+  std::optional<Result<int>> got;
+  auto call = [&]() -> asio::awaitable<void> {
+    CallContext ctx;
+    got = co_await p.Execute(ctx, [&](CallContext&) -> asio::awaitable<Result<int>> {
+      attempt_thread = std::this_thread::get_id();
+      co_return 1;
+    });
+  };
+  std::thread releaser([&] {
+    for (int spins = 0; bulkhead->stats().waiting == 0 && spins < 10'000'000; ++spins) std::this_thread::yield();
+    held.Release();
+  });
+  asio::io_context io;
+  http::testing::RunBounded(io, call());
+  releaser.join();
+  ASSERT_TRUE(got.has_value());
+  EXPECT_TRUE(got->ok()) << got->status().ToString();
+  EXPECT_EQ(attempt_thread, std::this_thread::get_id());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "stormguard/pipeline/stages/bulkhead_stage.h"
 
 #include "stormguard/pipeline/async_wait.h"
+#include "stormguard/pipeline/internal/async_now.h"
 
 namespace stormguard {
 namespace {
@@ -26,7 +27,7 @@ AsyncStateLayout BulkheadStage::async_state() const noexcept { return AsyncState
 void BulkheadStage::Start(AsyncStep step) const {
   BulkheadState& st = step.state<BulkheadState>();
   CallContext& ctx = step.ctx();
-  const TimePoint now = step.clock().Now();
+  const TimePoint now = pipeline_internal::DescentNow(step.clock());
   st.on_grant = [](Bulkhead::QueuedWaiter* w) noexcept { return static_cast<BulkheadState*>(w)->wait.Claim(); };
   st.resume = [](Bulkhead::QueuedWaiter* w) noexcept {
     auto* s = static_cast<BulkheadState*>(w);

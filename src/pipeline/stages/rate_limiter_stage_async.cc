@@ -2,6 +2,8 @@
 // it only comes later, an AsyncWait until then (ctx.stop gives it back).
 #include "stormguard/pipeline/stages/rate_limiter_stage.h"
 
+#include "stormguard/pipeline/internal/async_now.h"
+
 namespace stormguard {
 namespace {
 
@@ -20,7 +22,7 @@ void RateLimiterStage::Start(AsyncStep step) const {
   LimiterState& st = step.state<LimiterState>();
   CallContext& ctx = step.ctx();
   const Duration max_wait = limiter_->options().max_wait;
-  const TimePoint now = step.clock().Now();
+  const TimePoint now = pipeline_internal::DescentNow(step.clock());
   st.calls_before = step.calls();
   if (max_wait <= Duration::zero()) {
     Status admitted = limiter_->TryAcquire(now);

@@ -17,6 +17,8 @@
 // back, so no reference count moves.
 #include "stormguard/pipeline/stages/timeout_stage.h"
 
+#include "stormguard/pipeline/internal/async_now.h"
+
 #include <optional>
 #include <utility>
 
@@ -62,7 +64,7 @@ void TimeoutStage::Start(AsyncStep step) const {
   CallContext& ctx = step.ctx();
   st.armed = false;
   if (o_.timeout == kInfiniteDuration && ctx.deadline.is_infinite()) return step.RunInner();
-  const TimePoint now = step.clock().Now();
+  const TimePoint now = pipeline_internal::DescentNow(step.clock());
   st.deadline = o_.timeout == kInfiniteDuration ? ctx.deadline : ctx.deadline.Within(now, o_.timeout);
   if (st.deadline.Expired(now)) return step.Finish(Expired(ctx, now));
   st.armed = true;

@@ -13,11 +13,17 @@
 // Asio timer, never a parked thread. The pipeline's clock must be theirs
 // (Clock::Real() by default).
 //
-// Each attempt runs as its own coroutine on that executor, with its own
-// cancellation slot: when the attempt's ctx.stop fires (its timeout, the
-// overall timeout, the caller's stop, a hedge it lost), the slot is
+// Each attempt runs as its own coroutine thread on that executor, with its
+// own cancellation slot: when the attempt's ctx.stop fires (its timeout,
+// the overall timeout, the caller's stop, a hedge it lost), the slot is
 // emitted (terminal) on the executor, so the operation the attempt awaits
-// ends at once with operation_aborted. An attempt that throws reports its
+// ends at once with operation_aborted. The thread is started directly
+// (CoroutineCall::StartAttempt), not through co_spawn: co_spawn adds an
+// entry coroutine, two work guards and a type-erased dispatch per attempt,
+// and the caller's own co_spawn already keeps the context running. This
+// uses Asio's asio::detail::awaitable_thread, as co_spawn does: it is
+// written against standalone Asio 1.22 (Debian's libasio-dev) and must be
+// checked again on another Asio. An attempt that throws reports its
 // own error when it throws (operation_aborted as CANCELLED), never "the
 // timer won". A terminal cancellation of the awaiting coroutine stops the
 // call. The co_await returns once the call has ended and every attempt it
@@ -27,24 +33,24 @@
 //
 // A call that ends inside its start (a ready attempt that succeeds) never
 // suspends the awaiting coroutine and goes through no queue: the co_await
-// returns at once, and the attempt's completion runs inline
-// (inline_executor.h). Only a call still running suspends the caller.
+// returns at once. An attempt started on the executor's thread runs at
+// once; one started elsewhere (a bulkhead slot handed over by another
+// thread) is dispatched to the executor. Only a call still running
+// suspends the caller.
 //
 // The executor must not run two handlers at once (one io_context thread,
 // or a strand); the pipeline must be alive when the co_await starts.
 #pragma once
 
 #include <asio/any_io_executor.hpp>
-#include <asio/async_result.hpp>
 #include <asio/awaitable.hpp>
 #include <asio/cancellation_signal.hpp>
 #include <asio/cancellation_state.hpp>
-#include <asio/co_spawn.hpp>
 #include <asio/dispatch.hpp>
 #include <asio/error.hpp>
+#include <asio/io_context.hpp>
 #include <asio/post.hpp>
 #include <asio/this_coro.hpp>
-#include <asio/use_awaitable.hpp>
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -55,7 +61,6 @@
 #include <type_traits>
 
 #include "stormguard/asio/asio_timers.h"
-#include "stormguard/asio/inline_executor.h"
 #include "stormguard/pipeline/pipeline.h"
 
 namespace stormguard {
@@ -75,7 +80,10 @@ class CoroutineCall {
  public:
   // The pipeline passes a non-callable placeholder when the call has no fallback.
   static constexpr bool kHasFallback = std::is_invocable_v<G&, const Status&>;
-  using Handler = typename asio::async_result<asio::use_awaitable_t<>, void()>::handler_type;
+  // A coroutine thread of Asio's (what co_spawn makes): an attempt runs
+  // as one; the suspended caller's is held as one and launched again to
+  // resume it.
+  using Thread = asio::detail::awaitable_thread<asio::any_io_executor>;
 
   CoroutineCall(CallContext& ctx, F fn, std::optional<G> fallback, const asio::any_io_executor& ex)
       : ctx_(ctx), fn_(std::move(fn)), fallback_(std::move(fallback)), ex_(ex) {}
@@ -86,8 +94,9 @@ class CoroutineCall {
   // Starts the call; `caller` is the awaiting coroutine's cancellation
   // slot. True when the call has already ended: take its result.
   bool Start(const Pipeline& p, asio::cancellation_slot caller);
-  // The call is still running: `handler` resumes the caller when it ends.
-  void Suspend(Handler handler);
+  // The call is still running: `caller` (the awaiting coroutine's thread,
+  // detached from its executor) resumes when the call ends.
+  void Suspend(Thread caller);
   R&& TakeResult() { return std::move(*result_); }
 
  private:
@@ -108,16 +117,12 @@ class CoroutineCall {
     CoroutineCall* call;
     void operator()(CallContext& c, Completion<R> done) const { call->StartAttempt(c, std::move(done)); }
   };
-  struct AttemptEnded {  // co_spawn's completion: the attempt's coroutine has finished
-    using cancellation_slot_type = asio::cancellation_slot;
-    using executor_type = InlineExecutor;  // not posted: see inline_executor.h
-    CoroutineCall* call;
-    Slot* slot;
-    cancellation_slot_type get_cancellation_slot() const noexcept { return slot->signal.slot(); }
-    executor_type get_executor() const noexcept {
-      return InlineExecutor(asio::query(call->ex_, asio::execution::context));
-    }
-    void operator()(std::exception_ptr) const { call->AttemptFinished(*slot); }
+  // An attempt's thread: its operations take their cancellation slot from
+  // a cancellation state hanging off the attempt's Slot.
+  using ThreadEntry = asio::awaitable<asio::detail::awaitable_thread_entry_point, asio::any_io_executor>;
+  struct Launch {  // starts a thread on the executor (dispatched there from another thread)
+    Thread thread;
+    void operator()() { thread.launch(); }
   };
   struct Done {
     CoroutineCall* call;
@@ -150,7 +155,11 @@ class CoroutineCall {
     std::stop_token saved_;  // the caller's, while the call has its own
   };
 
-  static asio::awaitable<void> RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c, Completion<R> done);
+  static ThreadEntry RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c, Completion<R> done);
+  bool OnExecutorThread() const noexcept {
+    const auto* io = ex_.template target<asio::io_context::executor_type>();
+    return io != nullptr && io->running_in_this_thread();
+  }
   void StartAttempt(CallContext& c, Completion<R> done);
   Slot& TakeSlot();
   void AttemptFinished(Slot& s);
@@ -167,10 +176,11 @@ class CoroutineCall {
   F fn_;
   std::optional<G> fallback_;
   const asio::any_io_executor& ex_;  // Drive's
-  std::optional<Handler> handler_;
+  std::optional<Thread> caller_;  // while suspended
   std::optional<R> result_;
   std::atomic<int> pending_{2};  // the start and the call's end
   Linked* linked_ = nullptr;
+  asio::cancellation_slot caller_slot_;  // where linked_ lives
   Slot first_;
 };
 
@@ -183,7 +193,10 @@ CoroutineCall<R, F, G>::~CoroutineCall() {
 
 template <class R, class F, class G>
 bool CoroutineCall<R, F, G>::Start(const Pipeline& p, asio::cancellation_slot caller) {
-  if (caller.is_connected()) linked_ = &caller.template emplace<Linked>(ctx_);
+  if (caller.is_connected()) {
+    linked_ = &caller.template emplace<Linked>(ctx_);
+    caller_slot_ = caller;
+  }
   AsyncTimers& timers = TimersFor(ex_);
   if constexpr (kHasFallback) {
     p.ExecuteAsync<R>(timers, ctx_, Attempt{this}, Done{this}, Fallback{this});
@@ -197,8 +210,8 @@ bool CoroutineCall<R, F, G>::Start(const Pipeline& p, asio::cancellation_slot ca
 }
 
 template <class R, class F, class G>
-void CoroutineCall<R, F, G>::Suspend(Handler handler) {
-  handler_.emplace(std::move(handler));
+void CoroutineCall<R, F, G>::Suspend(Thread caller) {
+  caller_.emplace(std::move(caller));
   // It ended since Start returned (on another thread): never resume the
   // caller from inside its own suspension.
   if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) asio::post(ex_, [this] { Resume(); });
@@ -208,27 +221,37 @@ template <class R, class F, class G>
 void CoroutineCall<R, F, G>::StartAttempt(CallContext& c, Completion<R> done) {
   Slot& s = TakeSlot();
   pending_.fetch_add(1, std::memory_order_relaxed);
-  asio::co_spawn(ex_, RunAttempt(this, &s, c, std::move(done)), AttemptEnded{this, &s});
+  const asio::cancellation_slot parent = s.signal.slot();
+  Thread thread(RunAttempt(this, &s, c, std::move(done)), ex_, parent, asio::cancellation_state(parent));
+  if (OnExecutorThread()) {
+    thread.launch();
+  } else {
+    asio::dispatch(ex_, Launch{std::move(thread)});
+  }
 }
 
 template <class R, class F, class G>
-asio::awaitable<void> CoroutineCall<R, F, G>::RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c,
-                                                         Completion<R> done) {
-  // Registered once co_spawn has bound the slot (a stop already requested
-  // cancels at once: the attempt's first wait ends then), and gone, waiting
-  // out an Emit running on another thread, before the slot is released.
-  std::stop_callback<Emit> on_stop(c.stop, Emit{call, slot});
-  try {
-    done(co_await call->fn_(c));
-  } catch (const std::system_error& e) {
-    if (e.code() == asio::error::operation_aborted) {
-      done(R(Status::Cancelled("the attempt's operation was cancelled")));
-    } else {
+typename CoroutineCall<R, F, G>::ThreadEntry CoroutineCall<R, F, G>::RunAttempt(CoroutineCall* call, Slot* slot,
+                                                                               CallContext& c, Completion<R> done) {
+  {
+    // Registered once the thread has bound the slot (a stop already
+    // requested cancels at once: the attempt's first wait ends then), and
+    // gone, waiting out an Emit running on another thread, before the slot
+    // is released.
+    std::stop_callback<Emit> on_stop(c.stop, Emit{call, slot});
+    try {
+      done(co_await call->fn_(c));
+    } catch (const std::system_error& e) {
+      if (e.code() == asio::error::operation_aborted) {
+        done(R(Status::Cancelled("the attempt's operation was cancelled")));
+      } else {
+        done(R(StatusFromException(std::current_exception())));
+      }
+    } catch (...) {
       done(R(StatusFromException(std::current_exception())));
     }
-  } catch (...) {
-    done(R(StatusFromException(std::current_exception())));
   }
+  call->AttemptFinished(*slot);  // the last use of `call`: it may resume the caller, who may free it
 }
 
 template <class R, class F, class G>
@@ -250,9 +273,9 @@ typename CoroutineCall<R, F, G>::Slot& CoroutineCall<R, F, G>::TakeSlot() {
 
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::AttemptFinished(Slot& s) {
-  // Free the cancellation handler co_spawn bound (a waiting call keeps no
+  // Free the cancellation state the thread bound (a waiting call keeps no
   // memory for an attempt it no longer runs). The attempt's coroutine is
-  // past its last look at it: it only hands over this completion and returns.
+  // past its last look at it: it only returns after this.
   s.signal.slot().clear();
   s.state.fetch_add(1, std::memory_order_release);
   Ended();
@@ -284,9 +307,10 @@ void CoroutineCall<R, F, G>::Unlink() {
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::Resume() {
   Unlink();
-  Handler h = std::move(*handler_);
-  handler_.reset();
-  std::move(h)();  // clears the caller's cancellation slot, and the caller continues; `this` may be gone
+  if (linked_ != nullptr) caller_slot_.clear();
+  Thread caller = std::move(*caller_);
+  caller_.reset();
+  caller.launch();  // the caller continues from its co_await; `this` may be gone
 }
 
 template <class R, class F, class G>
@@ -295,8 +319,14 @@ asio::awaitable<R> Drive(const Pipeline& p, CallContext& ctx, F fn, std::optiona
   CoroutineCall<R, F, G> call(ctx, std::move(fn), std::move(fallback), ex);
   asio::cancellation_state caller = co_await asio::this_coro::cancellation_state;
   if (!call.Start(p, caller.slot())) {
-    co_await asio::async_initiate<const asio::use_awaitable_t<>&, void()>(
-        [&call](auto handler) { call.Suspend(std::move(handler)); }, asio::use_awaitable);
+    // Suspends by detaching this coroutine's thread, as Asio's own
+    // operations do, but without async_initiate's extra coroutine frame,
+    // which a waiting call would hold the whole wait.
+    using Thread = typename CoroutineCall<R, F, G>::Thread;
+    co_await [&call](auto* frame) {
+      call.Suspend(Thread(std::move(*frame->detach_thread())));
+      return static_cast<Thread*>(nullptr);
+    };
   }
   co_return call.TakeResult();
 }
