@@ -116,5 +116,35 @@ TEST(ValidationTest, CollectsEveryErrorWithItsFieldPath) {
   EXPECT_TRUE(ValidationStatus("x", {}).ok());
 }
 
+// A status moves whole: code, source, hints and a message of any length
+// (inline or on the heap); the moved-from one keeps no message.
+TEST(StatusTest, MovesCarryEveryFieldAndLeaveNoMessageBehind) {
+  for (const std::string message : {std::string(), std::string("short"), std::string(200, 'm')}) {
+    Status from = Status::Unavailable(message).WithSource("retry_budget").WithHints({.pushback = 7ms});
+    Status to(std::move(from));
+    EXPECT_EQ(to.code(), StatusCode::kUnavailable);
+    EXPECT_EQ(to.message(), message);
+    EXPECT_EQ(to.source(), "retry_budget");
+    EXPECT_EQ(to.hints().pushback, 7ms);
+    EXPECT_TRUE(from.message().empty());  // NOLINT(bugprone-use-after-move): the moved-from state is the contract
+
+    Status assigned = Status::Internal("an older message");
+    assigned = std::move(to);
+    EXPECT_EQ(assigned.code(), StatusCode::kUnavailable);
+    EXPECT_EQ(assigned.message(), message);  // an empty message replaces the older one too
+    EXPECT_EQ(assigned.source(), "retry_budget");
+    EXPECT_EQ(assigned.hints().pushback, 7ms);
+    EXPECT_TRUE(to.message().empty());  // NOLINT(bugprone-use-after-move)
+  }
+}
+
+TEST(StatusTest, SelfMoveAssignmentKeepsTheStatus) {
+  Status s = Status::Aborted(std::string(100, 'x'));
+  Status& alias = s;
+  s = std::move(alias);
+  EXPECT_EQ(s.code(), StatusCode::kAborted);
+  EXPECT_EQ(s.message(), std::string(100, 'x'));
+}
+
 }  // namespace
 }  // namespace stormguard

@@ -56,6 +56,27 @@ class Status {
  public:
   Status() noexcept = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(const Status&) = default;
+  Status& operator=(const Status&) = default;
+  // Moves skip an empty message (most statuses that travel through a
+  // pipeline have none): a string's own move copies its inline buffer and
+  // resets the source even then. The moved-from status keeps its code and
+  // hints and has an empty message.
+  Status(Status&& o) noexcept : code_(o.code_), source_(o.source_), hints_(o.hints_) {
+    if (!o.message_.empty()) message_.swap(o.message_);
+  }
+  Status& operator=(Status&& o) noexcept {
+    code_ = o.code_;
+    source_ = o.source_;
+    hints_ = o.hints_;
+    if (o.message_.empty()) {
+      message_.clear();
+    } else if (this != &o) {
+      message_ = std::move(o.message_);
+      o.message_.clear();
+    }
+    return *this;
+  }
 
   static Status Ok() noexcept { return Status(); }
   static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
