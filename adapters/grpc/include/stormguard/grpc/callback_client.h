@@ -79,7 +79,9 @@ class CallbackAttempt {
   };
 
   void Finish(const ::grpc::Status& grpc_status) {
-    cancel_.reset();  // waits for a TryCancel running on another thread
+    // Waits for a TryCancel running on another thread. None runs on this
+    // one: gRPC never calls a unary callback inline (its tag is not inlineable).
+    cancel_.reset();
     // The pipeline's retry and hedge clamp the pause to their own max_pushback.
     Status s = FromGrpc(grpc_status, context_.GetServerTrailingMetadata(), kInfiniteDuration);
     Result<Response> r = s.ok() ? Result<Response>(std::move(reply_)) : Result<Response>(std::move(s));

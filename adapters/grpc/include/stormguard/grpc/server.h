@@ -29,7 +29,9 @@
 // call: the stop fires from a timer at the deadline and from the reactor's
 // OnCancel, the pipeline runs under its completion driver (its stages need
 // an asynchronous form; a guard's permit is held until the answer), and the
-// handler answers through a ServerAnswer, once, from any thread:
+// handler answers through a ServerAnswer, once, from any thread (the call
+// ends with that answer: a timeout stage in the pipeline fires ctx.stop and
+// waits for it, as the completion driver waits for every attempt):
 //
 //   grpc::ServerUnaryReactor* Say(grpc::CallbackServerContext* c, const Req* req, Reply* out) override {
 //     return guard->ServeCallback(*c, [=](CallContext& ctx, ServerAnswer answer) {
