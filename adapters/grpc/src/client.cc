@@ -3,6 +3,8 @@
 #include <atomic>
 
 #include "stormguard/core/validation.h"
+#include "stormguard/grpc/callback_client.h"
+#include "stormguard/grpc/internal/call_setup.h"
 
 namespace stormguard::grpc {
 
@@ -22,26 +24,44 @@ Result<GrpcClient> GrpcClient::Create(GrpcClientOptions options) {
   return GrpcClient(std::move(options));
 }
 
-GrpcResult GrpcClient::Run(CallContext& parent, const CallOptions& options,
-                           FunctionRef<::grpc::Status(::grpc::ClientContext&)> attempt) const {
-  GrpcResult result;
+Result<GrpcCallbackClient> GrpcCallbackClient::Create(GrpcClientOptions options) {
+  Status s = ValidationStatus("grpc client options", options.Validate());
+  if (!s.ok()) return s;
+  return GrpcCallbackClient(std::move(options));
+}
+
+namespace grpc_internal {
+
+Status MakeCallContext(const GrpcClientOptions& o, const CallContext& parent, const CallOptions& options,
+                       CallContext& call) {
   const std::string& key = options.idempotency_key;
   if (!key.empty() && !IsValidIdempotencyKey(key)) {
-    // Retrying without the key could run the call several times.
-    result.status = Status::InvalidArgument("idempotency_key: must be 1 to " +
-                                            std::to_string(kMaxIdempotencyKeyLength) +
-                                            " printable ASCII characters; nothing was sent");
-    return result;
+    return Status::InvalidArgument("idempotency_key: must be 1 to " + std::to_string(kMaxIdempotencyKeyLength) +
+                                   " printable ASCII characters; nothing was sent");
   }
-  Clock& clock = *o_.clock;
-  const TimePoint now = clock.Now();
-  CallContext call;
-  call.deadline = parent.deadline.ForNextHop(now, o_.reserve).Within(now, o_.default_timeout);
+  const TimePoint now = o.clock->Now();
+  call.deadline = parent.deadline.ForNextHop(now, o.reserve).Within(now, o.default_timeout);
   call.stop = parent.stop;
   call.incoming_is_retry = parent.incoming_is_retry;
   call.idempotent = options.idempotent;
   call.idempotency_key = key;
+  return Status::Ok();
+}
 
+void ReportToParent(const CallContext& call, const Status& status, CallContext& parent) noexcept {
+  const RetryHints& h = status.hints();
+  if (call.downstream_gave_up || h.do_not_retry || h.pushback_stop) parent.downstream_gave_up = true;
+}
+
+}  // namespace grpc_internal
+
+GrpcResult GrpcClient::Run(CallContext& parent, const CallOptions& options,
+                           FunctionRef<::grpc::Status(::grpc::ClientContext&)> attempt) const {
+  GrpcResult result;
+  CallContext call;
+  result.status = grpc_internal::MakeCallContext(o_, parent, options, call);
+  if (!result.status.ok()) return result;
+  Clock& clock = *o_.clock;
   std::atomic<int> attempts{0};
   auto one = [&](CallContext& a) -> Status {
     attempts.fetch_add(1, std::memory_order_relaxed);
@@ -56,10 +76,7 @@ GrpcResult GrpcClient::Run(CallContext& parent, const CallOptions& options,
   };
   result.status = o_.pipeline->Execute(call, one);
   result.attempts = attempts.load(std::memory_order_relaxed);
-  // Also without a retry in the pipeline: a "do not retry" answer passed on
-  // as it is still tells the layers above not to retry.
-  const RetryHints& h = result.status.hints();
-  if (call.downstream_gave_up || h.do_not_retry || h.pushback_stop) parent.downstream_gave_up = true;
+  grpc_internal::ReportToParent(call, result.status, parent);
   return result;
 }
 

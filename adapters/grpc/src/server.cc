@@ -37,7 +37,7 @@ Result<std::unique_ptr<ServerGuard>> ServerGuard::Create(ServerGuardOptions opti
   return std::unique_ptr<ServerGuard>(new ServerGuard(std::move(options)));
 }
 
-::grpc::Status ServerGuard::Serve(::grpc::ServerContextBase& context, SyncHandler handler) {
+std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& context, CallContext& ctx) {
   counters_.served.fetch_add(1, std::memory_order_relaxed);
   const TimePoint now = o_.clock->Now();
   Duration budget = RemainingUntil(context.deadline(), std::chrono::system_clock::now());
@@ -46,16 +46,21 @@ Result<std::unique_ptr<ServerGuard>> ServerGuard::Create(ServerGuardOptions opti
     counters_.clamped.fetch_add(1, std::memory_order_relaxed);
     budget = o_.limits.max_budget;
   }
-  CallContext ctx;
   ctx.deadline = Deadline::After(now, budget).ForNextHop(now, o_.reserve);
   if (ctx.deadline.Expired(now)) {
     counters_.expired_refused.fetch_add(1, std::memory_order_relaxed);
     MarkDoNotRetry(context);
-    return {::grpc::StatusCode::DEADLINE_EXCEEDED, "deadline already spent on arrival"};
+    return ::grpc::Status(::grpc::StatusCode::DEADLINE_EXCEEDED, "deadline already spent on arrival");
   }
   IncomingChain in = ReadIncomingChain(context.client_metadata(), o_.limits.max_idempotency_key_length);
   ctx.incoming_is_retry = in.is_retry;
   ctx.idempotency_key = std::move(in.idempotency_key);
+  return std::nullopt;
+}
+
+::grpc::Status ServerGuard::Serve(::grpc::ServerContextBase& context, SyncHandler handler) {
+  CallContext ctx;
+  if (std::optional<::grpc::Status> refused = Admit(context, ctx)) return *refused;
   if (o_.pipeline == nullptr) return Run(context, handler, ctx);
 
   std::optional<::grpc::Status> answer;
@@ -101,6 +106,13 @@ Result<std::unique_ptr<ServerGuard>> ServerGuard::Create(ServerGuardOptions opti
     }
     if (client_gone.Stop()) counters_.client_cancelled.fetch_add(1, std::memory_order_relaxed);
   }
+  return PassOn(context, ctx, std::move(status));
+}
+
+// A failure after a downstream call gave up tells the layers above not to
+// retry it either.
+::grpc::Status ServerGuard::PassOn(::grpc::ServerContextBase& context, const CallContext& ctx,
+                                   ::grpc::Status status) {
   if (ctx.downstream_gave_up && !status.ok()) {
     counters_.marked_no_retry.fetch_add(1, std::memory_order_relaxed);
     MarkDoNotRetry(context);

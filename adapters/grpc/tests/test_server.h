@@ -45,6 +45,38 @@ class EchoServer final : public test::Echo::Service {
   std::unique_ptr<::grpc::Server> server_;
 };
 
+// The same service in gRPC's callback API.
+using CallbackSayHandler =
+    std::function<::grpc::ServerUnaryReactor*(::grpc::CallbackServerContext&, const EchoRequest&, EchoReply&)>;
+
+class CallbackEchoServer final : public test::Echo::CallbackService {
+ public:
+  explicit CallbackEchoServer(CallbackSayHandler handler) : handler_(std::move(handler)) {
+    ::grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", ::grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+    EXPECT_NE(server_, nullptr);
+    EXPECT_GT(port_, 0);
+  }
+  ~CallbackEchoServer() override {
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  }
+
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+  using test::Echo::CallbackService::Say;  // the sync form stays hidden behind this one
+  ::grpc::ServerUnaryReactor* Say(::grpc::CallbackServerContext* context, const EchoRequest* request,
+                                  EchoReply* reply) override {
+    return handler_(*context, *request, *reply);
+  }
+
+ private:
+  CallbackSayHandler handler_;
+  int port_ = 0;
+  std::unique_ptr<::grpc::Server> server_;
+};
+
 // A channel with gRPC's own retries configured only by `service_config`
 // (empty: none), never by a DNS TXT record.
 inline std::shared_ptr<::grpc::Channel> Channel(const std::string& address,

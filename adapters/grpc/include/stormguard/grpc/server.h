@@ -24,14 +24,32 @@
 //     return guard->Serve(*c, [&](CallContext& ctx) { ...; return grpc::Status::OK; });
 //   }
 //
+// ServerGuard::ServeCallback does the same for a callback service
+// (grpc::CallbackServerContext, ServerUnaryReactor), without a thread per
+// call: the stop fires from a timer at the deadline and from the reactor's
+// OnCancel, the pipeline runs under its completion driver (its stages need
+// an asynchronous form; a guard's permit is held until the answer), and the
+// handler answers through a ServerAnswer, once, from any thread (the call
+// ends with that answer: a timeout stage in the pipeline fires ctx.stop and
+// waits for it, as the completion driver waits for every attempt):
+//
+//   grpc::ServerUnaryReactor* Say(grpc::CallbackServerContext* c, const Req* req, Reply* out) override {
+//     return guard->ServeCallback(*c, [=](CallContext& ctx, ServerAnswer answer) {
+//       ...; answer(grpc::Status::OK);  // ctx lives until then
+//     });
+//   }
+//
 // Thread safety: one ServerGuard serves all of the server's threads; it must
 // outlive the server.
 #pragma once
 
 #include <grpcpp/server_context.h>
+#include <grpcpp/support/server_callback.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "stormguard/core/call_context.h"
@@ -70,18 +88,49 @@ struct ServerGuardStats {
 
 using SyncHandler = FunctionRef<::grpc::Status(CallContext&)>;
 
+namespace grpc_internal {
+class GuardedReactor;
+}  // namespace grpc_internal
+
+// A callback handler's answer: call it once, from any thread. Dropped
+// unanswered, it answers INTERNAL (UNKNOWN when the handler threw).
+class ServerAnswer {
+ public:
+  ServerAnswer(ServerAnswer&& o) noexcept;
+  ServerAnswer& operator=(ServerAnswer&&) = delete;
+  ~ServerAnswer();
+
+  void operator()(const ::grpc::Status& status);
+
+ private:
+  friend class grpc_internal::GuardedReactor;
+  ServerAnswer(grpc_internal::GuardedReactor& reactor, Completion<Status> done) noexcept;
+
+  grpc_internal::GuardedReactor* reactor_;
+  Completion<Status> done_;
+  int unwinding_;
+};
+
+using CallbackHandler = std::function<void(CallContext&, ServerAnswer)>;
+
 class ServerGuard {
  public:
   static Result<std::unique_ptr<ServerGuard>> Create(ServerGuardOptions options);
 
   ::grpc::Status Serve(::grpc::ServerContextBase& context, SyncHandler handler);
+  // Returns the reactor for the service method to return.
+  ::grpc::ServerUnaryReactor* ServeCallback(::grpc::CallbackServerContext& context, CallbackHandler handler);
 
   ServerGuardStats stats() const noexcept;
 
  private:
+  friend class grpc_internal::GuardedReactor;
   explicit ServerGuard(ServerGuardOptions o) : o_(std::move(o)) {}
+  // The call's context, or the answer that refuses it before the handler.
+  std::optional<::grpc::Status> Admit(::grpc::ServerContextBase& context, CallContext& ctx);
   ::grpc::Status Run(::grpc::ServerContextBase& context, SyncHandler handler, CallContext& ctx);
   ::grpc::Status Shed(::grpc::ServerContextBase& context, const Status& refusal);
+  ::grpc::Status PassOn(::grpc::ServerContextBase& context, const CallContext& ctx, ::grpc::Status status);
 
   ServerGuardOptions o_;
   struct Counters {
