@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
 
 namespace stormguard::cli {
 
@@ -10,6 +11,8 @@ void RegisterBackoffCommand(CLI::App& app);
 void RegisterSimulateCommand(CLI::App& app);
 void RegisterDemoCommand(CLI::App& app);
 void RegisterConfigCommand(CLI::App& app);
+// `lint`; `version` goes into its SARIF output.
+void RegisterLintCommand(CLI::App& app, const std::string& version);
 // `config watch`, on the `config` command (needs stormguard::config_sources).
 void RegisterConfigWatchCommand(CLI::App& config);
 

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   stormguard::cli::RegisterSimulateCommand(app);
   stormguard::cli::RegisterDemoCommand(app);
   stormguard::cli::RegisterConfigCommand(app);
+  stormguard::cli::RegisterLintCommand(app, STORMGUARD_VERSION);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,153 @@
+#include "lint/lint_chain.h"
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "lint/lint_rules.h"
+#include "stormguard/config/config_json.h"
+
+namespace stormguard::lint {
+namespace {
+
+using Json = nlohmann::json;
+constexpr double kMaxRate = 1e9;  // calls per second: far beyond any real service
+
+// At most one byte past the limit, so an oversized file is refused by size.
+Result<std::string> ReadBounded(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::InvalidArgument(path + ": cannot read the file");
+  std::string text(config::kMaxConfigBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > config::kMaxConfigBytes) return Status::InvalidArgument(path + ": larger than 4 MiB");
+  return text;
+}
+
+class Reader {
+ public:
+  Reader(const std::string& path, const std::string& base_dir) : path_(path), base_dir_(base_dir) {}
+
+  void Error(const std::string& where, const std::string& why) { errors_.push_back(path_ + ": " + where + ": " + why); }
+  static std::string Field(const std::string& where, const char* key) {
+    return where.empty() ? key : where + "." + key;
+  }
+  const std::vector<std::string>& errors() const { return errors_; }
+
+  std::string String(const Json& o, const char* key, const std::string& where, bool required) {
+    auto it = o.find(key);
+    if (it == o.end()) {
+      if (required) Error(Field(where, key), "required");
+      return {};
+    }
+    if (!it->is_string() || it->get_ref<const std::string&>().empty()) {
+      Error(Field(where, key), "must be a non-empty string");
+      return {};
+    }
+    return it->get<std::string>();
+  }
+
+  double Number(const Json& o, const char* key, const std::string& where, double lo, double hi) {
+    auto it = o.find(key);
+    if (it == o.end()) return 0;
+    const double v = it->is_number() ? it->get<double>() : NAN;
+    if (!(v >= lo && v <= hi)) {
+      Error(Field(where, key), "must be a number in [" + Fmt(lo) + ", " + Fmt(hi) + "]");
+      return 0;
+    }
+    return v;
+  }
+
+  void Disabled(const Json& o, const std::string& where, ChainService& s) {
+    auto it = o.find("disable");
+    if (it == o.end()) return;
+    if (!it->is_object()) return Error(where + ".disable", "must be an object of rule id -> reason");
+    for (const auto& [id, reason] : it->items()) {
+      if (!IsRuleId(id)) Error(where + ".disable." + id, "unknown rule id");
+      else if (!reason.is_string() || reason.get_ref<const std::string&>().empty())
+        Error(where + ".disable." + id, "needs a reason (a non-empty string)");
+      else s.disabled.emplace(id, reason.get<std::string>());
+    }
+  }
+
+  void Config(ChainService& s, const std::string& where) {
+    if (s.config_path.empty()) return;
+    const std::string file = s.config_path.front() == '/' ? s.config_path : base_dir_ + "/" + s.config_path;
+    Result<std::string> text = ReadBounded(file);
+    if (!text.ok()) return Error(where + ".config", text.status().message());
+    config::ParsedConfig parsed = config::ParseConfigText(*text);
+    for (const std::string& e : parsed.errors) Error(where + ".config", s.config_path + ": " + e);
+    s.config = std::move(parsed.config);
+  }
+
+  ChainService Service(const Json& o, const std::string& where, bool last) {
+    ChainService s;
+    if (!o.is_object()) {
+      Error(where, "must be an object");
+      return s;
+    }
+    for (const auto& [key, _] : o.items()) {
+      if (key != "name" && key != "config" && key != "calls" && key != "method" && key != "rate" &&
+          key != "disable")
+        Error(where + "." + key, "unknown field");
+    }
+    s.name = String(o, "name", where, true);
+    s.config_path = String(o, "config", where, !last);
+    s.calls = String(o, "calls", where, !last);
+    if (last && !s.calls.empty()) Error(where + ".calls", "the last service calls nothing");
+    s.method = String(o, "method", where, false);
+    s.rate = Number(o, "rate", where, 0, kMaxRate);
+    Disabled(o, where, s);
+    Config(s, where);
+    if (!s.calls.empty() && errors_.empty() && !s.config.destinations.contains(s.calls))
+      Error(where + ".calls", "destination \"" + s.calls + "\" is not in " + s.config_path);
+    return s;
+  }
+
+ private:
+  static std::string Fmt(double v) {
+    std::string t = std::to_string(v);
+    t.erase(t.find_last_not_of('0') + 1);
+    if (t.back() == '.') t.pop_back();
+    return t;
+  }
+
+  std::string path_, base_dir_;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace
+
+Result<Chain> ParseChain(std::string_view text, const std::string& path, const std::string& base_dir) {
+  Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::InvalidArgument(path + ": not valid JSON");
+  if (!doc.is_object()) return Status::InvalidArgument(path + ": must be a JSON object");
+  Reader r(path, base_dir);
+  Chain chain{.path = path, .hop_reserve = 0.1, .services = {}};
+  for (const auto& [key, _] : doc.items()) {
+    if (key != "services" && key != "hop_reserve") r.Error(key, "unknown field");
+  }
+  if (doc.contains("hop_reserve")) chain.hop_reserve = r.Number(doc, "hop_reserve", "", 0, 0.9);
+  const auto it = doc.find("services");
+  if (it == doc.end() || !it->is_array() || it->size() < 2 || it->size() > kMaxChainServices) {
+    r.Error("services", "must list 2 to " + std::to_string(kMaxChainServices) + " services, caller first");
+  } else {
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      chain.services.push_back(r.Service((*it)[i], "services[" + std::to_string(i) + "]", i + 1 == it->size()));
+    }
+  }
+  if (r.errors().empty()) return chain;
+  std::string message;
+  for (const std::string& e : r.errors()) message += (message.empty() ? "" : "\n") + e;
+  return Status::InvalidArgument(std::move(message));
+}
+
+Result<Chain> LoadChain(const std::string& path) {
+  Result<std::string> text = ReadBounded(path);
+  if (!text.ok()) return std::move(text).status();
+  const std::size_t slash = path.rfind('/');
+  return ParseChain(*text, path, slash == std::string::npos ? "." : path.substr(0, slash));
+}
+
+}  // namespace stormguard::lint

@@ -1,0 +1,78 @@
+#include "lint/lint_hop.h"
+
+#include <algorithm>
+
+#include "stormguard/backoff/backoff.h"
+#include "stormguard/config/preset_stages.h"
+#include "stormguard/core/deadline.h"
+
+namespace stormguard::lint {
+namespace {
+
+Duration Add(Duration a, Duration b) noexcept {
+  if (a == kInfiniteDuration || b == kInfiniteDuration || a > kInfiniteDuration - b) return kInfiniteDuration;
+  return a + b;
+}
+
+void ApplyStage(const config::StageConfig& s, Hop& hop) {
+  switch (s.kind) {
+    case config::StageKind::kTimeout: hop.overall_timeout = s.timeout.timeout; break;
+    case config::StageKind::kAttemptTimeout: hop.attempt_timeout = s.timeout.timeout; break;
+    case config::StageKind::kRetry: hop.retry = s.retry; break;
+    case config::StageKind::kHedge: hop.hedge = s.hedge; break;
+    case config::StageKind::kRequireIdempotencyKey: hop.requires_key = true; break;
+    default: break;
+  }
+}
+
+Result<Hop> HopOf(const ChainService& caller, const ChainService& callee) {
+  Hop hop{.caller = &caller, .callee = &callee, .destination = &caller.config.destinations.find(caller.calls)->second};
+  const config::DestinationConfig& d = *hop.destination;
+  hop.breaker = d.circuit_breaker;
+  std::vector<config::StageConfig> stages = d.pipeline.stages;
+  if (d.pipeline.preset) {
+    Result<config::PresetStages> expanded = config::ExpandPreset(*d.pipeline.preset);
+    if (!expanded.ok()) return std::move(expanded).status();
+    stages = std::move(expanded->stages);
+    if (!hop.breaker) hop.breaker = expanded->own_breaker;
+  }
+  for (const config::StageConfig& s : stages) ApplyStage(s, hop);
+  if (const config::MethodConfig* m = config::FindMethod(d, caller.method)) {
+    if (m->timeout) hop.overall_timeout = *m->timeout;
+    if (m->retry) hop.retry = m->retry;
+    if (m->hedge) hop.hedge = m->hedge;
+  }
+  if (hop.retry && hop.attempt_timeout == kInfiniteDuration) hop.attempt_timeout = hop.retry->options.per_attempt_timeout;
+  return hop;
+}
+
+}  // namespace
+
+Duration Hop::AttemptsWorstCase() const {
+  Duration total = attempt_timeout;
+  if (!retries() || total == kInfiniteDuration) return total;
+  Result<Backoff> backoff = Backoff::Create(retry->options.backoff);
+  if (!backoff.ok()) return kInfiniteDuration;  // a parsed config's backoff is valid
+  for (int n = 1; n < attempts(); ++n) total = Add(Add(total, attempt_timeout), backoff->Range(n).second);
+  return total;
+}
+
+Duration Hop::WorstCase() const { return std::min(overall_timeout, AttemptsWorstCase()); }
+
+Duration Hop::AttemptWindow() const { return std::min(overall_timeout, attempt_timeout); }
+
+bool IsNonIdempotentMethod(std::string_view method) noexcept {
+  return method.starts_with("POST ") || method.starts_with("PATCH ");
+}
+
+Result<std::vector<Hop>> HopsOf(const Chain& chain) {
+  std::vector<Hop> hops;
+  for (std::size_t i = 0; i + 1 < chain.services.size(); ++i) {
+    Result<Hop> hop = HopOf(chain.services[i], chain.services[i + 1]);
+    if (!hop.ok()) return Status::InvalidArgument(chain.services[i].name + ": " + hop.status().message());
+    hops.push_back(std::move(hop).value());
+  }
+  return hops;
+}
+
+}  // namespace stormguard::lint
