@@ -19,6 +19,9 @@
 #include "demo/demo_runner.h"
 #include "demo/service.h"
 #endif
+#ifdef STORMGUARD_CLI_HAS_GRPC_DEMO
+#include "demo/grpc/grpc_demo.h"
+#endif
 
 namespace stormguard::cli {
 
@@ -29,12 +32,13 @@ using namespace std::chrono_literals;
 
 struct DemoFlags {
   demo::DemoOptions options;
+  std::string transport = "http";
   bool json = false;
   std::string svg = "stormguard-demo.svg";
 };
 
 struct ServiceFlags {
-  std::string role, mode;
+  std::string role, mode, transport = "http";
   int downstream = 0;
   int port = 0;
   std::uint64_t seed = 1;
@@ -74,6 +78,31 @@ bool WriteFileAtomically(const std::filesystem::path& path, const std::string& t
   return !ec;
 }
 
+// The transports this binary can serve: gRPC only where it was built with it.
+std::vector<std::string> Transports() {
+#ifdef STORMGUARD_CLI_HAS_GRPC_DEMO
+  return {"http", "grpc"};
+#else
+  return {"http"};
+#endif
+}
+
+demo::DemoDriver Driver(demo::Transport transport) {
+#ifdef STORMGUARD_CLI_HAS_GRPC_DEMO
+  if (transport == demo::Transport::kGrpc) return demo::GrpcDriver();
+#endif
+  (void)transport;
+  return demo::HttpDriver();
+}
+
+int RunService(demo::Transport transport, const demo::ServiceOptions& options) {
+#ifdef STORMGUARD_CLI_HAS_GRPC_DEMO
+  if (transport == demo::Transport::kGrpc) return demo::RunGrpcService(options);
+#endif
+  (void)transport;
+  return demo::RunService(options);
+}
+
 void RunDemoCommand(const DemoFlags& f) {
   const std::filesystem::path svg = std::filesystem::absolute(f.svg);
   // Say so before a run of half a minute, not after it; the file itself is
@@ -82,7 +111,9 @@ void RunDemoCommand(const DemoFlags& f) {
   if (::access(dir.c_str(), W_OK) != 0 || std::filesystem::is_directory(svg)) {
     throw CLI::ValidationError("--svg", "cannot write " + svg.string());
   }
-  Result<demo::DemoReport> report = demo::RunDemo(f.options, stderr);
+  demo::DemoOptions options = f.options;
+  options.transport = *demo::ParseTransport(f.transport);
+  Result<demo::DemoReport> report = demo::RunDemo(options, stderr, Driver(options.transport));
   if (!report.ok()) {
     std::fprintf(stderr, "stormguard demo: %s\n", report.status().ToString().c_str());
     std::exit(1);
@@ -106,7 +137,10 @@ void RegisterService(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("demo-service", "one service of `stormguard demo` (started by it)");
   cmd->group("");  // hidden from --help
   cmd->add_option("--role", f->role, "A, B or C")->required()->check(CLI::IsMember({"A", "B", "C"}));
-  cmd->add_option("--mode", f->mode, "naive or stormguard")->required()->check(CLI::IsMember({"naive", "stormguard"}));
+  cmd->add_option("--mode", f->mode, "naive, grpc_native (gRPC only) or stormguard")
+      ->required()
+      ->check(CLI::IsMember({"naive", "grpc_native", "stormguard"}));
+  cmd->add_option("--transport", f->transport, "http or grpc")->check(CLI::IsMember(Transports()));
   cmd->add_option("--downstream", f->downstream, "port of the next service (A, B)")->check(CLI::Range(1, 65535));
   cmd->add_option("--port", f->port, "port to listen on (default: any free one)")->check(CLI::Range(1, 65535));
   AddSeedOption(*cmd, f->seed, "seed of C's failures");
@@ -114,7 +148,11 @@ void RegisterService(CLI::App& app) {
   cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")->check(CLI::Range(1, 3600));
   cmd->callback([f] {
     if (f->role != "C" && f->downstream == 0) throw CLI::RequiredError("--downstream (for --role A and B)");
-    std::exit(demo::RunService({.role = f->role[0], .mode = *demo::ParseMode(f->mode),
+    const demo::Transport transport = *demo::ParseTransport(f->transport);
+    if (f->mode == "grpc_native" && transport != demo::Transport::kGrpc) {
+      throw CLI::ValidationError("--mode", "grpc_native needs --transport grpc");
+    }
+    std::exit(RunService(transport, {.role = f->role[0], .mode = *demo::ParseMode(f->mode),
                                 .downstream_port = f->downstream, .port = f->port, .seed = f->seed,
                                 .outage_phases = f->outage_phases, .max_lifetime = std::chrono::seconds(f->max_lifetime_s)}));
   });
@@ -134,6 +172,10 @@ void RegisterDemoCommand(CLI::App& app) {
   AddDurationOption(*cmd, "--down", o.down, "how long C is down")->check(PhaseLength());
   AddDurationOption(*cmd, "--recovered", o.recovered, "length of the phase after C recovered")->check(PhaseLength());
   AddSeedOption(*cmd, o.seed, "seed of the load mix and C's failures");
+  cmd->add_option("--transport", f->transport,
+                  "http (naive vs stormguard) or grpc (naive vs grpc_native, gRPC's own retries, vs stormguard)")
+      ->check(CLI::IsMember(Transports()))
+      ->capture_default_str();
   cmd->add_flag("--json", f->json, "print one JSON object instead of the tables");
   cmd->add_option("--metrics-port", o.metrics_port,
                   "serve the stormguard mode's Prometheus metrics at http://127.0.0.1:N/metrics while the demo runs")

@@ -3,13 +3,34 @@
 namespace stormguard::demo {
 
 std::string_view ModeName(Mode mode) noexcept {
-  return mode == Mode::kNaive ? "naive" : "stormguard";
+  switch (mode) {
+    case Mode::kNaive: return "naive";
+    case Mode::kGrpcNative: return "grpc_native";
+    case Mode::kStormguard: return "stormguard";
+  }
+  return "stormguard";
 }
 
 std::optional<Mode> ParseMode(std::string_view name) noexcept {
-  if (name == "naive") return Mode::kNaive;
-  if (name == "stormguard") return Mode::kStormguard;
+  for (Mode m : {Mode::kNaive, Mode::kGrpcNative, Mode::kStormguard}) {
+    if (name == ModeName(m)) return m;
+  }
   return std::nullopt;
+}
+
+std::string_view TransportName(Transport transport) noexcept {
+  return transport == Transport::kHttp ? "http" : "grpc";
+}
+
+std::optional<Transport> ParseTransport(std::string_view name) noexcept {
+  if (name == "http") return Transport::kHttp;
+  if (name == "grpc") return Transport::kGrpc;
+  return std::nullopt;
+}
+
+std::vector<Mode> ModesOf(Transport transport) {
+  if (transport == Transport::kHttp) return {Mode::kNaive, Mode::kStormguard};
+  return {Mode::kNaive, Mode::kGrpcNative, Mode::kStormguard};
 }
 
 std::vector<Phase> DemoOptions::Phases() const {

@@ -1,10 +1,12 @@
-// tools/demo/demo_options.h: what `stormguard demo` runs: two modes, three phases.
+// tools/demo/demo_options.h: what `stormguard demo` runs: its modes, three phases.
 //
 //   DemoOptions o{.rate = 50, .healthy = 6s, .down = 4s, .recovered = 6s};
 //   for (const Phase& p : o.Phases()) ...   // healthy, down, recovered
 //
-// Both modes run the same phases against fresh services: "naive" retries the
-// way docs/retry-amplification.md warns against, "stormguard" uses the library at every hop.
+// Every mode runs the same phases against fresh services: "naive" retries the
+// way docs/retry-amplification.md warns against, "stormguard" uses the library
+// at every hop; over gRPC, "grpc_native" leaves the retries to gRPC's own
+// retryPolicy and retryThrottling.
 // Thread safety: plain values.
 #pragma once
 
@@ -19,10 +21,16 @@
 
 namespace stormguard::demo {
 
-enum class Mode { kNaive, kStormguard };
+enum class Mode { kNaive, kGrpcNative, kStormguard };
 
-std::string_view ModeName(Mode mode) noexcept;  // "naive", "stormguard"
+std::string_view ModeName(Mode mode) noexcept;  // "naive", "grpc_native", "stormguard"
 std::optional<Mode> ParseMode(std::string_view name) noexcept;
+
+// What the services speak: HTTP/1.1 (naive, stormguard) or gRPC (all three).
+enum class Transport { kHttp, kGrpc };
+std::string_view TransportName(Transport transport) noexcept;  // "http", "grpc"
+std::optional<Transport> ParseTransport(std::string_view name) noexcept;
+std::vector<Mode> ModesOf(Transport transport);
 
 struct Phase {
   std::string name;  // "healthy", "down", "recovered"
@@ -50,6 +58,7 @@ struct DemoOptions {
   Duration down = std::chrono::seconds(4);
   Duration recovered = std::chrono::seconds(6);
   std::uint64_t seed = 1;
+  Transport transport = Transport::kHttp;
   // Every service process exits by itself after this long, whatever happens
   // to the demo that started it.
   Duration max_lifetime = std::chrono::seconds(120);

@@ -22,9 +22,13 @@ Result<BottomSnapshot> ReadLedger(int port) {
 }
 
 Result<BottomSnapshot> ReadSettledLedger(int port, Duration drain_limit) {
+  return ReadSettledLedger([port] { return ReadLedger(port); }, drain_limit);
+}
+
+Result<BottomSnapshot> ReadSettledLedger(const std::function<Result<BottomSnapshot>()>& read, Duration drain_limit) {
   const TimePoint until = Clock::Real().Now() + drain_limit;
   for (;;) {
-    Result<BottomSnapshot> s = ReadLedger(port);
+    Result<BottomSnapshot> s = read();
     if (!s.ok() || s->in_flight == 0 || Clock::Real().Now() >= until) return s;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

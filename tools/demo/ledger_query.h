@@ -6,6 +6,8 @@
 // Thread safety: pure functions over one HTTP request each.
 #pragma once
 
+#include <functional>
+
 #include "demo/bottom_ledger.h"
 #include "stormguard/core/result.h"
 #include "stormguard/core/time.h"
@@ -17,5 +19,7 @@ Result<BottomSnapshot> ReadLedger(int port);
 // The ledger once nothing is in flight at C any more, or as it stands when
 // `drain_limit` has passed (C may still be finishing slow work).
 Result<BottomSnapshot> ReadSettledLedger(int port, Duration drain_limit);
+// The same over any way of reading it (the gRPC demo's C answers a Stats call).
+Result<BottomSnapshot> ReadSettledLedger(const std::function<Result<BottomSnapshot>()>& read, Duration drain_limit);
 
 }  // namespace stormguard::demo

@@ -21,8 +21,9 @@ namespace stormguard::demo {
 struct DemoReport {
   double rate = 0;  // operations per second offered to A
   std::vector<Phase> phases;
-  std::vector<ModeReport> modes;  // naive, then stormguard
-  Duration wall{};                // the whole run, both modes
+  std::vector<ModeReport> modes;  // naive, [grpc_native,] stormguard
+  Duration wall{};                // the whole run, every mode
+  Transport transport = Transport::kHttp;
 };
 
 // One table per phase, a row per mode, then the recovery times.
@@ -31,7 +32,7 @@ std::string FormatTables(const DemoReport& report);
 // {"naive": {"healthy": {"offered": ..., "reached_bottom": ..., "amplification": ...,
 //   "success_rate": ..., "p50_ms": ..., "p99_ms": ..., "orphan_ratio": ...,
 //   "duplicate_effects": ...}, "down": {...}, "recovered": {..., "recovery_ms": ...}},
-//  "stormguard": {...}}; recovery_ms (null when never) sits in the phase that
+//  "stormguard": {...}} (and "grpc_native" over gRPC); recovery_ms (null when never) sits in the phase that
 // follows the outage.
 nlohmann::json ReportJson(const DemoReport& report);
 

@@ -7,14 +7,31 @@ namespace {
 
 using render::Seconds;
 
-// Naive retries in red, stormguard in blue, in either order.
-const char* Color(Mode mode) { return mode == Mode::kNaive ? "#d62728" : "#1f77b4"; }
+// Naive retries in red, gRPC's own in orange, stormguard in blue, in any order.
+const char* Color(Mode mode) {
+  switch (mode) {
+    case Mode::kNaive: return "#d62728";
+    case Mode::kGrpcNative: return "#ff7f0e";
+    case Mode::kStormguard: return "#1f77b4";
+  }
+  return "#1f77b4";
+}
+
+std::string ModeList(const DemoReport& r) {
+  std::string out;
+  for (std::size_t i = 0; i < r.modes.size(); ++i) {
+    out += i == 0 ? "" : (i + 1 == r.modes.size() ? " vs " : ", ");
+    out += ModeName(r.modes[i].mode);
+  }
+  return out;
+}
 
 }  // namespace
 
 std::string TimelineSvg(const DemoReport& r) {
   render::Plot plot{.title = "Attempts reaching C, " + render::Fixed(r.rate, 0) +
-                             " requests/s offered to A: naive retries vs stormguard",
+                             " requests/s offered to A over " + std::string(TransportName(r.transport)) + ": " +
+                             ModeList(r),
                     .x_label = "seconds since the start of the mode",
                     .y_label = "attempts reaching C per second"};
   const std::vector<PhaseSpan> spans = PhaseSpans(r.phases);

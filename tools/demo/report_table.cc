@@ -39,9 +39,11 @@ std::string Recovery(const ModeReport& m) {
 }  // namespace
 
 std::string FormatTables(const DemoReport& r) {
-  std::string out = Format("stormguard demo: services A -> B -> C on loopback, %.0f requests/s offered to A "
-                           "(half GET /stock, half POST /charge), %.1f s\n",
-                           r.rate, Seconds(r.wall));
+  const bool grpc = r.transport == Transport::kGrpc;
+  std::string out = Format("stormguard demo: services A -> B -> C on loopback over %s, %.0f requests/s offered to A "
+                           "(half %s, half %s), %.1f s\n",
+                           grpc ? "gRPC" : "HTTP", r.rate, grpc ? "stock checks" : "GET /stock",
+                           grpc ? "charges" : "POST /charge", Seconds(r.wall));
   for (std::size_t p = 0; p < r.phases.size(); ++p) {
     const Phase& phase = r.phases[p];
     out += Format("\n%s (%.1f s", phase.name.c_str(), Seconds(phase.length));
@@ -56,9 +58,16 @@ std::string FormatTables(const DemoReport& r) {
   out += "\nback to >= 99% success (first 1 s window after C recovered):";
   for (std::size_t i = 0; i < r.modes.size(); ++i) out += (i ? ", " : " ") + Recovery(r.modes[i]);
   out += "\n\nnaive: every hop (load generator -> A -> B -> C) tries 3 times, 100 ms apart, 1 s per attempt,"
-         " POST too.\nstormguard: 1 s budget at the entry, 10% kept per hop, backoff 50 ms x2 with full jitter,"
-         "\n  a retry budget per destination (10 tokens, 0.1 per success), x-retry-attempt and x-no-retry,"
-         "\n  one Idempotency-Key per charge, C stops work at the deadline it was given.\n";
+         " charges too.\n";
+  if (grpc) {
+    out += "grpc_native: each hop's channel has a service config: retryPolicy 3 attempts on UNAVAILABLE,"
+           " backoff 100 ms x2,\n  retryThrottling (10 tokens, 0.1 per success); 1 s deadline at the entry,"
+           " passed down.\n";
+  }
+  out += "stormguard: 1 s budget at the entry, 10% kept per hop, backoff 50 ms x2 with full jitter,"
+         "\n  a retry budget per destination (10 tokens, 0.1 per success), ";
+  out += grpc ? "x-stormguard-attempt and grpc-retry-pushback-ms -1," : "x-retry-attempt and x-no-retry,";
+  out += "\n  one idempotency key per charge, C stops work at the deadline it was given.\n";
   return out;
 }
 

@@ -60,6 +60,45 @@ TEST(DemoReportTest, SvgHasAShadedBandPerPhaseAndALinePerMode) {
   EXPECT_NE(svg.find("down (every attempt fails)"), std::string::npos);
 }
 
+// Over gRPC, gRPC's own retries run as a third mode between the two.
+DemoReport GrpcSample() {
+  DemoReport r = Sample();
+  r.transport = Transport::kGrpc;
+  ModeReport native{.mode = Mode::kGrpcNative, .phases = std::vector<PhaseSummary>(3)};
+  native.phases[1] = {.offered = 100, .reached_bottom = 112, .amplification = 1.12};
+  native.timeline = {{0.125, 50}, {2.125, 56.0}};
+  r.modes.insert(r.modes.begin() + 1, native);
+  return r;
+}
+
+TEST(DemoReportTest, GrpcReportHasTheNativeModeInJsonTablesAndSvg) {
+  const DemoReport r = GrpcSample();
+  const nlohmann::json j = ReportJson(r);
+  ASSERT_EQ(j.size(), 3u);
+  EXPECT_DOUBLE_EQ(j.at("grpc_native").at("down").at("amplification").get<double>(), 1.12);
+  const std::string t = FormatTables(r);
+  for (const char* text : {"over gRPC", "grpc_native ", "1.12x", "retryThrottling (10 tokens, 0.1 per success)",
+                           "grpc-retry-pushback-ms -1", "grpc_native never"}) {
+    EXPECT_NE(t.find(text), std::string::npos) << text << "\n" << t;
+  }
+  EXPECT_EQ(FormatTables(Sample()).find("grpc_native"), std::string::npos);
+  const std::string svg = TimelineSvg(r);
+  std::size_t lines = 0;
+  for (std::size_t at = 0; (at = svg.find("<polyline", at)) != std::string::npos; ++at) ++lines;
+  EXPECT_EQ(lines, 3u);
+  EXPECT_NE(svg.find("over grpc: naive, grpc_native vs stormguard"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("#ff7f0e"), std::string::npos);
+}
+
+TEST(DemoOptionsTest, ModesAndTransportsRoundTripTheirNames) {
+  for (Mode m : {Mode::kNaive, Mode::kGrpcNative, Mode::kStormguard}) EXPECT_EQ(ParseMode(ModeName(m)), m);
+  for (Transport t : {Transport::kHttp, Transport::kGrpc}) EXPECT_EQ(ParseTransport(TransportName(t)), t);
+  EXPECT_EQ(ParseMode("grpc"), std::nullopt);
+  EXPECT_EQ(ParseTransport("GRPC"), std::nullopt);
+  EXPECT_EQ(ModesOf(Transport::kHttp), (std::vector<Mode>{Mode::kNaive, Mode::kStormguard}));
+  EXPECT_EQ(ModesOf(Transport::kGrpc), (std::vector<Mode>{Mode::kNaive, Mode::kGrpcNative, Mode::kStormguard}));
+}
+
 TEST(DemoReportTest, SvgEscapesNamesAndLeavesOutRatesThatAreNotNumbers) {
   DemoReport r = Sample();
   r.phases[1].name = "<down> & \"out\"";

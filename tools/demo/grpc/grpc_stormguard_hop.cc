@@ -1,0 +1,48 @@
+// The library at every hop: GrpcClient through the pipeline stormguard.json
+// configures for the next hop (as the HTTP demo's StormguardCaller): retry
+// with jittered backoff and a retry budget per destination, the deadline
+// handed down (ServerGuard kept this hop's reserve), x-stormguard-attempt on
+// retries, grpc-retry-pushback-ms -1 honoured, one idempotency key across a
+// charge's retries.
+#include "demo/demo_config.h"
+#include "demo/grpc/grpc_hop.h"
+#include "demo/must.h"
+#include "stormguard/grpc/client.h"
+
+namespace stormguard::demo {
+namespace {
+using namespace std::chrono_literals;
+
+class StormguardHop final : public GrpcHop {
+ public:
+  StormguardHop(NextHop next, int port)
+      : stub_(rpc::Demo::NewStub(DemoChannel(port, Mode::kStormguard))),
+        // The bottom hop's pipeline has a short attempt timeout (its callee
+        // answers in milliseconds); a hop above a relay leaves each attempt
+        // the whole deadline, so the layer below can finish its own retries.
+        client_(Must(grpc::GrpcClient::Create(
+            {.pipeline = DemoRegistry().Get(next == NextHop::kBottom ? "bottom" : "relay"),
+             .default_timeout = 1s}))) {}
+
+  ::grpc::Status Call(const rpc::OpRequest& request, CallContext& parent, rpc::OpReply* reply) const override {
+    const grpc::CallOptions options{.idempotent = !request.charge(),
+                                    .idempotency_key = request.charge() ? parent.idempotency_key : ""};
+    const grpc::GrpcResult r = client_.Call<rpc::OpReply>(
+        parent,
+        [&](::grpc::ClientContext& c, rpc::OpReply* out) { return stub_->Operate(&c, ForAttempt(request, c), out); },
+        reply, options);
+    return grpc::ToGrpc(r.status);
+  }
+
+ private:
+  std::unique_ptr<rpc::Demo::Stub> stub_;
+  grpc::GrpcClient client_;
+};
+
+}  // namespace
+
+std::unique_ptr<GrpcHop> MakeStormguardGrpcHop(NextHop next, int port) {
+  return std::make_unique<StormguardHop>(next, port);
+}
+
+}  // namespace stormguard::demo
