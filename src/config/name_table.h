@@ -53,13 +53,9 @@ inline std::uint64_t HashName(std::string_view s) noexcept {
   return h * 0xD6E8FEB86659FD93ull;
 }
 
-// Whether two names are equal, a word at a time like HashName: for short
-// names this costs a few loads where memcmp costs a call into libc.
-inline bool SameName(std::string_view a, std::string_view b) noexcept {
-  const std::size_t n = a.size();
-  if (n != b.size()) return false;
-  const char* p = a.data();
-  const char* q = b.data();
+// Whether the n bytes at p and q are equal, a word at a time like HashName:
+// for short names this costs a few loads where memcmp costs a call into libc.
+inline bool SameBytes(const char* p, const char* q, std::size_t n) noexcept {
   if (n > 8) {
     for (std::size_t i = 0; i + 8 < n; i += 8) {
       if (Load8(p + i) != Load8(q + i)) return false;
@@ -71,6 +67,10 @@ inline bool SameName(std::string_view a, std::string_view b) noexcept {
     if (p[i] != q[i]) return false;
   }
   return true;
+}
+
+inline bool SameName(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && SameBytes(a.data(), b.data(), a.size());
 }
 
 template <class V>

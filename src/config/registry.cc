@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "last_hit.h"
 #include "registry_snapshot.h"
 #include "stormguard/config/config_json.h"
 #include "thread_index.h"
@@ -26,8 +27,8 @@ namespace config_internal {
 // One thread's reference to a snapshot (or, for threads beyond the slots,
 // everyone's). Handles count on it, not on the snapshot, so threads never
 // write a shared counter. Aligned so that two threads' references never
-// share a cache line.
-struct alignas(64) Holder : SplitCount {
+// share a cache line, nor a pair of lines the hardware prefetches together.
+struct alignas(128) Holder : SplitCount {
   explicit Holder(std::shared_ptr<const Snapshot> s) : snapshot(std::move(s)) {}
   std::shared_ptr<const Snapshot> snapshot;
 };
@@ -42,9 +43,11 @@ PipelineRef::operator std::shared_ptr<const Pipeline>() const {
   return std::shared_ptr<const Pipeline>(std::move(kept), pipeline_);
 }
 
-struct alignas(64) Registry::Slot {
+// Aligned like Holder: two threads' slots never share a prefetched pair of lines.
+struct alignas(128) Registry::Slot {
   std::uint64_t generation = 0;  // of `holder`; 0: none yet
   Holder* holder = nullptr;      // retired by this slot's thread, or by ~Registry
+  config_internal::LastHit last;  // of `holder`'s configuration
 };
 
 Registry::Registry(RegistryOptions options)
@@ -65,16 +68,35 @@ Registry::~Registry() {
   config_internal::Retire(shared_);
 }
 
-// Flattened: the lookup inlined saves the call and its register spills, a
-// tenth of the hit path.
-[[gnu::flatten]] PipelineRef Registry::Get(std::string_view destination, std::string_view method) const {
+// The hit path: this thread has a slot (a negative index: none yet, or
+// none left), the slot is current and it holds these names. The rest is out
+// of line and returns in registers, so the hit path stays short.
+PipelineRef Registry::Get(std::string_view destination, std::string_view method) const {
+  if (const int i = config_internal::t_thread_index; i >= 0) {
+    Slot& slot = slots_[static_cast<std::size_t>(i)];
+    if (slot.generation == generation_.load(std::memory_order_acquire)) {
+      if (const Pipeline* p = slot.last.Find(destination, method)) {
+        ++slot.holder->gets;  // only this thread writes it: no atomic instruction
+        return PipelineRef(p, slot.holder);
+      }
+    }
+  }
+  const Counted got = GetAndRemember(destination, method);
+  return PipelineRef(got.first, got.second);
+}
+
+// Flattened: the lookup inlined makes no calls of its own.
+[[gnu::noinline, gnu::flatten]] Registry::Counted Registry::GetAndRemember(std::string_view destination,
+                                                                           std::string_view method) const {
   const int i = config_internal::ThreadIndex(kThreadSlots);
   if (i < 0) return GetShared(destination, method);
   Slot& slot = slots_[static_cast<std::size_t>(i)];
   if (slot.generation != generation_.load(std::memory_order_acquire)) Refresh(slot);
   Holder* h = slot.holder;
-  ++h->gets;  // only this thread writes it: no atomic instruction
-  return PipelineRef(&h->snapshot->Find(destination, method), h);
+  const Pipeline* p = &h->snapshot->Find(destination, method);
+  slot.last.Remember(destination, method, p);
+  ++h->gets;
+  return {p, h};
 }
 
 // The first Get on this thread, or the first since a reload.
@@ -89,14 +111,14 @@ Registry::~Registry() {
 }
 
 // More threads than slots: one reference for all of them, counted atomically.
-PipelineRef Registry::GetShared(std::string_view destination, std::string_view method) const {
+Registry::Counted Registry::GetShared(std::string_view destination, std::string_view method) const {
   Holder* h = nullptr;
   {
     std::lock_guard<std::mutex> lock(current_mu_);
     h = shared_;
     h->others.fetch_add(1, std::memory_order_relaxed);
   }
-  return PipelineRef(&h->snapshot->Find(destination, method), h);
+  return {&h->snapshot->Find(destination, method), h};
 }
 
 Status Registry::Apply(std::string_view text, std::string_view origin) {

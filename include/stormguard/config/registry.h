@@ -37,9 +37,11 @@
 // registry without any accepted configuration runs on the built-in default
 // for every destination, and says so (on_defaults(), and the first event).
 //
-// Cost: Get on a thread that has called it since the last reload hashes the
-// two names, probes two small tables and adds one to its thread's own
-// reference with a plain store; releasing the handle is one atomic
+// Cost: Get on a thread that has called it since the last reload compares
+// the names with the ones its thread asked for last (a copy of them, by
+// content) and, when they differ, hashes the two names and probes two small
+// tables; then it adds one to its thread's own reference with a plain
+// store; releasing the handle is one atomic
 // decrement on that thread's cache line (pipeline_ref.h). No counter is
 // shared between threads, so Get scales with threads, and it never
 // allocates. The first Get on a thread after a reload allocates that
@@ -62,6 +64,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "stormguard/config/config.h"
@@ -130,7 +133,10 @@ class Registry {
   using Snapshot = config_internal::Snapshot;
 
   void Refresh(Slot& slot) const;
-  PipelineRef GetShared(std::string_view destination, std::string_view method) const;
+  // A pipeline and the reference that already counts one handle of it.
+  using Counted = std::pair<const Pipeline*, config_internal::SplitCount*>;
+  Counted GetAndRemember(std::string_view destination, std::string_view method) const;
+  Counted GetShared(std::string_view destination, std::string_view method) const;
 
   Status Refuse(std::vector<std::string> errors, std::string_view origin);
   void Report(std::string_view origin, bool accepted, const std::vector<std::string>& errors);
