@@ -14,6 +14,7 @@ std::string_view EventKindName(EventKind k) noexcept {
     case EventKind::kHedgeLaunched: return "hedge_launched";
     case EventKind::kFallback: return "fallback";
     case EventKind::kAbandoned: return "abandoned";
+    case EventKind::kChaosInjected: return "chaos_injected";
   }
   return "unknown";
 }

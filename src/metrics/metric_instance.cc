@@ -63,6 +63,12 @@ int RejecterIndex(std::string_view policy) noexcept {
   return i;
 }
 
+int ChaosKindIndex(std::string_view kind) noexcept {
+  int i = 0;
+  while (i + 1 < static_cast<int>(kChaosKinds.size()) && kChaosKinds[static_cast<std::size_t>(i)] != kind) ++i;
+  return i;
+}
+
 int BucketIndex(Duration d) noexcept {
   int i = 0;
   while (i < static_cast<int>(kBucketNanos.size()) && d.count() > kBucketNanos[static_cast<std::size_t>(i)]) ++i;
@@ -106,6 +112,7 @@ void Instance::OnEvent(const Event& e) noexcept {
     case EventKind::kHedgeLaunched: return Add(kHedgesSent);
     case EventKind::kFallback: return Add(kFallbacks);
     case EventKind::kAbandoned: return Add(kAbandoned);
+    case EventKind::kChaosInjected: return Add(kChaosInjections + ChaosKindIndex(e.reason));
     case EventKind::kAttemptStarted: return;
   }
 }

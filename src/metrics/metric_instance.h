@@ -37,6 +37,8 @@ inline constexpr std::array<std::string_view, 6> kBreakerStates = {"closed",    
 inline constexpr std::array<std::string_view, 8> kRejecters = {
     "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency", "timeout", "time_limiter",
     "fallback", "other"};
+// What fault injection injected (ChaosKindName), and "other" last.
+inline constexpr std::array<std::string_view, 4> kChaosKinds = {"error", "latency", "outcome", "other"};
 // Policies whose budgets refuse retries or hedges.
 inline constexpr std::array<std::string_view, 2> kBudgetUsers = {"retry", "hedge"};
 
@@ -55,7 +57,8 @@ enum Cell : int {
   kHedgesSent,
   kFallbacks,
   kAbandoned,
-  kCellCount,
+  kChaosInjections,                                                // by kChaosKinds
+  kCellCount = kChaosInjections + static_cast<int>(kChaosKinds.size()),
 };
 
 // Threads 0..kOwnedShards-1 own a shard each and add with plain stores;

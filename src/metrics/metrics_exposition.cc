@@ -186,6 +186,8 @@ std::string MetricsListener::Scrape() const {
   AppendCounter(out, snaps, "stormguard_fallbacks_total", "Results a fallback produced.", kFallbacks, "", kNone);
   AppendCounter(out, snaps, "stormguard_abandoned_attempts_total", "Attempts left running past their timeout.",
                 kAbandoned, "", kNone);
+  AppendCounter(out, snaps, "stormguard_chaos_injections_total", "Faults injected on purpose, by kind.",
+                kChaosInjections, "kind", kChaosKinds);
   {
     std::lock_guard lock(mu_);
     for (int w = 0; w < kWatchedCount; ++w) {

@@ -170,6 +170,12 @@ PipelineBuilder& PipelineBuilder::AddRequireIdempotencyKey() {
                                                          std::make_unique<IdempotencyKeyStage>(o_.listener)));
 }
 
+PipelineBuilder& PipelineBuilder::AddChaos(std::shared_ptr<ChaosPolicy> policy, ChaosStageOptions options) {
+  const StagePlacement& placement =
+      options.outside_retry_because.empty() ? ChaosStage::kPlacement : ChaosStage::kPlacementAnywhere;
+  return AddCreated(placement, ChaosStage::Create(std::move(policy), *o_.clock, std::move(options)));
+}
+
 PipelineBuilder& PipelineBuilder::Add(std::shared_ptr<const Stage> stage) {
   StagePlacement placement;
   if (stage == nullptr) {

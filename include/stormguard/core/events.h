@@ -39,6 +39,7 @@ enum class EventKind {
   kHedgeLaunched,    // a hedged attempt was sent
   kFallback,         // a fallback produced the result
   kAbandoned,        // an attempt kept running after its timeout
+  kChaosInjected,    // fault injection hit this call (reason = what it injected)
 };
 
 std::string_view EventKindName(EventKind k) noexcept;

@@ -269,6 +269,9 @@ class PipelineBuilder {
   template <std::same_as<AdaptiveLimiter> G>
   PipelineBuilder& AddAdaptiveConcurrency(std::shared_ptr<G> limiter);
   PipelineBuilder& AddAdaptiveConcurrency(AdaptiveLimiterOptions options);
+  // Fault injection (chaos_stage.h): inside the retry, innermost, unless
+  // options.outside_retry_because says why not.
+  PipelineBuilder& AddChaos(std::shared_ptr<ChaosPolicy> policy, ChaosStageOptions options = {});
   // Any stage, at this position (shared: one stage may serve several pipelines).
   PipelineBuilder& Add(std::shared_ptr<const Stage> stage);
 

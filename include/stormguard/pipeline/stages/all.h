@@ -2,7 +2,8 @@
 //
 // Outside in, as they usually sit in a pipeline: fallback, timeout, retry,
 // hedge, circuit breaker, bulkhead, rate limiter, adaptive concurrency,
-// idempotency key, attempt timeout (the timeout file holds both timeouts).
+// idempotency key, attempt timeout (the timeout file holds both timeouts),
+// chaos (fault injection).
 // Each stage declares its own placement rules (Stage::placement()).
 #pragma once
 
@@ -15,3 +16,4 @@
 #include "stormguard/pipeline/stages/rate_limiter_stage.h"
 #include "stormguard/pipeline/stages/adaptive_concurrency_stage.h"
 #include "stormguard/pipeline/stages/idempotency_key_stage.h"
+#include "stormguard/pipeline/stages/chaos_stage.h"
