@@ -14,7 +14,8 @@ std::string Times(double x) {
 // Computed figures are exact counts or bounds: no decimals unless needed.
 std::string Computed(double x) {
   char buf[32];
-  if (x == static_cast<double>(static_cast<long long>(x))) std::snprintf(buf, sizeof buf, "%lldx", static_cast<long long>(x));
+  const auto whole = static_cast<long long>(x);
+  if (x == static_cast<double>(whole)) std::snprintf(buf, sizeof buf, "%lldx", whole);
   else std::snprintf(buf, sizeof buf, "%.2fx", x);
   return buf;
 }
