@@ -1,5 +1,6 @@
 #include "plan/plan_report.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace stormguard::plan {
@@ -14,9 +15,7 @@ std::string Times(double x) {
 // Computed figures are exact counts or bounds: no decimals unless needed.
 std::string Computed(double x) {
   char buf[32];
-  const auto whole = static_cast<long long>(x);
-  if (x == static_cast<double>(whole)) std::snprintf(buf, sizeof buf, "%lldx", whole);
-  else std::snprintf(buf, sizeof buf, "%.2fx", x);
+  std::snprintf(buf, sizeof buf, x == std::floor(x) ? "%.0fx" : "%.2fx", x);
   return buf;
 }
 
