@@ -13,6 +13,7 @@ void RegisterDemoCommand(CLI::App& app);
 void RegisterConfigCommand(CLI::App& app);
 // `lint`; `version` goes into its SARIF output.
 void RegisterLintCommand(CLI::App& app, const std::string& version);
+void RegisterPlanCommand(CLI::App& app);
 // `config watch`, on the `config` command (needs stormguard::config_sources).
 void RegisterConfigWatchCommand(CLI::App& config);
 

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   stormguard::cli::RegisterDemoCommand(app);
   stormguard::cli::RegisterConfigCommand(app);
   stormguard::cli::RegisterLintCommand(app, STORMGUARD_VERSION);
+  stormguard::cli::RegisterPlanCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -4,26 +4,14 @@
 #include <variant>
 
 #include "destination_json.h"
+#include "stormguard/config/budget_factory.h"
 #include "registry_components.h"
 
 namespace stormguard::config::config_internal {
 namespace {
 
 Result<std::shared_ptr<RetryBudget>> MakeBudget(const BudgetOptions& options, Listener* /*listener*/) {
-  return std::visit(
-      [](const auto& o) -> Result<std::shared_ptr<RetryBudget>> {
-        using O = std::decay_t<decltype(o)>;
-        auto made = [&o] {
-          if constexpr (std::is_same_v<O, TokenBucketBudgetOptions>) return TokenBucketBudget::Create(o);
-          if constexpr (std::is_same_v<O, GrpcThrottleBudgetOptions>) return GrpcThrottleBudget::Create(o);
-          if constexpr (std::is_same_v<O, RatioBudgetOptions>) return RatioBudget::Create(o);
-          if constexpr (std::is_same_v<O, ConcurrencyBudgetOptions>) return ConcurrencyBudget::Create(o);
-          if constexpr (std::is_same_v<O, FailureRateGateOptions>) return FailureRateGate::Create(o);
-        }();
-        if (!made.ok()) return std::move(made).status();
-        return std::shared_ptr<RetryBudget>(std::move(made).value());
-      },
-      options);
+  return config::MakeBudget(options);
 }
 
 // Guards report to the registry's listener unless their options name one.

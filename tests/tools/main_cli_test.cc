@@ -24,13 +24,13 @@ TEST(MainCliTest, VersionPrintsTheProjectVersion) {
 
 TEST(MainCliTest, AWordThatIsNotACommandIsNamedWithTheChoices) {
   const std::pair<const char*, const char*> cases[] = {
-      {"nope", "stormguard: 'nope' is not a command of 'stormguard' (use backoff, simulate, demo, config, lint)\n"},
+      {"nope", "stormguard: 'nope' is not a command of 'stormguard' (use backoff, simulate, demo, config, lint, plan)\n"},
       {"simulate nope",
        "stormguard: 'nope' is not a command of 'stormguard simulate' "
        "(use storm, deadline, budget, chain, metastable, contention)\n"},
       {"simulate", "stormguard: 'stormguard simulate' needs a command: "
                    "storm, deadline, budget, chain, metastable, contention\n"},
-      {"", "stormguard: 'stormguard' needs a command: backoff, simulate, demo, config, lint\n"}};
+      {"", "stormguard: 'stormguard' needs a command: backoff, simulate, demo, config, lint, plan\n"}};
   for (const auto& [args, message] : cases) {
     const CliRun run = RunCli(args);
     EXPECT_EQ(run.status, 2) << args;

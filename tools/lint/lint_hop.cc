@@ -48,12 +48,14 @@ Result<Hop> HopOf(const ChainService& caller, const ChainService& callee) {
 
 }  // namespace
 
-Duration Hop::AttemptsWorstCase() const {
-  Duration total = attempt_timeout;
+Duration Hop::AttemptsWorstCase() const { return LoopWorstCase(attempt_timeout); }
+
+Duration Hop::LoopWorstCase(Duration attempt) const {
+  Duration total = attempt;
   if (!retries() || total == kInfiniteDuration) return total;
   Result<Backoff> backoff = Backoff::Create(retry->options.backoff);
   if (!backoff.ok()) return kInfiniteDuration;  // a parsed config's backoff is valid
-  for (int n = 1; n < attempts(); ++n) total = Add(Add(total, attempt_timeout), backoff->Range(n).second);
+  for (int n = 1; n < attempts(); ++n) total = Add(Add(total, attempt), backoff->Range(n).second);
   return total;
 }
 

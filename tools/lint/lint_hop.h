@@ -28,6 +28,8 @@ struct Hop {
   // Every attempt runs to its timeout and every wait is the longest the
   // backoff allows; infinite when nothing bounds an attempt.
   Duration AttemptsWorstCase() const;
+  // The same when each attempt takes `attempt` (a callee that answers sooner).
+  Duration LoopWorstCase(Duration attempt) const;
   // The longest the whole call may take: the overall timeout, or the attempts' worst case.
   Duration WorstCase() const;
   // The longest one attempt may take: the callee's time to answer.

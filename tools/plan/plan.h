@@ -1,0 +1,47 @@
+// tools/plan/plan.h: what a call chain does when its bottom is down, worked
+// out from its configurations and then checked in the simulator.
+//
+// Per service: the attempts reaching it per request at the top, computed
+// three ways (no controls: every layer retries every failure; with the
+// retry flag where a layer honours it; with the flag and the retry
+// budgets, as a bound), and simulated with the very same retry options and
+// budgets; the deadline it receives (each caller keeps its hop reserve);
+// and the worst-case latency at the top when the bottom hangs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lint/lint_hop.h"
+
+namespace stormguard::plan {
+
+// The simulated run: evenly spaced requests against a bottom that fails
+// every call at once.
+struct PlanOptions {
+  int requests = 1000;
+  double rate = 100;  // requests per second
+  std::uint64_t seed = 1;
+};
+
+struct LayerPlan {
+  std::string service;
+  double uncontrolled = 0;  // the worst case: every layer retries every failure
+  double with_flag = 0;     // the retry flag honoured where configured
+  double expected = 0;      // the flag and the budgets: an upper bound
+  double simulated = 0;     // arrivals per request in the simulator
+  Duration time_left = kInfiniteDuration;  // the deadline it receives
+};
+
+struct Plan {
+  std::string chain;
+  std::vector<LayerPlan> layers;  // caller first
+  Duration top_latency = kInfiniteDuration;  // the top's call when the bottom hangs
+  std::int64_t simulated_requests = 0;
+};
+
+// INVALID_ARGUMENT when a budget cannot be built or the simulation refuses the chain.
+Result<Plan> MakePlan(const lint::Chain& chain, const std::vector<lint::Hop>& hops, const PlanOptions& options = {});
+
+}  // namespace stormguard::plan
