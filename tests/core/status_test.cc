@@ -119,7 +119,7 @@ TEST(ValidationTest, CollectsEveryErrorWithItsFieldPath) {
 // A status moves whole: code, source, hints and a message of any length
 // (inline or on the heap); the moved-from one keeps no message.
 TEST(StatusTest, MovesCarryEveryFieldAndLeaveNoMessageBehind) {
-  for (const std::string message : {std::string(), std::string("short"), std::string(200, 'm')}) {
+  for (const std::string& message : {std::string(), std::string("short"), std::string(200, 'm')}) {
     Status from = Status::Unavailable(message).WithSource("retry_budget").WithHints({.pushback = 7ms});
     Status to(std::move(from));
     EXPECT_EQ(to.code(), StatusCode::kUnavailable);
