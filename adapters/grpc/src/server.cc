@@ -61,11 +61,14 @@ std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& cont
 ::grpc::Status ServerGuard::Serve(::grpc::ServerContextBase& context, SyncHandler handler) {
   CallContext ctx;
   if (std::optional<::grpc::Status> refused = Admit(context, ctx)) return *refused;
-  if (o_.pipeline == nullptr) return Run(context, handler, ctx);
+  return Guarded(context, ctx, [&](CallContext& c) { return Run(context, handler, c); });
+}
 
+::grpc::Status ServerGuard::Guarded(::grpc::ServerContextBase& context, CallContext& ctx, SyncHandler body) {
+  if (o_.pipeline == nullptr) return body(ctx);
   std::optional<::grpc::Status> answer;
   const Status s = o_.pipeline->Execute(ctx, [&](CallContext& c) {
-    answer = Run(context, handler, c);
+    answer = body(c);
     return FromGrpc(*answer, {}, Duration::zero());
   });
   return answer ? *answer : Shed(context, s);

@@ -103,6 +103,7 @@ TEST(GrpcChainMetadata, RetryFlagFromOurAttemptOrGrpcsPreviousAttempts) {
 TEST(GrpcChainMetadata, OnlyOneValidIdempotencyKeyIsKept) {
   EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "order-7"}}).idempotency_key, "order-7");
   EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "a\x01"}}).idempotency_key, "");
+  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "caf\xc3\xa9"}}).idempotency_key, "");
   EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "a"}, {"idempotency-key", "b"}}).idempotency_key, "");
   const std::string long_key(kMaxIdempotencyKeyLength + 1, 'k');
   EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", long_key}}).idempotency_key, "");

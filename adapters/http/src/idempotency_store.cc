@@ -1,164 +1,44 @@
 #include "stormguard/http/idempotency_store.h"
 
-#include "stormguard/core/validation.h"
+#include <utility>
 
 namespace stormguard::http {
 namespace {
 
-// The map key of a scope: each part but the last is length-prefixed, so no
-// choice of caller, path or key can collide with another scope.
-std::string ScopeKey(const IdempotencyScope& s) {
-  std::string out;
-  out.reserve(s.caller.size() + s.method.size() + s.path.size() + s.key.size() + 24);
-  for (const std::string_view part : {s.caller, s.method, s.path}) {
-    out.append(std::to_string(part.size())).push_back(':');
-    out.append(part);
-  }
-  out.append(s.key);
-  return out;
+// An HTTP answer is its status, headers and body; it has no message.
+RecordedAnswer Record(const HttpResponse& r) {
+  return {.code = r.status, .message = {}, .headers = r.headers, .body = r.body};
 }
 
-// What an entry really holds in memory: its map node (key, Entry, the
-// node's link and cached hash, a bucket slot), its list node, and the heap
-// text of its key and answer.
-std::size_t EntryBytes(const std::string& key, const HttpResponse& response) {
-  constexpr std::size_t kNode = sizeof(std::pair<const std::string, char>) + 3 * sizeof(void*);
-  constexpr std::size_t kListNode = 3 * sizeof(void*);
-  std::size_t bytes = kNode + kListNode + key.size() + response.body.size();
-  for (const auto& [name, value] : response.headers) {
-    bytes += sizeof(std::pair<std::string, std::string>) + name.size() + value.size();
-  }
-  return bytes;
+HttpResponse Replay(RecordedAnswer a) {
+  return {.status = a.code, .headers = std::move(a.headers), .body = std::move(a.body)};
 }
 
 }  // namespace
 
-std::uint64_t BodyFingerprint(std::string_view body) noexcept {
-  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a 64-bit offset basis and prime
-  for (const char c : body) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
-std::vector<std::string> IdempotencyStoreOptions::Validate() const {
-  Validator v;
-  v.Check(max_entries >= 1, "max_entries", "must be at least 1");
-  v.Check(max_bytes >= 1, "max_bytes", "must be at least 1");
-  v.Check(ttl > Duration::zero(), "ttl", "must be positive");
-  return std::move(v).errors();
-}
-
 Result<std::unique_ptr<IdempotencyStore>> IdempotencyStore::Create(IdempotencyStoreOptions options) {
-  Status s = ValidationStatus("idempotency store options", options.Validate());
-  if (!s.ok()) return s;
-  return std::unique_ptr<IdempotencyStore>(new IdempotencyStore(options));
+  Result<std::unique_ptr<KeyedAnswerStore>> engine = KeyedAnswerStore::Create(options);
+  if (!engine.ok()) return engine.status();
+  return std::unique_ptr<IdempotencyStore>(new IdempotencyStore(std::move(engine).value()));
 }
 
 IdempotencyClaim IdempotencyStore::Begin(const IdempotencyScope& scope, std::uint64_t fingerprint,
                                          TimePoint now) {
-  std::string key = ScopeKey(scope);
-  std::lock_guard lock(mu_);
-  ExpireLocked(now);
-  auto [it, inserted] = entries_.try_emplace(std::move(key));
-  Entry& e = it->second;
-  if (inserted) {
-    ++stats_.first;
-    e.fingerprint = fingerprint;
-    e.bytes = EntryBytes(it->first, e.response);
-    bytes_ += e.bytes;
-    EvictLocked();
-    return {IdempotencyClaim::kFirst, std::nullopt};
-  }
-  if (e.fingerprint != fingerprint) {
-    ++stats_.mismatched;
-    return {IdempotencyClaim::kMismatch, std::nullopt};
-  }
-  if (!e.done) {
-    ++stats_.concurrent;
-    return {IdempotencyClaim::kRunning, std::nullopt};
-  }
-  ++stats_.replayed;
-  return {IdempotencyClaim::kDone, e.response};
+  AnswerClaim claim = engine_->Begin(scope, fingerprint, now);
+  IdempotencyClaim out{static_cast<IdempotencyClaim::State>(claim.state), std::nullopt};
+  if (claim.answer) out.response = Replay(std::move(*claim.answer));
+  return out;
 }
 
-void IdempotencyStore::Complete(const IdempotencyScope& scope, const HttpResponse& response,
-                                TimePoint now) {
-  const std::string key = ScopeKey(scope);
-  {
-    std::lock_guard lock(mu_);
-    auto it = entries_.find(key);
-    if (it == entries_.end() || it->second.done) return;
-    Entry& e = it->second;
-    e.done = true;
-    e.response = response;
-    e.completed_at = now;
-    e.order = completed_.insert(completed_.end(), &it->first);
-    bytes_ -= e.bytes;
-    e.bytes = EntryBytes(it->first, e.response);
-    bytes_ += e.bytes;
-    EvictLocked();
-  }
-  changed_.notify_all();
-}
-
-void IdempotencyStore::Abandon(const IdempotencyScope& scope) {
-  const std::string key = ScopeKey(scope);
-  {
-    std::lock_guard lock(mu_);
-    auto it = entries_.find(key);
-    if (it != entries_.end() && !it->second.done) EraseLocked(it);
-  }
-  changed_.notify_all();
+void IdempotencyStore::Complete(const IdempotencyScope& scope, const HttpResponse& response, TimePoint now) {
+  engine_->Complete(scope, Record(response), now);
 }
 
 std::optional<HttpResponse> IdempotencyStore::AwaitCompletion(const IdempotencyScope& scope,
                                                               Duration max_wait) {
-  const std::string key = ScopeKey(scope);
-  std::unique_lock lock(mu_);
-  ++stats_.waiting;
-  std::optional<HttpResponse> out;
-  changed_.wait_for(lock, max_wait, [&] {
-    auto it = entries_.find(key);
-    if (it == entries_.end()) return true;  // abandoned: nothing to wait for
-    if (it->second.done) out = it->second.response;
-    return it->second.done;
-  });
-  --stats_.waiting;
-  return out;
-}
-
-IdempotencyStats IdempotencyStore::stats() const {
-  std::lock_guard lock(mu_);
-  IdempotencyStats s = stats_;
-  s.entries = entries_.size();
-  s.bytes = bytes_;
-  return s;
-}
-
-void IdempotencyStore::EraseLocked(Map::iterator it) {
-  bytes_ -= it->second.bytes;
-  if (it->second.done) completed_.erase(it->second.order);
-  entries_.erase(it);
-}
-
-void IdempotencyStore::ExpireLocked(TimePoint now) {
-  while (!completed_.empty()) {
-    auto it = entries_.find(*completed_.front());
-    if (now - it->second.completed_at < o_.ttl) break;
-    EraseLocked(it);
-    ++stats_.expired;
-  }
-}
-
-void IdempotencyStore::EvictLocked() {
-  // Running entries are never evicted: dropping one would let its repeat run
-  // concurrently, the very thing the store exists to prevent.
-  while ((entries_.size() > o_.max_entries || bytes_ > o_.max_bytes) && !completed_.empty()) {
-    EraseLocked(entries_.find(*completed_.front()));
-    ++stats_.evicted;
-  }
+  std::optional<RecordedAnswer> done = engine_->AwaitCompletion(scope, max_wait);
+  if (!done) return std::nullopt;
+  return Replay(std::move(*done));
 }
 
 }  // namespace stormguard::http

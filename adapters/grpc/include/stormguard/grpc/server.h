@@ -17,6 +17,8 @@
 //     the call was shed, so no layer above retries it again (plain gRPC
 //     clients with a retryPolicy stop too); a shed with a pause answers
 //     RESOURCE_EXHAUSTED and the pause instead.
+//   - given the request and reply messages and an idempotency store, runs a
+//     call that carries an idempotency key at most once (see Serve below).
 //
 //   auto guard = ServerGuard::Create({}).value();
 //   // in the service:
@@ -57,7 +59,12 @@
 #include "stormguard/core/function_ref.h"
 #include "stormguard/exec/timer_service.h"
 #include "stormguard/pipeline/pipeline.h"
+#include "stormguard/wire/keyed_answer_store.h"
 #include "stormguard/wire/propagation.h"
+
+namespace google::protobuf {
+class Message;
+}  // namespace google::protobuf
 
 namespace stormguard::grpc {
 
@@ -67,6 +74,12 @@ struct ServerGuardOptions {
   // Optional load shedding: a stage's refusal sheds the call before the
   // handler runs. A server runs each call once: no retry or hedge stage.
   std::shared_ptr<const Pipeline> pipeline;
+  // Optional, not owned: runs keyed calls served with their messages at
+  // most once. One store may serve several guards (and HTTP servers).
+  KeyedAnswerStore* idempotency = nullptr;
+  // Tells callers apart, so that one caller's key never answers another's
+  // call: e.g. the authenticated peer identity. Empty: one key space.
+  std::function<std::string(const ::grpc::ServerContextBase&)> caller_identity;
   Clock* clock = &Clock::Real();
   // Fires ctx.stop at each call's deadline and runs the cancellation
   // checks; must run on `clock`. nullptr: TimerService::Default() (the real clock).
@@ -118,6 +131,28 @@ class ServerGuard {
   static Result<std::unique_ptr<ServerGuard>> Create(ServerGuardOptions options);
 
   ::grpc::Status Serve(::grpc::ServerContextBase& context, SyncHandler handler);
+  // The same, for a handler that fills `reply`: with options.idempotency, a
+  // call carrying an idempotency key runs the handler at most once per
+  // (caller, request type, reply type, key):
+  //   - a repeat after the first finished gets its recorded code, message
+  //     and reply, and the handler does not run;
+  //   - a repeat while the first runs waits for it, up to its own deadline
+  //     (then DEADLINE_EXCEEDED; UNAVAILABLE when the first failed and its
+  //     key was forgotten): a keyed call retries both;
+  //   - the key reused with another request (its deterministic serialization
+  //     differs) answers INVALID_ARGUMENT: the request is wrong whatever the
+  //     server's state, which FAILED_PRECONDITION would suggest could change;
+  //   - a key the guard cannot read exactly (empty, repeated, too long, not
+  //     printable ASCII) answers INVALID_ARGUMENT: run anyway, its retries
+  //     could take effect twice.
+  // Only OK and the caller's own errors (INVALID_ARGUMENT, NOT_FOUND,
+  // ALREADY_EXISTS, PERMISSION_DENIED, FAILED_PRECONDITION, OUT_OF_RANGE,
+  // UNAUTHENTICATED; HTTP's 4xx) are recorded: they would answer the same
+  // again. Any other failure may have come before the effect and may pass
+  // (UNAVAILABLE, DEADLINE_EXCEEDED, ...): the key is forgotten so that a
+  // retry runs. Trailing metadata the handler adds is not recorded.
+  ::grpc::Status Serve(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
+                       google::protobuf::Message& reply, SyncHandler handler);
   // Returns the reactor for the service method to return.
   ::grpc::ServerUnaryReactor* ServeCallback(::grpc::CallbackServerContext& context, CallbackHandler handler);
 
@@ -128,7 +163,13 @@ class ServerGuard {
   explicit ServerGuard(ServerGuardOptions o) : o_(std::move(o)) {}
   // The call's context, or the answer that refuses it before the handler.
   std::optional<::grpc::Status> Admit(::grpc::ServerContextBase& context, CallContext& ctx);
+  // Runs `body` inside the options' pipeline, when there is one.
+  ::grpc::Status Guarded(::grpc::ServerContextBase& context, CallContext& ctx, SyncHandler body);
   ::grpc::Status Run(::grpc::ServerContextBase& context, SyncHandler handler, CallContext& ctx);
+  ::grpc::Status ServeKeyed(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
+                            google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx);
+  ::grpc::Status AwaitFirst(const IdempotencyScope& scope, const CallContext& ctx,
+                            google::protobuf::Message& reply);
   ::grpc::Status Shed(::grpc::ServerContextBase& context, const Status& refusal);
   ::grpc::Status PassOn(::grpc::ServerContextBase& context, const CallContext& ctx, ::grpc::Status status);
 
