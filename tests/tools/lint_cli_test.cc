@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "lint/lint_report.h"
 #include "tools/cli_run.h"
 
 namespace {
@@ -70,6 +71,15 @@ TEST(LintCliTest, SarifHasTheRequiredShape) {
     EXPECT_TRUE(res["message"]["text"].is_string());
     EXPECT_EQ(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "naive.json");
   }
+}
+
+// A config path becomes a valid URI reference whatever its bytes.
+TEST(LintCliTest, SarifLocationsArePercentEncodedPaths) {
+  EXPECT_EQ(stormguard::lint::PathAsUriReference("configs/relay-b_v2.json"), "configs/relay-b_v2.json");
+  EXPECT_EQ(stormguard::lint::PathAsUriReference("my config 100%.json"), "my%20config%20100%25.json");
+  EXPECT_EQ(stormguard::lint::PathAsUriReference("a:b.json"), "a%3Ab.json");
+  EXPECT_EQ(stormguard::lint::PathAsUriReference("\xc3\xa9t\xc3\xa9.json"), "%C3%A9t%C3%A9.json");
+  EXPECT_EQ(stormguard::lint::PathAsUriReference(std::string("x\0y", 3)), "x%00y");
 }
 
 class LintCliBadInputTest : public ::testing::Test {

@@ -50,6 +50,25 @@ OJson LintJson(const LintResult& r) {
           {"warnings", Count(r, Severity::kWarning)}};
 }
 
+std::string PathAsUriReference(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(path.size());
+  for (const char c : path) {
+    const auto b = static_cast<unsigned char>(c);
+    const bool keep = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '-' ||
+                      b == '.' || b == '_' || b == '~' || b == '/';
+    if (keep) {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[b >> 4];
+      out += kHex[b & 0xF];
+    }
+  }
+  return out;
+}
+
 OJson LintSarif(const LintResult& r, const std::string& version) {
   OJson rules = OJson::array();
   for (const Rule& rule : Rules()) {
@@ -65,7 +84,7 @@ OJson LintSarif(const LintResult& r, const std::string& version) {
                  {"level", SeverityName(RuleById(f.rule).severity)},
                  {"message", {{"text", f.message + ". Fix: " + std::string(RuleById(f.rule).fix)}}},
                  {"locations",
-                  {{{"physicalLocation", {{"artifactLocation", {{"uri", f.config}}}}},
+                  {{{"physicalLocation", {{"artifactLocation", {{"uri", PathAsUriReference(f.config)}}}}},
                     {"logicalLocations", {{{"fullyQualifiedName", f.field}, {"kind", "member"}}}}}}}};
     if (!f.suppressed.empty()) {
       result["suppressions"] = {{{"kind", "external"}, {"justification", f.suppressed}}};

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -18,5 +19,9 @@ std::string LintText(const LintResult& r);
 //  "suppressed": [... + "reason"], "errors": n, "warnings": n}
 nlohmann::ordered_json LintJson(const LintResult& r);
 nlohmann::ordered_json LintSarif(const LintResult& r, const std::string& version);
+// A config path as SARIF's artifactLocation.uri, a URI reference: every byte
+// but the unreserved ones and '/' is percent-encoded, so "my config.json",
+// "100%.json" or "a:b.json" (read as a scheme otherwise) stay valid.
+std::string PathAsUriReference(std::string_view path);
 
 }  // namespace stormguard::lint
