@@ -40,8 +40,9 @@ class LastHit {
       pipeline_ = nullptr;  // the previous entry may belong to a configuration now gone
       return;
     }
-    std::memcpy(names_, destination.data(), destination.size());
-    std::memcpy(names_ + destination.size(), method.data(), method.size());
+    // An empty view may hold a null pointer, which memcpy must never get.
+    if (!destination.empty()) std::memcpy(names_, destination.data(), destination.size());
+    if (!method.empty()) std::memcpy(names_ + destination.size(), method.data(), method.size());
     destination_size_ = static_cast<std::uint32_t>(destination.size());
     method_size_ = static_cast<std::uint32_t>(method.size());
     pipeline_ = pipeline;
