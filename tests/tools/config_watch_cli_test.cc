@@ -42,6 +42,7 @@ class ConfigWatchCliTest : public ::testing::Test {
     std::filesystem::rename(tmp, path());
   }
   std::string path() const { return (dir_ / "config.json").string(); }
+  std::string out_path() const { return (dir_ / "out").string(); }
 
   void StartWatch(const std::string& args) {
     const std::string cmd = std::string("timeout 20 '") + STORMGUARD_CLI_PATH + "' config watch " + args;
@@ -97,7 +98,13 @@ TEST_F(ConfigWatchCliTest, AMissingFileIsARejectionAndItsArrivalIsAVersion) {
 
 TEST_F(ConfigWatchCliTest, ATermSignalEndsItWithStatusZero) {
   Publish(kV1);
-  StartWatch("--file " + path() + " --poll 10ms & pid=$!; sleep 0.3; kill -TERM $pid; wait $pid");
+  // The signal goes only after the first line: the watcher blocks SIGTERM
+  // before it reads, so a loaded machine (a sanitizer build is slow to
+  // start) cannot kill it before it is ready. The wait is bounded (20 s).
+  const std::string out = out_path();
+  StartWatch("--file " + path() + " --poll 10ms > '" + out + "' & pid=$!; for i in $(seq 2000); do [ -s '" + out +
+             "' ] && break; sleep 0.01; done; kill -TERM $pid; wait $pid; status=$?; cat '" + out +
+             "'; exit $status");
   EXPECT_EQ(NextLine(), "version 1 accepted: file:" + path() + " revision 1");
   EXPECT_EQ(NextLine(), "");
   EXPECT_EQ(Wait(), 0);
