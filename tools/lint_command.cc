@@ -8,29 +8,22 @@
 #include <memory>
 #include <string>
 
+#include "chain_input.h"
 #include "commands.h"
 #include "lint/lint_report.h"
 
 namespace stormguard::cli {
 namespace {
 
-struct Flags {
+struct LintFlags {
   std::string chain;
   bool json = false;
   bool sarif = false;
 };
 
-[[noreturn]] void BadInput(const Status& s) {
-  std::fprintf(stderr, "%s\n", s.message().c_str());
-  std::exit(2);
-}
-
-void Lint(const Flags& flags, const std::string& version) {
-  Result<lint::Chain> chain = lint::LoadChain(flags.chain);
-  if (!chain.ok()) BadInput(chain.status());
-  Result<std::vector<lint::Hop>> hops = lint::HopsOf(*chain);
-  if (!hops.ok()) BadInput(hops.status());
-  const lint::LintResult r = lint::Lint(*chain, *hops);
+void Lint(const LintFlags& flags, const std::string& version) {
+  const ChainInput in = LoadChainOrExit(flags.chain);
+  const lint::LintResult r = lint::Lint(in.chain, in.hops);
   std::string out;
   if (flags.sarif) out = lint::LintSarif(r, version).dump(2) + "\n";
   else if (flags.json) out = lint::LintJson(r).dump(2) + "\n";
@@ -44,7 +37,7 @@ void Lint(const Flags& flags, const std::string& version) {
 
 void RegisterLintCommand(CLI::App& app, const std::string& version) {
   CLI::App* cmd = app.add_subcommand("lint", "check a call chain's configurations for retry-storm anti-patterns");
-  auto flags = std::make_shared<Flags>();
+  auto flags = std::make_shared<LintFlags>();
   cmd->add_option("CHAIN", flags->chain, "the chain description (JSON: services in call order, each with its config)")
       ->required()
       ->check(CLI::ExistingFile);

@@ -4,33 +4,25 @@
 // worst-case latency at the top. Exit status 2 when the chain or a config
 // cannot be read (each problem named with its file and JSON path).
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
+#include "chain_input.h"
 #include "commands.h"
 #include "plan/plan_report.h"
 
 namespace stormguard::cli {
 namespace {
 
-struct Flags {
+struct PlanFlags {
   std::string chain;
   bool json = false;
 };
 
-[[noreturn]] void BadInput(const Status& s) {
-  std::fprintf(stderr, "%s\n", s.message().c_str());
-  std::exit(2);
-}
-
-void Plan(const Flags& flags) {
-  Result<lint::Chain> chain = lint::LoadChain(flags.chain);
-  if (!chain.ok()) BadInput(chain.status());
-  Result<std::vector<lint::Hop>> hops = lint::HopsOf(*chain);
-  if (!hops.ok()) BadInput(hops.status());
-  Result<plan::Plan> p = plan::MakePlan(*chain, *hops);
-  if (!p.ok()) BadInput(Status::InvalidArgument(flags.chain + ": " + p.status().message()));
+void Plan(const PlanFlags& flags) {
+  const ChainInput in = LoadChainOrExit(flags.chain);
+  Result<plan::Plan> p = plan::MakePlan(in.chain, in.hops);
+  if (!p.ok()) ExitBadInput(Status::InvalidArgument(flags.chain + ": " + p.status().message()));
   const std::string out = flags.json ? plan::PlanJson(*p).dump(2) + "\n" : plan::PlanText(*p);
   std::fputs(out.c_str(), stdout);
 }
@@ -39,7 +31,7 @@ void Plan(const Flags& flags) {
 
 void RegisterPlanCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("plan", "show what a call chain does when its bottom is down, then simulate it");
-  auto flags = std::make_shared<Flags>();
+  auto flags = std::make_shared<PlanFlags>();
   cmd->add_option("CHAIN", flags->chain, "the chain description `stormguard lint` reads")
       ->required()
       ->check(CLI::ExistingFile);
