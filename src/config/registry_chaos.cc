@@ -20,7 +20,7 @@ std::vector<KeptChaos> ObtainChaos(const DestinationConfig& d, const std::vector
     kept.options.erase("rate");
     const std::string at = ChildPath(IndexPath(ChildPath(ChildPath(path, "pipeline"), "stages"), i), "chaos");
     const KeptChaos* before = out.size() <= previous.size() ? &previous[out.size() - 1] : nullptr;
-    // Valid: a Config built in code has not met the parser, and the switches will be set as they are.
+    // Kept only when valid: a Config built in code has not met the parser, and its switches are set as given.
     if (before != nullptr && before->policy != nullptr && before->options == kept.options && o.Validate().empty()) {
       kept.policy = before->policy;
       continue;

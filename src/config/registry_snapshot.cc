@@ -238,8 +238,7 @@ Errors BuildSnapshot(const Config& config, const Snapshot* previous, const Build
 }
 
 void ApplyChaosSwitches(const Snapshot& s) {
-  for (const auto& [name, c] : s.components) SwitchChaos(c.chaos);
-  SwitchChaos(s.default_components.chaos);
+  for (const auto& [name, c] : s.components) SwitchChaos(c.chaos);  // the built-in default has no chaos
 }
 
 }  // namespace stormguard::config::config_internal
