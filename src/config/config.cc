@@ -17,6 +17,7 @@ std::string_view StageKindName(StageKind k) noexcept {
     case StageKind::kAttemptTimeout: return "attempt_timeout";
     case StageKind::kRetry: return "retry";
     case StageKind::kHedge: return "hedge";
+    case StageKind::kChaos: return "chaos";
     case StageKind::kRequireIdempotencyKey: return "require_idempotency_key";
     case StageKind::kCircuitBreaker: return "circuit_breaker";
     case StageKind::kBulkhead: return "bulkhead";
@@ -33,6 +34,7 @@ StagePlacement StagePlacementOf(StageKind k) noexcept {
     case StageKind::kAttemptTimeout: return TimeoutStage::kPerAttempt;
     case StageKind::kRetry: return RetryStage::kPlacement;
     case StageKind::kHedge: return HedgeStage::kPlacement;
+    case StageKind::kChaos: return ChaosStage::kPlacement;
     case StageKind::kRequireIdempotencyKey: return IdempotencyKeyStage::kPlacement;
     case StageKind::kCircuitBreaker: return CircuitBreakerStage::kPlacement;
     case StageKind::kBulkhead: return BulkheadStage::kPlacement;
@@ -40,6 +42,13 @@ StagePlacement StagePlacementOf(StageKind k) noexcept {
     case StageKind::kAdaptiveConcurrency: return AdaptiveConcurrencyStage::kPlacement;
   }
   return {};
+}
+
+StagePlacement StagePlacementOf(const StageConfig& s) noexcept {
+  if (s.kind == StageKind::kChaos && !s.chaos.stage.outside_retry_because.empty()) {
+    return ChaosStage::kPlacementAnywhere;
+  }
+  return StagePlacementOf(s.kind);
 }
 
 std::string_view PresetKindName(PresetKind k) noexcept {

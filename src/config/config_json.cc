@@ -26,7 +26,8 @@ constexpr std::string_view kBudgetNames[] = {"token_bucket", "grpc_throttle", "r
                                              "failure_rate_gate"};
 constexpr StageKind kStageKinds[] = {StageKind::kFallback,       StageKind::kTimeout,
                                      StageKind::kAttemptTimeout, StageKind::kRetry,
-                                     StageKind::kHedge,          StageKind::kRequireIdempotencyKey,
+                                     StageKind::kHedge,          StageKind::kChaos,
+                                     StageKind::kRequireIdempotencyKey,
                                      StageKind::kCircuitBreaker, StageKind::kBulkhead,
                                      StageKind::kRateLimiter,    StageKind::kAdaptiveConcurrency};
 constexpr PresetKind kPresetKinds[] = {PresetKind::kUserFacing, PresetKind::kBackgroundJob,
@@ -103,7 +104,7 @@ Json WriteBreaker(const CircuitBreakerOptions& o) {
 // offending stage's path.
 void CheckStageOrder(const std::vector<StageConfig>& stages, const std::string& path, Errors& errors) {
   std::vector<StagePlacement> placements;
-  for (const StageConfig& s : stages) placements.push_back(StagePlacementOf(s.kind));
+  for (const StageConfig& s : stages) placements.push_back(StagePlacementOf(s));
   for (const PlacementError& e : CheckPlacements(placements)) {
     errors.push_back(IndexPath(path, e.index) + ": " + e.reason);
   }
@@ -114,7 +115,7 @@ StageConfig ReadStage(const Json& j, const std::string& path, Errors& errors, bo
   StageConfig stage;
   known = true;
   const std::string names =
-      "use fallback, timeout, attempt_timeout, retry, hedge as {\"kind\": {options}}, "
+      "use fallback, timeout, attempt_timeout, retry, hedge, chaos as {\"kind\": {options}}, "
       "or require_idempotency_key, circuit_breaker, bulkhead, rate_limiter, "
       "adaptive_concurrency as a string";
   if (j.is_string()) {
@@ -139,6 +140,7 @@ StageConfig ReadStage(const Json& j, const std::string& path, Errors& errors, bo
       case StageKind::kFallback: Read(kv->second, inner, errors, stage.fallback); break;
       case StageKind::kRetry: Read(kv->second, inner, errors, stage.retry); break;
       case StageKind::kHedge: Read(kv->second, inner, errors, stage.hedge); break;
+      case StageKind::kChaos: Read(kv->second, inner, errors, stage.chaos); break;
       default: Read(kv->second, inner, errors, stage.timeout); break;
     }
     return stage;
@@ -156,6 +158,7 @@ Json WriteStage(const StageConfig& s) {
     case StageKind::kAttemptTimeout: return {{name, Write(s.timeout)}};
     case StageKind::kRetry: return {{name, Write(s.retry)}};
     case StageKind::kHedge: return {{name, Write(s.hedge)}};
+    case StageKind::kChaos: return {{name, Write(s.chaos)}};
     default: return name;
   }
 }

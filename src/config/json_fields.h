@@ -169,6 +169,19 @@ void Fields(V& v, TimeoutOptions& o) {
 }
 
 template <class V>
+void Fields(V& v, ChaosConfig& c) {
+  ChaosOptions& o = c.options;
+  v.Field("kind", o.kind);
+  v.Field("enabled", o.enabled);
+  v.Field("rate", o.rate);
+  v.Field("status", o.status);
+  v.Field("latency", o.latency);
+  v.Field("latency_max", o.latency_max);
+  v.Field("seed", o.seed);
+  v.Field("outside_retry_because", c.stage.outside_retry_because);
+}
+
+template <class V>
 void Fields(V& v, presets::UserFacingOptions& o) {
   v.Field("at_entry", o.at_entry);
   v.Field("entry_timeout", o.entry_timeout);
@@ -228,6 +241,7 @@ inline void AfterRead(ObjectReader& r, RateLimiterOptions& o) { Validated(r, o);
 inline void AfterRead(ObjectReader& r, AdaptiveLimiterOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, FallbackOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, TimeoutOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, ChaosConfig& c) { Validated(r, c.options); }
 
 // A method's timeout is an overall timeout stage's.
 inline void AfterRead(ObjectReader& r, MethodConfig& m) {

@@ -55,6 +55,7 @@ std::string_view JitterText(Jitter k) { return JitterName(k); }
 std::string_view WindowName(WindowKind k) { return WindowKindName(k); }
 std::string_view LimitName(LimitKind k) { return k == LimitKind::kAimd ? "aimd" : "gradient"; }
 std::string_view OutcomeName(OutcomeClass c) { return OutcomeClassName(c); }
+std::string_view ChaosName(ChaosKind k) { return ChaosKindName(k); }
 
 constexpr BackoffKind kBackoffKinds[] = {BackoffKind::kConstant, BackoffKind::kLinear,
                                          BackoffKind::kExponential};
@@ -62,6 +63,7 @@ constexpr Jitter kJitters[] = {Jitter::kNone,         Jitter::kFull,         Jit
                                Jitter::kDecorrelated, Jitter::kProportional, Jitter::kUniform};
 constexpr WindowKind kWindowKinds[] = {WindowKind::kCountBased, WindowKind::kTimeBased};
 constexpr LimitKind kLimitKinds[] = {LimitKind::kAimd, LimitKind::kGradient};
+constexpr ChaosKind kChaosKinds[] = {ChaosKind::kError, ChaosKind::kLatency, ChaosKind::kOutcome};
 constexpr OutcomeClass kOutcomes[] = {OutcomeClass::kSuccess,    OutcomeClass::kTransient,
                                       OutcomeClass::kOverloaded, OutcomeClass::kPermanent,
                                       OutcomeClass::kAmbiguous,  OutcomeClass::kDoNotRetry,
@@ -110,6 +112,11 @@ void Read(const Json& j, const std::string& path, Errors& errors, std::int64_t& 
     return Fail(errors, path, "must be at most " + std::to_string(std::numeric_limits<std::int64_t>::max()));
   }
   out = j.get<std::int64_t>();
+}
+
+void Read(const Json& j, const std::string& path, Errors& errors, std::uint64_t& out) {
+  if (!j.is_number_unsigned()) return Fail(errors, path, "must be an integer in [0, 2^64 - 1], got " + Shown(j));
+  out = j.get<std::uint64_t>();
 }
 
 void Read(const Json& j, const std::string& path, Errors& errors, int& out) {
@@ -199,9 +206,31 @@ void Read(const Json& j, const std::string& path, Errors& errors, WindowKind& ou
 void Read(const Json& j, const std::string& path, Errors& errors, LimitKind& out) {
   ReadName(j, path, errors, out, kLimitKinds, &LimitName);
 }
+void Read(const Json& j, const std::string& path, Errors& errors, ChaosKind& out) {
+  ReadName(j, path, errors, out, kChaosKinds, &ChaosName);
+}
+
+void Read(const Json& j, const std::string& path, Errors& errors, Status& out) {
+  ObjectReader r(j, path, errors);
+  if (!r.ok()) return;
+  StatusCode code = out.code();
+  std::string message = out.message();
+  if (const Json* c = r.Take("code")) {
+    if (const std::optional<StatusCode> read = StatusCodeOf(*c)) {
+      code = *read;
+    } else {
+      Fail(errors, ChildPath(path, "code"),
+           "must be a status code name (\"UNAVAILABLE\") or number (0-16), got " + Shown(*c));
+    }
+  }
+  r.Field("message", message);
+  r.Finish();
+  out = Status(code, std::move(message));
+}
 
 Json Write(int v) { return v; }
 Json Write(std::int64_t v) { return v; }
+Json Write(std::uint64_t v) { return v; }
 Json Write(double v) { return v; }
 Json Write(bool v) { return v; }
 Json Write(Duration v) { return FormatDurationText(v); }
@@ -223,6 +252,10 @@ Json Write(BackoffKind v) { return std::string(BackoffKindName(v)); }
 Json Write(Jitter v) { return std::string(JitterName(v)); }
 Json Write(WindowKind v) { return std::string(WindowKindName(v)); }
 Json Write(LimitKind v) { return std::string(LimitName(v)); }
+Json Write(ChaosKind v) { return std::string(ChaosKindName(v)); }
+Json Write(const Status& v) {
+  return {{"code", std::string(StatusCodeName(v.code()))}, {"message", v.message()}};
+}
 
 ObjectReader::ObjectReader(const Json& j, std::string path, Errors& errors)
     : object_(j.is_object() ? &j : nullptr), path_(std::move(path)), errors_(errors) {

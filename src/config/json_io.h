@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "stormguard/backoff/backoff.h"
+#include "stormguard/chaos/chaos_policy.h"
 #include "stormguard/core/outcome.h"
 #include "stormguard/core/status.h"
 #include "stormguard/core/time.h"
@@ -40,6 +41,7 @@ inline constexpr std::size_t kMaxListItems = 64;
 
 void Read(const Json& j, const std::string& path, Errors& errors, int& out);
 void Read(const Json& j, const std::string& path, Errors& errors, std::int64_t& out);
+void Read(const Json& j, const std::string& path, Errors& errors, std::uint64_t& out);
 void Read(const Json& j, const std::string& path, Errors& errors, double& out);
 void Read(const Json& j, const std::string& path, Errors& errors, bool& out);
 void Read(const Json& j, const std::string& path, Errors& errors, Duration& out);
@@ -51,9 +53,13 @@ void Read(const Json& j, const std::string& path, Errors& errors, BackoffKind& o
 void Read(const Json& j, const std::string& path, Errors& errors, Jitter& out);
 void Read(const Json& j, const std::string& path, Errors& errors, WindowKind& out);
 void Read(const Json& j, const std::string& path, Errors& errors, LimitKind& out);
+void Read(const Json& j, const std::string& path, Errors& errors, ChaosKind& out);
+// {"code": a status code, "message": text}; an absent field keeps out's.
+void Read(const Json& j, const std::string& path, Errors& errors, Status& out);
 
 Json Write(int v);
 Json Write(std::int64_t v);
+Json Write(std::uint64_t v);
 Json Write(double v);
 Json Write(bool v);
 Json Write(Duration v);
@@ -65,6 +71,8 @@ Json Write(BackoffKind v);
 Json Write(Jitter v);
 Json Write(WindowKind v);
 Json Write(LimitKind v);
+Json Write(ChaosKind v);
+Json Write(const Status& v);
 
 class ObjectReader;
 // Structs with a Fields() list (json_fields.h) read and write as objects.

@@ -137,6 +137,7 @@ Status Registry::Apply(const Config& config, std::string_view origin) {
   // current_ changes only here, under apply_mu_: reading it needs no other lock.
   std::vector<std::string> errors = config_internal::BuildSnapshot(config, current_.get(), env, built);
   if (!errors.empty()) return Refuse(std::move(errors), origin);
+  config_internal::ApplyChaosSwitches(*built);  // before any call can take the new pipelines
   Holder* retired = new Holder(built);
   {
     std::lock_guard<std::mutex> swap(current_mu_);

@@ -72,6 +72,7 @@ Components ObtainComponents(const DestinationConfig& d, const Components* previo
                           MakeGuard<RateLimiter, RateLimiterOptions>, listener, path, errors);
   c.adaptive = Obtain(only.adaptive_concurrency, written, "adaptive_concurrency", &p.adaptive,
                       MakeGuard<AdaptiveLimiter, AdaptiveLimiterOptions>, listener, path, errors);
+  c.chaos = ObtainChaos(d, p.chaos, listener, path, errors);
   return c;
 }
 

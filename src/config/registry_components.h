@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "json_io.h"
+#include "registry_chaos.h"
 #include "stormguard/config/config.h"
 
 namespace stormguard::config::config_internal {
@@ -29,9 +30,10 @@ struct Components {
   Shared<Bulkhead> bulkhead;
   Shared<RateLimiter> rate_limiter;
   Shared<AdaptiveLimiter> adaptive;
+  std::vector<KeptChaos> chaos;  // one per chaos stage of the pipeline, in order
 };
 
-// `d`'s components, reusing `previous`'s (the same destination's in the
+// `d`'s components and chaos policies, reusing `previous`'s (the same destination's in the
 // configuration in force; may be null) where the options are unchanged.
 // Errors are "path.component: reason".
 Components ObtainComponents(const DestinationConfig& d, const Components* previous, Listener* listener,

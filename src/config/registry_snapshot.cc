@@ -19,6 +19,7 @@ struct DestinationBuild {
   const BuildEnv& env;
   Snapshot& snapshot;
   Errors& errors;
+  std::size_t next_chaos = 0;  // the pipeline being built takes components.chaos in order
 };
 
 const Classifier* CodesClassifier(const std::vector<StatusCode>& codes, Snapshot& s) {
@@ -75,6 +76,11 @@ void AddStage(PipelineBuilder& b, const StageConfig& s, DestinationBuild& d, con
       return;
     }
     case StageKind::kHedge: AddHedge(b, s.hedge, d, path); return;
+    case StageKind::kChaos: {
+      const KeptChaos& chaos = d.components.chaos.at(d.next_chaos++);
+      if (chaos.policy != nullptr) b.AddChaos(chaos.policy, s.chaos.stage);  // null: already an error
+      return;
+    }
     default: AddGuard(b, s.kind, d.components, path, d.errors); return;
   }
 }
@@ -148,6 +154,7 @@ const Pipeline* BuildStages(const std::vector<StageConfig>& stages, DestinationB
                             bool name_stages) {
   PipelineBuilder b(d.env.pipeline);
   const std::size_t errors_before = d.errors.size();
+  d.next_chaos = 0;
   for (std::size_t i = 0; i < stages.size(); ++i) {
     AddStage(b, stages[i], d, name_stages ? IndexPath(ChildPath(path, "stages"), i) : path);
   }
@@ -228,6 +235,10 @@ Errors BuildSnapshot(const Config& config, const Snapshot* previous, const Build
   s->destinations = NameTable<DestinationPipelines>(std::move(entries));
   out = std::move(s);
   return {};
+}
+
+void ApplyChaosSwitches(const Snapshot& s) {
+  for (const auto& [name, c] : s.components) SwitchChaos(c.chaos);  // the built-in default has no chaos
 }
 
 }  // namespace stormguard::config::config_internal

@@ -67,4 +67,8 @@ const DestinationConfig& BuiltInDefault();
 std::vector<std::string> BuildSnapshot(const Config& config, const Snapshot* previous, const BuildEnv& env,
                                        std::shared_ptr<const Snapshot>& out);
 
+// Switches every chaos policy `s` kept from the previous configuration to the
+// enabled and rate `s` asks for; called once `s` is accepted.
+void ApplyChaosSwitches(const Snapshot& s);
+
 }  // namespace stormguard::config::config_internal

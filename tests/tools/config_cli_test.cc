@@ -180,6 +180,29 @@ TEST_F(ConfigCliTest, ShowAGrpcServiceConfig) {
   EXPECT_THAT(table.out, ::testing::ContainsRegex("    pkg.Svc/\\*  retry.retryable_status_codes +UNAVAILABLE\n"));
 }
 
+TEST_F(ConfigCliTest, ShowPrintsAChaosStageWithEveryOption) {
+  const std::string f = Write("chaos.json", R"({"destinations": {"inventory": {"pipeline": {"stages": [
+      {"retry": {}}, {"chaos": {"kind": "latency", "rate": 0.1, "latency": "20ms", "latency_max": "80ms"}}]}}}})");
+  const CliRun r = RunCli("config show --json " + f);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& chaos = j["destinations"]["inventory"]["pipeline"]["stages"][1]["chaos"];
+  EXPECT_EQ(chaos["kind"], "latency");
+  EXPECT_EQ(chaos["enabled"], true);
+  EXPECT_EQ(chaos["rate"], 0.1);
+  EXPECT_EQ(chaos["latency"], "20ms");
+  EXPECT_EQ(chaos["latency_max"], "80ms");
+  EXPECT_EQ(chaos["status"]["code"], "UNAVAILABLE");
+  EXPECT_EQ(chaos["seed"], 0);
+  EXPECT_EQ(chaos["outside_retry_because"], "");
+
+  const CliRun table = RunCli("config show " + f);
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_THAT(table.out, ::testing::ContainsRegex("    stages\\[1\\] chaos.kind +latency\n"));
+  EXPECT_THAT(table.out, ::testing::ContainsRegex("    stages\\[1\\] chaos.latency_max +80ms\n"));
+  EXPECT_THAT(table.out, ::testing::ContainsRegex("    stages\\[1\\] chaos.status.code +UNAVAILABLE\n"));
+}
+
 TEST_F(ConfigCliTest, ShowReportsErrorsAsCheckDoes) {
   const std::string f = Write("bad.json", R"({"destinations": {"inventory": {
       "pipeline": {"stages": [{"hedge": {}}, {"retry": {"max_attempts": 0}}]}}}})");

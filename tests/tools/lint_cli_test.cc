@@ -63,7 +63,7 @@ TEST(LintCliTest, SarifHasTheRequiredShape) {
   ASSERT_EQ(j["runs"].size(), 1u);
   const auto& run = j["runs"][0];
   EXPECT_EQ(run["tool"]["driver"]["name"], "stormguard lint");
-  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 10u);
+  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 11u);
   ASSERT_EQ(run["results"].size(), 17u);
   for (const auto& res : run["results"]) {
     EXPECT_THAT(std::string(res["ruleId"]), ::testing::StartsWith("SG"));

@@ -126,6 +126,31 @@ TEST(LintRulesTest, SG010RetryOfNonRetryableClasses) {
   EXPECT_EQ(Ids({Service("A", WithRetry(R"("retryable_status_codes": ["UNAVAILABLE"])"))}), Ids_{});
 }
 
+TEST(LintRulesTest, SG011ChaosEnabledInAShippedConfig) {
+  auto chaos = [](const std::string& fields) {
+    return std::string("{") + kBudget + R"(, "pipeline": {"stages": [{"retry": {}}, {"chaos": {)" + fields + "}}]}}";
+  };
+  EXPECT_EQ(Ids({Service("A", chaos(R"("enabled": true, "rate": 0.05)"))}, {"SG011"}), Ids_{"SG011"});
+  // Shipped off, or at rate 0: switched on by a reload for a rehearsal.
+  EXPECT_EQ(Ids({Service("A", chaos(R"("enabled": false, "rate": 1)"))}), Ids_{});
+  EXPECT_EQ(Ids({Service("A", chaos(R"("enabled": true, "rate": 0)"))}), Ids_{});
+  // Outside the retry, said why: the lint runs like any other.
+  const std::string outside = std::string("{") + kBudget + R"(, "pipeline": {"stages": [
+      {"chaos": {"outside_retry_because": "whole-call faults", "enabled": false}}, {"retry": {}}]}})";
+  EXPECT_EQ(Ids({Service("A", outside), Service("B", outside)}), Ids_{});
+
+  Chain chain{.path = "chain.json", .hop_reserve = 0.1,
+              .services = {Service("A", chaos(R"("kind": "latency", "latency": "1s", "rate": 0.05)")),
+                           {.name = "leaf"}}};
+  const LintResult r = Lint(chain, *HopsOf(chain));
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].field, "destinations.d.pipeline.stages[1].chaos.enabled");
+  EXPECT_EQ(r.findings[0].message,
+            "A -> d: pipeline.stages[1].chaos.enabled: true at rate 0.05: every deployment of this config injects "
+            "latency faults into 5% of calls");
+  EXPECT_FALSE(r.has_errors());
+}
+
 TEST(LintRulesTest, MethodEntryReplacesThePipelinesRetry) {
   const std::string d = std::string("{") + kBudget +
                         R"(, "pipeline": {"stages": [{"retry": {"backoff": {"base": "1ms", "jitter": "none"}}}]},

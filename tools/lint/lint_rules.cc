@@ -29,6 +29,7 @@ class Checker {
       TimeoutRules(i);
       HedgeRules(h);
       BreakerRule(h);
+      ChaosRule(h);
     }
   }
 
@@ -126,6 +127,19 @@ class Checker {
                "s window holds about " + Number(calls) + " calls at " + Number(h.caller->rate) + "/s");
   }
 
+  // Presets build no chaos stage, and method entries add none: the
+  // destination's own stages are all there are.
+  void ChaosRule(const Hop& h) {
+    const std::vector<config::StageConfig>& stages = h.destination->pipeline.stages;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+      const ChaosOptions& o = stages[i].chaos.options;
+      if (stages[i].kind != config::StageKind::kChaos || !o.enabled || o.rate <= 0) continue;
+      Report("SG011", h, "pipeline.stages[" + std::to_string(i) + "].chaos.enabled",
+             "true at rate " + Number(o.rate) + ": every deployment of this config injects " +
+                 std::string(ChaosKindName(o.kind)) + " faults into " + Number(o.rate * 100) + "% of calls");
+    }
+  }
+
   const Chain& chain_;
   const std::vector<Hop>& hops_;
   LintResult& out_;
@@ -165,6 +179,9 @@ const std::vector<Rule>& Rules() {
       {"SG010", "retry-non-retryable", Severity::kError,
        "the retry covers permanent outcomes (4xx, permanent codes) that fail again the same way",
        "retry only transient, overloaded and ambiguous outcomes"},
+      {"SG011", "chaos-enabled", Severity::kWarning,
+       "a chaos stage is enabled at a non-zero rate in a config that is meant to ship",
+       "ship the chaos stage with enabled false and switch it on by a reload for the rehearsal"},
   };
   return rules;
 }

@@ -47,6 +47,7 @@
 #include "stormguard/hedge/latency_tracker.h"
 #include "stormguard/pipeline/presets.h"
 #include "stormguard/pipeline/stage_placement.h"
+#include "stormguard/pipeline/stages/chaos_stage.h"
 #include "stormguard/pipeline/stages/fallback_stage.h"
 #include "stormguard/pipeline/stages/timeout_stage.h"
 #include "stormguard/retry/budgets.h"
@@ -80,6 +81,7 @@ enum class StageKind {
   kAttemptTimeout,  // the per-attempt timeout
   kRetry,
   kHedge,
+  kChaos,
   kRequireIdempotencyKey,
   // The destination's shared guards; the destination must configure them.
   kCircuitBreaker,
@@ -87,7 +89,7 @@ enum class StageKind {
   kRateLimiter,
   kAdaptiveConcurrency,
 };
-// "fallback", "timeout", "attempt_timeout", "retry", "hedge",
+// "fallback", "timeout", "attempt_timeout", "retry", "hedge", "chaos",
 // "require_idempotency_key", "circuit_breaker", "bulkhead", "rate_limiter",
 // "adaptive_concurrency": the names PipelineBuilder's stages report.
 std::string_view StageKindName(StageKind k) noexcept;
@@ -95,13 +97,25 @@ std::string_view StageKindName(StageKind k) noexcept;
 // declares, for CheckPlacements (pipeline/stage_placement.h).
 StagePlacement StagePlacementOf(StageKind k) noexcept;
 
+// A fault injection stage. The registry keeps its policy across a reload that
+// changes only `enabled` and `rate`, and switches those on the policy in use.
+struct ChaosConfig {
+  ChaosOptions options;     // its listener is the program's
+  ChaosStageOptions stage;  // outside_retry_because
+};
+
+
 struct StageConfig {
   StageKind kind = StageKind::kRetry;
   FallbackOptions fallback;  // kFallback
   TimeoutOptions timeout;    // kTimeout, kAttemptTimeout
   RetryConfig retry;         // kRetry
   HedgeConfig hedge;         // kHedge
+  ChaosConfig chaos;         // kChaos
 };
+// Where this stage may sit: its kind's placement, or anywhere for a chaos
+// stage that says why it belongs outside the retry.
+StagePlacement StagePlacementOf(const StageConfig& s) noexcept;
 
 enum class PresetKind { kUserFacing, kBackgroundJob, kThirdPartyApi, kPayment, kHighFanOut };
 // "user_facing", "background_job", "third_party_api", "payment", "high_fan_out".

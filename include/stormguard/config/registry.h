@@ -24,7 +24,11 @@
 // unchanged, compared in their JSON form; changed options get a fresh one.
 // A preset third_party_api without a configured breaker gets the default
 // breaker, kept the same way. Other per-pipeline state (a hedge's latency
-// tracker) starts afresh with each accepted configuration.
+// tracker) starts afresh with each accepted configuration. A chaos stage's
+// policy is kept when a reload changes only its `enabled` and `rate`: the
+// same policy, switched once the new configuration is accepted (a refused
+// one switches nothing), so it applies from the next call on the old
+// pipelines too; any other change of its options makes a fresh policy.
 //
 // Reload: Apply parses, validates and builds everything off the call path,
 // then swaps the whole registry at once; Get never waits for a build (the
