@@ -8,9 +8,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <optional>
+#include <string>
 #include <thread>
-#include <vector>
 
 namespace stormguard {
 namespace {
@@ -55,26 +56,32 @@ struct Seen {
   }
 };
 
-TEST(KeyedAnswerStoreWatchTest, ARunningKeysWatchIsToldItsAnswerOnceWhenItCompletes) {
-  auto store = KeyedAnswerStore::Create({}).value();
-  ASSERT_EQ(store->Begin(kScope, 7, kT0).state, AnswerClaim::kFirst);
+class KeyedAnswerStoreWatchTest : public ::testing::Test {
+ protected:
+  // The first request with fingerprint 7 (the repeats' own) runs.
+  void SetUp() override { ASSERT_EQ(store->Begin(kScope, 7, kT0).state, AnswerClaim::kFirst); }
+  void Answer(std::string body) {
+    store->Complete(kScope, {.code = 0, .message = {}, .headers = {}, .body = std::move(body)}, kT0);
+  }
+
+  std::unique_ptr<KeyedAnswerStore> store = KeyedAnswerStore::Create({}).value();
   Seen seen;
+};
+
+TEST_F(KeyedAnswerStoreWatchTest, ARunningKeysWatchIsToldItsAnswerOnceWhenItCompletes) {
   EXPECT_NE(store->Watch(kScope, 7, seen.Watcher()), 0u);
   EXPECT_EQ(seen.calls, 0);
   EXPECT_EQ(store->stats().waiting, 1u);
-  store->Complete(kScope, {.code = 0, .message = {}, .headers = {}, .body = "charge 1"}, kT0);
+  Answer("charge 1");
   ASSERT_EQ(seen.calls, 1);
   ASSERT_TRUE(seen.answer.has_value());
   EXPECT_EQ(seen.answer->body, "charge 1");
   EXPECT_EQ(store->stats().waiting, 0u);
-  store->Complete(kScope, {.code = 5, .message = {}, .headers = {}, .body = {}}, kT0);  // ignored: done
+  Answer("charge 2");  // ignored: done
   EXPECT_EQ(seen.calls, 1);
 }
 
-TEST(KeyedAnswerStoreWatchTest, AnAbandonedKeysWatchIsToldNothingCameOfIt) {
-  auto store = KeyedAnswerStore::Create({}).value();
-  ASSERT_EQ(store->Begin(kScope, 7, kT0).state, AnswerClaim::kFirst);
-  Seen seen;
+TEST_F(KeyedAnswerStoreWatchTest, AnAbandonedKeysWatchIsToldNothingCameOfIt) {
   store->Watch(kScope, 7, seen.Watcher());
   store->Abandon(kScope);
   EXPECT_EQ(seen.calls, 1);
@@ -82,15 +89,13 @@ TEST(KeyedAnswerStoreWatchTest, AnAbandonedKeysWatchIsToldNothingCameOfIt) {
   EXPECT_EQ(store->stats().waiting, 0u);
 }
 
-TEST(KeyedAnswerStoreWatchTest, AKeyThatIsNotRunningIsAnsweredAtOnce) {
-  auto store = KeyedAnswerStore::Create({}).value();
-  Seen unknown;
-  EXPECT_EQ(store->Watch(kScope, 7, unknown.Watcher()), 0u);
-  EXPECT_EQ(unknown.calls, 1);
-  EXPECT_FALSE(unknown.answer.has_value());
+TEST_F(KeyedAnswerStoreWatchTest, AKeyThatIsNotRunningIsAnsweredAtOnce) {
+  const IdempotencyScope unknown{"", "demo.PayRequest", "demo.PayReply", "order-2"};
+  EXPECT_EQ(store->Watch(unknown, 7, seen.Watcher()), 0u);
+  EXPECT_EQ(seen.calls, 1);
+  EXPECT_FALSE(seen.answer.has_value());
 
-  ASSERT_EQ(store->Begin(kScope, 7, kT0).state, AnswerClaim::kFirst);
-  store->Complete(kScope, {.code = 0, .message = {}, .headers = {}, .body = "charge 1"}, kT0);
+  Answer("charge 1");
   Seen done;
   EXPECT_EQ(store->Watch(kScope, 7, done.Watcher()), 0u);
   ASSERT_EQ(done.calls, 1);
@@ -98,44 +103,40 @@ TEST(KeyedAnswerStoreWatchTest, AKeyThatIsNotRunningIsAnsweredAtOnce) {
   EXPECT_EQ(store->stats().waiting, 0u);
 }
 
-TEST(KeyedAnswerStoreWatchTest, AKeyReusedForAnotherRequestNeverAnswersTheWatch) {
-  // The first was abandoned and the key reused with another body before the
-  // repeat watched: that request's answer is not the repeat's.
-  auto store = KeyedAnswerStore::Create({}).value();
+TEST_F(KeyedAnswerStoreWatchTest, AKeyReusedForAnotherRequestNeverAnswersTheWatch) {
+  // The repeat's first was abandoned and the key reused with another body
+  // (fingerprint 8) before the repeat watched: its answer is not the repeat's.
+  store->Abandon(kScope);
   ASSERT_EQ(store->Begin(kScope, 8, kT0).state, AnswerClaim::kFirst);
-  Seen seen;
   EXPECT_EQ(store->Watch(kScope, 7, seen.Watcher()), 0u);
   EXPECT_EQ(seen.calls, 1);
   EXPECT_FALSE(seen.answer.has_value());
-  store->Complete(kScope, {.code = 0, .message = {}, .headers = {}, .body = "other"}, kT0);
+  Answer("other");
   EXPECT_EQ(seen.calls, 1);
 }
 
-TEST(KeyedAnswerStoreWatchTest, AWithdrawnWatchIsNeverTold) {
-  auto store = KeyedAnswerStore::Create({}).value();
-  ASSERT_EQ(store->Begin(kScope, 7, kT0).state, AnswerClaim::kFirst);
-  Seen kept, withdrawn;
-  const std::uint64_t a = store->Watch(kScope, 7, kept.Watcher());
+TEST_F(KeyedAnswerStoreWatchTest, AWithdrawnWatchIsNeverTold) {
+  Seen withdrawn;
+  const std::uint64_t a = store->Watch(kScope, 7, seen.Watcher());
   const std::uint64_t b = store->Watch(kScope, 7, withdrawn.Watcher());
   EXPECT_TRUE(store->Unwatch(kScope, b));
   EXPECT_FALSE(store->Unwatch(kScope, b));  // once
   EXPECT_EQ(store->stats().waiting, 1u);
-  store->Complete(kScope, {.code = 0, .message = {}, .headers = {}, .body = {}}, kT0);
-  EXPECT_EQ(kept.calls, 1);
+  Answer("charge 1");
+  EXPECT_EQ(seen.calls, 1);
   EXPECT_EQ(withdrawn.calls, 0);
   EXPECT_FALSE(store->Unwatch(kScope, a));  // already told
   EXPECT_FALSE(store->Unwatch(kScope, 0));
 }
 
-TEST(KeyedAnswerStoreWatchTest, CompletionRacingAWithdrawalTellsTheWatchExactlyWhenNotWithdrawn) {
+TEST_F(KeyedAnswerStoreWatchTest, CompletionRacingAWithdrawalTellsTheWatchExactlyWhenNotWithdrawn) {
   // The waiter's deadline (Unwatch) against the first's answer (Complete),
   // from two threads: each round, either the watch is told or it was
   // withdrawn, never both and never neither.
-  auto store = KeyedAnswerStore::Create({}).value();
   constexpr int kRounds = 2000;
   int told_or_withdrawn_once = 0;
   for (int round = 0; round < kRounds; ++round) {
-    const std::string key = "order-" + std::to_string(round);
+    const std::string key = "race-" + std::to_string(round);
     const IdempotencyScope scope{"", "demo.PayRequest", "demo.PayReply", key};
     ASSERT_EQ(store->Begin(scope, 7, kT0).state, AnswerClaim::kFirst);
     std::atomic<int> told{0};

@@ -13,17 +13,15 @@
 #include <thread>
 #include <vector>
 
-#include "stormguard/grpc/client.h"
+#include "keyed_calls.h"
 #include "stormguard/grpc/server.h"
-#include "test_server.h"
 
 namespace stormguard::grpc {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::CallbackEchoServer;
 using testing::EchoReply;
-using testing::EchoRequest;
+using testing::SayKeyed;
 
 // A callback server whose handler charges: each run counts and the reply
 // says which charge it was. The first charge's answer is held until the test
@@ -34,8 +32,8 @@ class HoldingChargeServer {
     store_ = KeyedAnswerStore::Create({.max_entries = 100, .ttl = 1h}).value();
     options.idempotency = store_.get();
     guard_ = ServerGuard::Create(std::move(options)).value();
-    server_ = std::make_unique<CallbackEchoServer>(
-        [this](::grpc::CallbackServerContext& sc, const EchoRequest& in, EchoReply& out) {
+    server_ = std::make_unique<testing::CallbackEchoServer>(
+        [this](::grpc::CallbackServerContext& sc, const testing::EchoRequest& in, EchoReply& out) {
           ++arrivals_;
           return guard_->ServeCallback(sc, in, out, [this, &in, &out](CallContext&, ServerAnswer answer) {
             const int charge = ++charges_;
@@ -72,6 +70,17 @@ class HoldingChargeServer {
     std::lock_guard lock(mu_);
     return held_.has_value();
   }
+  // Sends the first "pay 10" under order-1 from a thread of its own and
+  // waits (bounded) until its handler holds the answer.
+  std::thread StartFirst(test::Echo::Stub& stub, ::grpc::Status* status = nullptr) {
+    std::thread caller([&stub, status] {
+      EchoReply reply;
+      const ::grpc::Status s = SayKeyed(stub, "pay 10", {"order-1"}, &reply);
+      if (status != nullptr) *status = s;
+    });
+    EXPECT_TRUE(Within5s([this] { return Holding(); }));
+    return caller;
+  }
 
   int charges() const { return charges_.load(); }
   int arrivals() const { return arrivals_.load(); }
@@ -85,20 +94,8 @@ class HoldingChargeServer {
   std::optional<ServerAnswer> held_;  // guarded by mu_
   std::unique_ptr<KeyedAnswerStore> store_;
   std::unique_ptr<ServerGuard> guard_;
-  std::unique_ptr<CallbackEchoServer> server_;  // last: stops first
+  std::unique_ptr<testing::CallbackEchoServer> server_;  // last: stops first
 };
-
-// A plain gRPC call with the given idempotency-key metadata values.
-::grpc::Status Say(test::Echo::Stub& stub, const std::string& text, std::vector<std::string> keys, EchoReply* reply,
-                   Duration budget = 5s, ::grpc::ClientContext* context = nullptr) {
-  ::grpc::ClientContext own;
-  ::grpc::ClientContext& c = context != nullptr ? *context : own;
-  c.set_deadline(std::chrono::system_clock::now() + budget);
-  for (const std::string& k : keys) c.AddMetadata("idempotency-key", k);
-  EchoRequest request;
-  request.set_text(text);
-  return stub.Say(&c, request, reply);
-}
 
 TEST(IdempotentServeCallback, RetryAfterALostAnswerTakesEffectOnceAndGetsTheRecordedReply) {
   HoldingChargeServer server;
@@ -108,45 +105,28 @@ TEST(IdempotentServeCallback, RetryAfterALostAnswerTakesEffectOnceAndGetsTheReco
     HoldingChargeServer::Within5s([&] { return server.arrivals() >= 2; });
     server.Release(::grpc::Status::OK);
   });
-  RetryOptions retry{.max_attempts = 3};
-  retry.backoff.base = 1ms;
-  retry.backoff.cap = 1ms;
-  auto pipeline = std::make_shared<const Pipeline>(
-      PipelineBuilder().AddTimeout(5s).AddRetry(retry).AddAttemptTimeout(300ms).Build().value());
-  GrpcClient client = GrpcClient::Create({.pipeline = pipeline}).value();
-  auto stub = testing::Stub(server.address());
-  EchoRequest request;
-  request.set_text("pay 10");
-  EchoReply reply;
-  const GrpcResult r = client.Call<EchoReply>(
-      [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
-      {.idempotency_key = "order-1"});
+  testing::ExpectTheRetryOfALostAnswerGetsTheFirstsReply(server.address());
   releaser.join();
-  ASSERT_TRUE(r.ok()) << r.status.ToString();
-  EXPECT_EQ(r.attempts, 2);  // the first lost its answer
   EXPECT_EQ(server.charges(), 1);
-  EXPECT_EQ(reply.text(), "pay 10 charge 1");
   EXPECT_EQ(server.store_stats().first, 1u);
 }
 
 TEST(IdempotentServeCallback, ConcurrentRepeatsWaitForTheRunningFirstAndGetItsReply) {
   HoldingChargeServer server;
   auto stub = testing::Stub(server.address());
-  EchoReply first;
   ::grpc::Status first_status;
-  std::thread caller([&] { first_status = Say(*stub, "pay 10", {"order-1"}, &first); });
-  ASSERT_TRUE(HoldingChargeServer::Within5s([&] { return server.Holding(); }));
+  std::thread caller = server.StartFirst(*stub, &first_status);
   constexpr int kRepeats = 4;
   std::vector<EchoReply> repeats(kRepeats);
   std::vector<::grpc::Status> statuses(kRepeats);
   std::vector<std::thread> repeaters;
   for (int i = 0; i < kRepeats; ++i) {
-    repeaters.emplace_back([&, i] { statuses[i] = Say(*stub, "pay 10", {"order-1"}, &repeats[i]); });
+    repeaters.emplace_back([&, i] { statuses[i] = SayKeyed(*stub, "pay 10", {"order-1"}, &repeats[i]); });
   }
   // Bounded: every repeat is seen waiting; meanwhile another key is served.
   EXPECT_TRUE(HoldingChargeServer::Within5s([&] { return server.store_stats().waiting == kRepeats; }));
   EchoReply other;
-  EXPECT_TRUE(Say(*stub, "pay 5", {"order-2"}, &other).ok());
+  EXPECT_TRUE(SayKeyed(*stub, "pay 5", {"order-2"}, &other).ok());
   EXPECT_EQ(other.text(), "pay 5 charge 2");
   EXPECT_TRUE(server.Release(::grpc::Status::OK));
   caller.join();
@@ -168,9 +148,9 @@ TEST(IdempotentServeCallback, ARepeatAfterTheFirstFinishedIsReplayedWithoutTheHa
     server.Release(::grpc::Status(::grpc::StatusCode::FAILED_PRECONDITION, "insufficient funds"));
   });
   EchoReply reply;
-  EXPECT_EQ(Say(*stub, "pay 10", {"order-1"}, &reply).error_code(), ::grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-1"}, &reply).error_code(), ::grpc::StatusCode::FAILED_PRECONDITION);
   releaser.join();
-  const ::grpc::Status repeat = Say(*stub, "pay 10", {"order-1"}, &reply);
+  const ::grpc::Status repeat = SayKeyed(*stub, "pay 10", {"order-1"}, &reply);
   EXPECT_EQ(repeat.error_code(), ::grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(repeat.error_message(), "insufficient funds");
   EXPECT_EQ(server.charges(), 1);
@@ -180,33 +160,28 @@ TEST(IdempotentServeCallback, ARepeatAfterTheFirstFinishedIsReplayedWithoutTheHa
 TEST(IdempotentServeCallback, AFirstThatFailsTransientlyIsForgottenAndItsWaiterRetries) {
   HoldingChargeServer server;
   auto stub = testing::Stub(server.address());
-  EchoReply first, repeat;
-  std::thread caller([&] { Say(*stub, "pay 10", {"order-1"}, &first); });
-  ASSERT_TRUE(HoldingChargeServer::Within5s([&] { return server.Holding(); }));
+  std::thread caller = server.StartFirst(*stub);
+  EchoReply repeat;
   ::grpc::Status waited;
-  std::thread repeater([&] { waited = Say(*stub, "pay 10", {"order-1"}, &repeat); });
+  std::thread repeater([&] { waited = SayKeyed(*stub, "pay 10", {"order-1"}, &repeat); });
   EXPECT_TRUE(HoldingChargeServer::Within5s([&] { return server.store_stats().waiting == 1; }));
   server.Release(::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "before any effect"));
   caller.join();
   repeater.join();
   EXPECT_EQ(waited.error_code(), ::grpc::StatusCode::UNAVAILABLE) << waited.error_message();
-  ASSERT_TRUE(Say(*stub, "pay 10", {"order-1"}, &repeat).ok());  // the key was forgotten: it runs
+  ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &repeat).ok());  // the key was forgotten: it runs
   EXPECT_EQ(repeat.text(), "pay 10 charge 2");
 }
 
 TEST(IdempotentServeCallback, KeyReusedWithADifferentRequestIsRefused) {
   HoldingChargeServer server;
   auto stub = testing::Stub(server.address());
-  std::thread caller([&] {
-    EchoReply first;
-    Say(*stub, "pay 10", {"order-1"}, &first);
-  });
-  ASSERT_TRUE(HoldingChargeServer::Within5s([&] { return server.Holding(); }));
+  std::thread caller = server.StartFirst(*stub);
   EchoReply other;
-  const ::grpc::Status running = Say(*stub, "pay 20", {"order-1"}, &other);
+  const ::grpc::Status running = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
   server.Release(::grpc::Status::OK);
   caller.join();
-  const ::grpc::Status done = Say(*stub, "pay 20", {"order-1"}, &other);
+  const ::grpc::Status done = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
   for (const ::grpc::Status& s : {running, done}) {
     EXPECT_EQ(s.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_NE(s.error_message().find("different request"), std::string::npos) << s.error_message();
@@ -219,14 +194,10 @@ TEST(IdempotentServeCallback, TheRepeatsOwnDeadlineEndsItsWait) {
   // ends the wait at 500 ms and its answer reaches the client in time.
   HoldingChargeServer server({.reserve = {.fraction = 0.5}});
   auto stub = testing::Stub(server.address());
-  std::thread caller([&] {
-    EchoReply first;
-    Say(*stub, "pay 10", {"order-1"}, &first);
-  });
-  ASSERT_TRUE(HoldingChargeServer::Within5s([&] { return server.Holding(); }));
+  std::thread caller = server.StartFirst(*stub);
   EchoReply repeat;
   const auto start = std::chrono::steady_clock::now();
-  const ::grpc::Status s = Say(*stub, "pay 10", {"order-1"}, &repeat, 1s);
+  const ::grpc::Status s = SayKeyed(*stub, "pay 10", {"order-1"}, &repeat, 1s);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
   EXPECT_EQ(s.error_code(), ::grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_EQ(s.error_message(), "the first call with this idempotency key is still running");
@@ -240,18 +211,14 @@ TEST(IdempotentServeCallback, TheRepeatsOwnDeadlineEndsItsWait) {
 TEST(IdempotentServeCallback, TheRepeatsCancellationEndsItsWait) {
   HoldingChargeServer server;
   auto stub = testing::Stub(server.address());
-  std::thread caller([&] {
-    EchoReply first;
-    Say(*stub, "pay 10", {"order-1"}, &first);
-  });
-  ASSERT_TRUE(HoldingChargeServer::Within5s([&] { return server.Holding(); }));
+  std::thread caller = server.StartFirst(*stub);
   ::grpc::ClientContext context;
   std::thread canceller([&] {
     HoldingChargeServer::Within5s([&] { return server.store_stats().waiting == 1; });
     context.TryCancel();
   });
   EchoReply repeat;
-  EXPECT_EQ(Say(*stub, "pay 10", {"order-1"}, &repeat, 10s, &context).error_code(), ::grpc::StatusCode::CANCELLED);
+  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-1"}, &repeat, 10s, &context).error_code(), ::grpc::StatusCode::CANCELLED);
   canceller.join();
   // The server's side of the wait ends too (bounded), long before 10 s.
   EXPECT_TRUE(HoldingChargeServer::Within5s([&] { return server.store_stats().waiting == 0; }));
@@ -263,10 +230,9 @@ TEST(IdempotentServeCallback, KeysItCannotReadExactlyAreRefusedBeforeTheHandler)
   HoldingChargeServer server;
   auto stub = testing::Stub(server.address());
   EchoReply reply;
-  const std::vector<std::vector<std::string>> hostile = {{""}, {std::string(300, 'k')}, {"order-1", "order-2"}};
-  for (const auto& keys : hostile) {
+  for (const auto& keys : testing::UnreadableKeys()) {
     SCOPED_TRACE(keys.size() == 1 ? "key '" + keys[0].substr(0, 8) + "'" : "two keys");
-    EXPECT_EQ(Say(*stub, "pay 10", keys, &reply).error_code(), ::grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(SayKeyed(*stub, "pay 10", keys, &reply).error_code(), ::grpc::StatusCode::INVALID_ARGUMENT);
   }
   EXPECT_EQ(server.charges(), 0);
   EXPECT_EQ(server.store_stats().entries, 0u);
