@@ -1,5 +1,7 @@
 #include "stormguard/wire/keyed_answer_store.h"
 
+#include <algorithm>
+
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
@@ -85,11 +87,16 @@ AnswerClaim KeyedAnswerStore::Begin(const IdempotencyScope& scope, std::uint64_t
 
 void KeyedAnswerStore::Complete(const IdempotencyScope& scope, RecordedAnswer answer, TimePoint now) {
   const std::string key = ScopeKey(scope);
+  std::vector<std::pair<std::uint64_t, CompletionWatcher>> watchers;
+  std::optional<RecordedAnswer> recorded;
   {
     std::lock_guard lock(mu_);
     auto it = entries_.find(key);
     if (it == entries_.end() || it->second.done) return;
     Entry& e = it->second;
+    watchers.swap(e.watchers);
+    stats_.waiting -= watchers.size();
+    if (!watchers.empty()) recorded = answer;  // before eviction may drop the entry
     e.done = true;
     e.answer = std::move(answer);
     e.completed_at = now;
@@ -100,16 +107,66 @@ void KeyedAnswerStore::Complete(const IdempotencyScope& scope, RecordedAnswer an
     EvictLocked();
   }
   changed_.notify_all();
+  Notify(std::move(watchers), recorded);
 }
 
 void KeyedAnswerStore::Abandon(const IdempotencyScope& scope) {
   const std::string key = ScopeKey(scope);
+  std::vector<std::pair<std::uint64_t, CompletionWatcher>> watchers;
   {
     std::lock_guard lock(mu_);
     auto it = entries_.find(key);
-    if (it != entries_.end() && !it->second.done) EraseLocked(it);
+    if (it != entries_.end() && !it->second.done) {
+      watchers.swap(it->second.watchers);
+      stats_.waiting -= watchers.size();
+      EraseLocked(it);
+    }
   }
   changed_.notify_all();
+  Notify(std::move(watchers), std::nullopt);
+}
+
+std::uint64_t KeyedAnswerStore::Watch(const IdempotencyScope& scope, std::uint64_t fingerprint,
+                                      CompletionWatcher notify) {
+  const std::string key = ScopeKey(scope);
+  std::optional<RecordedAnswer> now;
+  {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(key);
+    if (it != entries_.end() && it->second.fingerprint == fingerprint) {
+      Entry& e = it->second;
+      if (!e.done) {
+        const std::uint64_t ticket = next_ticket_++;
+        e.watchers.emplace_back(ticket, std::move(notify));
+        ++stats_.waiting;
+        return ticket;
+      }
+      now = e.answer;
+    }
+  }
+  notify(std::move(now));
+  return 0;
+}
+
+bool KeyedAnswerStore::Unwatch(const IdempotencyScope& scope, std::uint64_t ticket) {
+  if (ticket == 0) return false;
+  const std::string key = ScopeKey(scope);
+  CompletionWatcher dropped;  // destroyed after the lock: it may own anything
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return false;
+  auto& watchers = it->second.watchers;
+  const auto w = std::find_if(watchers.begin(), watchers.end(), [&](const auto& p) { return p.first == ticket; });
+  if (w == watchers.end()) return false;
+  dropped = std::move(w->second);
+  watchers.erase(w);
+  --stats_.waiting;
+  return true;
+}
+
+void KeyedAnswerStore::Notify(std::vector<std::pair<std::uint64_t, CompletionWatcher>> watchers,
+                              const std::optional<RecordedAnswer>& answer) {
+  for (auto& [ticket, notify] : watchers) notify(answer);
 }
 
 std::optional<RecordedAnswer> KeyedAnswerStore::AwaitCompletion(const IdempotencyScope& scope,

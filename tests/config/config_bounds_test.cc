@@ -42,7 +42,11 @@ TEST(ConfigBoundsTest, RefusesNumbersBeyondADouble) {
 
 TEST(ConfigBoundsTest, RefusesAKeyGivenTwice) {
   EXPECT_THAT(ErrorsOf(Inventory(R"({"bulkhead": {"max_concurrent": 1, "max_concurrent": 2}})")),
-              ElementsAre("document: has the key \"max_concurrent\" twice in one object"));
+              ElementsAre("destinations.inventory.bulkhead: has the key \"max_concurrent\" twice in one object"));
+  EXPECT_THAT(ErrorsOf(R"({"destinations": {}, "destinations": {}})"),
+              ElementsAre("document: has the key \"destinations\" twice in one object"));
+  EXPECT_THAT(ErrorsOf(R"({"destinations": {"d": {"pipeline": {"stages": [1, {"a": 1, "a": 2}]}}}})"),
+              ElementsAre("destinations.d.pipeline.stages[1]: has the key \"a\" twice in one object"));
 }
 
 TEST(ConfigBoundsTest, RefusesHugeListsAndMaps) {

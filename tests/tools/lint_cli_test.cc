@@ -128,7 +128,15 @@ TEST_F(LintCliBadInputTest, MissingDestinationAndNotJson) {
   EXPECT_THAT(r.err, HasSubstr("services[0].calls: destination \"e\" is not in a.json"));
   r = RunCli("lint " + Write("bad.json", "{"));
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, HasSubstr("bad.json: not valid JSON"));
+  EXPECT_THAT(r.err, HasSubstr("bad.json: document: parse error"));
+}
+
+TEST_F(LintCliBadInputTest, AKeyGivenTwiceIsRefusedWithItsPath) {
+  Write("a.json", R"({"destinations": {"d": {}}})");
+  const CliRun r = RunCli("lint " + Write("chain.json", R"({"services": [{"name": "A", "config": "a.json",
+      "calls": "d", "calls": "e"}, {"name": "B"}]})"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("chain.json: services[0]: has the key \"calls\" twice in one object"));
 }
 
 #endif  // STORMGUARD_CLI_PATH

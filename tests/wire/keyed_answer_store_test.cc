@@ -1,11 +1,17 @@
-// The transport-neutral engine: what it records comes back whole, and every
-// part of it is paid for in the byte bound. (Begin/Complete/Abandon, the
-// bounds, the TTL and waiting are covered through the HTTP store's tests.)
+// The transport-neutral engine: what it records comes back whole, every
+// part of it is paid for in the byte bound, and a watch is told exactly
+// once. (Begin/Complete/Abandon, the bounds, the TTL and blocking waits are
+// covered through the HTTP store's tests.)
 #include "stormguard/wire/keyed_answer_store.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
 
 namespace stormguard {
 namespace {
@@ -36,6 +42,112 @@ TEST(KeyedAnswerStoreTest, AnAnswerWhoseMessageAloneExceedsTheByteBoundIsNotKept
   EXPECT_EQ(store->stats().entries, 0u);
   EXPECT_EQ(store->stats().evicted, 1u);
   EXPECT_EQ(store->Begin(kScope, 7, kT0).state, AnswerClaim::kFirst);  // may run again
+}
+
+// Records what a watch was told, and how often.
+struct Seen {
+  int calls = 0;
+  std::optional<RecordedAnswer> answer;
+  CompletionWatcher Watcher() {
+    return [this](std::optional<RecordedAnswer> a) {
+      ++calls;
+      answer = std::move(a);
+    };
+  }
+};
+
+class KeyedAnswerStoreWatchTest : public ::testing::Test {
+ protected:
+  // The first request with fingerprint 7 (the repeats' own) runs.
+  void SetUp() override { ASSERT_EQ(store->Begin(kScope, 7, kT0).state, AnswerClaim::kFirst); }
+  void Answer(std::string body) {
+    store->Complete(kScope, {.code = 0, .message = {}, .headers = {}, .body = std::move(body)}, kT0);
+  }
+
+  std::unique_ptr<KeyedAnswerStore> store = KeyedAnswerStore::Create({}).value();
+  Seen seen;
+};
+
+TEST_F(KeyedAnswerStoreWatchTest, ARunningKeysWatchIsToldItsAnswerOnceWhenItCompletes) {
+  EXPECT_NE(store->Watch(kScope, 7, seen.Watcher()), 0u);
+  EXPECT_EQ(seen.calls, 0);
+  EXPECT_EQ(store->stats().waiting, 1u);
+  Answer("charge 1");
+  ASSERT_EQ(seen.calls, 1);
+  ASSERT_TRUE(seen.answer.has_value());
+  EXPECT_EQ(seen.answer->body, "charge 1");
+  EXPECT_EQ(store->stats().waiting, 0u);
+  Answer("charge 2");  // ignored: done
+  EXPECT_EQ(seen.calls, 1);
+}
+
+TEST_F(KeyedAnswerStoreWatchTest, AnAbandonedKeysWatchIsToldNothingCameOfIt) {
+  store->Watch(kScope, 7, seen.Watcher());
+  store->Abandon(kScope);
+  EXPECT_EQ(seen.calls, 1);
+  EXPECT_FALSE(seen.answer.has_value());
+  EXPECT_EQ(store->stats().waiting, 0u);
+}
+
+TEST_F(KeyedAnswerStoreWatchTest, AKeyThatIsNotRunningIsAnsweredAtOnce) {
+  const IdempotencyScope unknown{"", "demo.PayRequest", "demo.PayReply", "order-2"};
+  EXPECT_EQ(store->Watch(unknown, 7, seen.Watcher()), 0u);
+  EXPECT_EQ(seen.calls, 1);
+  EXPECT_FALSE(seen.answer.has_value());
+
+  Answer("charge 1");
+  Seen done;
+  EXPECT_EQ(store->Watch(kScope, 7, done.Watcher()), 0u);
+  ASSERT_EQ(done.calls, 1);
+  EXPECT_EQ(done.answer->body, "charge 1");
+  EXPECT_EQ(store->stats().waiting, 0u);
+}
+
+TEST_F(KeyedAnswerStoreWatchTest, AKeyReusedForAnotherRequestNeverAnswersTheWatch) {
+  // The repeat's first was abandoned and the key reused with another body
+  // (fingerprint 8) before the repeat watched: its answer is not the repeat's.
+  store->Abandon(kScope);
+  ASSERT_EQ(store->Begin(kScope, 8, kT0).state, AnswerClaim::kFirst);
+  EXPECT_EQ(store->Watch(kScope, 7, seen.Watcher()), 0u);
+  EXPECT_EQ(seen.calls, 1);
+  EXPECT_FALSE(seen.answer.has_value());
+  Answer("other");
+  EXPECT_EQ(seen.calls, 1);
+}
+
+TEST_F(KeyedAnswerStoreWatchTest, AWithdrawnWatchIsNeverTold) {
+  Seen withdrawn;
+  const std::uint64_t a = store->Watch(kScope, 7, seen.Watcher());
+  const std::uint64_t b = store->Watch(kScope, 7, withdrawn.Watcher());
+  EXPECT_TRUE(store->Unwatch(kScope, b));
+  EXPECT_FALSE(store->Unwatch(kScope, b));  // once
+  EXPECT_EQ(store->stats().waiting, 1u);
+  Answer("charge 1");
+  EXPECT_EQ(seen.calls, 1);
+  EXPECT_EQ(withdrawn.calls, 0);
+  EXPECT_FALSE(store->Unwatch(kScope, a));  // already told
+  EXPECT_FALSE(store->Unwatch(kScope, 0));
+}
+
+TEST_F(KeyedAnswerStoreWatchTest, CompletionRacingAWithdrawalTellsTheWatchExactlyWhenNotWithdrawn) {
+  // The waiter's deadline (Unwatch) against the first's answer (Complete),
+  // from two threads: each round, either the watch is told or it was
+  // withdrawn, never both and never neither.
+  constexpr int kRounds = 2000;
+  int told_or_withdrawn_once = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string key = "race-" + std::to_string(round);
+    const IdempotencyScope scope{"", "demo.PayRequest", "demo.PayReply", key};
+    ASSERT_EQ(store->Begin(scope, 7, kT0).state, AnswerClaim::kFirst);
+    std::atomic<int> told{0};
+    const std::uint64_t ticket = store->Watch(scope, 7, [&told](std::optional<RecordedAnswer>) { ++told; });
+    std::thread first([&] { store->Complete(scope, {.code = 0, .message = {}, .headers = {}, .body = {}}, kT0); });
+    const bool withdrawn = store->Unwatch(scope, ticket);
+    first.join();
+    if (told.load() + (withdrawn ? 1 : 0) == 1) ++told_or_withdrawn_once;
+  }
+  EXPECT_EQ(told_or_withdrawn_once, kRounds);
+  EXPECT_EQ(store->stats().waiting, 0u);
 }
 
 }  // namespace

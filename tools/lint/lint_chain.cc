@@ -120,8 +120,11 @@ class Reader {
 }  // namespace
 
 Result<Chain> ParseChain(std::string_view text, const std::string& path, const std::string& base_dir) {
-  Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Status::InvalidArgument(path + ": not valid JSON");
+  // A key given twice would otherwise keep only its last value, silently.
+  if (std::vector<std::string> e = config::CheckJsonText(text); !e.empty()) {
+    return Status::InvalidArgument(path + ": " + e.front());
+  }
+  Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);  // well-formed: checked
   if (!doc.is_object()) return Status::InvalidArgument(path + ": must be a JSON object");
   Reader r(path, base_dir);
   Chain chain{.path = path, .hop_reserve = 0.1, .services = {}};

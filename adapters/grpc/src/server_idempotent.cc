@@ -1,5 +1,6 @@
 // ServerGuard::Serve with the request and reply messages: keyed calls run at
-// most once, through the options' KeyedAnswerStore.
+// most once, through the options' KeyedAnswerStore; and KeyedCall, the part
+// of it ServeCallback shares.
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/message.h>
@@ -8,9 +9,11 @@
 #include <string>
 
 #include "stormguard/grpc/chain_metadata.h"
+#include "keyed_call.h"
 #include "stormguard/grpc/server.h"
 
 namespace stormguard::grpc {
+namespace grpc_internal {
 namespace {
 
 // Deterministic, so that one request always has one fingerprint (map
@@ -53,21 +56,71 @@ bool Recorded(::grpc::StatusCode code) {
 
 }  // namespace
 
+std::optional<::grpc::Status> RefuseUnreadableKey(const ::grpc::ServerContextBase& context,
+                                                  std::string_view key_read, std::size_t max_key_length) {
+  const ::grpc::string_ref name(kIdempotencyKey.data(), kIdempotencyKey.size());
+  if (!key_read.empty() || context.client_metadata().count(name) == 0) return std::nullopt;
+  return ::grpc::Status(::grpc::StatusCode::INVALID_ARGUMENT,
+                        std::string(kIdempotencyKey) + ": must be sent once, 1 to " +
+                            std::to_string(max_key_length) + " printable ASCII characters");
+}
+
+KeyedCall::KeyedCall(KeyedAnswerStore& store, std::string caller, std::string key,
+                     const google::protobuf::Message& request, google::protobuf::Message& reply)
+    : store_(store),
+      caller_(std::move(caller)),
+      key_(std::move(key)),
+      request_type_(request.GetDescriptor()->full_name()),
+      reply_type_(reply.GetDescriptor()->full_name()),
+      reply_(reply),
+      fingerprint_(BodyFingerprint(Serialized(request))) {}
+
+IdempotencyScope KeyedCall::scope() const noexcept { return {caller_, request_type_, reply_type_, key_}; }
+
+KeyedCall::Claim KeyedCall::Begin(TimePoint now) {
+  AnswerClaim claim = store_.Begin(scope(), fingerprint_, now);
+  switch (claim.state) {
+    case AnswerClaim::kFirst:
+    case AnswerClaim::kRunning:
+      return {claim.state, ::grpc::Status::OK};
+    case AnswerClaim::kDone:
+      return {claim.state, Replay(*claim.answer, reply_)};
+    case AnswerClaim::kMismatch:
+      break;
+  }
+  return {AnswerClaim::kMismatch,
+          {::grpc::StatusCode::INVALID_ARGUMENT, std::string(kIdempotencyKey) + ": already used for a different request"}};
+}
+
+void KeyedCall::Finish(const ::grpc::Status& status, TimePoint now) {
+  if (!Recorded(status.error_code())) return store_.Abandon(scope());
+  // gRPC sends no reply message with a failure: record none.
+  store_.Complete(scope(),
+                  {.code = static_cast<int>(status.error_code()), .message = status.error_message(), .headers = {},
+                   .body = status.ok() ? Serialized(reply_) : std::string()},
+                  now);
+}
+
+::grpc::Status KeyedCall::Waited(const std::optional<RecordedAnswer>& done, bool out_of_time) {
+  if (done) return Replay(*done, reply_);
+  if (out_of_time) {
+    return {::grpc::StatusCode::DEADLINE_EXCEEDED, "the first call with this idempotency key is still running"};
+  }
+  // Only a failure that may pass forgets a key.
+  return {::grpc::StatusCode::UNAVAILABLE, "the first call with this idempotency key failed"};
+}
+
+}  // namespace grpc_internal
+
 ::grpc::Status ServerGuard::Serve(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
                                   google::protobuf::Message& reply, SyncHandler handler) {
   CallContext ctx;
   if (std::optional<::grpc::Status> refused = Admit(context, ctx)) return *refused;
-  if (o_.idempotency == nullptr) {
-    return Guarded(context, ctx, [&](CallContext& c) { return Run(context, handler, c); });
+  if (o_.idempotency != nullptr) {
+    const std::size_t max_key = o_.limits.max_idempotency_key_length;
+    if (auto refused = grpc_internal::RefuseUnreadableKey(context, ctx.idempotency_key, max_key)) return *refused;
   }
-  if (ctx.idempotency_key.empty()) {
-    // ReadIncomingChain drops a key it cannot read exactly.
-    const ::grpc::string_ref name(kIdempotencyKey.data(), kIdempotencyKey.size());
-    if (context.client_metadata().count(name) > 0) {
-      return {::grpc::StatusCode::INVALID_ARGUMENT,
-              std::string(kIdempotencyKey) + ": must be sent once, 1 to " +
-                  std::to_string(o_.limits.max_idempotency_key_length) + " printable ASCII characters"};
-    }
+  if (o_.idempotency == nullptr || ctx.idempotency_key.empty()) {
     return Guarded(context, ctx, [&](CallContext& c) { return Run(context, handler, c); });
   }
   return Guarded(context, ctx,
@@ -76,48 +129,23 @@ bool Recorded(::grpc::StatusCode code) {
 
 ::grpc::Status ServerGuard::ServeKeyed(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
                                        google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx) {
-  const std::string caller = o_.caller_identity ? o_.caller_identity(context) : std::string();
-  const IdempotencyScope scope{caller, request.GetDescriptor()->full_name(), reply.GetDescriptor()->full_name(),
-                               ctx.idempotency_key};
-  KeyedAnswerStore& store = *o_.idempotency;
-  AnswerClaim claim = store.Begin(scope, BodyFingerprint(Serialized(request)), o_.clock->Now());
-  switch (claim.state) {
-    case AnswerClaim::kFirst:
-      break;
-    case AnswerClaim::kDone:
-      return Replay(*claim.answer, reply);
-    case AnswerClaim::kRunning:
-      return AwaitFirst(scope, ctx, reply);
-    case AnswerClaim::kMismatch:
-      return {::grpc::StatusCode::INVALID_ARGUMENT,
-              std::string(kIdempotencyKey) + ": already used for a different request"};
+  grpc_internal::KeyedCall call(*o_.idempotency, CallerOf(context), ctx.idempotency_key, request, reply);
+  const grpc_internal::KeyedCall::Claim claim = call.Begin(o_.clock->Now());
+  if (claim.state == AnswerClaim::kRunning) {
+    // A repeat waits for the first's answer, as long as its own deadline
+    // allows; both refusals are ones a keyed call retries.
+    const Duration wait = std::min(ctx.deadline.Remaining(o_.clock->Now()), o_.limits.max_budget);
+    std::optional<RecordedAnswer> done = o_.idempotency->AwaitCompletion(call.scope(), wait);
+    return call.Waited(done, ctx.deadline.Expired(o_.clock->Now()));
   }
+  if (claim.state != AnswerClaim::kFirst) return claim.answer;
   ::grpc::Status status = Run(context, handler, ctx);
-  if (!Recorded(status.error_code())) {
-    store.Abandon(scope);
-    return status;
-  }
-  // gRPC sends no reply message with a failure: record none.
-  store.Complete(scope,
-                 {.code = static_cast<int>(status.error_code()), .message = status.error_message(), .headers = {},
-                  .body = status.ok() ? Serialized(reply) : std::string()},
-                 o_.clock->Now());
+  call.Finish(status, o_.clock->Now());
   return status;
 }
 
-// A repeat that found the first call running waits for its answer, as long
-// as its own deadline allows. Both refusals are ones a keyed call retries:
-// its next attempt finds the answer recorded, or runs.
-::grpc::Status ServerGuard::AwaitFirst(const IdempotencyScope& scope, const CallContext& ctx,
-                                       google::protobuf::Message& reply) {
-  const Duration wait = std::min(ctx.deadline.Remaining(o_.clock->Now()), o_.limits.max_budget);
-  std::optional<RecordedAnswer> done = o_.idempotency->AwaitCompletion(scope, wait);
-  if (done) return Replay(*done, reply);
-  if (ctx.deadline.Expired(o_.clock->Now())) {
-    return {::grpc::StatusCode::DEADLINE_EXCEEDED, "the first call with this idempotency key is still running"};
-  }
-  // Only a failure that may pass forgets a key.
-  return {::grpc::StatusCode::UNAVAILABLE, "the first call with this idempotency key failed"};
+std::string ServerGuard::CallerOf(const ::grpc::ServerContextBase& context) const {
+  return o_.caller_identity ? o_.caller_identity(context) : std::string();
 }
 
 }  // namespace stormguard::grpc

@@ -9,9 +9,8 @@
 #include <string>
 #include <thread>
 
-#include "stormguard/grpc/client.h"
+#include "keyed_calls.h"
 #include "stormguard/grpc/server.h"
-#include "test_server.h"
 
 namespace stormguard::grpc {
 namespace {
@@ -56,16 +55,7 @@ class ChargingServer {
   std::unique_ptr<EchoServer> server_;  // last: stops first
 };
 
-// A plain gRPC call with the given idempotency-key metadata values.
-::grpc::Status Say(test::Echo::Stub& stub, const std::string& text, std::vector<std::string> keys, EchoReply* reply,
-                   Duration budget = 2s) {
-  ::grpc::ClientContext c;
-  c.set_deadline(std::chrono::system_clock::now() + budget);
-  for (const std::string& k : keys) c.AddMetadata("idempotency-key", k);
-  EchoRequest request;
-  request.set_text(text);
-  return stub.Say(&c, request, reply);
-}
+using testing::SayKeyed;
 
 TEST(IdempotentServe, RetryAfterALostAnswerTakesEffectOnceAndGetsTheRecordedReply) {
   ChargingServer server([](const ChargingServer& self, int charge) {
@@ -74,23 +64,8 @@ TEST(IdempotentServe, RetryAfterALostAnswerTakesEffectOnceAndGetsTheRecordedRepl
     for (int i = 0; charge == 1 && i < 3000 && self.arrivals() < 2; ++i) std::this_thread::sleep_for(1ms);
     return ::grpc::Status::OK;
   });
-  RetryOptions retry{.max_attempts = 3};
-  retry.backoff.base = 1ms;
-  retry.backoff.cap = 1ms;
-  auto pipeline = std::make_shared<const Pipeline>(
-      PipelineBuilder().AddTimeout(5s).AddRetry(retry).AddAttemptTimeout(300ms).Build().value());
-  GrpcClient client = GrpcClient::Create({.pipeline = pipeline}).value();
-  auto stub = testing::Stub(server.address());
-  EchoRequest request;
-  request.set_text("pay 10");
-  EchoReply reply;
-  const GrpcResult r = client.Call<EchoReply>(
-      [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
-      {.idempotency_key = "order-1"});
-  ASSERT_TRUE(r.ok()) << r.status.ToString();
-  EXPECT_EQ(r.attempts, 2);  // the first lost its answer
+  testing::ExpectTheRetryOfALostAnswerGetsTheFirstsReply(server.address());
   EXPECT_EQ(server.charges(), 1);
-  EXPECT_EQ(reply.text(), "pay 10 charge 1");
   EXPECT_EQ(server.store_stats().first, 1u);
 }
 
@@ -98,10 +73,10 @@ TEST(IdempotentServe, DifferentKeysChargeTwiceAndNoKeyChargesEveryTime) {
   ChargingServer server;
   auto stub = testing::Stub(server.address());
   EchoReply a, b, c, d;
-  ASSERT_TRUE(Say(*stub, "pay 10", {"order-1"}, &a).ok());
-  ASSERT_TRUE(Say(*stub, "pay 10", {"order-2"}, &b).ok());
-  ASSERT_TRUE(Say(*stub, "pay 10", {}, &c).ok());
-  ASSERT_TRUE(Say(*stub, "pay 10", {}, &d).ok());
+  ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &a).ok());
+  ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-2"}, &b).ok());
+  ASSERT_TRUE(SayKeyed(*stub, "pay 10", {}, &c).ok());
+  ASSERT_TRUE(SayKeyed(*stub, "pay 10", {}, &d).ok());
   EXPECT_EQ(server.charges(), 4);
   EXPECT_EQ(b.text(), "pay 10 charge 2");
   EXPECT_EQ(server.store_stats().entries, 2u);
@@ -111,8 +86,8 @@ TEST(IdempotentServe, SameKeyReplaysWithoutRunningTheHandler) {
   ChargingServer server;
   auto stub = testing::Stub(server.address());
   EchoReply first, repeat;
-  ASSERT_TRUE(Say(*stub, "pay 10", {"order-1"}, &first).ok());
-  ASSERT_TRUE(Say(*stub, "pay 10", {"order-1"}, &repeat).ok());
+  ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &first).ok());
+  ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &repeat).ok());
   EXPECT_EQ(server.charges(), 1);
   EXPECT_EQ(repeat.text(), "pay 10 charge 1");
   EXPECT_EQ(server.store_stats().replayed, 1u);
@@ -122,8 +97,8 @@ TEST(IdempotentServe, KeyReusedWithADifferentRequestIsRefused) {
   ChargingServer server;
   auto stub = testing::Stub(server.address());
   EchoReply first, other;
-  ASSERT_TRUE(Say(*stub, "pay 10", {"order-1"}, &first).ok());
-  const ::grpc::Status s = Say(*stub, "pay 20", {"order-1"}, &other);
+  ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &first).ok());
+  const ::grpc::Status s = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
   EXPECT_EQ(s.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(s.error_message().find("different request"), std::string::npos) << s.error_message();
   EXPECT_EQ(server.charges(), 1);
@@ -156,11 +131,11 @@ TEST(IdempotentServe, CallersOwnErrorsAreRecordedTransientFailuresAreNot) {
   });
   auto stub = testing::Stub(server.address());
   EchoReply reply;
-  EXPECT_EQ(Say(*stub, "pay 10", {"order-1"}, &reply).error_code(), ::grpc::StatusCode::UNAVAILABLE);
-  ASSERT_TRUE(Say(*stub, "pay 10", {"order-1"}, &reply).ok());  // runs again: charge 2
+  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-1"}, &reply).error_code(), ::grpc::StatusCode::UNAVAILABLE);
+  ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &reply).ok());  // runs again: charge 2
   EXPECT_EQ(reply.text(), "pay 10 charge 2");
-  EXPECT_EQ(Say(*stub, "pay 10", {"order-2"}, &reply).error_code(), ::grpc::StatusCode::FAILED_PRECONDITION);
-  const ::grpc::Status repeat = Say(*stub, "pay 10", {"order-2"}, &reply);
+  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-2"}, &reply).error_code(), ::grpc::StatusCode::FAILED_PRECONDITION);
+  const ::grpc::Status repeat = SayKeyed(*stub, "pay 10", {"order-2"}, &reply);
   EXPECT_EQ(repeat.error_code(), ::grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(repeat.error_message(), "insufficient funds");
   EXPECT_EQ(server.charges(), 3);
@@ -178,9 +153,9 @@ TEST(IdempotentServe, ARepeatWaitsForTheRunningFirstAndGetsItsAnswer) {
   auto stub = testing::Stub(server.address());
   EchoReply first, repeat;
   ::grpc::Status first_status;
-  std::thread caller([&] { first_status = Say(*stub, "pay 10", {"order-1"}, &first); });
+  std::thread caller([&] { first_status = SayKeyed(*stub, "pay 10", {"order-1"}, &first); });
   arrived.wait();
-  std::thread repeater([&] { EXPECT_TRUE(Say(*stub, "pay 10", {"order-1"}, &repeat).ok()); });
+  std::thread repeater([&] { EXPECT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &repeat).ok()); });
   // Bounded: the repeat is seen waiting, then the first is let go.
   for (int i = 0; i < 2000 && server.store_stats().waiting == 0; ++i) std::this_thread::sleep_for(1ms);
   EXPECT_EQ(server.store_stats().waiting, 1u);
@@ -196,12 +171,9 @@ TEST(IdempotentServe, KeysItCannotReadExactlyAreRefusedBeforeTheHandler) {
   ChargingServer server;
   auto stub = testing::Stub(server.address());
   EchoReply reply;
-  // Non-ASCII and control characters cannot be sent: gRPC's client refuses
-  // them (ReadIncomingChain's tests cover them arriving anyway).
-  const std::vector<std::vector<std::string>> hostile = {{""}, {std::string(300, 'k')}, {"order-1", "order-2"}};
-  for (const auto& keys : hostile) {
+  for (const auto& keys : testing::UnreadableKeys()) {
     SCOPED_TRACE(keys.size() == 1 ? "key '" + keys[0].substr(0, 8) + "'" : "two keys");
-    const ::grpc::Status s = Say(*stub, "pay 10", keys, &reply);
+    const ::grpc::Status s = SayKeyed(*stub, "pay 10", keys, &reply);
     EXPECT_EQ(s.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
   }
   EXPECT_EQ(server.charges(), 0);

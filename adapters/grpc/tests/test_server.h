@@ -16,24 +16,36 @@ namespace stormguard::grpc::testing {
 
 using test::EchoReply;
 using test::EchoRequest;
-using SayHandler = std::function<::grpc::Status(::grpc::ServerContext&, const EchoRequest&, EchoReply&)>;
 
-class EchoServer final : public test::Echo::Service {
+// Serves `service` on a loopback port the system picks, until destroyed.
+class Loopback {
  public:
-  explicit EchoServer(SayHandler handler) : handler_(std::move(handler)) {
+  explicit Loopback(::grpc::Service* service) {
     ::grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", ::grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(this);
+    builder.RegisterService(service);
     server_ = builder.BuildAndStart();
     EXPECT_NE(server_, nullptr);
     EXPECT_GT(port_, 0);
   }
-  ~EchoServer() override {
+  ~Loopback() {
     // Bounded: calls still running are cancelled after the grace period.
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   }
 
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int port_ = 0;
+  std::unique_ptr<::grpc::Server> server_;
+};
+
+using SayHandler = std::function<::grpc::Status(::grpc::ServerContext&, const EchoRequest&, EchoReply&)>;
+
+class EchoServer final : public test::Echo::Service {
+ public:
+  explicit EchoServer(SayHandler handler) : handler_(std::move(handler)), loopback_(this) {}
+  std::string address() const { return loopback_.address(); }
 
   ::grpc::Status Say(::grpc::ServerContext* context, const EchoRequest* request, EchoReply* reply) override {
     return handler_(*context, *request, *reply);
@@ -41,8 +53,7 @@ class EchoServer final : public test::Echo::Service {
 
  private:
   SayHandler handler_;
-  int port_ = 0;
-  std::unique_ptr<::grpc::Server> server_;
+  Loopback loopback_;  // last: stops before the handler goes
 };
 
 // The same service in gRPC's callback API.
@@ -51,19 +62,8 @@ using CallbackSayHandler =
 
 class CallbackEchoServer final : public test::Echo::CallbackService {
  public:
-  explicit CallbackEchoServer(CallbackSayHandler handler) : handler_(std::move(handler)) {
-    ::grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", ::grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(this);
-    server_ = builder.BuildAndStart();
-    EXPECT_NE(server_, nullptr);
-    EXPECT_GT(port_, 0);
-  }
-  ~CallbackEchoServer() override {
-    if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  }
-
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  explicit CallbackEchoServer(CallbackSayHandler handler) : handler_(std::move(handler)), loopback_(this) {}
+  std::string address() const { return loopback_.address(); }
 
   using test::Echo::CallbackService::Say;  // the sync form stays hidden behind this one
   ::grpc::ServerUnaryReactor* Say(::grpc::CallbackServerContext* context, const EchoRequest* request,
@@ -73,8 +73,7 @@ class CallbackEchoServer final : public test::Echo::CallbackService {
 
  private:
   CallbackSayHandler handler_;
-  int port_ = 0;
-  std::unique_ptr<::grpc::Server> server_;
+  Loopback loopback_;  // last: stops before the handler goes
 };
 
 // A channel with gRPC's own retries configured only by `service_config`

@@ -62,6 +62,10 @@ struct ParsedConfig {
 ParsedConfig ParseConfigText(std::string_view text, std::string_view grpc_destination = "default");
 // The config, or INVALID_ARGUMENT "invalid config: e1; e2; ...".
 Result<Config> ParseConfig(std::string_view text, std::string_view grpc_destination = "default");
+// The checks every config document passes before it is read, for other
+// JSON files read beside one (lint's chain files): size, syntax, depth, and
+// no key twice in one object. The problem as "path: reason"; none: fine.
+std::vector<std::string> CheckJsonText(std::string_view text);
 
 // Our format (whatever the config was read from), two-space indented;
 // ParseConfig(ToJson(c)) gives c back.

@@ -15,7 +15,8 @@
 //     case kFirst:    run the handler, then store.Complete(scope, answer, now)
 //                     (or store.Abandon(scope) when it failed before any effect);
 //     case kDone:     answer *claim.answer, do not run the handler;
-//     case kRunning:  store.AwaitCompletion(scope, until) or refuse it;
+//     case kRunning:  store.AwaitCompletion(scope, until), or Watch it
+//                     without blocking a thread, or refuse it;
 //     case kMismatch: the key was used for a different request: refuse it.
 //   }
 //
@@ -33,11 +34,14 @@
 // never evicted; there is one per request in flight.
 //
 // Thread safety: all methods are thread-safe (one mutex; this sits next to
-// a network round trip). AwaitCompletion blocks on a condition variable.
+// a network round trip). AwaitCompletion blocks on a condition variable;
+// Watch calls back instead, for servers whose threads must not block. The
+// store must outlive every watch.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -97,8 +101,11 @@ struct IdempotencyStats {
   std::uint64_t expired = 0;     // entries dropped by the TTL
   std::size_t entries = 0;
   std::size_t bytes = 0;         // what the entries cost now
-  std::size_t waiting = 0;       // callers blocked in AwaitCompletion
+  std::size_t waiting = 0;       // callers in AwaitCompletion or watching
 };
+
+// Called once with the first request's answer, or nullopt (see Watch).
+using CompletionWatcher = std::function<void(std::optional<RecordedAnswer>)>;
 
 class KeyedAnswerStore {
  public:
@@ -111,6 +118,18 @@ class KeyedAnswerStore {
   // Waits (real time, bounded by `max_wait`) for a running key to finish;
   // nullopt when it did not, or was abandoned (then at once).
   std::optional<RecordedAnswer> AwaitCompletion(const IdempotencyScope& scope, Duration max_wait);
+  // The same without blocking: `notify` runs once, with the answer when the
+  // running key completes, or nullopt when it is abandoned or now runs a
+  // request with another fingerprint (its first was abandoned and the key
+  // reused). It runs outside the lock, on the thread that completes or
+  // abandons the key, or at once on this one when the key is not running
+  // (then Watch returns 0). Otherwise returns a ticket for Unwatch. A watch
+  // holds memory, not a thread: one per waiting call, which its own
+  // deadline ends with Unwatch.
+  std::uint64_t Watch(const IdempotencyScope& scope, std::uint64_t fingerprint, CompletionWatcher notify);
+  // Withdraws a watch: true when its `notify` will never run, false when it
+  // ran or is running.
+  bool Unwatch(const IdempotencyScope& scope, std::uint64_t ticket);
 
   IdempotencyStats stats() const;
 
@@ -123,11 +142,15 @@ class KeyedAnswerStore {
     RecordedAnswer answer;
     TimePoint completed_at{};
     std::list<const std::string*>::iterator order;  // position in completed_ (when done)
+    std::vector<std::pair<std::uint64_t, CompletionWatcher>> watchers;  // while running
   };
   using Map = std::unordered_map<std::string, Entry>;
   void EraseLocked(Map::iterator it);
   void ExpireLocked(TimePoint now);
   void EvictLocked();
+  // Hands the watchers of a finished entry to their notify, after the lock.
+  static void Notify(std::vector<std::pair<std::uint64_t, CompletionWatcher>> watchers,
+                     const std::optional<RecordedAnswer>& answer);
 
   IdempotencyStoreOptions o_;
   mutable std::mutex mu_;
@@ -136,6 +159,7 @@ class KeyedAnswerStore {
   std::list<const std::string*> completed_;  // keys of entries_, oldest completion first
   std::size_t bytes_ = 0;
   IdempotencyStats stats_;
+  std::uint64_t next_ticket_ = 1;
 };
 
 }  // namespace stormguard

@@ -18,7 +18,8 @@
 //     clients with a retryPolicy stop too); a shed with a pause answers
 //     RESOURCE_EXHAUSTED and the pause instead.
 //   - given the request and reply messages and an idempotency store, runs a
-//     call that carries an idempotency key at most once (see Serve below).
+//     call that carries an idempotency key at most once (see Serve below;
+//     ServeCallback does the same for callback services).
 //
 //   auto guard = ServerGuard::Create({}).value();
 //   // in the service:
@@ -52,6 +53,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "stormguard/core/call_context.h"
@@ -155,6 +157,13 @@ class ServerGuard {
                        google::protobuf::Message& reply, SyncHandler handler);
   // Returns the reactor for the service method to return.
   ::grpc::ServerUnaryReactor* ServeCallback(::grpc::CallbackServerContext& context, CallbackHandler handler);
+  // The same, for a handler that fills `reply`, with keyed calls run at most
+  // once exactly as Serve above runs them. A repeat that finds the first
+  // running waits without a thread: the store calls it back when the first
+  // answers, and its own deadline or the client's cancellation ends the wait.
+  ::grpc::ServerUnaryReactor* ServeCallback(::grpc::CallbackServerContext& context,
+                                            const google::protobuf::Message& request,
+                                            google::protobuf::Message& reply, CallbackHandler handler);
 
   ServerGuardStats stats() const noexcept;
 
@@ -168,8 +177,7 @@ class ServerGuard {
   ::grpc::Status Run(::grpc::ServerContextBase& context, SyncHandler handler, CallContext& ctx);
   ::grpc::Status ServeKeyed(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
                             google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx);
-  ::grpc::Status AwaitFirst(const IdempotencyScope& scope, const CallContext& ctx,
-                            google::protobuf::Message& reply);
+  std::string CallerOf(const ::grpc::ServerContextBase& context) const;
   ::grpc::Status Shed(::grpc::ServerContextBase& context, const Status& refusal);
   ::grpc::Status PassOn(::grpc::ServerContextBase& context, const CallContext& ctx, ::grpc::Status status);
 
