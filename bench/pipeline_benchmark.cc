@@ -10,8 +10,11 @@
 //   MetricsListener instance (issue 14: <= 5 ns more than
 //   BM_Pipeline_Success in the same run).
 // BM_Pipeline_Success_NullListener: the same with a listener that does
-//   nothing: the part of the difference that any listener costs (the
-//   pipeline times each attempt for it), not the metrics.
+//   nothing: the part of the difference that any listener costs, not the
+//   metrics. With a listener the pipeline reads the precise clock once more,
+//   right after the call, to time the attempt (it starts at the timeout's
+//   reading); the stages on the way out share that reading instead of the
+//   coarse one, as tests/pipeline/success_path_clock_test.cc pins.
 // BM_Pipeline_CockatielEquivalent: timeout + retry + breaker + bulkhead, the
 //   pipeline bench/peers/cockatiel_pipeline.js runs with cockatiel.
 // Any allocation on the success path fails the run.
@@ -49,8 +52,8 @@ MetricsListener& Metrics() {
   return *metrics;
 }
 
-// Reports go nowhere: what having any listener costs (the pipeline then
-// times each attempt), so that the metrics' own share can be told apart.
+// Reports go nowhere: what having any listener costs (one clock read after
+// the call, and the events), so that the metrics' own share can be told apart.
 struct NullListener final : Listener {
   void OnEvent(const Event&) noexcept override {}
 };

@@ -7,12 +7,15 @@ namespace stormguard {
 namespace pipeline_internal {
 
 Status CallListened(const Invocation& inv, CallContext& ctx) {
-  const TimePoint start = inv.clock->Now();
+  const TimePoint start = inv.has_now ? inv.now : inv.clock->Now();
+  inv.has_now = inv.has_coarse = false;
   inv.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline", .at = start,
                               .attempt = ctx.attempt});
   Status s = inv.call(ctx);
+  const TimePoint end = inv.clock->Now();
+  inv.now = end;
+  inv.has_now = true;
   if (inv.report_attempt_end) {
-    const TimePoint end = inv.clock->Now();
     inv.listener->OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end,
                                 .attempt = ctx.attempt, .outcome = inv.classifier->Classify(s),
                                 .duration = end - start});

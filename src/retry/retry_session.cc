@@ -51,6 +51,12 @@ RetryDecision RetrySession::OnAttemptEnd(Status& status, OutcomeClass outcome, C
   return d;
 }
 
+void RetrySession::OnSuccess(CallContext& ctx, TimePoint now, TimePoint coarse_now, Duration latency) noexcept {
+  const int attempt = ctx.attempt;
+  OnQuietSuccess(ctx, coarse_now);
+  Report(*policy_, EventKind::kAttemptEnded, {}, now, attempt, OutcomeClass::kSuccess, latency);
+}
+
 Status RetrySession::OnWaitCancelled(CallContext& ctx, TimePoint coarse_now) noexcept {
   if (RetryBudget* budget = policy_->budget()) {
     budget->OnRetryEnd(coarse_now);  // the granted retry never ran

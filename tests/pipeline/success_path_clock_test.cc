@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "pipeline/pipeline_test_util.h"
+#include "stormguard/metrics/metrics_listener.h"
 #include "stormguard/retry/token_bucket_budget.h"
 
 namespace stormguard {
@@ -15,10 +16,13 @@ using testing::CountingClock;
 using testing::Unwrap;
 
 struct FullPipeline {
+  explicit FullPipeline(Listener* to = nullptr) : listener(to) {}
+
+  Listener* listener;
   CountingClock clock;
   std::shared_ptr<TimerService> timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
   Pipeline pipeline =
-      Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get()})
+      Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get(), .listener = listener})
                  .AddTimeout(1s)
                  .AddRetry({.max_attempts = 3, .budget = Unwrap(TokenBucketBudget::Create({}))})
                  .AddCircuitBreaker(CircuitBreakerOptions{})
@@ -39,6 +43,24 @@ TEST(SuccessPathClockTest, TheFullPipelineReadsEachClockOncePerCall) {
     EXPECT_EQ(p.clock.precise, call);
     EXPECT_EQ(p.clock.coarse, call);
   }
+}
+
+// With a listener the pipeline reads the precise time once more, right
+// after the call: the retry times the attempt from the timeout's reading to
+// that one, and the breaker and the budget take it instead of the coarse
+// clock. So metrics cost one precise read and save the coarse one.
+TEST(SuccessPathClockTest, AListenerAddsOnePreciseReadAndSavesTheCoarseOne) {
+  MetricsListener metrics;
+  FullPipeline p(&metrics.For("payments"));
+  CallContext ctx;
+  for (int call = 1; call <= 3; ++call) {
+    ASSERT_TRUE(p.pipeline.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
+    EXPECT_EQ(p.clock.precise, 2 * call);
+    EXPECT_EQ(p.clock.coarse, 0);
+  }
+  EXPECT_NE(metrics.Scrape().find("stormguard_attempts_total{name=\"payments\",outcome=\"success\"} 3"),
+            std::string::npos)
+      << metrics.Scrape();
 }
 
 // A Result<T> call takes the same path: its value goes to a slot, not

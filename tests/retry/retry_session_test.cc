@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "guard/recording_listener.h"
 #include "retry/fake_budget.h"
 
 namespace stormguard {
@@ -57,6 +58,33 @@ TEST(RetrySessionTest, KeepsTheBudgetsBooksAcrossRetriesThenASuccess) {
   EXPECT_EQ(call.ctx.attempt, 1);  // back to the call's first
   EXPECT_THAT(call.budget->log, ElementsAre("start", "failure", "acquire", "failure", "retry_end", "acquire",
                                        "success", "retry_end", "end"));
+}
+
+// A success with a listener skips the policy's decision but keeps the same
+// books as a quiet one, and reports the attempt that succeeded.
+TEST(RetrySessionTest, ASuccessClosesTheBooksAndReportsItsAttempt) {
+  testing::RecordingListener events;
+  auto budget = std::make_shared<testing::FakeBudget>(5);
+  auto policy = RetryPolicy::Create({.max_attempts = 3, .budget = budget, .listener = &events});
+  ASSERT_TRUE(policy.ok());
+  CallContext ctx;
+  RetrySession session(*policy, ctx, kT0);
+  Random rng{1};
+  Status failed = Status::Unavailable("down");
+  ASSERT_TRUE(session.OnAttemptEnd(failed, policy->Classify(failed), ctx, kT0, kT0, 2ms, rng).retry);
+  ++ctx.attempt;
+  session.OnSuccess(ctx, kT0 + 5ms, kT0 + 5ms, 3ms);
+  EXPECT_EQ(ctx.attempt, 1);
+  EXPECT_THAT(budget->log, ElementsAre("start", "failure", "acquire", "success", "retry_end", "end"));
+  const std::vector<Event> all = events.events();
+  ASSERT_EQ(all.size(), 3u);  // attempt 1 ended, retry scheduled, attempt 2 ended
+  const Event& last = all.back();
+  EXPECT_EQ(last.kind, EventKind::kAttemptEnded);
+  EXPECT_EQ(last.policy, "retry");
+  EXPECT_EQ(last.attempt, 2);
+  EXPECT_EQ(last.outcome, OutcomeClass::kSuccess);
+  EXPECT_EQ(last.duration, 3ms);
+  EXPECT_EQ(last.at, kT0 + 5ms);
 }
 
 TEST(RetrySessionTest, GivingUpMarksTheStatusForTheChainAndClosesTheBooks) {

@@ -77,6 +77,9 @@ struct Invocation {
 };
 
 // The callable with kAttemptStarted (and kAttemptEnded) events around it.
+// The attempt starts at the pass's reading (or a fresh one when no stage
+// took it); the reading after the call becomes the pass's reading on the
+// way out, so the retry's latency and the stages' end times share it.
 Status CallListened(const Invocation& inv, CallContext& ctx);
 
 }  // namespace pipeline_internal
@@ -88,8 +91,9 @@ class Next {
 
   // The time, read from the pipeline's clock once per pass: stages on the
   // way in share one reading, which is dropped when the callable starts, so
-  // the first stage on the way out reads afresh. A stage that waits (a
-  // retry backoff, a queue) must call ForgetNow() after waiting.
+  // the first stage on the way out reads afresh (with a listener, the
+  // pipeline reads it right after the call). A stage that waits (a retry
+  // backoff, a queue) must call ForgetNow() after waiting.
   TimePoint Now() const noexcept {
     if (!inv_->has_now) {
       inv_->now = inv_->clock->Now();
@@ -171,9 +175,9 @@ class Stage {
 inline Status Next::operator()(CallContext& ctx) const {
   if (index_ < inv_->size) return inv_->stages[index_]->Execute(ctx, Next(*inv_, index_ + 1));
   ++inv_->calls;
+  if (inv_->listener != nullptr) return pipeline_internal::CallListened(*inv_, ctx);
   inv_->has_now = inv_->has_coarse = false;
-  if (inv_->listener == nullptr) return inv_->call(ctx);
-  return pipeline_internal::CallListened(*inv_, ctx);
+  return inv_->call(ctx);
 }
 
 }  // namespace stormguard

@@ -85,8 +85,13 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
   for (;;) {
     Status& status = core_internal::MutableStatusOf(result);
     const OutcomeClass outcome = policy.Classify(status);
-    if (outcome == OutcomeClass::kSuccess && session.quiet()) {
-      session.OnQuietSuccess(ctx, books ? clock.CoarseNow() : TimePoint());
+    if (outcome == OutcomeClass::kSuccess) {  // a success needs no decision
+      if (session.quiet()) {
+        session.OnQuietSuccess(ctx, books ? clock.CoarseNow() : TimePoint());
+      } else {
+        const TimePoint end = clock.Now();
+        session.OnSuccess(ctx, end, clock.CoarseNow(), end - start);
+      }
       return result;
     }
     const TimePoint end = clock.Now();

@@ -20,9 +20,10 @@
 //     ++ctx.attempt;
 //   }
 //
-// When quiet() (the policy has no listener), a success may end with
-// OnQuietSuccess instead: no events, so no precise clock read. The coarse
-// times go to the budget only: without one, any value will do.
+// A success may end with OnSuccess instead (no decision to make), or with
+// OnQuietSuccess when quiet() (the policy has no listener): no events, so no
+// precise clock read. The coarse times go to the budget only: without one,
+// any value will do.
 //
 // Thread safety: a session belongs to one call and one thread at a time;
 // the policy and budget it uses are shared and thread-safe.
@@ -60,6 +61,10 @@ class RetrySession {
     }
     ctx.attempt = first_attempt_;
   }
+
+  // The attempt succeeded at `now`, after `latency`: closes the books like
+  // OnQuietSuccess and reports the attempt's end.
+  void OnSuccess(CallContext& ctx, TimePoint now, TimePoint coarse_now, Duration latency) noexcept;
 
   // Attempt ctx.attempt ended with `status` (classified as `outcome`) at
   // `now`, after `latency` (zero when not measured). Records it, reports it,

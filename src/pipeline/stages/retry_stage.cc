@@ -5,15 +5,21 @@
 namespace stormguard {
 namespace {
 
-// The pipeline's clock, except that the coarse time the retry driver gives
-// its budget comes from the pass's shared reading when there is one (the
-// overall timeout took it a moment ago): one clock read less per call.
+// The pipeline's clock as the pass shares it: an attempt's start is the
+// reading the stages outside took a moment ago, its end the one taken after
+// the call (by the pipeline when it has a listener), and the budget's coarse
+// time either of those. So timing attempts for a listener costs no clock
+// read of its own. A backoff wait drops the pass's reading.
 class PassClock final : public Clock {
  public:
   PassClock(Clock& base, Next next) noexcept : base_(base), next_(next) {}
-  TimePoint Now() const noexcept override { return base_.Now(); }
+  TimePoint Now() const noexcept override { return next_.Now(); }
   TimePoint CoarseNow() const noexcept override { return next_.CheapNow(); }
-  bool SleepUntil(TimePoint t, std::stop_token stop) override { return base_.SleepUntil(t, std::move(stop)); }
+  bool SleepUntil(TimePoint t, std::stop_token stop) override {
+    const bool slept = base_.SleepUntil(t, std::move(stop));
+    next_.ForgetNow();
+    return slept;
+  }
 
  private:
   Clock& base_;
@@ -32,16 +38,8 @@ std::string RetryStage::Describe() const {
 // Flattened: every pipeline call passes here, and GCC's size heuristics alone
 // leave the retry driver as a separate call (~40 instructions a pass).
 [[gnu::flatten]] Status RetryStage::Execute(CallContext& ctx, Next next) const {
-  bool retrying = false;
   PassClock clock(clock_, next);
-  return ExecuteWithRetry(
-      policy_, ctx,
-      [next, &retrying](CallContext& attempt) {
-        if (retrying) next.ForgetNow();  // a retry follows a backoff wait
-        retrying = true;
-        return next(attempt);
-      },
-      clock, ThreadLocalRandom());
+  return ExecuteWithRetry(policy_, ctx, next, clock, ThreadLocalRandom());
 }
 
 }  // namespace stormguard
