@@ -70,7 +70,8 @@ std::string FormatTables(const DemoReport& r) {
            " backoff 100 ms x2,\n  retryThrottling (10 tokens, 0.1 per success); 1 s deadline at the entry,"
            " passed down.\n";
   }
-  out += "stormguard: 1 s budget at the entry, 10% kept per hop, backoff 50 ms x2 with full jitter,"
+  out += "stormguard: 1 s budget at the entry, 10% kept per hop, backoff with full jitter (50 ms x2;"
+         " 5 ms x2 from B to C),\n  B hedges a call to C at the p95 of recent latency (up to 2 hedges),"
          "\n  a retry budget per destination (10 tokens, 0.1 per success), ";
   out += grpc ? "x-stormguard-attempt and grpc-retry-pushback-ms -1," : "x-retry-attempt and x-no-retry,";
   out += "\n  one idempotency key per charge, C stops work at the deadline it was given.\n";
