@@ -152,7 +152,8 @@ void RegisterService(CLI::App& app) {
   cmd->add_option("--port", f->port, "port to listen on (default: any free one)")->check(CLI::Range(1, 65535));
   AddSeedOption(*cmd, f->seed, "seed of C's failures");
   cmd->add_option("--outage-phase", f->outage_phases, "C: operations of this phase find it down (repeatable)");
-  cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")->check(CLI::Range(1, kMaxServiceLifetimeS));
+  cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")
+      ->check(CLI::Range(1, kMaxServiceLifetimeS));
   cmd->callback([f] {
     if (f->role != "C" && f->downstream == 0) throw CLI::RequiredError("--downstream (for --role A and B)");
     const demo::Transport transport = *demo::ParseTransport(f->transport);
