@@ -32,6 +32,7 @@ using namespace std::chrono_literals;
 
 struct DemoFlags {
   demo::DemoOptions options;
+  Duration soak{};  // copied into options.soak when --soak is given
   std::string transport = "http";
   bool json = false;
   std::string svg = "stormguard-demo.svg";
@@ -46,13 +47,18 @@ struct ServiceFlags {
   int max_lifetime_s = 120;
 };
 
-// Phases long enough to hold an operation, short enough to end in a minute.
+// The longest lifetime a service takes: a day, far beyond three phases of
+// demo::kMaxPhase and the slack.
+constexpr int kMaxServiceLifetimeS = 24 * 3600;
+
+// Phases long enough to hold an operation, and at most demo::kMaxPhase.
 CLI::Validator PhaseLength() {
+  static_assert(demo::kMaxPhase == 1h, "the message below names the bound");
   return CLI::Validator(
       [](std::string& text) -> std::string {
         const Result<Duration> d = ParseDuration(text);
-        if (!d.ok() || (*d >= 500ms && *d <= 60s)) return "";  // DurationValidator reports garbage
-        return "'" + text + "' is not between 500ms and 60s";
+        if (!d.ok() || (*d >= 500ms && *d <= demo::kMaxPhase)) return "";  // DurationValidator reports garbage
+        return "'" + text + "' is not between 500ms and 1h";
       },
       "", "phase length");
 }
@@ -103,7 +109,7 @@ int RunService(demo::Transport transport, const demo::ServiceOptions& options) {
   return demo::RunService(options);
 }
 
-void RunDemoCommand(const DemoFlags& f) {
+void RunDemoCommand(const DemoFlags& f, bool soak_given) {
   const std::filesystem::path svg = std::filesystem::absolute(f.svg);
   // Say so before a run of half a minute, not after it; the file itself is
   // made only once the run succeeded.
@@ -112,6 +118,7 @@ void RunDemoCommand(const DemoFlags& f) {
     throw CLI::ValidationError("--svg", "cannot write " + svg.string());
   }
   demo::DemoOptions options = f.options;
+  if (soak_given) options.soak = f.soak;
   options.transport = *demo::ParseTransport(f.transport);
   Result<demo::DemoReport> report = demo::RunDemo(options, stderr, Driver(options.transport));
   if (!report.ok()) {
@@ -145,7 +152,8 @@ void RegisterService(CLI::App& app) {
   cmd->add_option("--port", f->port, "port to listen on (default: any free one)")->check(CLI::Range(1, 65535));
   AddSeedOption(*cmd, f->seed, "seed of C's failures");
   cmd->add_option("--outage-phase", f->outage_phases, "C: operations of this phase find it down (repeatable)");
-  cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")->check(CLI::Range(1, 3600));
+  cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")
+      ->check(CLI::Range(1, kMaxServiceLifetimeS));
   cmd->callback([f] {
     if (f->role != "C" && f->downstream == 0) throw CLI::RequiredError("--downstream (for --role A and B)");
     const demo::Transport transport = *demo::ParseTransport(f->transport);
@@ -168,9 +176,18 @@ void RegisterDemoCommand(CLI::App& app) {
   cmd->add_option("--rate", o.rate, "requests per second offered to A")
       ->check(FiniteRange(1, 500))
       ->capture_default_str();
-  AddDurationOption(*cmd, "--healthy", o.healthy, "length of the healthy phase")->check(PhaseLength());
-  AddDurationOption(*cmd, "--down", o.down, "how long C is down")->check(PhaseLength());
-  AddDurationOption(*cmd, "--recovered", o.recovered, "length of the phase after C recovered")->check(PhaseLength());
+  CLI::Option* healthy =
+      AddDurationOption(*cmd, "--healthy", o.healthy, "length of the healthy phase")->check(PhaseLength());
+  CLI::Option* down = AddDurationOption(*cmd, "--down", o.down, "how long C is down")->check(PhaseLength());
+  CLI::Option* recovered =
+      AddDurationOption(*cmd, "--recovered", o.recovered, "length of the phase after C recovered")
+          ->check(PhaseLength());
+  CLI::Option* soak =
+      AddDurationOption(*cmd, "--soak", f->soak,
+                        "a soak run instead of the three phases: one healthy phase \"soak\" this long")
+          ->check(PhaseLength())
+          ->default_str("")
+          ->excludes(healthy, down, recovered);
   AddSeedOption(*cmd, o.seed, "seed of the load mix and C's failures");
   cmd->add_option("--transport", f->transport,
                   "http (naive vs stormguard) or grpc (naive vs grpc_native, gRPC's own retries, vs stormguard)")
@@ -181,7 +198,7 @@ void RegisterDemoCommand(CLI::App& app) {
                   "serve the stormguard mode's Prometheus metrics at http://127.0.0.1:N/metrics while the demo runs")
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--svg", f->svg, "where to write the SVG timeline")->capture_default_str();
-  cmd->callback([f] { RunDemoCommand(*f); });
+  cmd->callback([f, soak] { RunDemoCommand(*f, soak->count() > 0); });
   RegisterService(app);
 }
 

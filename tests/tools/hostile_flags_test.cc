@@ -213,6 +213,8 @@ TEST(HostileFlagsTest, Demo) {
                  {"demo --rate 1e9", "--rate"},
                  {"demo --healthy 1000000h", "--healthy"},
                  {"demo --down 0", "--down"},
+                 {"demo --soak 1000000h", "--soak"},
+                 {"demo --soak 2h", "--soak: '2h' is not between 500ms and 1h"},
                  {"demo --seed -1", "--seed"}});
 }
 

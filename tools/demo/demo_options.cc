@@ -34,6 +34,7 @@ std::vector<Mode> ModesOf(Transport transport) {
 }
 
 std::vector<Phase> DemoOptions::Phases() const {
+  if (soak) return {{"soak", *soak, false}};
   return {{"healthy", healthy, false},
           {"down", down, true, kSettleBeforeOutage},
           {"recovered", recovered, false}};
@@ -48,6 +49,11 @@ std::vector<PhaseSpan> PhaseSpans(const std::vector<Phase>& phases) {
     t += p.length;
   }
   return spans;
+}
+
+Duration ServiceLifetime(const std::vector<Phase>& phases) {
+  const std::vector<PhaseSpan> spans = PhaseSpans(phases);
+  return (spans.empty() ? Duration::zero() : spans.back().end) + kLifetimeSlack;
 }
 
 }  // namespace stormguard::demo

@@ -1,7 +1,9 @@
-// tools/demo/demo_options.h: what `stormguard demo` runs: its modes, three phases.
+// tools/demo/demo_options.h: what `stormguard demo` runs: its modes, three
+// phases, or one long healthy phase (a soak run).
 //
 //   DemoOptions o{.rate = 50, .healthy = 6s, .down = 4s, .recovered = 6s};
 //   for (const Phase& p : o.Phases()) ...   // healthy, down, recovered
+//   DemoOptions{.rate = 200, .soak = 120s}.Phases();  // one phase, "soak"
 //
 // Every mode runs the same phases against fresh services: "naive" retries the
 // way docs/retry-amplification.md warns against, "stormguard" uses the library
@@ -33,7 +35,7 @@ std::optional<Transport> ParseTransport(std::string_view name) noexcept;
 std::vector<Mode> ModesOf(Transport transport);
 
 struct Phase {
-  std::string name;  // "healthy", "down", "recovered"
+  std::string name;  // "healthy", "down", "recovered" or "soak"
   Duration length{};
   bool bottom_down = false;  // C answers every request with 503 at once
   // No load is offered for this long before the phase starts.
@@ -52,16 +54,26 @@ std::vector<PhaseSpan> PhaseSpans(const std::vector<Phase>& phases);
 // outage has no pause: the recovery from it is what the last phase shows.
 inline constexpr Duration kSettleBeforeOutage = std::chrono::seconds(1);
 
+// The longest phase: long enough for a soak run, short enough that a typo
+// does not start a run of days.
+inline constexpr Duration kMaxPhase = std::chrono::hours(1);
+
+// How long each service process may live before it stops by itself: the
+// phases, plus time to start the services, drain the last operations and
+// read C's ledger.
+inline constexpr Duration kLifetimeSlack = std::chrono::seconds(60);
+Duration ServiceLifetime(const std::vector<Phase>& phases);
+
 struct DemoOptions {
   double rate = 50;  // logical requests per second offered to A
   Duration healthy = std::chrono::seconds(6);
   Duration down = std::chrono::seconds(4);
   Duration recovered = std::chrono::seconds(6);
+  // Set: a soak run, one healthy phase "soak" of this length instead of the
+  // three above.
+  std::optional<Duration> soak;
   std::uint64_t seed = 1;
   Transport transport = Transport::kHttp;
-  // Every service process exits by itself after this long, whatever happens
-  // to the demo that started it.
-  Duration max_lifetime = std::chrono::seconds(120);
   // Serves the stormguard mode's metrics at http://127.0.0.1:N/metrics while
   // the demo runs (metrics_server.h); 0: not served.
   int metrics_port = 0;

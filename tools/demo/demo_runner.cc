@@ -23,11 +23,12 @@ using Services = std::vector<std::unique_ptr<ServiceProcess>>;
 Result<Services> StartServices(Mode mode, const DemoOptions& o) {
   Services services;
   int downstream = 0;
+  const auto lifetime = std::chrono::ceil<std::chrono::seconds>(ServiceLifetime(o.Phases()));
   for (const char* role : {"C", "B", "A"}) {
     std::vector<std::string> args = {"--role", role, "--mode", std::string(ModeName(mode)), "--transport",
                                      std::string(TransportName(o.transport)), "--seed",
                                      std::to_string(o.seed), "--max-lifetime",
-                                     std::to_string(std::chrono::ceil<std::chrono::seconds>(o.max_lifetime).count())};
+                                     std::to_string(lifetime.count())};
     if (downstream != 0) args.insert(args.end(), {"--downstream", std::to_string(downstream)});
     for (const Phase& p : o.Phases()) {
       if (downstream == 0 && p.bottom_down) args.insert(args.end(), {"--outage-phase", p.name});

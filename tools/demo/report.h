@@ -26,11 +26,12 @@ struct DemoReport {
   Transport transport = Transport::kHttp;
 };
 
-// One table per phase, a row per mode, then the recovery times.
+// One table per phase, a row per mode, then the recovery times (when a
+// phase had C down).
 std::string FormatTables(const DemoReport& report);
 
 // {"naive": {"healthy": {"offered": ..., "reached_bottom": ..., "amplification": ...,
-//   "success_rate": ..., "p50_ms": ..., "p99_ms": ..., "orphan_ratio": ...,
+//   "success_rate": ..., "p50_ms": ..., "p99_ms": ..., "p999_ms": ..., "orphan_ratio": ...,
 //   "duplicate_effects": ...}, "down": {...}, "recovered": {..., "recovery_ms": ...}},
 //  "stormguard": {...}} (and "grpc_native" over gRPC); recovery_ms (null when never) sits in the phase that
 // follows the outage.

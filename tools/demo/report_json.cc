@@ -10,6 +10,7 @@ nlohmann::json PhaseJson(const PhaseSummary& s) {
           {"success_rate", s.success_rate},
           {"p50_ms", s.p50_ms},
           {"p99_ms", s.p99_ms},
+          {"p999_ms", s.p999_ms},
           {"orphan_ratio", s.orphan_ratio},
           {"duplicate_effects", s.duplicate_effects}};
 }

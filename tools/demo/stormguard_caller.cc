@@ -18,8 +18,9 @@ using namespace std::chrono_literals;
 
 http::HttpClientOptions ClientOptions(NextHop next) {
   // The bottom hop knows its callee answers in milliseconds: its pipeline
-  // has a short attempt timeout, which turns a stuck or lost answer into a
-  // quick retry. A hop above a relay leaves each attempt the whole deadline,
+  // hedges a call slower than the p95 of recent ones (a charge's hedge
+  // carries its idempotency key, so C answers it once) and has a short
+  // attempt timeout, which turns a stuck answer into a quick retry. A hop above a relay leaves each attempt the whole deadline,
   // so the layer below can finish its own retries.
   auto pipeline = DemoRegistry().Get(next == NextHop::kBottom ? "bottom" : "relay");
   // Every hop runs on this host, on one clock: the absolute deadline lets a

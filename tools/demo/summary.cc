@@ -73,6 +73,7 @@ ModeReport Summarize(Mode mode, const std::vector<Phase>& phases, const std::vec
     s.success_rate = Ratio(static_cast<double>(succeeded[p]), static_cast<double>(s.offered));
     s.p50_ms = Percentile(latencies[p], 0.50);
     s.p99_ms = Percentile(latencies[p], 0.99);
+    s.p999_ms = Percentile(latencies[p], 0.999);
     s.orphan_ratio = Ratio(static_cast<double>(c.orphans), static_cast<double>(c.reached));
     s.duplicate_effects = c.duplicate_effects;
   }

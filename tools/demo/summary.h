@@ -22,7 +22,7 @@ struct PhaseSummary {
   std::uint64_t reached_bottom = 0;  // attempts that reached C
   double amplification = 0;          // reached_bottom / offered
   double success_rate = 0;           // operations that succeeded / offered
-  double p50_ms = 0, p99_ms = 0;     // latency of operations, failed ones too
+  double p50_ms = 0, p99_ms = 0, p999_ms = 0;  // latency of operations, failed ones too
   double orphan_ratio = 0;           // C's work finished after its caller gave up / reached_bottom
   std::uint64_t duplicate_effects = 0;  // charges beyond the first per operation
 };

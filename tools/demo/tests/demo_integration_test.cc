@@ -8,6 +8,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+
 #include "cli_process.h"
 #include "promtool.h"
 
@@ -64,8 +66,8 @@ TEST(DemoIntegrationTest, PrintsOneTablePerPhaseWithBothModes) {
 }
 
 // The three services of a demo that runs long enough to be stopped mid-way.
-std::vector<pid_t> ServicesOnceServing(const CliProcess& cli) {
-  EXPECT_TRUE(cli.AwaitStderr("naive: healthy", 20s)) << cli.Stderr();
+std::vector<pid_t> ServicesOnceServing(const CliProcess& cli, const std::string& first_phase = "healthy") {
+  EXPECT_TRUE(cli.AwaitStderr("naive: " + first_phase, 20s)) << cli.Stderr();
   std::vector<pid_t> services = testing::ChildrenOf(cli.pid());
   EXPECT_EQ(services.size(), 3u);
   return services;
@@ -97,9 +99,40 @@ TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
   for (pid_t pid : services) EXPECT_NE(testing::WaitFor(pid, 5s), -1) << pid;
 }
 
+// The command line a process was started with, its words split at NUL.
+std::vector<std::string> CommandLine(pid_t pid) {
+  const std::string raw = testing::ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at < raw.size();) {
+    const std::size_t end = raw.find('\0', at);
+    words.push_back(raw.substr(at, end - at));
+    at = end == std::string::npos ? raw.size() : end + 1;
+  }
+  return words;
+}
+
+// A run longer than the old fixed 120 s lifetime: the services must not stop
+// by themselves before it ends (and still must stop by themselves after).
+TEST(DemoIntegrationTest, ServicesLiveAsLongAsTheRunPlusTheSlack) {
+  CliProcess cli({"demo", "--soak", "150s", "--rate", "20"});
+  const std::vector<pid_t> services = ServicesOnceServing(cli, "soak");
+  for (pid_t pid : services) {
+    const std::vector<std::string> words = CommandLine(pid);
+    const auto flag = std::find(words.begin(), words.end(), "--max-lifetime");
+    ASSERT_NE(flag, words.end()) << pid;
+    ASSERT_NE(flag + 1, words.end()) << pid;
+    EXPECT_EQ(*(flag + 1), "210") << pid;  // 150 s of load + 60 s to start, drain and read the ledger
+  }
+  ASSERT_EQ(::kill(cli.pid(), SIGINT), 0);
+  cli.Wait(10s);
+  EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+}
+
 TEST(DemoIntegrationTest, BadFlagsExitWithStatusTwoAndNameTheFlag) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"demo", "--rate", "0"}, {"demo", "--down", "abc"}, {"demo", "--down", "10ms"},
+        {"demo", "--healthy", "61m"}, {"demo", "--soak", "2h"}, {"demo", "--soak", "100ms"},
+        {"demo", "--soak", "10s", "--down", "1s"}, {"demo", "--recovered", "1s", "--soak", "10s"},
         {"demo", "--bogus"}, {"demo", "--svg", "/nonexistent/dir/t.svg"}, {"demo", "--rate", "nan"},
         {"demo", "--seed", "-1"}}) {
     CliProcess cli(args);

@@ -29,7 +29,7 @@ TEST(DemoReportTest, JsonHasEveryModeAndPhaseWithTheDocumentedKeys) {
     ASSERT_EQ(j.at(mode).size(), 3u);
     for (const char* phase : {"healthy", "down", "recovered"}) {
       for (const char* key : {"offered", "reached_bottom", "amplification", "success_rate", "p50_ms", "p99_ms",
-                              "orphan_ratio", "duplicate_effects"}) {
+                              "p999_ms", "orphan_ratio", "duplicate_effects"}) {
         EXPECT_TRUE(j.at(mode).at(phase).contains(key)) << mode << " " << phase << " " << key;
       }
     }
@@ -46,6 +46,23 @@ TEST(DemoReportTest, TablesShowEveryPhaseWithARowPerMode) {
                            "naive never", "stormguard 0.25 s"}) {
     EXPECT_NE(t.find(text), std::string::npos) << text << "\n" << t;
   }
+}
+
+TEST(DemoReportTest, SoakTableHasItsTailAndNoRecoveryLine) {
+  DemoReport r{.rate = 200, .phases = DemoOptions{.soak = 120s}.Phases(), .wall = 250s};
+  for (Mode mode : {Mode::kNaive, Mode::kStormguard}) {
+    r.modes.push_back({.mode = mode,
+                       .phases = {{.offered = 24000, .p50_ms = 1, .p99_ms = mode == Mode::kNaive ? 1104.0 : 12.0,
+                                   .p999_ms = mode == Mode::kNaive ? 2203.0 : 255.0}}});
+  }
+  const std::string t = FormatTables(r);
+  for (const char* text : {"soak (120.0 s): C fails 1% at once", "p99.9 ms", "1104", "2203", "255"}) {
+    EXPECT_NE(t.find(text), std::string::npos) << text << "\n" << t;
+  }
+  EXPECT_EQ(t.find("back to >= 99%"), std::string::npos) << t;  // C was never down
+  const nlohmann::json j = ReportJson(r);
+  EXPECT_DOUBLE_EQ(j.at("stormguard").at("soak").at("p999_ms").get<double>(), 255.0);
+  EXPECT_FALSE(j.at("stormguard").at("soak").contains("recovery_ms"));
 }
 
 TEST(DemoReportTest, SvgHasAShadedBandPerPhaseAndALinePerMode) {

@@ -80,6 +80,19 @@ TEST(DemoSummaryTest, PhaseSpansLeaveTheSettleBeforeAPhaseWithoutLoad) {
   EXPECT_EQ(DemoOptions{}.Phases()[1].settle, kSettleBeforeOutage);
 }
 
+TEST(DemoSummaryTest, ASoakHasOnePhaseWithItsTailAndNoRecovery) {
+  // 1,000 operations taking 0..999 ms: p99 is the 990th, p99.9 the 999th.
+  std::vector<OperationResult> ops;
+  for (int i = 0; i < 1000; ++i) ops.push_back(Op(0, i * 5ms, true, std::chrono::milliseconds(999 - i)));
+  const std::vector<Phase> soak = DemoOptions{.soak = 5s}.Phases();
+  const ModeReport r = Summarize(Mode::kStormguard, soak, ops, {}, 0);
+  ASSERT_EQ(r.phases.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.phases[0].p50_ms, 499.0);
+  EXPECT_DOUBLE_EQ(r.phases[0].p99_ms, 989.0);
+  EXPECT_DOUBLE_EQ(r.phases[0].p999_ms, 998.0);
+  EXPECT_FALSE(r.recovery.has_value());  // C was never down
+}
+
 TEST(DemoSummaryTest, RecoveryCountsFromTheEndOfTheOutageAfterItsSettle) {
   const std::vector<Phase> phases = {{"healthy", 2s, false}, {"down", 2s, true, 1s}, {"recovered", 4s, false}};
   std::vector<OperationResult> ops;

@@ -1,0 +1,36 @@
+#include "demo/demo_options.h"
+
+#include <gtest/gtest.h>
+
+namespace stormguard::demo {
+namespace {
+using namespace std::chrono_literals;
+
+TEST(DemoOptionsTest, DefaultRunHasThreePhasesWithASettleBeforeTheOutage) {
+  const std::vector<Phase> phases = DemoOptions{}.Phases();
+  ASSERT_EQ(phases.size(), 3u);
+  EXPECT_EQ(phases[0].name, "healthy");
+  EXPECT_EQ(phases[1].name, "down");
+  EXPECT_TRUE(phases[1].bottom_down);
+  EXPECT_EQ(phases[2].name, "recovered");
+}
+
+TEST(DemoOptionsTest, SoakIsOneHealthyPhaseWhateverTheOtherLengths) {
+  const std::vector<Phase> phases = DemoOptions{.healthy = 3s, .soak = 120s}.Phases();
+  ASSERT_EQ(phases.size(), 1u);
+  EXPECT_EQ(phases[0].name, "soak");
+  EXPECT_EQ(phases[0].length, 120s);
+  EXPECT_FALSE(phases[0].bottom_down);
+  EXPECT_EQ(phases[0].settle, 0s);
+}
+
+TEST(DemoOptionsTest, ServicesLiveAsLongAsThePhasesPlusTheSlack) {
+  // 6 s healthy, 1 s settle, 4 s down, 6 s recovered.
+  EXPECT_EQ(ServiceLifetime(DemoOptions{}.Phases()), 17s + kLifetimeSlack);
+  EXPECT_EQ(ServiceLifetime(DemoOptions{.soak = kMaxPhase}.Phases()), kMaxPhase + kLifetimeSlack);
+  const DemoOptions longest{.healthy = kMaxPhase, .down = kMaxPhase, .recovered = kMaxPhase};
+  EXPECT_EQ(ServiceLifetime(longest.Phases()), 3 * kMaxPhase + kSettleBeforeOutage + kLifetimeSlack);
+}
+
+}  // namespace
+}  // namespace stormguard::demo
