@@ -9,7 +9,6 @@ namespace stormguard {
 
 std::vector<std::string> AdaptiveTimeoutOptions::Validate() const {
   Validator v;
-  v.Check(latency != nullptr, "latency", "must be set (the tracker whose samples the timeout follows)");
   v.CheckRange(quantile, "quantile", kPositiveFraction);
   v.Check(std::isfinite(factor) && factor >= 1.0, "factor",
           "must be a finite number >= 1, got " + std::to_string(factor));
@@ -21,7 +20,11 @@ std::vector<std::string> AdaptiveTimeoutOptions::Validate() const {
 }
 
 Result<std::shared_ptr<AdaptiveTimeout>> AdaptiveTimeout::Create(AdaptiveTimeoutOptions options) {
-  Status s = ValidationStatus("adaptive timeout options", options.Validate());
+  // The tracker is not configuration (as HedgeOptions::latency): Validate()
+  // leaves it to whoever builds the timeout, checked here.
+  std::vector<std::string> errors = options.Validate();
+  if (options.latency == nullptr) errors.insert(errors.begin(), "latency: must be set (the samples it follows)");
+  Status s = ValidationStatus("adaptive timeout options", errors);
   if (!s.ok()) return s;
   return std::shared_ptr<AdaptiveTimeout>(new AdaptiveTimeout(std::move(options)));
 }
