@@ -1,8 +1,8 @@
 // stormguard/hedge/adaptive_timeout.h: a per-attempt timeout that follows observed latency.
 //
 // A fixed per-attempt timeout is a guess made once; AdaptiveTimeout derives it
-// from the destination's recent latency instead (Finagle's and Linkerd's
-// latency-derived timeouts, gRPC's hedging delay):
+// from the destination's recent latency instead, as the hedge's live delay
+// does (and Finagle's BackupRequestFilter, from a latency histogram):
 //
 //   timeout = clamp(quantile(q) of the window * factor, min, max)
 //             (warmup while the tracker holds fewer than min_samples),
