@@ -231,6 +231,33 @@ void AddMetastable(CLI::App& parent) {
   });
 }
 
+void AddAdaptiveTimeout(CLI::App& parent) {
+  auto* cmd = parent.add_subcommand("adaptive-timeout",
+                                    "a destination slowing down for everyone: a fixed per-attempt timeout "
+                                    "feeds a retry storm, an adaptive one rises with the latency");
+  auto o = std::make_shared<sim::AdaptiveTimeoutScenarioOptions>();
+  auto out = std::make_shared<Output>();
+  cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(FiniteRange(0.001, 1e6));
+  AddDurationOption(*cmd, "--phase", o->phase, "length of each phase: healthy, degraded, recovered");
+  AddDurationOption(*cmd, "--healthy", o->healthy, "median answer time while healthy");
+  AddDurationOption(*cmd, "--degraded", o->degraded, "median answer time while degraded");
+  AddDurationOption(*cmd, "--fixed-timeout", o->fixed_timeout, "the fixed mode's per-attempt timeout");
+  cmd->add_option("--max-attempts", o->max_attempts, "attempts, counting the first")->capture_default_str()
+      ->check(CLI::Range(1, 10));
+  AddDurationOption(*cmd, "--deadline", o->deadline, "each request's whole budget");
+  cmd->add_option("--quantile", o->adaptive.quantile, "the adaptive timeout's quantile, in (0, 1]")
+      ->capture_default_str()->check(FiniteRange(0, 1));
+  cmd->add_option("--factor", o->adaptive.factor, "times the quantile")->capture_default_str()
+      ->check(FiniteRange(1, 1000));
+  AddDurationOption(*cmd, "--min", o->adaptive.min, "the adaptive timeout's floor");
+  AddDurationOption(*cmd, "--max", o->adaptive.max, "the adaptive timeout's ceiling");
+  AddDurationOption(*cmd, "--warmup", o->adaptive.warmup, "the timeout until the window holds enough samples");
+  AddDurationOption(*cmd, "--refresh", o->adaptive.refresh, "how often the quantile is recomputed");
+  AddDurationOption(*cmd, "--window", o->window, "how far back the quantile looks");
+  AddCommonFlags(*cmd, *out, o->seed);
+  cmd->callback([o, out] { Show(*out, sim::RunAdaptiveTimeoutScenario(*o), &AdaptiveTimeoutReport); });
+}
+
 }  // namespace
 
 void RegisterSimulateCommand(CLI::App& app) {
@@ -249,6 +276,7 @@ void RegisterSimulateCommand(CLI::App& app) {
   AddChain(*sim);
   AddMetastable(*sim);
   AddContention(*sim);
+  AddAdaptiveTimeout(*sim);
 }
 
 }  // namespace stormguard::cli

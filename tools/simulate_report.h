@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "render/svg_plot.h"
+#include "stormguard/sim/adaptive_timeout_scenario.h"
 #include "stormguard/sim/budget_scenario.h"
 #include "stormguard/sim/chain_scenario.h"
 #include "stormguard/sim/contention.h"
@@ -37,5 +38,6 @@ Report BudgetReport(const sim::BudgetScenarioResult& r, bool series);
 Report ContentionReport(const sim::ContentionResult& r, bool series);
 Report ChainReport(const sim::ChainScenarioResult& r, bool series);
 Report MetastableReport(const sim::MetastableResult& r, bool series);
+Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool series);
 
 }  // namespace stormguard::cli

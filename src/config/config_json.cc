@@ -141,7 +141,15 @@ StageConfig ReadStage(const Json& j, const std::string& path, Errors& errors, bo
       case StageKind::kRetry: Read(kv->second, inner, errors, stage.retry); break;
       case StageKind::kHedge: Read(kv->second, inner, errors, stage.hedge); break;
       case StageKind::kChaos: Read(kv->second, inner, errors, stage.chaos); break;
-      default: Read(kv->second, inner, errors, stage.timeout); break;
+      default: {
+        TimeoutStageFields fields{&stage.timeout, &stage.adaptive};
+        Read(kv->second, inner, errors, fields);
+        if (k == StageKind::kTimeout && stage.adaptive) {
+          errors.push_back(ChildPath(inner, "adaptive") +
+                           ": only attempt_timeout follows latency (the overall timeout bounds the whole call)");
+        }
+        break;
+      }
     }
     return stage;
   }
@@ -155,7 +163,11 @@ Json WriteStage(const StageConfig& s) {
   switch (s.kind) {
     case StageKind::kFallback: return {{name, Write(s.fallback)}};
     case StageKind::kTimeout:
-    case StageKind::kAttemptTimeout: return {{name, Write(s.timeout)}};
+    case StageKind::kAttemptTimeout: {
+      TimeoutOptions timeout = s.timeout;
+      std::optional<AdaptiveTimeoutConfig> adaptive = s.adaptive;
+      return {{name, Write(TimeoutStageFields{&timeout, &adaptive})}};
+    }
     case StageKind::kRetry: return {{name, Write(s.retry)}};
     case StageKind::kHedge: return {{name, Write(s.hedge)}};
     case StageKind::kChaos: return {{name, Write(s.chaos)}};

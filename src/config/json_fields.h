@@ -182,6 +182,31 @@ void Fields(V& v, ChaosConfig& c) {
 }
 
 template <class V>
+void Fields(V& v, AdaptiveTimeoutConfig& c) {
+  AdaptiveTimeoutOptions& o = c.options;
+  v.Field("quantile", o.quantile);
+  v.Field("factor", o.factor);
+  v.Field("min", o.min);
+  v.Field("max", o.max);
+  v.Field("warmup", o.warmup);
+  v.Field("refresh", o.refresh);
+  v.Field("latency", c.latency);
+}
+
+// A timeout stage's object: TimeoutOptions' fields, and "adaptive" (which
+// only the per-attempt timeout accepts: ReadStage checks).
+struct TimeoutStageFields {
+  TimeoutOptions* options;
+  std::optional<AdaptiveTimeoutConfig>* adaptive;
+};
+
+template <class V>
+void Fields(V& v, TimeoutStageFields& f) {
+  Fields(v, *f.options);
+  v.Field("adaptive", *f.adaptive);
+}
+
+template <class V>
 void Fields(V& v, presets::UserFacingOptions& o) {
   v.Field("at_entry", o.at_entry);
   v.Field("entry_timeout", o.entry_timeout);
@@ -242,6 +267,11 @@ inline void AfterRead(ObjectReader& r, AdaptiveLimiterOptions& o) { Validated(r,
 inline void AfterRead(ObjectReader& r, FallbackOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, TimeoutOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, ChaosConfig& c) { Validated(r, c.options); }
+inline void AfterRead(ObjectReader& r, TimeoutStageFields& f) { Validated(r, *f.options); }
+inline void AfterRead(ObjectReader& r, AdaptiveTimeoutConfig& c) {
+  Validated(r, c.options);
+  if (c.latency) Nest(r.errors(), ChildPath(r.path(), "latency"), c.latency->Validate());
+}
 
 // A method's timeout is an overall timeout stage's.
 inline void AfterRead(ObjectReader& r, MethodConfig& m) {

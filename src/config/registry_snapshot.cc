@@ -20,7 +20,20 @@ struct DestinationBuild {
   Snapshot& snapshot;
   Errors& errors;
   std::size_t next_chaos = 0;  // the pipeline being built takes components.chaos in order
+  // The tracker of the hedge of the pipeline being built, when that hedge
+  // follows latency: an adaptive timeout without its own shares it.
+  std::shared_ptr<LatencyTracker> hedge_latency = nullptr;
 };
+
+std::shared_ptr<LatencyTracker> MakeTracker(const LatencyTrackerOptions& o, DestinationBuild& d,
+                                            const std::string& path) {
+  auto tracker = LatencyTracker::Create(o);
+  if (!tracker.ok()) {
+    d.errors.push_back(ChildPath(path, "latency") + ": " + tracker.status().message());
+    return nullptr;
+  }
+  return std::move(tracker).value();
+}
 
 const Classifier* CodesClassifier(const std::vector<StatusCode>& codes, Snapshot& s) {
   s.classifiers.push_back(std::make_unique<StatusCodeClassifier>(codes));
@@ -45,26 +58,41 @@ void AddGuard(PipelineBuilder& b, StageKind kind, const Components& c, const std
   }
 }
 
-void AddHedge(PipelineBuilder& b, const HedgeConfig& h, DestinationBuild& d, const std::string& path) {
+void AddHedge(PipelineBuilder& b, const HedgeConfig& h, DestinationBuild& d) {
   HedgeOptions o = h.options;
   o.budget = d.components.budget.component;
   if (h.latency) {
-    auto tracker = LatencyTracker::Create(*h.latency);
-    if (!tracker.ok()) {
-      d.errors.push_back(ChildPath(path, "latency") + ": " + tracker.status().message());
-      return;
-    }
-    o.latency = std::move(tracker).value();
+    o.latency = d.hedge_latency;
+    if (o.latency == nullptr) return;  // its error is reported
   }
   if (!h.non_fatal_status_codes.empty()) o.classifier = CodesClassifier(h.non_fatal_status_codes, d.snapshot);
   b.AddHedge(std::move(o), d.env.executor());
+}
+
+void AddAttemptTimeout(PipelineBuilder& b, const StageConfig& s, DestinationBuild& d, const std::string& path) {
+  TimeoutOptions o = s.timeout;
+  if (s.adaptive) {
+    const std::string at = ChildPath(path, "adaptive");
+    AdaptiveTimeoutOptions a = s.adaptive->options;
+    a.latency = s.adaptive->latency         ? MakeTracker(*s.adaptive->latency, d, at)
+                : d.hedge_latency != nullptr ? d.hedge_latency
+                                             : MakeTracker(LatencyTrackerOptions{}, d, at);
+    if (a.latency == nullptr) return;
+    auto adaptive = AdaptiveTimeout::Create(std::move(a));
+    if (!adaptive.ok()) {
+      d.errors.push_back(at + ": " + adaptive.status().message());
+      return;
+    }
+    o.adaptive = std::move(adaptive).value();
+  }
+  b.AddAttemptTimeout(std::move(o));
 }
 
 void AddStage(PipelineBuilder& b, const StageConfig& s, DestinationBuild& d, const std::string& path) {
   switch (s.kind) {
     case StageKind::kFallback: b.AddFallback(s.fallback); return;
     case StageKind::kTimeout: b.AddTimeout(s.timeout); return;
-    case StageKind::kAttemptTimeout: b.AddAttemptTimeout(s.timeout); return;
+    case StageKind::kAttemptTimeout: AddAttemptTimeout(b, s, d, path); return;
     case StageKind::kRequireIdempotencyKey: b.AddRequireIdempotencyKey(); return;
     case StageKind::kRetry: {
       RetryOptions o = s.retry.options;
@@ -75,7 +103,7 @@ void AddStage(PipelineBuilder& b, const StageConfig& s, DestinationBuild& d, con
       b.AddRetry(std::move(o));
       return;
     }
-    case StageKind::kHedge: AddHedge(b, s.hedge, d, path); return;
+    case StageKind::kHedge: AddHedge(b, s.hedge, d); return;
     case StageKind::kChaos: {
       const KeptChaos& chaos = d.components.chaos.at(d.next_chaos++);
       if (chaos.policy != nullptr) b.AddChaos(chaos.policy, s.chaos.stage);  // null: already an error
@@ -155,9 +183,14 @@ const Pipeline* BuildStages(const std::vector<StageConfig>& stages, DestinationB
   PipelineBuilder b(d.env.pipeline);
   const std::size_t errors_before = d.errors.size();
   d.next_chaos = 0;
+  auto stage_path = [&](std::size_t i) { return name_stages ? IndexPath(ChildPath(path, "stages"), i) : path; };
+  d.hedge_latency = nullptr;  // made first: a per-attempt timeout may sit outside the hedge
   for (std::size_t i = 0; i < stages.size(); ++i) {
-    AddStage(b, stages[i], d, name_stages ? IndexPath(ChildPath(path, "stages"), i) : path);
+    if (stages[i].kind == StageKind::kHedge && stages[i].hedge.latency) {
+      d.hedge_latency = MakeTracker(*stages[i].hedge.latency, d, stage_path(i));
+    }
   }
+  for (std::size_t i = 0; i < stages.size(); ++i) AddStage(b, stages[i], d, stage_path(i));
   if (d.errors.size() != errors_before) return nullptr;
   return Keep(b, d, path);
 }

@@ -27,9 +27,9 @@ TEST(MainCliTest, AWordThatIsNotACommandIsNamedWithTheChoices) {
       {"nope", "stormguard: 'nope' is not a command of 'stormguard' (use backoff, simulate, demo, config, lint, plan)\n"},
       {"simulate nope",
        "stormguard: 'nope' is not a command of 'stormguard simulate' "
-       "(use storm, deadline, budget, chain, metastable, contention)\n"},
+       "(use storm, deadline, budget, chain, metastable, contention, adaptive-timeout)\n"},
       {"simulate", "stormguard: 'stormguard simulate' needs a command: "
-                   "storm, deadline, budget, chain, metastable, contention\n"},
+                   "storm, deadline, budget, chain, metastable, contention, adaptive-timeout\n"},
       {"", "stormguard: 'stormguard' needs a command: backoff, simulate, demo, config, lint, plan\n"}};
   for (const auto& [args, message] : cases) {
     const CliRun run = RunCli(args);

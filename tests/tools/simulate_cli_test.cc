@@ -168,6 +168,23 @@ TEST(SimulateCliTest, SvgWritesAPlotWithOneLinePerStrategy) {
   std::remove(path.c_str());
 }
 
+TEST(SimulateCliTest, AdaptiveTimeoutPrintsTheTableAndRepeatsItsBytes) {
+  const std::string args = "simulate adaptive-timeout --phase 3s --seed 5";
+  const CliRun run = RunCli(args);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("mode          phase  calls  success  attempts/call  timeouts"));
+  EXPECT_THAT(run.out, HasSubstr("fixed      degraded    600"));
+  EXPECT_THAT(run.out, HasSubstr("adaptive timeout every 1s (ms):"));
+  EXPECT_EQ(RunCli(args).out, run.out);  // same seed, same bytes
+  const nlohmann::json j = Json(args);
+  EXPECT_EQ(j["modes"][0]["mode"], "fixed");
+  EXPECT_LT(j["modes"][0]["phases"][1]["success_rate"].get<double>(), 0.05);
+  EXPECT_GT(j["modes"][1]["phases"][1]["success_rate"].get<double>(), 0.9);
+  const CliRun bad = RunCli("simulate adaptive-timeout --quantile 0");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--quantile: must be in (0, 1], got 0"));
+}
+
 #endif  // STORMGUARD_CLI_PATH
 
 }  // namespace

@@ -17,7 +17,12 @@ Duration Add(Duration a, Duration b) noexcept {
 void ApplyStage(const config::StageConfig& s, Hop& hop) {
   switch (s.kind) {
     case config::StageKind::kTimeout: hop.overall_timeout = s.timeout.timeout; break;
-    case config::StageKind::kAttemptTimeout: hop.attempt_timeout = s.timeout.timeout; break;
+    case config::StageKind::kAttemptTimeout: {
+      // An adaptive one can give an attempt up to the larger of max and warmup.
+      const auto& a = s.adaptive;
+      hop.attempt_timeout = a ? std::max(a->options.max, a->options.warmup) : s.timeout.timeout;
+      break;
+    }
     case config::StageKind::kRetry: hop.retry = s.retry; break;
     case config::StageKind::kHedge: hop.hedge = s.hedge; break;
     case config::StageKind::kRequireIdempotencyKey: hop.requires_key = true; break;

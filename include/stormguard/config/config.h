@@ -43,6 +43,7 @@
 #include "stormguard/guard/bulkhead.h"
 #include "stormguard/guard/circuit_breaker.h"
 #include "stormguard/guard/rate_limiter.h"
+#include "stormguard/hedge/adaptive_timeout.h"
 #include "stormguard/hedge/hedge_policy.h"
 #include "stormguard/hedge/latency_tracker.h"
 #include "stormguard/pipeline/presets.h"
@@ -73,6 +74,15 @@ struct HedgeConfig {
   std::optional<LatencyTrackerOptions> latency;
   // Non-empty: exactly these codes are non-fatal (gRPC's nonFatalStatusCodes).
   std::vector<StatusCode> non_fatal_status_codes;
+};
+
+// A per-attempt timeout that follows observed latency (TimeoutOptions::adaptive).
+struct AdaptiveTimeoutConfig {
+  AdaptiveTimeoutOptions options;  // its tracker is set when the pipeline is built
+  // Set: a LatencyTracker of its own with these options. Unset: the tracker
+  // of the pipeline's hedge when that hedge follows latency (one tracker
+  // for both), else one with the default options.
+  std::optional<LatencyTrackerOptions> latency;
 };
 
 enum class StageKind {
@@ -109,6 +119,7 @@ struct StageConfig {
   StageKind kind = StageKind::kRetry;
   FallbackOptions fallback;  // kFallback
   TimeoutOptions timeout;    // kTimeout, kAttemptTimeout
+  std::optional<AdaptiveTimeoutConfig> adaptive;  // kAttemptTimeout: `timeout` is then not used
   RetryConfig retry;         // kRetry
   HedgeConfig hedge;         // kHedge
   ChaosConfig chaos;         // kChaos

@@ -1,5 +1,6 @@
 #include "stormguard/pipeline/stages/timeout_stage.h"
 
+#include <cstdio>
 #include <utility>
 
 #include "stormguard/core/duration_format.h"
@@ -53,10 +54,21 @@ Result<std::unique_ptr<TimeoutStage>> TimeoutStage::Create(TimeoutOptions option
                                                            TimerService& timers, Listener* listener) {
   Status s = ValidationStatus("timeout options", options.Validate());
   if (!s.ok()) return s;
+  if (options.adaptive != nullptr && !per_attempt) {
+    return Status::InvalidArgument(
+        "timeout options: adaptive: only a per-attempt timeout follows latency (use AddAttemptTimeout)");
+  }
   return std::unique_ptr<TimeoutStage>(new TimeoutStage(options, per_attempt, timers, listener));
 }
 
 std::string TimeoutStage::Describe() const {
+  if (const AdaptiveTimeout* a = o_.adaptive.get()) {
+    const AdaptiveTimeoutOptions& ao = a->options();
+    char q[32];
+    std::snprintf(q, sizeof q, "q%g x%g", ao.quantile, ao.factor);
+    return std::string(name()) + "(adaptive " + q + " in [" + FormatDuration(ao.min) + ", " +
+           FormatDuration(ao.max) + "])";
+  }
   return std::string(name()) + "(" + FormatDuration(o_.timeout) + ")";
 }
 
@@ -75,11 +87,32 @@ std::string TimeoutStage::Describe() const {
   StopSourceLease lease;  // outlives the scope and the timer that use it
   bool fired = false;
   Status result = RunArmed(ctx, next, deadline, lease, fired);
-  if (fired) [[unlikely]] result = Fired(std::move(result), ctx, deadline, next.Now());
+  if (fired) [[unlikely]] result = Fired(std::move(result), ctx, deadline, next.Now(), o_.timeout);
   return result;  // one named result: returned in place, never moved on success
 }
 
+// The attempt's timeout from the AdaptiveTimeout; the attempt booked with
+// it afterwards. A cut-off counts only when this timeout (not the caller's
+// earlier deadline) set the attempt's deadline: only then is its timeout
+// what the attempt is known to have exceeded.
+Status TimeoutStage::RunAdaptive(CallContext& ctx, Next next) const {
+  const TimePoint start = next.Now();
+  const Duration remaining = ctx.deadline.Remaining(start);
+  const Duration given = o_.adaptive->TimeoutFor(start, remaining);
+  const Deadline deadline = ctx.deadline.Within(start, given);
+  if (deadline.Expired(start)) return Expired(ctx, start);
+  StopSourceLease lease;
+  bool fired = false;
+  Status result = RunArmed(ctx, next, deadline, lease, fired);
+  const TimePoint end = next.Now();
+  o_.adaptive->RecordAttempt(
+      {.elapsed = end - start, .given = given, .timed_out = fired && given < remaining, .ok = result.ok()}, end);
+  if (fired) result = Fired(std::move(result), ctx, deadline, end, given);
+  return result;
+}
+
 Status TimeoutStage::Execute(CallContext& ctx, Next next) const {
+  if (o_.adaptive != nullptr) return RunAdaptive(ctx, next);
   if (o_.timeout == kInfiniteDuration && ctx.deadline.is_infinite()) return next(ctx);
   const TimePoint now = next.Now();
   const Deadline deadline =
@@ -97,7 +130,8 @@ Status TimeoutStage::Expired(const CallContext& ctx, TimePoint now) const {
   return s;
 }
 
-Status TimeoutStage::Fired(Status result, const CallContext& ctx, Deadline deadline, TimePoint end) const {
+Status TimeoutStage::Fired(Status result, const CallContext& ctx, Deadline deadline, TimePoint end,
+                           Duration given) const {
   const Duration overrun = end > deadline.time() ? end - deadline.time() : Duration::zero();
   timed_out_.fetch_add(1, std::memory_order_relaxed);
   Emit(listener_, Event{.kind = EventKind::kTimedOut, .policy = name(), .reason = "deadline", .at = end,
@@ -110,7 +144,7 @@ Status TimeoutStage::Fired(Status result, const CallContext& ctx, Deadline deadl
   }
   if (result.ok()) return result;  // it finished after all: keep the answer
   return Status::DeadlineExceeded(std::string(name()) + ": deadline passed (timeout " +
-                                  FormatDuration(o_.timeout) + ")")
+                                  FormatDuration(given) + ")")
       .WithSource(name());
 }
 

@@ -42,6 +42,9 @@ struct TimeoutState {
   bool armed = false;
   Deadline deadline{};
   Deadline saved_deadline{};
+  TimePoint start{};                 // adaptive only: when the attempt started,
+  Duration given{};                  // the timeout it got,
+  bool given_is_ours = false;        // and whether that (not the caller's deadline) bounds it
   PooledStop stop;  // while armed, its token holds the caller's ctx.stop
   std::optional<std::stop_callback<KeepForwarder>> forward;
   AsyncTimerHandle timer;
@@ -63,9 +66,20 @@ void TimeoutStage::Start(AsyncStep step) const {
   TimeoutState& st = step.state<TimeoutState>();
   CallContext& ctx = step.ctx();
   st.armed = false;
-  if (o_.timeout == kInfiniteDuration && ctx.deadline.is_infinite()) return step.RunInner();
+  if (o_.adaptive == nullptr && o_.timeout == kInfiniteDuration && ctx.deadline.is_infinite()) {
+    return step.RunInner();
+  }
   const TimePoint now = pipeline_internal::DescentNow(step.clock());
-  st.deadline = o_.timeout == kInfiniteDuration ? ctx.deadline : ctx.deadline.Within(now, o_.timeout);
+  if (o_.adaptive != nullptr) {
+    const Duration remaining = ctx.deadline.Remaining(now);
+    st.start = now;
+    st.given = o_.adaptive->TimeoutFor(now, remaining);
+    st.given_is_ours = st.given < remaining;
+    st.deadline = ctx.deadline.Within(now, st.given);
+  } else {
+    st.given = o_.timeout;
+    st.deadline = o_.timeout == kInfiniteDuration ? ctx.deadline : ctx.deadline.Within(now, o_.timeout);
+  }
   if (st.deadline.Expired(now)) return step.Finish(Expired(ctx, now));
   st.armed = true;
   st.stop = TakePooledStop();
@@ -91,7 +105,14 @@ void TimeoutStage::Resume(AsyncStep step, Status inner) const {
   ctx.stop.swap(st.stop.token);
   st.forward.reset();
   ReturnPooledStop(std::move(st.stop));
-  if (fired) [[unlikely]] inner = Fired(std::move(inner), ctx, st.deadline, step.clock().Now());
+  if (o_.adaptive == nullptr && !fired) [[likely]] return step.Finish(std::move(inner));
+  const TimePoint end = step.clock().Now();  // only read when needed: the success path reads no clock here
+  if (o_.adaptive != nullptr) {
+    o_.adaptive->RecordAttempt({.elapsed = end - st.start, .given = st.given,
+                                .timed_out = fired && st.given_is_ours, .ok = inner.ok()},
+                               end);
+  }
+  if (fired) inner = Fired(std::move(inner), ctx, st.deadline, end, st.given);
   step.Finish(std::move(inner));
 }
 

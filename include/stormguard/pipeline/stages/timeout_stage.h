@@ -20,6 +20,12 @@
 // more than `abandon_after` past the deadline (it ignored the stop), also
 // kAbandoned with the overrun as duration, and abandoned() counts it.
 //
+// Adaptive per-attempt timeout (TimeoutOptions::adaptive): each attempt's
+// timeout comes from the AdaptiveTimeout (hedge/adaptive_timeout.h) when it
+// starts, instead of `timeout`, and each attempt is booked with it when it
+// ends (a success as its latency, an attempt this timer cut off as the
+// timeout it was given), so the timeout follows the destination.
+//
 // Execute blocks: the calling thread waits until the callable returns,
 // however late (the asynchronous form resumes only then, too), so a bulkhead slot taken outside this stage stays
 // taken until the abandoned work really ends. For callables that ignore
@@ -47,6 +53,7 @@
 #include <vector>
 
 #include "stormguard/core/stop_source_lease.h"
+#include "stormguard/hedge/adaptive_timeout.h"
 #include "stormguard/pipeline/async_stage.h"
 #include "stormguard/pipeline/stage.h"
 #include "stormguard/exec/timer_service.h"
@@ -59,6 +66,9 @@ struct TimeoutOptions {
   // A callable that returns later than this after the deadline is reported
   // as abandoned: it kept running after it was told to stop.
   Duration abandon_after = std::chrono::milliseconds(10);
+  // Optional, per-attempt timeouts only: each attempt's timeout follows
+  // observed latency (see banner); `timeout` is then not used.
+  std::shared_ptr<const AdaptiveTimeout> adaptive;
 
   std::vector<std::string> Validate() const;
 };
@@ -100,8 +110,9 @@ class TimeoutStage final : public Stage, public AsyncStage {
       : o_(o), per_attempt_(per_attempt), timers_(timers), listener_(l) {}
   Status Run(CallContext& ctx, Next next, Deadline deadline) const;
   Status RunArmed(CallContext& ctx, Next next, Deadline deadline, StopSourceLease& lease, bool& fired) const;
+  Status RunAdaptive(CallContext& ctx, Next next) const;
   Status Expired(const CallContext& ctx, TimePoint now) const;
-  Status Fired(Status result, const CallContext& ctx, Deadline deadline, TimePoint end) const;
+  Status Fired(Status result, const CallContext& ctx, Deadline deadline, TimePoint end, Duration given) const;
 
   TimeoutOptions o_;
   bool per_attempt_;
