@@ -6,7 +6,7 @@
 set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgtest-dev libgmock-dev libbenchmark-dev
           libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev libasio-dev
-          libgrpc++-dev protobuf-compiler-grpc
+          libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc
           etcd-server prometheus python3-jsonschema python3-rfc3987 "$@")
 # etcd: the live-reload integration tests start one on loopback; prometheus: its
 # promtool lints the /metrics scrape; jsonschema + rfc3987: lint's SARIF output is
