@@ -72,11 +72,12 @@ struct LeasePool {
 };
 }  // namespace core_internal
 
-// Inline: every call through a timeout passes here, and a call apiece would
-// cost as much as the rest of the work.
+// Inline (forced: GCC's size heuristics call both out of line): every call
+// through a timeout passes here, and a call apiece would cost as much as the
+// rest of the work.
 class StopSourceLease {
  public:
-  StopSourceLease() {
+  [[gnu::always_inline]] StopSourceLease() {
     core_internal::LeasePool* pool = core_internal::ThreadCache<core_internal::LeasePool>();
     if (pool == nullptr || pool->free == 0) [[unlikely]] {
       LendFromHeap();
@@ -89,7 +90,7 @@ class StopSourceLease {
     free_ = &pool->free;
     *free_ &= ~bit_;
   }
-  ~StopSourceLease() {
+  [[gnu::always_inline]] ~StopSourceLease() {
     if (free_ == nullptr) [[unlikely]] {
       ReturnToHeap();
       return;

@@ -33,8 +33,13 @@ inline constexpr int kMaxStripes = 64;
 
 namespace internal {
 std::size_t NextThreadStripe() noexcept;
+// Constant-initialised and filled on first use: a thread_local with a
+// dynamic initialiser costs a guard check and a call on every access, and
+// every bulkhead and rate limiter call asks for the stripe.
+inline constexpr std::size_t kNoStripe = ~std::size_t{0};
 inline std::size_t& ThreadStripeSlot() noexcept {
-  thread_local std::size_t stripe = NextThreadStripe();
+  thread_local std::size_t stripe = kNoStripe;
+  if (stripe == kNoStripe) [[unlikely]] stripe = NextThreadStripe();
   return stripe;
 }
 }  // namespace internal

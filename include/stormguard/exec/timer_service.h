@@ -131,6 +131,7 @@ class TimerService {
  private:
   TimerService(Clock& clock, const TimerServiceOptions& options);
   Block& BlockForThisThread();
+  TimerHandle Arm(TimePoint deadline, Callback callback, void* arg) noexcept;
   std::shared_ptr<Block> Register();
   std::size_t Advance(TimePoint now, bool* any_armed);
   void Run(std::stop_token stop);

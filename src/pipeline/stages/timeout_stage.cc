@@ -1,6 +1,7 @@
 #include "stormguard/pipeline/stages/timeout_stage.h"
 
 #include <cstdio>
+#include <optional>
 #include <utility>
 
 #include "stormguard/core/duration_format.h"
@@ -17,17 +18,19 @@ struct StopForwarder {
 
 // Gives ctx the attempt's deadline and stop_token for its lifetime. The
 // token is swapped in and out (no reference counting); the caller's token
-// waits in the lease meanwhile.
+// waits in the lease meanwhile. Forced inline like RunArmed, which it serves.
 class AttemptScope {
  public:
-  AttemptScope(CallContext& ctx, Deadline deadline, StopSourceLease& lease)
+  [[gnu::always_inline]] AttemptScope(CallContext& ctx, Deadline deadline, StopSourceLease& lease)
       : ctx_(ctx),
         lease_(lease),
-        deadline_(std::exchange(ctx.deadline, deadline)),
-        link_(ctx.stop, StopForwarder{&lease.source()}) {  // registers nothing for an empty token
+        deadline_(std::exchange(ctx.deadline, deadline)) {
+    // A token that can never stop (the usual empty one) needs no link, and
+    // skipping it skips the stop_callback's out-of-line constructor and destructor.
+    if (ctx.stop.stop_possible()) link_.emplace(ctx.stop, StopForwarder{&lease.source()});
     ctx.stop.swap(lease.token());  // the member swap exchanges the pointers only (std::swap moves)
   }
-  ~AttemptScope() {
+  [[gnu::always_inline]] ~AttemptScope() {
     ctx_.deadline = deadline_;
     ctx_.stop.swap(lease_.token());
   }
@@ -38,7 +41,7 @@ class AttemptScope {
   CallContext& ctx_;
   StopSourceLease& lease_;
   Deadline deadline_;
-  std::stop_callback<StopForwarder> link_;
+  std::optional<std::stop_callback<StopForwarder>> link_;
 };
 
 }  // namespace

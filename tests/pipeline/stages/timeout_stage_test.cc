@@ -109,6 +109,32 @@ TEST(TimeoutTest, CallersOwnStopReachesTheAttempt) {
   EXPECT_TRUE(ctx.stop.stop_requested());  // the caller's token is back in place
 }
 
+TEST(TimeoutTest, CallersStopRequestedBeforeTheCallReachesTheAttemptAtOnce) {
+  ManualEnv env;
+  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
+  std::stop_source caller;
+  caller.request_stop();
+  CallContext ctx{.stop = caller.get_token()};
+  Status s = p.Execute(ctx, [](CallContext& c) {
+    return c.stop.stop_requested() ? Status::Cancelled("caller left") : Status::Ok();
+  });
+  EXPECT_EQ(s.code(), StatusCode::kCancelled);
+}
+
+// The usual caller passes no token: nothing links to it, and the attempt
+// still gets a token of its own that the timer can stop.
+TEST(TimeoutTest, ACallerWithoutATokenStillGetsAStoppableOne) {
+  ManualEnv env;
+  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
+  CallContext ctx;
+  Status s = p.Execute(ctx, [&](CallContext& c) {
+    EXPECT_TRUE(c.stop.stop_possible());
+    return WaitsUntilStopped(env, c);
+  });
+  EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
+  EXPECT_FALSE(ctx.stop.stop_possible());  // the caller's empty token is back
+}
+
 TEST(TimeoutTest, NeverExtendsTheCallersDeadline) {
   ManualEnv env;
   Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());

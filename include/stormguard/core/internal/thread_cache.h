@@ -14,22 +14,26 @@
 
 namespace stormguard::core_internal {
 
+// The fast path is forced inline and the first use kept out of line: GCC
+// otherwise calls the whole function, whose frame costs more than the load.
 template <class T>
-T* ThreadCache() noexcept {
+[[gnu::always_inline]] inline T* ThreadCache() noexcept {
   thread_local T* cached = nullptr;
-  thread_local bool gone = false;
   if (cached != nullptr) [[likely]] return cached;
-  if (gone) return nullptr;
-  struct Holder {
-    T value;
-    ~Holder() {
-      cached = nullptr;
-      gone = true;
-    }
-  };
-  thread_local Holder holder;
-  cached = &holder.value;
-  return cached;
+  return []() __attribute__((noinline)) -> T* {
+    thread_local bool gone = false;
+    if (gone) return nullptr;
+    struct Holder {
+      T value;
+      ~Holder() {
+        cached = nullptr;
+        gone = true;
+      }
+    };
+    thread_local Holder holder;
+    cached = &holder.value;
+    return cached;
+  }();
 }
 
 }  // namespace stormguard::core_internal
