@@ -324,8 +324,7 @@ void TimerService::Run(std::stop_token stop) {
     TimePoint earliest = kInfiniteFuture;
     Advance(now, &earliest);
     // At most one wake-up a tick, however many timers fall due.
-    const TimePoint target = earliest == kInfiniteFuture ? earliest : std::max(earliest, SaturatingAdd(now, tick_));
-    if (!SleepUntilDue(target, stop)) return;
+    if (!SleepUntilDue(std::max(earliest, SaturatingAdd(now, tick_)), stop)) return;
   }
 }
 
