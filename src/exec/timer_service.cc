@@ -1,6 +1,7 @@
 #include "stormguard/exec/timer_service.h"
 
 #include <algorithm>
+#include <condition_variable>
 
 #if defined(__linux__)
 #include <linux/membarrier.h>
@@ -104,10 +105,11 @@ thread_local RecentBlock recent_block;
 
 std::atomic<std::uint64_t> next_service_id{1};
 
-// Parking needs a store-load order between Schedule (store the slot, load
-// parked_) and the parking thread (store parked_, scan the slots). With
-// Linux's membarrier the parking thread pays for it with one system call
-// and Schedule needs only a compiler fence; elsewhere both use a full fence.
+// Sleeping needs a store-load order between Schedule (store the slot, load
+// sleeping_until_) and the thread going to sleep (store sleeping_until_, scan
+// the slots). With Linux's membarrier the sleeping thread pays for it with
+// one system call and Schedule needs only a compiler fence; elsewhere both
+// use a full fence.
 bool RegisterMembarrier() noexcept {
 #if defined(__linux__) && defined(SYS_membarrier)
   return syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
@@ -115,6 +117,17 @@ bool RegisterMembarrier() noexcept {
   return false;
 #endif
 }
+
+// Whether a thread asleep until `sleeping_ns` must wake for a timer due at
+// `deadline_ns`: only when it would otherwise fire more than a tick late.
+bool WakesFor(std::int64_t deadline_ns, std::int64_t sleeping_ns, std::int64_t tick_ns) noexcept {
+  // sleeping_ns > deadline_ns, so the difference fits in 64 unsigned bits.
+  return sleeping_ns > deadline_ns &&
+         static_cast<std::uint64_t>(sleeping_ns) - static_cast<std::uint64_t>(deadline_ns) >
+             static_cast<std::uint64_t>(tick_ns);
+}
+
+std::int64_t Ns(TimePoint t) noexcept { return t.time_since_epoch().count(); }
 
 void HeavyBarrier(bool membarrier) noexcept {
 #if defined(__linux__) && defined(SYS_membarrier)
@@ -129,7 +142,6 @@ std::vector<std::string> TimerServiceOptions::Validate() const {
   Validator v;
   v.Check(tick > Duration::zero(), "tick", "must be positive");
   v.Check(tick <= std::chrono::seconds(1), "tick", "must be at most 1s");
-  v.Check(idle_ticks_before_park >= 1, "idle_ticks_before_park", "must be at least 1");
   return std::move(v).errors();
 }
 
@@ -148,7 +160,6 @@ TimerService& TimerService::Default() {
 TimerService::TimerService(Clock& clock, const TimerServiceOptions& o)
     : clock_(clock),
       tick_(o.tick),
-      idle_ticks_before_park_(o.idle_ticks_before_park),
       id_(next_service_id.fetch_add(1, std::memory_order_relaxed)),
       membarrier_(RegisterMembarrier()) {
   if (o.background_thread) thread_ = std::jthread([this](std::stop_token st) { Run(std::move(st)); });
@@ -204,7 +215,9 @@ std::shared_ptr<TimerService::Block> TimerService::Register() {
   } else {
     std::atomic_thread_fence(std::memory_order_seq_cst);
   }
-  if (parked_.load(std::memory_order_relaxed)) [[unlikely]] Wake();
+  if (WakesFor(Ns(deadline), sleeping_until_.load(std::memory_order_relaxed), tick_.count())) [[unlikely]] {
+    Wake();
+  }
   return TimerHandle(s, armed);
 }
 
@@ -244,7 +257,7 @@ bool TimerService::Cancel(TimerHandle& h) noexcept { return Disarm(h, /*wait_for
 
 bool TimerService::TryCancel(TimerHandle& h) noexcept { return Disarm(h, /*wait_for_callback=*/false); }
 
-std::size_t TimerService::Advance(TimePoint now, bool* any_armed) {
+std::size_t TimerService::Advance(TimePoint now, TimePoint* earliest) {
   std::lock_guard advancing(advance_mu_);
   {
     // Blocks live as long as the service: scan them without the lock, so a
@@ -253,9 +266,9 @@ std::size_t TimerService::Advance(TimePoint now, bool* any_armed) {
     scan_.clear();
     for (const auto& b : blocks_) scan_.push_back(b.get());
   }
-  const std::int64_t now_ns = now.time_since_epoch().count();
+  const std::int64_t now_ns = Ns(now);
   std::size_t fired = 0;
-  bool any = false;
+  std::int64_t next_ns = Ns(kInfiniteFuture);
   for (Block* head : scan_) {
     for (Block* b = head; b != nullptr; b = b->next.load(std::memory_order_acquire)) {
       for (Slot& s : b->slots) {
@@ -264,11 +277,14 @@ std::size_t TimerService::Advance(TimePoint now, bool* any_armed) {
         const Callback callback = s.callback.load(std::memory_order_relaxed);
         void* const arg = s.arg.load(std::memory_order_relaxed);
         // Read before the CAS: if the slot was disarmed meanwhile, the CAS fails.
-        if (s.deadline.load(std::memory_order_relaxed) > now_ns ||
-            !s.word.compare_exchange_strong(w, timer_internal::With(w, timer_internal::kFiring),
-                                            std::memory_order_acq_rel, std::memory_order_acquire)) {
-          any = any || timer_internal::PhaseOf(w) == timer_internal::kArmed;
+        const std::int64_t deadline_ns = s.deadline.load(std::memory_order_relaxed);
+        if (deadline_ns > now_ns) {
+          next_ns = std::min(next_ns, deadline_ns);
           continue;
+        }
+        if (!s.word.compare_exchange_strong(w, timer_internal::With(w, timer_internal::kFiring),
+                                            std::memory_order_acq_rel, std::memory_order_acquire)) {
+          continue;  // disarmed meanwhile (and perhaps armed again: the rescan before sleeping sees it)
         }
         callback(arg);
         // Free again: a fired timer needs no Cancel, and its thread may re-arm the slot.
@@ -277,7 +293,7 @@ std::size_t TimerService::Advance(TimePoint now, bool* any_armed) {
       }
     }
   }
-  if (any_armed != nullptr) *any_armed = any;
+  if (earliest != nullptr) *earliest = TimePoint(Duration(next_ns));
   return fired;
 }
 
@@ -296,43 +312,66 @@ std::size_t TimerService::armed() const {
   return n;
 }
 
+TimePoint TimerService::EarliestArmed() const {
+  std::lock_guard lock(blocks_mu_);
+  std::int64_t next_ns = Ns(kInfiniteFuture);
+  for (const auto& head : blocks_) {
+    for (const Block* b = head.get(); b != nullptr; b = b->next.load(std::memory_order_acquire)) {
+      for (const Slot& s : b->slots) {
+        if (timer_internal::PhaseOf(s.word.load(std::memory_order_acquire)) != timer_internal::kArmed) continue;
+        next_ns = std::min(next_ns, s.deadline.load(std::memory_order_relaxed));
+      }
+    }
+  }
+  return TimePoint(Duration(next_ns));
+}
+
 void TimerService::Run(std::stop_token stop) {
-  int idle = 0;
   while (!stop.stop_requested()) {
     const TimePoint now = clock_.Now();
-    bool any = false;
-    Advance(now, &any);
-    if (any) {
-      idle = 0;
-    } else if (++idle >= idle_ticks_before_park_) {
-      if (!ParkUntilScheduled(stop)) return;
-      idle = 0;
-      continue;
-    }
-    clock_.SleepUntil(SaturatingAdd(now, tick_), stop);  // timers are at most one tick late
+    TimePoint earliest = kInfiniteFuture;
+    Advance(now, &earliest);
+    // At most one wake-up a tick, however many timers fall due.
+    if (!SleepUntilDue(std::max(earliest, SaturatingAdd(now, tick_)), stop)) return;
   }
 }
 
-bool TimerService::ParkUntilScheduled(std::stop_token& stop) {
-  parked_.store(true, std::memory_order_relaxed);
-  // A Schedule that armed before this barrier is seen by armed(); one that
-  // armed after it sees parked_ and wakes this thread.
-  HeavyBarrier(membarrier_);
-  if (armed() > 0) {
-    parked_.store(false, std::memory_order_relaxed);
-    return true;
+// Sleeps until `target` (without end when it is infinite), or until Wake or
+// the service's stop ends the sleep; false when the service stops.
+bool TimerService::SleepUntilDue(TimePoint target, std::stop_token& stop) {
+  std::stop_source wake;
+  std::stop_callback forward(stop, [&wake]() noexcept { wake.request_stop(); });
+  {
+    std::lock_guard lock(wake_mu_);
+    wake_ = wake;
   }
-  std::unique_lock lock(park_mu_);
-  park_cv_.wait(lock, stop, [this] { return !parked_.load(std::memory_order_relaxed); });
+  sleeping_until_.store(Ns(target), std::memory_order_relaxed);
+  // A Schedule that armed before this barrier is seen by the scan below; one
+  // that armed after it sees sleeping_until_ and wakes this thread.
+  HeavyBarrier(membarrier_);
+  if (!WakesFor(Ns(EarliestArmed()), Ns(target), tick_.count())) {
+    if (target != kInfiniteFuture) {
+      clock_.SleepUntil(target, wake.get_token());
+    } else {
+      std::mutex mu;
+      std::condition_variable_any cv;
+      std::unique_lock lock(mu);
+      cv.wait(lock, wake.get_token(), [] { return false; });
+    }
+  }
+  sleeping_until_.store(kAwake, std::memory_order_relaxed);
   return !stop.stop_requested();
 }
 
-void TimerService::Wake() {
+void TimerService::Wake() noexcept {
+  std::stop_source wake(std::nostopstate);
   {
-    std::lock_guard lock(park_mu_);
-    parked_.store(false, std::memory_order_relaxed);
+    std::lock_guard lock(wake_mu_);
+    // Later arms need not wake it again: it scans everything once awake.
+    sleeping_until_.store(kAwake, std::memory_order_relaxed);
+    wake = wake_;
   }
-  park_cv_.notify_one();
+  wake.request_stop();
 }
 
 }  // namespace stormguard

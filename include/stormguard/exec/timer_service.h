@@ -20,13 +20,17 @@
 // allocation. Disarming is one compare-and-swap against the timer thread's
 // own compare-and-swap from "armed" to "firing"; a timer that fired frees
 // its slot itself. One background thread shared by every call scans the
-// armed slots once per tick while any are armed and parks after a while
-// with none; the next Schedule wakes it (Linux membarrier makes that check
-// free for Schedule: the parking thread pays for the memory barrier;
+// armed slots when the earliest of them is due, and otherwise sleeps:
+// until that deadline, or without end while nothing is armed. Schedule wakes
+// it only for a timer due more than a tick before the time it sleeps until,
+// so a call that arms a timer later than one already armed, and cancels it
+// before it fires, costs the thread nothing (Linux membarrier makes that check
+// free for Schedule: the thread going to sleep pays for the memory barrier;
 // elsewhere Schedule uses a fence).
 //
 // Precision: a timer fires at its deadline or up to one tick (default 1 ms)
-// plus scheduling delay later, never before. Without a background thread
+// plus scheduling delay later, never before; the thread wakes at most once a
+// tick however many timers fire. Without a background thread
 // (options.background_thread = false), nothing fires until RunDue() is
 // called: with a ManualClock, tests move the clock and call RunDue() and
 // timers fire exactly at their deadline, on the test's thread.
@@ -47,9 +51,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
-#include <condition_variable>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -61,11 +65,9 @@
 namespace stormguard {
 
 struct TimerServiceOptions {
-  Duration tick = std::chrono::milliseconds(1);  // how often armed timers are checked
+  Duration tick = std::chrono::milliseconds(1);  // how late a timer may fire, to wake less often
   // Run a background thread that fires timers. Without it, RunDue() fires them.
   bool background_thread = true;
-  // Ticks with nothing armed before the background thread parks.
-  int idle_ticks_before_park = 100;
 
   std::vector<std::string> Validate() const;
 };
@@ -133,24 +135,27 @@ class TimerService {
   Block& BlockForThisThread();
   TimerHandle Arm(TimePoint deadline, Callback callback, void* arg) noexcept;
   std::shared_ptr<Block> Register();
-  std::size_t Advance(TimePoint now, bool* any_armed);
+  std::size_t Advance(TimePoint now, TimePoint* earliest);
+  TimePoint EarliestArmed() const;
   void Run(std::stop_token stop);
-  bool ParkUntilScheduled(std::stop_token& stop);
-  void Wake();
+  bool SleepUntilDue(TimePoint target, std::stop_token& stop);
+  void Wake() noexcept;
   static bool Disarm(TimerHandle& h, bool wait_for_callback) noexcept;
 
   Clock& clock_;
   Duration tick_;
-  int idle_ticks_before_park_;
   std::uint64_t id_;  // unique per service, never reused: keys threads' blocks
-  bool membarrier_;   // the parking thread issues the barrier (see banner)
+  bool membarrier_;   // the thread going to sleep issues the barrier (see banner)
   mutable std::mutex blocks_mu_;
   std::vector<std::shared_ptr<Block>> blocks_;  // never shrinks: orphans are reused
   std::mutex advance_mu_;
   std::vector<Block*> scan_;  // guarded by advance_mu_
-  std::atomic<bool> parked_{false};
-  std::mutex park_mu_;
-  std::condition_variable_any park_cv_;
+  // What the background thread sleeps until (ns on the clock's axis), or
+  // kAwake while it scans: Schedule reads it to decide whether to wake it.
+  static constexpr std::int64_t kAwake = std::numeric_limits<std::int64_t>::min();
+  std::atomic<std::int64_t> sleeping_until_{kAwake};
+  std::mutex wake_mu_;
+  std::stop_source wake_{std::nostopstate};  // guarded by wake_mu_: ends the current sleep
   std::jthread thread_;  // last: starts after everything above exists
 };
 
