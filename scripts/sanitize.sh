@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds and runs every test under a sanitizer, in its own build folder.
+# Builds and runs the tests under a sanitizer, in its own build folder: every
+# test under ASan+UBSan; under TSan every test that starts threads (the
+# single-threaded ones are not built there, see tests/CMakeLists.txt).
 #
 #   scripts/sanitize.sh address,undefined     # -> build-asan
 #   scripts/sanitize.sh thread                # -> build-tsan
