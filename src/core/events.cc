@@ -15,6 +15,7 @@ std::string_view EventKindName(EventKind k) noexcept {
     case EventKind::kFallback: return "fallback";
     case EventKind::kAbandoned: return "abandoned";
     case EventKind::kChaosInjected: return "chaos_injected";
+    case EventKind::kHedgeWon: return "hedge_won";
   }
   return "unknown";
 }

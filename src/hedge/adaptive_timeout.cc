@@ -30,7 +30,7 @@ Result<std::shared_ptr<AdaptiveTimeout>> AdaptiveTimeout::Create(AdaptiveTimeout
 }
 
 AdaptiveTimeout::AdaptiveTimeout(AdaptiveTimeoutOptions o) noexcept
-    : o_(std::move(o)), value_(o_.warmup.count()) {}
+    : o_(std::move(o)), current_(o_.warmup) {}
 
 Duration AdaptiveTimeout::Compute(TimePoint now) const noexcept {
   const std::optional<Duration> q = o_.latency->Quantile(o_.quantile, now);
@@ -39,13 +39,7 @@ Duration AdaptiveTimeout::Compute(TimePoint now) const noexcept {
 }
 
 Duration AdaptiveTimeout::Current(TimePoint now) const noexcept {
-  const Duration::rep t = now.time_since_epoch().count();
-  Duration::rep due = refresh_at_.load(std::memory_order_acquire);
-  if (t >= due &&
-      refresh_at_.compare_exchange_strong(due, SaturatingAdd(now, o_.refresh).time_since_epoch().count())) {
-    value_.store(Compute(now).count(), std::memory_order_release);
-  }
-  return Duration(value_.load(std::memory_order_acquire));
+  return current_.Get(now, o_.refresh, [this](TimePoint t) { return Compute(t); });
 }
 
 Duration AdaptiveTimeout::TimeoutFor(TimePoint now, Duration remaining) const noexcept {

@@ -227,6 +227,7 @@ void HedgeCallBase::Win(int i, OutcomeClass outcome, TimePoint end) {
   answered_at_ = end;
   run_.winner = i + 1;
   if (outcome != OutcomeClass::kSuccess) run_.stop = HedgeStop::kFatal;
+  if (i > 0) Report(EventKind::kHedgeWon, {}, end, i, outcome, end - attempts_[0].start);
   for (int j = 0; j < state_.launched; ++j) {
     Attempt& a = attempts_[j];
     if (!a.running) continue;

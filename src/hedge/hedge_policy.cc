@@ -41,11 +41,8 @@ std::vector<std::string> HedgeOptions::Validate() const {
 Result<HedgePolicy> HedgePolicy::Create(HedgeOptions options) {
   Status s = ValidationStatus("hedge options", options.Validate());
   if (!s.ok()) return s;
-  std::shared_ptr<DelayCache> cache;
-  if (options.latency != nullptr) {
-    cache = std::make_shared<DelayCache>();
-    cache->value.store(options.delay.count());
-  }
+  std::shared_ptr<hedge_internal::RefreshedQuantile> cache;
+  if (options.latency != nullptr) cache = std::make_shared<hedge_internal::RefreshedQuantile>(options.delay);
   return HedgePolicy(std::move(options), std::move(cache));
 }
 
@@ -56,16 +53,7 @@ Duration HedgePolicy::LiveDelay(TimePoint now) const noexcept {
 
 Duration HedgePolicy::CurrentDelay(TimePoint now) const noexcept {
   if (cache_ == nullptr) return o_.delay;
-  // One caller per refresh period recomputes (a histogram scan); the others
-  // keep using the previous value meanwhile.
-  const Duration::rep t = now.time_since_epoch().count();
-  Duration::rep due = cache_->refresh_at.load(std::memory_order_acquire);
-  if (t >= due && cache_->refresh_at.compare_exchange_strong(due, SaturatingAdd(now, o_.delay_refresh)
-                                                                      .time_since_epoch()
-                                                                      .count())) {
-    cache_->value.store(LiveDelay(now).count(), std::memory_order_release);
-  }
-  return Duration(cache_->value.load(std::memory_order_acquire));
+  return cache_->Get(now, o_.delay_refresh, [this](TimePoint t) { return LiveDelay(t); });
 }
 
 HedgeStop HedgePolicy::CheckCall(const CallContext& ctx, TimePoint now) const noexcept {

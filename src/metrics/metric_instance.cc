@@ -110,6 +110,7 @@ void Instance::OnEvent(const Event& e) noexcept {
     case EventKind::kStateChanged: return OnStateChanged(e);
     case EventKind::kTimedOut: return Add(kTimeouts);
     case EventKind::kHedgeLaunched: return Add(kHedgesSent);
+    case EventKind::kHedgeWon: return Add(kHedgesWon);
     case EventKind::kFallback: return Add(kFallbacks);
     case EventKind::kAbandoned: return Add(kAbandoned);
     case EventKind::kChaosInjected: return Add(kChaosInjections + ChaosKindIndex(e.reason));

@@ -55,6 +55,7 @@ enum Cell : int {
   kRejected = kTransitions + static_cast<int>(kBreakerStates.size()),      // by kRejecters
   kTimeouts = kRejected + static_cast<int>(kRejecters.size()),
   kHedgesSent,
+  kHedgesWon,
   kFallbacks,
   kAbandoned,
   kChaosInjections,                                                // by kChaosKinds

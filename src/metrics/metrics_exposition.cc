@@ -183,6 +183,8 @@ std::string MetricsListener::Scrape() const {
                 kRejected + 1, "policy", rejecters);
   AppendCounter(out, snaps, "stormguard_timeouts_total", "Timeouts that fired.", kTimeouts, "", kNone);
   AppendCounter(out, snaps, "stormguard_hedges_sent_total", "Hedged attempts sent.", kHedgesSent, "", kNone);
+  AppendCounter(out, snaps, "stormguard_hedges_won_total", "Calls whose answer came from a hedged attempt.",
+                kHedgesWon, "", kNone);
   AppendCounter(out, snaps, "stormguard_fallbacks_total", "Results a fallback produced.", kFallbacks, "", kNone);
   AppendCounter(out, snaps, "stormguard_abandoned_attempts_total", "Attempts left running past their timeout.",
                 kAbandoned, "", kNone);

@@ -149,6 +149,8 @@ TEST(MetricsListenerTest, RejectionsTimeoutsHedgesFallbacksAbandoned) {
   l.OnEvent(Ev(EventKind::kRejected, "idempotency_key", "missing_key"));
   l.OnEvent(Ev(EventKind::kTimedOut, "timeout", "deadline"));
   l.OnEvent(Ev(EventKind::kHedgeLaunched, "hedge"));
+  l.OnEvent(Ev(EventKind::kHedgeLaunched, "hedge"));
+  l.OnEvent(Ev(EventKind::kHedgeWon, "hedge"));
   l.OnEvent(Ev(EventKind::kFallback, "fallback", "unavailable"));
   l.OnEvent(Ev(EventKind::kAbandoned, "timeout", "ignored_stop"));
   EXPECT_EQ(m.Scrape(),
@@ -163,7 +165,10 @@ TEST(MetricsListenerTest, RejectionsTimeoutsHedgesFallbacksAbandoned) {
             "stormguard_timeouts_total{name=\"g\"} 1\n"
             "# HELP stormguard_hedges_sent_total Hedged attempts sent.\n"
             "# TYPE stormguard_hedges_sent_total counter\n"
-            "stormguard_hedges_sent_total{name=\"g\"} 1\n"
+            "stormguard_hedges_sent_total{name=\"g\"} 2\n"
+            "# HELP stormguard_hedges_won_total Calls whose answer came from a hedged attempt.\n"
+            "# TYPE stormguard_hedges_won_total counter\n"
+            "stormguard_hedges_won_total{name=\"g\"} 1\n"
             "# HELP stormguard_fallbacks_total Results a fallback produced.\n"
             "# TYPE stormguard_fallbacks_total counter\n"
             "stormguard_fallbacks_total{name=\"g\"} 1\n"

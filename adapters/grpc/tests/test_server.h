@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -17,13 +18,13 @@ namespace stormguard::grpc::testing {
 using test::EchoReply;
 using test::EchoRequest;
 
-// Serves `service` on a loopback port the system picks, until destroyed.
+// Serves `services` on a loopback port the system picks, until destroyed.
 class Loopback {
  public:
-  explicit Loopback(::grpc::Service* service) {
+  explicit Loopback(std::initializer_list<::grpc::Service*> services) {
     ::grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", ::grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(service);
+    for (::grpc::Service* service : services) builder.RegisterService(service);
     server_ = builder.BuildAndStart();
     EXPECT_NE(server_, nullptr);
     EXPECT_GT(port_, 0);
@@ -44,7 +45,7 @@ using SayHandler = std::function<::grpc::Status(::grpc::ServerContext&, const Ec
 
 class EchoServer final : public test::Echo::Service {
  public:
-  explicit EchoServer(SayHandler handler) : handler_(std::move(handler)), loopback_(this) {}
+  explicit EchoServer(SayHandler handler) : handler_(std::move(handler)), loopback_({this}) {}
   std::string address() const { return loopback_.address(); }
 
   ::grpc::Status Say(::grpc::ServerContext* context, const EchoRequest* request, EchoReply* reply) override {
@@ -62,7 +63,7 @@ using CallbackSayHandler =
 
 class CallbackEchoServer final : public test::Echo::CallbackService {
  public:
-  explicit CallbackEchoServer(CallbackSayHandler handler) : handler_(std::move(handler)), loopback_(this) {}
+  explicit CallbackEchoServer(CallbackSayHandler handler) : handler_(std::move(handler)), loopback_({this}) {}
   std::string address() const { return loopback_.address(); }
 
   using test::Echo::CallbackService::Say;  // the sync form stays hidden behind this one

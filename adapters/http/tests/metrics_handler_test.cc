@@ -34,6 +34,7 @@ void Populate(MetricsListener& metrics) {
   ev(EventKind::kRejected, "bulkhead", "bulkhead full");
   ev(EventKind::kTimedOut, "timeout", "deadline");
   ev(EventKind::kHedgeLaunched, "hedge", {});
+  ev(EventKind::kHedgeWon, "hedge", {}, 2);
   ev(EventKind::kFallback, "fallback", "unavailable");
   ev(EventKind::kAbandoned, "timeout", "ignored_stop");
   metrics.For("we\"ird\\name\n\x01\xc3\xa9").OnEvent(Event{.kind = EventKind::kFallback, .policy = "fallback"});
@@ -54,6 +55,7 @@ TEST(MetricsHandlerTest, ServesAScrapeThatPromtoolAccepts) {
   for (std::string_view family :
        {"stormguard_attempts_total{", "stormguard_attempt_duration_seconds_bucket{", "stormguard_retry_calls_total{",
         "stormguard_circuitbreaker_state{", "stormguard_rejected_calls_total{", "stormguard_hedges_sent_total{",
+        "stormguard_hedges_won_total{",
         "stormguard_bulkhead_concurrent_calls{", "stormguard_config_reloads_rejected_total{",
         "stormguard_metrics_overflow_total 1\n"}) {
     EXPECT_NE(res->body.find(family), std::string::npos) << family;

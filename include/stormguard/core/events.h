@@ -40,6 +40,8 @@ enum class EventKind {
   kFallback,         // a fallback produced the result
   kAbandoned,        // an attempt kept running after its timeout
   kChaosInjected,    // fault injection hit this call (reason = what it injected)
+  kHedgeWon,         // a hedged attempt, not the primary, gave the call's answer (attempt = its
+                     // number, outcome = its class, duration = since the primary started)
 };
 
 std::string_view EventKindName(EventKind k) noexcept;

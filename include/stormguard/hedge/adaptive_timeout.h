@@ -34,13 +34,13 @@
 // keep the previous value); the tracker is thread-safe.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "stormguard/core/result.h"
 #include "stormguard/core/time.h"
+#include "stormguard/hedge/internal/refreshed_quantile.h"
 #include "stormguard/hedge/latency_tracker.h"
 
 namespace stormguard {
@@ -91,8 +91,7 @@ class AdaptiveTimeout {
   explicit AdaptiveTimeout(AdaptiveTimeoutOptions o) noexcept;
 
   AdaptiveTimeoutOptions o_;
-  mutable std::atomic<Duration::rep> value_;
-  mutable std::atomic<Duration::rep> refresh_at_{TimePoint::min().time_since_epoch().count()};
+  hedge_internal::RefreshedQuantile current_;
 };
 
 }  // namespace stormguard

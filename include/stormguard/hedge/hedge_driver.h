@@ -42,7 +42,9 @@
 //
 // Events to policy.options().listener (policy "hedge"): kHedgeLaunched
 // (attempt number, time since the previous launch), kAttemptEnded (outcome,
-// latency), kGaveUp (reason: HedgeStopName) when the call ends in failure.
+// latency), kHedgeWon when a hedge's result is the answer (a success, or a
+// fatal failure that came first), kGaveUp (reason: HedgeStopName) when the
+// call ends in failure.
 // Budget protocol as the retry driver: OnRequestStart/End once, every
 // finished attempt recorded (cancelled ones excepted), TryAcquireRetry per
 // hedge, OnRetryEnd when each hedge ends. With a LatencyTracker, every

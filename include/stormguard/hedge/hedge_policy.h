@@ -51,7 +51,6 @@
 // the budget and tracker it holds are thread-safe.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -62,6 +61,7 @@
 #include "stormguard/core/classifier.h"
 #include "stormguard/core/events.h"
 #include "stormguard/core/result.h"
+#include "stormguard/hedge/internal/refreshed_quantile.h"
 #include "stormguard/hedge/latency_tracker.h"
 #include "stormguard/retry/retry_budget.h"
 
@@ -161,17 +161,12 @@ class HedgePolicy {
   static bool GivesUpForTheChain(HedgeStop r) noexcept;
 
  private:
-  struct DelayCache {
-    std::atomic<Duration::rep> value;
-    std::atomic<Duration::rep> refresh_at{TimePoint::min().time_since_epoch().count()};
-  };
-
-  HedgePolicy(HedgeOptions o, std::shared_ptr<DelayCache> cache) noexcept
+  HedgePolicy(HedgeOptions o, std::shared_ptr<hedge_internal::RefreshedQuantile> cache) noexcept
       : o_(std::move(o)), cache_(std::move(cache)) {}
   Duration LiveDelay(TimePoint now) const noexcept;
 
   HedgeOptions o_;
-  std::shared_ptr<DelayCache> cache_;  // only with a tracker; copies share it
+  std::shared_ptr<hedge_internal::RefreshedQuantile> cache_;  // only with a tracker; copies share it
 };
 
 }  // namespace stormguard

@@ -321,6 +321,7 @@ void HedgeCall::Book(AsyncBranch& branch, OutcomeClass outcome, TimePoint end) {
 void HedgeCall::Win(int i, AsyncBranch& branch, Status status, OutcomeClass outcome, TimePoint end,
                     After& after) {
   winner_ = i;
+  if (i > 0) Report(EventKind::kHedgeWon, {}, end, base_attempt_ + i, outcome, end - attempts_[0].start);
   if (outcome == OutcomeClass::kSuccess) {
     branch.AdoptValue();
   } else {

@@ -10,6 +10,7 @@
 
 #include "pipeline/scenarios/scenario_driver.h"
 #include "stormguard/metrics/counters.h"
+#include "stormguard/metrics/metrics_listener.h"
 #include "stormguard/retry/token_bucket_budget.h"
 
 namespace stormguard::testing {
@@ -291,6 +292,8 @@ TYPED_TEST_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop) {
   EXPECT_EQ(r.took, 60ms);
   auto snap = counters.Read();
   EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, "hedge"), 1u);
+  EXPECT_EQ(snap.count(EventKind::kHedgeWon, "hedge"), 1u);
+  EXPECT_EQ(snap.total(EventKind::kHedgeWon, "hedge"), 60ms);  // since the primary started
   EXPECT_EQ(snap.count(EventKind::kAttemptEnded, "hedge"), 2u);
   EXPECT_EQ(snap.count(EventKind::kAttemptStarted, "pipeline"), 2u);
 }
@@ -304,6 +307,19 @@ TYPED_TEST_P(HedgeScenarios, APrimaryThatAnswersBeforeTheDelayStartsNoHedge) {
   EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms));
   EXPECT_EQ(r.took, 20ms);
   EXPECT_EQ(counters.Read().count(EventKind::kHedgeLaunched, "hedge"), 0u);
+}
+
+// A call counts as won by hedging only when a hedge's result is the answer:
+// not when the primary answers first, even with a hedge in flight.
+TYPED_TEST_P(HedgeScenarios, OnlyCallsAHedgeAnsweredCountAsHedgesWon) {
+  MetricsListener metrics;
+  Pipeline p = Unwrap(this->Builder(&metrics.For("stock")).AddHedge(this->After(50ms), this->workers).Build());
+  EXPECT_EQ(*this->Run(p, {{60ms}, {500ms}}).result, 1);  // the primary wins the race
+  EXPECT_EQ(metrics.Scrape().find("stormguard_hedges_won_total"), std::string::npos);
+  EXPECT_EQ(*this->Run(p, {{500ms}, {10ms}}).result, 2);  // the hedge wins
+  const std::string scrape = metrics.Scrape();
+  EXPECT_NE(scrape.find("stormguard_hedges_sent_total{name=\"stock\"} 2\n"), std::string::npos) << scrape;
+  EXPECT_NE(scrape.find("stormguard_hedges_won_total{name=\"stock\"} 1\n"), std::string::npos) << scrape;
 }
 
 TYPED_TEST_P(HedgeScenarios, ANonFatalFailureLaunchesTheHedgeAtOnce) {
@@ -377,7 +393,8 @@ TYPED_TEST_P(HedgeScenarios, StagesInsideTheHedgeRunOncePerHedgedAttempt) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop,
-                            APrimaryThatAnswersBeforeTheDelayStartsNoHedge, ANonFatalFailureLaunchesTheHedgeAtOnce,
+                            APrimaryThatAnswersBeforeTheDelayStartsNoHedge,
+                            OnlyCallsAHedgeAnsweredCountAsHedgesWon, ANonFatalFailureLaunchesTheHedgeAtOnce,
                             AFatalFailureEndsTheCallAndStopsTheOthers,
                             WhenEveryHedgedAttemptFailsTheCallReportsTheFailure,
                             AnOverallTimeoutCancelsEveryHedgedAttempt, TheCallersStopCancelsEveryHedgedAttempt,
