@@ -10,11 +10,13 @@
 //   MetricsListener instance (issue 14: <= 5 ns more than
 //   BM_Pipeline_Success in the same run).
 // BM_Pipeline_Success_NullListener: the same with a listener that does
-//   nothing: the part of the difference that any listener costs, not the
-//   metrics. With a listener the pipeline reads the precise clock once more,
-//   right after the call, to time the attempt (it starts at the timeout's
-//   reading); the stages on the way out share that reading instead of the
-//   coarse one, as tests/pipeline/success_path_clock_test.cc pins.
+//   nothing and times every attempt (AttemptTiming::kEvery, the default): the
+//   pipeline reads the precise clock once more, right after the call, and
+//   the stages on the way out share that reading instead of the coarse one.
+//   The metrics listener samples instead (kSampled): after a fast attempt it
+//   reads the precise clock for 1 call in 16 only, as
+//   tests/pipeline/success_path_clock_test.cc pins, so it can cost less
+//   than this null listener.
 // BM_Pipeline_CockatielEquivalent: timeout + retry + breaker + bulkhead, the
 //   pipeline bench/peers/cockatiel_pipeline.js runs with cockatiel.
 // Any allocation on the success path fails the run.
@@ -52,8 +54,8 @@ MetricsListener& Metrics() {
   return *metrics;
 }
 
-// Reports go nowhere: what having any listener costs (one clock read after
-// the call, and the events), so that the metrics' own share can be told apart.
+// Reports go nowhere: what a listener that times every attempt costs (one
+// clock read after the call, and the events).
 struct NullListener final : Listener {
   void OnEvent(const Event&) noexcept override {}
 };

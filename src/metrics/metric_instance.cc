@@ -1,5 +1,6 @@
 #include "metric_instance.h"
 
+#include <algorithm>
 #include <mutex>
 #include <vector>
 
@@ -126,10 +127,21 @@ void Instance::OnAttemptEnded(const Event& e) noexcept {
   const int shard = ThreadShard();
   const auto outcome = static_cast<int>(e.outcome);
   if (outcome < kOutcomeCount) Add(shard, kAttempts + outcome);
-  const Duration d = e.duration < Duration::zero() ? Duration::zero() : e.duration;
-  Add(shard, kBuckets + BucketIndex(d));
-  Add(shard, kLatencySumNanos, static_cast<std::uint64_t>(d.count()));
+  if (e.weight != 0) AddLatency(shard, e.duration, e.weight);
   if (retry && e.outcome == OutcomeClass::kSuccess) Add(shard, kRetryCalls + (e.attempt <= 1 ? 0 : 1));
+}
+
+// A sample standing for `weight` attempts: the buckets and the sum grow by
+// as much as those attempts would add, so they and _count (the buckets'
+// total) stay unbiased estimates and +Inf equals _count.
+void Instance::AddLatency(int shard, Duration d, std::uint32_t weight) noexcept {
+  const Duration clamped = std::max(d, Duration::zero());
+  std::uint64_t weighted = 0;
+  if (__builtin_mul_overflow(static_cast<std::uint64_t>(clamped.count()), std::uint64_t{weight}, &weighted)) {
+    weighted = UINT64_MAX;  // only a custom policy's nonsense event gets here
+  }
+  Add(shard, kBuckets + BucketIndex(clamped), weight);
+  Add(shard, kLatencySumNanos, weighted);
 }
 
 void Instance::OnStateChanged(const Event& e) noexcept {

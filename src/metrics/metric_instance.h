@@ -87,6 +87,8 @@ class Instance final : public Listener {
   explicit Instance(std::string name) : name_(std::move(name)) {}
 
   void OnEvent(const Event& e) noexcept override;
+  // The histogram takes weighted samples; the counters by outcome stay exact.
+  AttemptTiming attempt_timing() const noexcept override { return AttemptTiming::kSampled; }
 
   const std::string& name() const noexcept { return name_; }
   std::uint64_t Read(int cell) const noexcept;
@@ -104,6 +106,7 @@ class Instance final : public Listener {
     }
   }
   void OnAttemptEnded(const Event& e) noexcept;
+  void AddLatency(int shard, Duration d, std::uint32_t weight) noexcept;
   void OnStateChanged(const Event& e) noexcept;
 
   const std::string name_;

@@ -2,6 +2,7 @@
 
 #include "stormguard/pipeline/async_branch.h"
 
+#include "stormguard/core/internal/attempt_sampler.h"
 #include "stormguard/pipeline/internal/async_now.h"
 
 #include <cstring>
@@ -119,10 +120,10 @@ void AsyncCall::AttemptEnded(Status status) {
   if (!attempt_open_.exchange(false, std::memory_order_acq_rel)) return;
   const pipeline_internal::AsyncPlan& p = *plan_;
   if (p.listener != nullptr && p.report_attempt_end) {
-    const TimePoint end = p.clock->Now();
-    p.listener->OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end,
+    const core_internal::AttemptEnd end = core_internal::EndAttempt(*p.clock, p.attempt_timing, attempt_start_);
+    p.listener->OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end.at,
                               .attempt = ctx_.attempt, .outcome = p.classifier->Classify(status),
-                              .duration = end - attempt_start_});
+                              .weight = end.weight, .duration = end.duration});
   }
   Leave(p.stages.size(), std::move(status));
 }

@@ -1,10 +1,27 @@
 #include "stormguard/pipeline/pipeline.h"
 
+#include "stormguard/core/internal/attempt_sampler.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
 
 namespace pipeline_internal {
+
+namespace {
+
+// The sampled end of the attempt from `start`: the coarse reading it takes
+// becomes the pass's, and so does the precise one when it times the attempt.
+core_internal::AttemptEnd EndSampled(const Invocation& inv, TimePoint start) noexcept {
+  inv.coarse = inv.clock->CoarseNow();
+  inv.has_coarse = true;
+  const std::uint32_t weight = core_internal::SampledWeight(start, inv.coarse);
+  if (weight == 0) return {.at = start};
+  inv.now = inv.clock->Now();
+  inv.has_now = true;
+  return {.at = inv.now, .duration = inv.now - start, .weight = weight};
+}
+
+}  // namespace
 
 Status CallListened(const Invocation& inv, CallContext& ctx) {
   const TimePoint start = inv.has_now ? inv.now : inv.clock->Now();
@@ -12,13 +29,19 @@ Status CallListened(const Invocation& inv, CallContext& ctx) {
   inv.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline", .at = start,
                               .attempt = ctx.attempt});
   Status s = inv.call(ctx);
-  const TimePoint end = inv.clock->Now();
-  inv.now = end;
-  inv.has_now = true;
+  if (inv.sampled && !inv.report_attempt_end) return s;  // the retry or hedge times it
+  core_internal::AttemptEnd end;
+  if (inv.sampled) {
+    end = EndSampled(inv, start);
+  } else {
+    inv.now = inv.clock->Now();
+    inv.has_now = true;
+    end = {.at = inv.now, .duration = inv.now - start, .weight = 1};
+  }
   if (inv.report_attempt_end) {
-    inv.listener->OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end,
+    inv.listener->OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end.at,
                                 .attempt = ctx.attempt, .outcome = inv.classifier->Classify(s),
-                                .duration = end - start});
+                                .weight = end.weight, .duration = end.duration});
   }
   return s;
 }
@@ -34,7 +57,8 @@ Status Pipeline::Run(CallContext& ctx, FunctionRef<Status(CallContext&)> call,
                                           .listener = listener_,
                                           .clock = clock_,
                                           .classifier = classifier_,
-                                          .report_attempt_end = report_attempt_end_};
+                                          .report_attempt_end = report_attempt_end_,
+                                          .sampled = sampled_};
   return Next(inv, 0)(ctx);
 }
 
@@ -198,7 +222,8 @@ PipelineBuilder& PipelineBuilder::Add(std::shared_ptr<const Stage> stage) {
 }
 
 // The frame layout and the driver-neutral parts of the asynchronous form.
-std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPlan(bool report_attempt_end) const {
+std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPlan(bool report_attempt_end,
+                                                                                      bool sampled) const {
   auto plan = std::make_shared<pipeline_internal::AsyncPlan>();
   plan->keep = stages_;
   plan->timers = std::make_shared<TimerServiceTimers>(*o_.timers);
@@ -206,6 +231,7 @@ std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPl
   plan->listener = o_.listener;
   plan->classifier = o_.classifier;
   plan->report_attempt_end = report_attempt_end;
+  plan->attempt_timing = sampled ? AttemptTiming::kSampled : AttemptTiming::kEvery;
   for (std::size_t i = 0; i < stages_.size(); ++i) {
     const AsyncStage* stage = stages_[i]->async();
     if (stage == nullptr) {
@@ -234,11 +260,12 @@ Result<Pipeline> PipelineBuilder::Build() const {
   p.clock_ = o_.clock;
   p.classifier_ = o_.classifier;
   p.listener_ = o_.listener;
+  p.sampled_ = o_.listener != nullptr && o_.listener->attempt_timing() == AttemptTiming::kSampled;
   for (const StagePlacement& placement : placements_) {  // read once here, never per call
     if (placement.reports_attempt_end) p.report_attempt_end_ = false;
     if (placement.concurrent) p.concurrent_ = true;
   }
-  p.async_ = MakeAsyncPlan(p.report_attempt_end_);
+  p.async_ = MakeAsyncPlan(p.report_attempt_end_, p.sampled_);
   return p;
 }
 

@@ -19,9 +19,9 @@ void RecordAttempt(const RetryPolicy& p, OutcomeClass outcome, TimePoint now) no
 }
 
 void Report(const RetryPolicy& p, EventKind kind, std::string_view reason, TimePoint now, int attempt,
-            OutcomeClass outcome, Duration d) noexcept {
+            OutcomeClass outcome, Duration d, std::uint32_t weight = 1) noexcept {
   Emit(p.options().listener, Event{.kind = kind, .policy = "retry", .reason = reason, .at = now,
-                                   .attempt = attempt, .outcome = outcome, .duration = d});
+                                   .attempt = attempt, .outcome = outcome, .weight = weight, .duration = d});
 }
 
 }  // namespace
@@ -51,10 +51,11 @@ RetryDecision RetrySession::OnAttemptEnd(Status& status, OutcomeClass outcome, C
   return d;
 }
 
-void RetrySession::OnSuccess(CallContext& ctx, TimePoint now, TimePoint coarse_now, Duration latency) noexcept {
+void RetrySession::OnSuccess(CallContext& ctx, TimePoint now, TimePoint coarse_now, Duration latency,
+                             std::uint32_t weight) noexcept {
   const int attempt = ctx.attempt;
   OnQuietSuccess(ctx, coarse_now);
-  Report(*policy_, EventKind::kAttemptEnded, {}, now, attempt, OutcomeClass::kSuccess, latency);
+  Report(*policy_, EventKind::kAttemptEnded, {}, now, attempt, OutcomeClass::kSuccess, latency, weight);
 }
 
 Status RetrySession::OnWaitCancelled(CallContext& ctx, TimePoint coarse_now) noexcept {

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <thread>
 
 #include "pipeline/pipeline_test_util.h"
+#include "stormguard/metrics/counters.h"
 #include "stormguard/metrics/metrics_listener.h"
 #include "stormguard/retry/token_bucket_budget.h"
 
@@ -45,22 +47,39 @@ TEST(SuccessPathClockTest, TheFullPipelineReadsEachClockOncePerCall) {
   }
 }
 
-// With a listener the pipeline reads the precise time once more, right
-// after the call: the retry times the attempt from the timeout's reading to
-// that one, and the breaker and the budget take it instead of the coarse
-// clock. So metrics cost one precise read and save the coarse one.
-TEST(SuccessPathClockTest, AListenerAddsOnePreciseReadAndSavesTheCoarseOne) {
-  MetricsListener metrics;
-  FullPipeline p(&metrics.For("payments"));
+// A listener that times every attempt (CountingListener) costs one precise
+// read more, right after the call: the retry times the attempt from the
+// timeout's reading to that one, and the breaker and the budget take it
+// instead of the coarse clock.
+TEST(SuccessPathClockTest, AnExactListenerAddsOnePreciseReadAndSavesTheCoarseOne) {
+  CountingListener counting;
+  FullPipeline p(&counting);
   CallContext ctx;
   for (int call = 1; call <= 3; ++call) {
     ASSERT_TRUE(p.pipeline.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
     EXPECT_EQ(p.clock.precise, 2 * call);
     EXPECT_EQ(p.clock.coarse, 0);
   }
-  EXPECT_NE(metrics.Scrape().find("stormguard_attempts_total{name=\"payments\",outcome=\"success\"} 3"),
-            std::string::npos)
-      << metrics.Scrape();
+}
+
+// Metrics sample fast attempts (AttemptTiming::kSampled): after a fast call
+// the breaker's coarse reading is shared with the retry, and the precise
+// clock is read again for 1 call in 16 only. On a fresh thread, so that its
+// sampling countdown starts full.
+TEST(SuccessPathClockTest, MetricsReadThePreciseClockAgainForOneFastCallInSixteen) {
+  std::thread([] {
+    MetricsListener metrics;
+    FullPipeline p(&metrics.For("payments"));
+    CallContext ctx;
+    for (int call = 1; call <= 32; ++call) {
+      ASSERT_TRUE(p.pipeline.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
+      EXPECT_EQ(p.clock.precise, call + call / 16) << call;
+      EXPECT_EQ(p.clock.coarse, call) << call;
+    }
+    EXPECT_NE(metrics.Scrape().find("stormguard_attempts_total{name=\"payments\",outcome=\"success\"} 32"),
+              std::string::npos)
+        << metrics.Scrape();
+  }).join();
 }
 
 // A Result<T> call takes the same path: its value goes to a slot, not

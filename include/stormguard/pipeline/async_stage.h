@@ -131,6 +131,7 @@ struct AsyncPlan {
   Listener* listener = nullptr;
   const Classifier* classifier = nullptr;
   bool report_attempt_end = true;
+  AttemptTiming attempt_timing = AttemptTiming::kEvery;  // the listener's
 };
 
 }  // namespace pipeline_internal

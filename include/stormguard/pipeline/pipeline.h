@@ -183,6 +183,7 @@ class Pipeline {
   const Classifier* classifier_ = nullptr;
   Listener* listener_ = nullptr;
   bool report_attempt_end_ = true;
+  bool sampled_ = false;  // the listener's AttemptTiming, asked once at Build()
   bool concurrent_ = false;  // a hedge stage runs the callable on several threads
   std::shared_ptr<const pipeline_internal::AsyncPlan> async_;
 };
@@ -291,7 +292,8 @@ class PipelineBuilder {
   // Records a stage whose options are invalid; false when `errors` is empty.
   bool Invalid(const StagePlacement& placement, const std::vector<std::string>& errors);
   std::string Where(std::size_t i) const;  // "stages[2] (retry): "
-  std::shared_ptr<const pipeline_internal::AsyncPlan> MakeAsyncPlan(bool report_attempt_end) const;
+  std::shared_ptr<const pipeline_internal::AsyncPlan> MakeAsyncPlan(bool report_attempt_end,
+                                                                     bool sampled) const;
 
   PipelineOptions o_;
   std::vector<StagePlacement> placements_;            // one per Add, even a failed one

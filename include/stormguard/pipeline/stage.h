@@ -69,6 +69,7 @@ struct Invocation {
   Clock* clock;
   const Classifier* classifier;
   bool report_attempt_end;  // no stage reports attempt ends, so the call does
+  bool sampled;             // the listener asked for AttemptTiming::kSampled
   mutable std::uint32_t calls = 0;  // times the callable was entered
   mutable bool has_now = false;     // `now` was read since the callable last ran
   mutable bool has_coarse = false;  // `coarse` was read since then
@@ -78,8 +79,11 @@ struct Invocation {
 
 // The callable with kAttemptStarted (and kAttemptEnded) events around it.
 // The attempt starts at the pass's reading (or a fresh one when no stage
-// took it); the reading after the call becomes the pass's reading on the
-// way out, so the retry's latency and the stages' end times share it.
+// took it). For a listener that times every attempt, the reading after the
+// call becomes the pass's reading on the way out, so the retry's latency and
+// the stages' end times share it. For a sampled one, the stages on the way
+// out share the coarse reading as without a listener, and the precise clock
+// is read only for the attempts it times (core/internal/attempt_sampler.h).
 Status CallListened(const Invocation& inv, CallContext& ctx);
 
 }  // namespace pipeline_internal
@@ -91,9 +95,9 @@ class Next {
 
   // The time, read from the pipeline's clock once per pass: stages on the
   // way in share one reading, which is dropped when the callable starts, so
-  // the first stage on the way out reads afresh (with a listener, the
-  // pipeline reads it right after the call). A stage that waits (a retry
-  // backoff, a queue) must call ForgetNow() after waiting.
+  // the first stage on the way out reads afresh (with a listener that times
+  // every attempt, the pipeline reads it right after the call). A stage
+  // that waits (a retry backoff, a queue) must call ForgetNow() after waiting.
   TimePoint Now() const noexcept {
     if (!inv_->has_now) {
       inv_->now = inv_->clock->Now();

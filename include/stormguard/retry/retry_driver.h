@@ -34,6 +34,7 @@
 #include <type_traits>
 
 #include "stormguard/core/clock.h"
+#include "stormguard/core/internal/attempt_sampler.h"
 #include "stormguard/core/internal/call_helpers.h"
 #include "stormguard/retry/retry_policy.h"
 #include "stormguard/retry/retry_session.h"
@@ -88,9 +89,9 @@ auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
     if (outcome == OutcomeClass::kSuccess) {  // a success needs no decision
       if (session.quiet()) {
         session.OnQuietSuccess(ctx, books ? clock.CoarseNow() : TimePoint());
-      } else {
-        const TimePoint end = clock.Now();
-        session.OnSuccess(ctx, end, clock.CoarseNow(), end - start);
+      } else {  // a failure below is timed exactly: its time decides the retry
+        const core_internal::AttemptEnd end = core_internal::EndAttempt(clock, policy.attempt_timing(), start);
+        session.OnSuccess(ctx, end.at, clock.CoarseNow(), end.duration, end.weight);
       }
       return result;
     }

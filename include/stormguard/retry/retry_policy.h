@@ -106,6 +106,8 @@ class RetryPolicy {
   const RetryOptions& options() const noexcept { return o_; }
   const Backoff& backoff() const noexcept { return backoff_; }
   RetryBudget* budget() const noexcept { return o_.budget.get(); }
+  // How the listener needs attempts timed, asked once here.
+  AttemptTiming attempt_timing() const noexcept { return timing_; }
 
   // The deadline of the attempt starting at `now`: the call's deadline,
   // tightened by the per-attempt timeout.
@@ -122,9 +124,13 @@ class RetryPolicy {
                        TimePoint now, Duration previous_wait, Random& rng) const noexcept;
 
  private:
-  RetryPolicy(RetryOptions o, Backoff b) noexcept : o_(std::move(o)), backoff_(std::move(b)) {}
+  RetryPolicy(RetryOptions o, Backoff b) noexcept
+      : o_(std::move(o)),
+        backoff_(std::move(b)),
+        timing_(o_.listener != nullptr ? o_.listener->attempt_timing() : AttemptTiming::kEvery) {}
   RetryOptions o_;
   Backoff backoff_;
+  AttemptTiming timing_;
 };
 
 }  // namespace stormguard

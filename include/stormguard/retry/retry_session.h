@@ -62,9 +62,11 @@ class RetrySession {
     ctx.attempt = first_attempt_;
   }
 
-  // The attempt succeeded at `now`, after `latency`: closes the books like
-  // OnQuietSuccess and reports the attempt's end.
-  void OnSuccess(CallContext& ctx, TimePoint now, TimePoint coarse_now, Duration latency) noexcept;
+  // The attempt succeeded at `now`, after `latency` (standing for `weight`
+  // attempts: Event::weight): closes the books like OnQuietSuccess and
+  // reports the attempt's end.
+  void OnSuccess(CallContext& ctx, TimePoint now, TimePoint coarse_now, Duration latency,
+                 std::uint32_t weight = 1) noexcept;
 
   // Attempt ctx.attempt ended with `status` (classified as `outcome`) at
   // `now`, after `latency` (zero when not measured). Records it, reports it,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "stormguard/core/internal/attempt_sampler.h"
 #include "stormguard/pipeline/async_wait.h"
 
 namespace stormguard {
@@ -50,8 +51,13 @@ void RetryStage::Resume(AsyncStep step, Status inner) const {
   Clock& clock = step.clock();
   ctx.deadline = st.call_deadline;
   const OutcomeClass outcome = policy_.Classify(inner);
-  if (outcome == OutcomeClass::kSuccess && st.session.quiet()) {
-    st.session.OnQuietSuccess(ctx, st.books ? clock.CoarseNow() : TimePoint());
+  if (outcome == OutcomeClass::kSuccess) {  // a success needs no decision
+    if (st.session.quiet()) {
+      st.session.OnQuietSuccess(ctx, st.books ? clock.CoarseNow() : TimePoint());
+    } else {
+      const core_internal::AttemptEnd end = core_internal::EndAttempt(clock, policy_.attempt_timing(), st.start);
+      st.session.OnSuccess(ctx, end.at, clock.CoarseNow(), end.duration, end.weight);
+    }
     return step.Finish(std::move(inner));
   }
   const TimePoint end = clock.Now();
