@@ -68,7 +68,9 @@ TEST(MetricsService, ServesTheScrapeNextToTheServiceItMeasures) {
   for (std::string_view series :
        {"stormguard_attempts_total{name=\"echo\",outcome=\"success\"} 3\n",
         "stormguard_attempts_total{name=\"echo\",outcome=\"transient\"} 1\n",
-        "stormguard_attempt_duration_seconds_count{name=\"echo\"} 4\n",
+        // The histogram samples fast successes (1 in 16 per thread, see
+        // docs/metrics.md): its count is an estimate, so only its presence.
+        "stormguard_attempt_duration_seconds_count{name=\"echo\"} ",
         "stormguard_retry_calls_total{name=\"echo\",kind=\"successful_with_retry\"} 1\n",
         "stormguard_retry_calls_total{name=\"echo\",kind=\"successful_without_retry\"} 2\n",
         "stormguard_retry_retries_total{name=\"echo\"} 1\n"}) {
