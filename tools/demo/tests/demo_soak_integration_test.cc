@@ -27,7 +27,11 @@ TEST(DemoSoakIntegrationTest, StormguardCutsTheTailWithoutAddingLoad) {
   EXPECT_EQ(sg.at("offered"), naive.at("offered"));
   // Naive's p99 is a slow answer waited out to its 1 s timeout.
   EXPECT_GE(naive.at("p99_ms").get<double>(), 1000.0) << j.dump(2);
-  EXPECT_LE(sg.at("p99_ms").get<double>(), naive.at("p99_ms").get<double>() / 5) << j.dump(2);
+  // Stormguard's p99 is a slow answer cut by B's adaptive attempt timeout.
+  // On a quiet machine that is ~50 ms; when parallel tests load the machine,
+  // C's observed p99 rises and the timeout follows it up to its 250 ms max,
+  // as designed: the bound is that max, well under naive's second.
+  EXPECT_LE(sg.at("p99_ms").get<double>(), naive.at("p99_ms").get<double>() / 3) << j.dump(2);
   EXPECT_LE(sg.at("amplification").get<double>(), 1.2) << j.dump(2);
   EXPECT_GE(sg.at("success_rate").get<double>(), 0.99) << j.dump(2);
   EXPECT_EQ(sg.at("duplicate_effects").get<std::uint64_t>(), 0u) << j.dump(2);
