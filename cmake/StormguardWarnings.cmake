@@ -22,33 +22,3 @@ if(STORMGUARD_SANITIZE)
     add_compile_options(-Wno-tsan)
   endif()
 endif()
-
-# Test binaries build at STORMGUARD_TEST_OPTIMIZATION (default -O0) whatever
-# the build type: a test runs each line a handful of times, so optimizing it
-# buys milliseconds at run time and costs about 40% of its compile time
-# (measured on this project's test files, -O2 -g vs -O0 -g). The library,
-# the tools the integration tests start and the benchmarks keep the build
-# type's flags. Empty: tests use the build type's flags too.
-set(STORMGUARD_TEST_OPTIMIZATION "-O0" CACHE STRING "Optimization flag for test binaries (empty: the build type's)")
-
-# A test file spends about 40% of its compile time parsing gtest, gmock and
-# the standard headers every test uses; each test binary parses them once,
-# into a precompiled header. Off under a compiler launcher (ccache), which
-# would not cache files built with it and, warm, is faster still.
-if(CMAKE_CXX_COMPILER_LAUNCHER)
-  set(STORMGUARD_TEST_PCH_DEFAULT OFF)
-else()
-  set(STORMGUARD_TEST_PCH_DEFAULT ON)
-endif()
-option(STORMGUARD_TEST_PCH "Precompile the headers every test binary uses" ${STORMGUARD_TEST_PCH_DEFAULT})
-
-function(stormguard_test_target target)
-  stormguard_set_warnings(${target})
-  if(STORMGUARD_TEST_OPTIMIZATION)
-    target_compile_options(${target} PRIVATE ${STORMGUARD_TEST_OPTIMIZATION})
-  endif()
-  if(STORMGUARD_TEST_PCH)
-    target_precompile_headers(${target} PRIVATE <gtest/gtest.h> <gmock/gmock.h> <algorithm> <atomic>
-                              <chrono> <functional> <memory> <mutex> <optional> <string> <thread> <vector>)
-  endif()
-endfunction()

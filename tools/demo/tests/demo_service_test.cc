@@ -29,7 +29,9 @@ class BottomServiceTest : public ::testing::Test {
     return http::PerformOnce({.method = method, .url = "http://127.0.0.1:" + std::to_string(c_->port()) + path,
                               .headers = std::move(headers), .body = method == "POST" ? "{}" : ""},
                              key.empty() ? http::HeaderList{} : http::HeaderList{{"Idempotency-Key", key}},
-                             {Deadline::After(now, 5s), 1s, now}, {});
+                             // generous: under TSan beside another test, an answer
+                             // of C's has taken over 5 s
+                             {Deadline::After(now, 20s), 5s, now}, {});
   }
 
   BottomCounts Ledger() {
