@@ -90,7 +90,14 @@ std::uint64_t Instance::Read(int cell) const noexcept {
   return sum;
 }
 
+// The one event of a call that succeeds first time, kept out of the switch
+// so that its path saves and restores no more registers than it uses.
 void Instance::OnEvent(const Event& e) noexcept {
+  if (e.kind == EventKind::kAttemptEnded) [[likely]] return OnAttemptEnded(e);
+  OnOtherEvent(e);
+}
+
+void Instance::OnOtherEvent(const Event& e) noexcept {
   switch (e.kind) {
     case EventKind::kAttemptEnded: return OnAttemptEnded(e);
     case EventKind::kRetryScheduled:
@@ -115,15 +122,33 @@ void Instance::OnEvent(const Event& e) noexcept {
     case EventKind::kFallback: return Add(kFallbacks);
     case EventKind::kAbandoned: return Add(kAbandoned);
     case EventKind::kChaosInjected: return Add(kChaosInjections + ChaosKindIndex(e.reason));
-    case EventKind::kAttemptStarted: return;
+    case EventKind::kAttemptStarted: return;  // not wanted (wants_attempt_started)
   }
 }
 
 // An attempt's end is reported once: by the retry or hedge stage when the
-// pipeline has one, else by the pipeline itself.
+// pipeline has one, else by the pipeline itself. The common case (a thread
+// that owns its shard, an attempt left out of the sample) calls nothing, so
+// it saves no registers; every other case goes to RecordAttempt.
 void Instance::OnAttemptEnded(const Event& e) noexcept {
   const bool retry = e.policy == "retry";
   if (!retry && e.policy != "pipeline" && e.policy != "hedge") return;
+  const int shard = tls_shard;
+  const auto outcome = static_cast<int>(e.outcome);
+  if (shard < 0 || shard >= kOwnedShards || e.weight != 0 || outcome >= kOutcomeCount) [[unlikely]] {
+    return RecordAttempt(e, retry);
+  }
+  auto& cells = shards_[static_cast<std::size_t>(shard)].cells;
+  const auto bump = [](std::atomic<std::uint64_t>& c) {  // only this thread writes it
+    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  };
+  bump(cells[static_cast<std::size_t>(kAttempts + outcome)]);
+  if (retry && e.outcome == OutcomeClass::kSuccess) {
+    bump(cells[static_cast<std::size_t>(kRetryCalls + (e.attempt <= 1 ? 0 : 1))]);
+  }
+}
+
+void Instance::RecordAttempt(const Event& e, bool retry) noexcept {
   const int shard = ThreadShard();
   const auto outcome = static_cast<int>(e.outcome);
   if (outcome < kOutcomeCount) Add(shard, kAttempts + outcome);

@@ -89,6 +89,7 @@ class Instance final : public Listener {
   void OnEvent(const Event& e) noexcept override;
   // The histogram takes weighted samples; the counters by outcome stay exact.
   AttemptTiming attempt_timing() const noexcept override { return AttemptTiming::kSampled; }
+  bool wants_attempt_started() const noexcept override { return false; }
 
   const std::string& name() const noexcept { return name_; }
   std::uint64_t Read(int cell) const noexcept;
@@ -105,7 +106,9 @@ class Instance final : public Listener {
       c.fetch_add(n, std::memory_order_relaxed);
     }
   }
+  [[gnu::noinline]] void OnOtherEvent(const Event& e) noexcept;
   void OnAttemptEnded(const Event& e) noexcept;
+  [[gnu::noinline]] void RecordAttempt(const Event& e, bool retry) noexcept;
   void AddLatency(int shard, Duration d, std::uint32_t weight) noexcept;
   void OnStateChanged(const Event& e) noexcept;
 

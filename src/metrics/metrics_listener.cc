@@ -62,6 +62,7 @@ Instance* MetricsListener::Register(std::string_view name) {
 }
 
 void MetricsListener::OnEvent(const Event& event) noexcept {
+  if (event.kind == EventKind::kAttemptStarted) return;  // not wanted: no instance for it
   Instance* in = Find(event.scope);
   if (in == nullptr) {
     try {

@@ -96,10 +96,12 @@ void AsyncCall::Enter(std::size_t index) {
                                           "does not start"));
   }
   ++calls_;
-  if (p.listener != nullptr) {
+  if (p.listener != nullptr && (p.report_attempt_start || p.report_attempt_end)) {
     attempt_start_ = p.clock->Now();
-    p.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline", .at = attempt_start_,
-                              .attempt = ctx_.attempt});
+    if (p.report_attempt_start) {
+      p.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline", .at = attempt_start_,
+                                .attempt = ctx_.attempt});
+    }
   }
   attempt_open_.store(true, std::memory_order_relaxed);
   refs_.fetch_add(1, std::memory_order_relaxed);

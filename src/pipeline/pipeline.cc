@@ -26,8 +26,10 @@ core_internal::AttemptEnd EndSampled(const Invocation& inv, TimePoint start) noe
 Status CallListened(const Invocation& inv, CallContext& ctx) {
   const TimePoint start = inv.has_now ? inv.now : inv.clock->Now();
   inv.has_now = inv.has_coarse = false;
-  inv.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline", .at = start,
-                              .attempt = ctx.attempt});
+  if (inv.report_attempt_start) {
+    inv.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline", .at = start,
+                                .attempt = ctx.attempt});
+  }
   Status s = inv.call(ctx);
   if (inv.sampled && !inv.report_attempt_end) return s;  // the retry or hedge times it
   core_internal::AttemptEnd end;
@@ -54,9 +56,10 @@ Status Pipeline::Run(CallContext& ctx, FunctionRef<Status(CallContext&)> call,
                                           .size = stages_.size(),
                                           .call = call,
                                           .fallback = fallback,
-                                          .listener = listener_,
+                                          .listener = listens_to_calls_ ? listener_ : nullptr,
                                           .clock = clock_,
                                           .classifier = classifier_,
+                                          .report_attempt_start = report_attempt_start_,
                                           .report_attempt_end = report_attempt_end_,
                                           .sampled = sampled_};
   return Next(inv, 0)(ctx);
@@ -222,7 +225,8 @@ PipelineBuilder& PipelineBuilder::Add(std::shared_ptr<const Stage> stage) {
 }
 
 // The frame layout and the driver-neutral parts of the asynchronous form.
-std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPlan(bool report_attempt_end,
+std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPlan(bool report_attempt_start,
+                                                                                      bool report_attempt_end,
                                                                                       bool sampled) const {
   auto plan = std::make_shared<pipeline_internal::AsyncPlan>();
   plan->keep = stages_;
@@ -230,6 +234,7 @@ std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPl
   plan->clock = o_.clock;
   plan->listener = o_.listener;
   plan->classifier = o_.classifier;
+  plan->report_attempt_start = report_attempt_start;
   plan->report_attempt_end = report_attempt_end;
   plan->attempt_timing = sampled ? AttemptTiming::kSampled : AttemptTiming::kEvery;
   for (std::size_t i = 0; i < stages_.size(); ++i) {
@@ -261,11 +266,15 @@ Result<Pipeline> PipelineBuilder::Build() const {
   p.classifier_ = o_.classifier;
   p.listener_ = o_.listener;
   p.sampled_ = o_.listener != nullptr && o_.listener->attempt_timing() == AttemptTiming::kSampled;
+  p.report_attempt_start_ = o_.listener != nullptr && o_.listener->wants_attempt_started();
   for (const StagePlacement& placement : placements_) {  // read once here, never per call
     if (placement.reports_attempt_end) p.report_attempt_end_ = false;
     if (placement.concurrent) p.concurrent_ = true;
   }
-  p.async_ = MakeAsyncPlan(p.report_attempt_end_, p.sampled_);
+  // A sampled listener that neither wants the start nor gets the end from
+  // the call (a retry or hedge times it) leaves the call as without one.
+  p.listens_to_calls_ = o_.listener != nullptr && (p.report_attempt_start_ || p.report_attempt_end_ || !p.sampled_);
+  p.async_ = MakeAsyncPlan(p.report_attempt_start_, p.report_attempt_end_, p.sampled_);
   return p;
 }
 

@@ -19,9 +19,9 @@ void RecordAttempt(const RetryPolicy& p, OutcomeClass outcome, TimePoint now) no
 }
 
 void Report(const RetryPolicy& p, EventKind kind, std::string_view reason, TimePoint now, int attempt,
-            OutcomeClass outcome, Duration d, std::uint32_t weight = 1) noexcept {
+            OutcomeClass outcome, Duration d) noexcept {
   Emit(p.options().listener, Event{.kind = kind, .policy = "retry", .reason = reason, .at = now,
-                                   .attempt = attempt, .outcome = outcome, .weight = weight, .duration = d});
+                                   .attempt = attempt, .outcome = outcome, .duration = d});
 }
 
 }  // namespace
@@ -49,13 +49,6 @@ RetryDecision RetrySession::OnAttemptEnd(Status& status, OutcomeClass outcome, C
   if (budget != nullptr) budget->OnRequestEnd(coarse_now);
   ctx.attempt = first_attempt_;
   return d;
-}
-
-void RetrySession::OnSuccess(CallContext& ctx, TimePoint now, TimePoint coarse_now, Duration latency,
-                             std::uint32_t weight) noexcept {
-  const int attempt = ctx.attempt;
-  OnQuietSuccess(ctx, coarse_now);
-  Report(*policy_, EventKind::kAttemptEnded, {}, now, attempt, OutcomeClass::kSuccess, latency, weight);
 }
 
 Status RetrySession::OnWaitCancelled(CallContext& ctx, TimePoint coarse_now) noexcept {

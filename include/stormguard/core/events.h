@@ -82,6 +82,11 @@ class Listener {
   virtual void OnEvent(const Event& event) noexcept = 0;
   // Asked once, when a pipeline or policy is built, never per call.
   virtual AttemptTiming attempt_timing() const noexcept { return AttemptTiming::kEvery; }
+  // Whether it records kAttemptStarted, asked like attempt_timing. A
+  // pipeline sends that event before every attempt only to listeners that
+  // want it (a virtual call per call saved); they must still ignore it
+  // when it comes (a policy reporting on its own may send it).
+  virtual bool wants_attempt_started() const noexcept { return true; }
 };
 
 // Reports `event` when there is a listener: every policy and stage reports
@@ -102,6 +107,7 @@ class ScopedListener final : public Listener {
 
   std::string_view scope() const noexcept { return scope_; }
   AttemptTiming attempt_timing() const noexcept override { return target_.attempt_timing(); }
+  bool wants_attempt_started() const noexcept override { return target_.wants_attempt_started(); }
 
   void OnEvent(const Event& event) noexcept override {
     if (!event.scope.empty()) return target_.OnEvent(event);

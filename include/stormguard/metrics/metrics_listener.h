@@ -89,6 +89,8 @@ class MetricsListener final : public Listener {
   void OnEvent(const Event& event) noexcept override;
   // kSampled: see "Sampled attempt latency" above.
   AttemptTiming attempt_timing() const noexcept override { return AttemptTiming::kSampled; }
+  // No series counts attempts started: kAttemptEnded counts them all.
+  bool wants_attempt_started() const noexcept override { return false; }
 
   // The instance `name`'s listener (registered on first use; the same one
   // after), valid as long as this MetricsListener. Past the cap, a listener
@@ -115,8 +117,11 @@ class MetricsListener final : public Listener {
   class OverflowListener final : public Listener {
    public:
     explicit OverflowListener(std::atomic<std::uint64_t>& n) : n_(n) {}
-    void OnEvent(const Event&) noexcept override { n_.fetch_add(1, std::memory_order_relaxed); }
+    void OnEvent(const Event& e) noexcept override {
+      if (e.kind != EventKind::kAttemptStarted) n_.fetch_add(1, std::memory_order_relaxed);
+    }
     AttemptTiming attempt_timing() const noexcept override { return AttemptTiming::kSampled; }
+    bool wants_attempt_started() const noexcept override { return false; }
 
    private:
     std::atomic<std::uint64_t>& n_;

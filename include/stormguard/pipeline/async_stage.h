@@ -130,6 +130,7 @@ struct AsyncPlan {
   Clock* clock = nullptr;
   Listener* listener = nullptr;
   const Classifier* classifier = nullptr;
+  bool report_attempt_start = true;
   bool report_attempt_end = true;
   AttemptTiming attempt_timing = AttemptTiming::kEvery;  // the listener's
 };

@@ -182,8 +182,10 @@ class Pipeline {
   Clock* clock_ = nullptr;
   const Classifier* classifier_ = nullptr;
   Listener* listener_ = nullptr;
+  bool report_attempt_start_ = false;  // the listener wants kAttemptStarted (asked once at Build())
   bool report_attempt_end_ = true;
-  bool sampled_ = false;  // the listener's AttemptTiming, asked once at Build()
+  bool sampled_ = false;           // the listener's AttemptTiming, asked once at Build()
+  bool listens_to_calls_ = false;  // the callable runs inside CallListened
   bool concurrent_ = false;  // a hedge stage runs the callable on several threads
   std::shared_ptr<const pipeline_internal::AsyncPlan> async_;
 };
@@ -292,8 +294,8 @@ class PipelineBuilder {
   // Records a stage whose options are invalid; false when `errors` is empty.
   bool Invalid(const StagePlacement& placement, const std::vector<std::string>& errors);
   std::string Where(std::size_t i) const;  // "stages[2] (retry): "
-  std::shared_ptr<const pipeline_internal::AsyncPlan> MakeAsyncPlan(bool report_attempt_end,
-                                                                     bool sampled) const;
+  std::shared_ptr<const pipeline_internal::AsyncPlan> MakeAsyncPlan(bool report_attempt_start,
+                                                                     bool report_attempt_end, bool sampled) const;
 
   PipelineOptions o_;
   std::vector<StagePlacement> placements_;            // one per Add, even a failed one

@@ -65,11 +65,12 @@ struct Invocation {
   std::size_t size;
   FunctionRef<Status(CallContext&)> call;
   const FunctionRef<Status(const Status&)>* fallback;  // null: the call site gave none
-  Listener* listener;
+  Listener* listener;  // null also when the call needs no listening (Pipeline::ListensToCalls)
   Clock* clock;
   const Classifier* classifier;
-  bool report_attempt_end;  // no stage reports attempt ends, so the call does
-  bool sampled;             // the listener asked for AttemptTiming::kSampled
+  bool report_attempt_start;  // the listener wants kAttemptStarted
+  bool report_attempt_end;    // no stage reports attempt ends, so the call does
+  bool sampled;               // the listener asked for AttemptTiming::kSampled
   mutable std::uint32_t calls = 0;  // times the callable was entered
   mutable bool has_now = false;     // `now` was read since the callable last ran
   mutable bool has_coarse = false;  // `coarse` was read since then
@@ -77,7 +78,8 @@ struct Invocation {
   mutable TimePoint coarse{};
 };
 
-// The callable with kAttemptStarted (and kAttemptEnded) events around it.
+// The callable with kAttemptStarted and kAttemptEnded events around it, each
+// when the listener wants it and no stage reports it instead.
 // The attempt starts at the pass's reading (or a fresh one when no stage
 // took it). For a listener that times every attempt, the reading after the
 // call becomes the pass's reading on the way out, so the retry's latency and

@@ -30,6 +30,7 @@
 #pragma once
 
 #include "stormguard/core/call_context.h"
+#include "stormguard/core/events.h"
 #include "stormguard/core/random.h"
 #include "stormguard/core/status.h"
 #include "stormguard/retry/retry_policy.h"
@@ -65,8 +66,14 @@ class RetrySession {
   // The attempt succeeded at `now`, after `latency` (standing for `weight`
   // attempts: Event::weight): closes the books like OnQuietSuccess and
   // reports the attempt's end.
+  // Inline: with a listener, every call that succeeds first time ends here.
   void OnSuccess(CallContext& ctx, TimePoint now, TimePoint coarse_now, Duration latency,
-                 std::uint32_t weight = 1) noexcept;
+                 std::uint32_t weight = 1) noexcept {
+    const int attempt = ctx.attempt;
+    OnQuietSuccess(ctx, coarse_now);
+    Emit(policy_->options().listener, Event{.kind = EventKind::kAttemptEnded, .policy = "retry", .at = now,
+                                            .attempt = attempt, .weight = weight, .duration = latency});
+  }
 
   // Attempt ctx.attempt ended with `status` (classified as `outcome`) at
   // `now`, after `latency` (zero when not measured). Records it, reports it,
