@@ -65,7 +65,7 @@ struct Invocation {
   std::size_t size;
   FunctionRef<Status(CallContext&)> call;
   const FunctionRef<Status(const Status&)>* fallback;  // null: the call site gave none
-  Listener* listener;  // null also when the call needs no listening (Pipeline::ListensToCalls)
+  Listener* listener;  // null also when the call needs no listening (Pipeline::listens_to_calls_)
   Clock* clock;
   const Classifier* classifier;
   bool report_attempt_start;  // the listener wants kAttemptStarted
