@@ -1,54 +1,9 @@
 #include "metric_instance.h"
 
 #include <algorithm>
-#include <mutex>
-#include <vector>
-
-#include "stormguard/core/internal/thread_cache.h"
 
 namespace stormguard::metrics_internal {
 namespace {
-
-// Hands out the owned shards; a thread returns its shard when it exits, so a
-// pool's threads keep owning shards however many threads came and went.
-class ShardOwners {
- public:
-  int Take() {
-    std::lock_guard lock(mu_);
-    if (free_.empty()) return kOwnedShards;
-    const int id = free_.back();
-    free_.pop_back();
-    return id;
-  }
-  void Give(int id) {
-    if (id == kOwnedShards) return;
-    std::lock_guard lock(mu_);
-    free_.push_back(id);
-  }
-
-  static ShardOwners& Get() {
-    static ShardOwners* const owners = new ShardOwners;  // outlives every thread's exit
-    return *owners;
-  }
-
- private:
-  ShardOwners() {
-    for (int i = kOwnedShards - 1; i >= 0; --i) free_.push_back(i);
-  }
-  std::mutex mu_;
-  std::vector<int> free_;
-};
-
-// Owns the shard for the thread's lifetime. At exit it sends the thread to
-// the shared shard first: events recorded later in its exit must not land
-// in a shard that another thread may own by then.
-struct ThreadShardId {
-  int id = ShardOwners::Get().Take();
-  ~ThreadShardId() {
-    tls_shard = kOwnedShards;
-    ShardOwners::Get().Give(id);
-  }
-};
 
 int StopReasonIndex(std::string_view reason) noexcept {
   int i = 0;
@@ -78,16 +33,17 @@ int BucketIndex(Duration d) noexcept {
 
 }  // namespace
 
-int TakeThreadShard() noexcept {
-  const ThreadShardId* id = core_internal::ThreadCache<ThreadShardId>();
-  tls_shard = id != nullptr ? id->id : kOwnedShards;
-  return tls_shard;
-}
-
 std::uint64_t Instance::Read(int cell) const noexcept {
   std::uint64_t sum = 0;
   for (const Shard& s : shards_) sum += s.cells[static_cast<std::size_t>(cell)].load(std::memory_order_relaxed);
-  return sum;
+  switch (cell) {  // successes the tally counted are attempts and retry calls too
+    case kAttempts + static_cast<int>(OutcomeClass::kSuccess):
+      return sum + tally_.Read(SuccessTally::kRetryFirstAttempt) + tally_.Read(SuccessTally::kRetryLaterAttempt) +
+             tally_.Read(SuccessTally::kPipeline);
+    case kRetryCalls: return sum + tally_.Read(SuccessTally::kRetryFirstAttempt);
+    case kRetryCalls + 1: return sum + tally_.Read(SuccessTally::kRetryLaterAttempt);
+    default: return sum;
+  }
 }
 
 // The one event of a call that succeeds first time, kept out of the switch
@@ -133,7 +89,7 @@ void Instance::OnOtherEvent(const Event& e) noexcept {
 void Instance::OnAttemptEnded(const Event& e) noexcept {
   const bool retry = e.policy == "retry";
   if (!retry && e.policy != "pipeline" && e.policy != "hedge") return;
-  const int shard = tls_shard;
+  const int shard = core_internal::tls_shard;
   const auto outcome = static_cast<int>(e.outcome);
   if (shard < 0 || shard >= kOwnedShards || e.weight != 0 || outcome >= kOutcomeCount) [[unlikely]] {
     return RecordAttempt(e, retry);

@@ -10,6 +10,8 @@
 #include <string_view>
 
 #include "stormguard/core/events.h"
+#include "stormguard/core/internal/thread_shard.h"
+#include "stormguard/core/success_tally.h"
 
 namespace stormguard::metrics_internal {
 
@@ -64,19 +66,9 @@ enum Cell : int {
 
 // Threads 0..kOwnedShards-1 own a shard each and add with plain stores;
 // every other thread shares the last shard through atomic adds.
-inline constexpr int kOwnedShards = 8;
-inline constexpr int kShardCount = kOwnedShards + 1;
-
-// The thread's shard, cached in a trivial thread_local (read without a
-// guard check); -1 until the thread first records.
-inline thread_local int tls_shard = -1;
-int TakeThreadShard() noexcept;
-
-// The calling thread's shard: its own while it lives, or the shared one.
-inline int ThreadShard() noexcept {
-  if (tls_shard >= 0) [[likely]] return tls_shard;
-  return TakeThreadShard();
-}
+using core_internal::kOwnedShards;
+using core_internal::kShardCount;
+using core_internal::ThreadShard;
 
 struct alignas(64) Shard {
   std::array<std::atomic<std::uint64_t>, kCellCount> cells{};
@@ -90,6 +82,8 @@ class Instance final : public Listener {
   // The histogram takes weighted samples; the counters by outcome stay exact.
   AttemptTiming attempt_timing() const noexcept override { return AttemptTiming::kSampled; }
   bool wants_attempt_started() const noexcept override { return false; }
+  // First-attempt successes, most calls, come here instead of as events.
+  SuccessTally* success_tally() noexcept override { return &tally_; }
 
   const std::string& name() const noexcept { return name_; }
   std::uint64_t Read(int cell) const noexcept;
@@ -99,12 +93,7 @@ class Instance final : public Listener {
  private:
   void Add(int cell, std::uint64_t n = 1) noexcept { Add(ThreadShard(), cell, n); }
   void Add(int shard, int cell, std::uint64_t n = 1) noexcept {
-    std::atomic<std::uint64_t>& c = shards_[static_cast<std::size_t>(shard)].cells[static_cast<std::size_t>(cell)];
-    if (shard < kOwnedShards) {
-      c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);  // only this thread writes it
-    } else {
-      c.fetch_add(n, std::memory_order_relaxed);
-    }
+    core_internal::ShardAdd(shard, shards_[static_cast<std::size_t>(shard)].cells[static_cast<std::size_t>(cell)], n);
   }
   [[gnu::noinline]] void OnOtherEvent(const Event& e) noexcept;
   void OnAttemptEnded(const Event& e) noexcept;
@@ -115,6 +104,7 @@ class Instance final : public Listener {
   const std::string name_;
   std::atomic<int> breaker_state_{-1};
   std::array<Shard, kShardCount> shards_;
+  SuccessTally tally_;
 };
 
 }  // namespace stormguard::metrics_internal

@@ -1,6 +1,7 @@
 #include "stormguard/pipeline/async_stage.h"
 
 #include "stormguard/pipeline/async_branch.h"
+#include "stormguard/pipeline/stage.h"
 
 #include "stormguard/core/internal/attempt_sampler.h"
 #include "stormguard/pipeline/internal/async_now.h"
@@ -123,9 +124,7 @@ void AsyncCall::AttemptEnded(Status status) {
   const pipeline_internal::AsyncPlan& p = *plan_;
   if (p.listener != nullptr && p.report_attempt_end) {
     const core_internal::AttemptEnd end = core_internal::EndAttempt(*p.clock, p.attempt_timing, attempt_start_);
-    p.listener->OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end.at,
-                              .attempt = ctx_.attempt, .outcome = p.classifier->Classify(status),
-                              .weight = end.weight, .duration = end.duration});
+    pipeline_internal::ReportCallEnded(*p.listener, p.tally, end, ctx_.attempt, p.classifier->Classify(status));
   }
   Leave(p.stages.size(), std::move(status));
 }

@@ -40,12 +40,17 @@ Status CallListened(const Invocation& inv, CallContext& ctx) {
     inv.has_now = true;
     end = {.at = inv.now, .duration = inv.now - start, .weight = 1};
   }
-  if (inv.report_attempt_end) {
-    inv.listener->OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end.at,
-                                .attempt = ctx.attempt, .outcome = inv.classifier->Classify(s),
-                                .weight = end.weight, .duration = end.duration});
-  }
+  if (inv.report_attempt_end) ReportCallEnded(*inv.listener, inv.tally, end, ctx.attempt, inv.classifier->Classify(s));
   return s;
+}
+
+void ReportCallEnded(Listener& listener, SuccessTally* tally, const core_internal::AttemptEnd& end, int attempt,
+                     OutcomeClass outcome) noexcept {
+  if (tally != nullptr && end.weight == 0 && outcome == OutcomeClass::kSuccess) {
+    return tally->Add(SuccessTally::kPipeline);
+  }
+  listener.OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end.at, .attempt = attempt,
+                         .outcome = outcome, .weight = end.weight, .duration = end.duration});
 }
 
 }  // namespace pipeline_internal
@@ -57,6 +62,7 @@ Status Pipeline::Run(CallContext& ctx, FunctionRef<Status(CallContext&)> call,
                                           .call = call,
                                           .fallback = fallback,
                                           .listener = listens_to_calls_ ? listener_ : nullptr,
+                                          .tally = tally_,
                                           .clock = clock_,
                                           .classifier = classifier_,
                                           .report_attempt_start = report_attempt_start_,
@@ -233,6 +239,7 @@ std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPl
   plan->timers = std::make_shared<TimerServiceTimers>(*o_.timers);
   plan->clock = o_.clock;
   plan->listener = o_.listener;
+  plan->tally = o_.listener != nullptr ? o_.listener->success_tally() : nullptr;
   plan->classifier = o_.classifier;
   plan->report_attempt_start = report_attempt_start;
   plan->report_attempt_end = report_attempt_end;
@@ -265,6 +272,7 @@ Result<Pipeline> PipelineBuilder::Build() const {
   p.clock_ = o_.clock;
   p.classifier_ = o_.classifier;
   p.listener_ = o_.listener;
+  p.tally_ = o_.listener != nullptr ? o_.listener->success_tally() : nullptr;
   p.sampled_ = o_.listener != nullptr && o_.listener->attempt_timing() == AttemptTiming::kSampled;
   p.report_attempt_start_ = o_.listener != nullptr && o_.listener->wants_attempt_started();
   for (const StagePlacement& placement : placements_) {  // read once here, never per call

@@ -29,6 +29,8 @@
 
 namespace stormguard {
 
+class SuccessTally;
+
 enum class EventKind {
   kAttemptStarted,   // an attempt is about to run (attempt = its number)
   kAttemptEnded,     // it returned (outcome, latency)
@@ -87,6 +89,10 @@ class Listener {
   // want it (a virtual call per call saved); they must still ignore it
   // when it comes (a policy reporting on its own may send it).
   virtual bool wants_attempt_started() const noexcept { return true; }
+  // Where to count, instead of receiving, kAttemptEnded events of untimed
+  // successes (weight 0), asked like attempt_timing; null (the default):
+  // receive them. See stormguard/core/success_tally.h.
+  virtual SuccessTally* success_tally() noexcept { return nullptr; }
 };
 
 // Reports `event` when there is a listener: every policy and stage reports

@@ -39,7 +39,8 @@
 // Recording takes no lock, allocates nothing and does no string work beyond
 // matching the event's static policy name: counters live in per-thread
 // shards (plain stores for the first threads, relaxed atomic adds for the
-// rest). Registering an instance locks and allocates once (about 4 KiB).
+// rest). An instance's listener takes untimed successes, most calls, in its
+// SuccessTally without an event (core/success_tally.h). Registering an instance locks and allocates once (about 4 KiB).
 // Memory is bounded: at most `max_instances` instances and as many
 // watches; events and registrations beyond are counted in
 // stormguard_metrics_overflow_total. Names are escaped for the format.

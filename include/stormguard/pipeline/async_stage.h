@@ -129,6 +129,7 @@ struct AsyncPlan {
   std::shared_ptr<AsyncTimers> timers;  // the completion driver's
   Clock* clock = nullptr;
   Listener* listener = nullptr;
+  SuccessTally* tally = nullptr;  // the listener's
   const Classifier* classifier = nullptr;
   bool report_attempt_start = true;
   bool report_attempt_end = true;

@@ -182,6 +182,7 @@ class Pipeline {
   Clock* clock_ = nullptr;
   const Classifier* classifier_ = nullptr;
   Listener* listener_ = nullptr;
+  SuccessTally* tally_ = nullptr;  // the listener's (asked once at Build())
   bool report_attempt_start_ = false;  // the listener wants kAttemptStarted (asked once at Build())
   bool report_attempt_end_ = true;
   bool sampled_ = false;           // the listener's AttemptTiming, asked once at Build()

@@ -47,8 +47,10 @@
 #include "stormguard/core/clock.h"
 #include "stormguard/core/events.h"
 #include "stormguard/core/function_ref.h"
+#include "stormguard/core/internal/attempt_sampler.h"
 #include "stormguard/core/result.h"
 #include "stormguard/core/status.h"
+#include "stormguard/core/success_tally.h"
 #include "stormguard/pipeline/stage_placement.h"
 
 namespace stormguard {
@@ -66,6 +68,7 @@ struct Invocation {
   FunctionRef<Status(CallContext&)> call;
   const FunctionRef<Status(const Status&)>* fallback;  // null: the call site gave none
   Listener* listener;  // null also when the call needs no listening (Pipeline::listens_to_calls_)
+  SuccessTally* tally;  // the listener's, or null
   Clock* clock;
   const Classifier* classifier;
   bool report_attempt_start;  // the listener wants kAttemptStarted
@@ -87,6 +90,11 @@ struct Invocation {
 // out share the coarse reading as without a listener, and the precise clock
 // is read only for the attempts it times (core/internal/attempt_sampler.h).
 Status CallListened(const Invocation& inv, CallContext& ctx);
+
+// Reports the end of attempt `attempt` that the pipeline timed as `end`, or
+// counts it in `tally` (when not null) if it succeeded untimed.
+void ReportCallEnded(Listener& listener, SuccessTally* tally, const core_internal::AttemptEnd& end, int attempt,
+                     OutcomeClass outcome) noexcept;
 
 }  // namespace pipeline_internal
 

@@ -108,6 +108,8 @@ class RetryPolicy {
   RetryBudget* budget() const noexcept { return o_.budget.get(); }
   // How the listener needs attempts timed, asked once here.
   AttemptTiming attempt_timing() const noexcept { return timing_; }
+  // Where the listener counts untimed successes, asked once here; may be null.
+  SuccessTally* success_tally() const noexcept { return tally_; }
 
   // The deadline of the attempt starting at `now`: the call's deadline,
   // tightened by the per-attempt timeout.
@@ -127,10 +129,12 @@ class RetryPolicy {
   RetryPolicy(RetryOptions o, Backoff b) noexcept
       : o_(std::move(o)),
         backoff_(std::move(b)),
-        timing_(o_.listener != nullptr ? o_.listener->attempt_timing() : AttemptTiming::kEvery) {}
+        timing_(o_.listener != nullptr ? o_.listener->attempt_timing() : AttemptTiming::kEvery),
+        tally_(o_.listener != nullptr ? o_.listener->success_tally() : nullptr) {}
   RetryOptions o_;
   Backoff backoff_;
   AttemptTiming timing_;
+  SuccessTally* tally_;
 };
 
 }  // namespace stormguard

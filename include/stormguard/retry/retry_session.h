@@ -33,6 +33,7 @@
 #include "stormguard/core/events.h"
 #include "stormguard/core/random.h"
 #include "stormguard/core/status.h"
+#include "stormguard/core/success_tally.h"
 #include "stormguard/retry/retry_policy.h"
 
 namespace stormguard {
@@ -65,12 +66,16 @@ class RetrySession {
 
   // The attempt succeeded at `now`, after `latency` (standing for `weight`
   // attempts: Event::weight): closes the books like OnQuietSuccess and
-  // reports the attempt's end.
+  // reports the attempt's end, or counts it in the listener's tally when it
+  // went untimed.
   // Inline: with a listener, every call that succeeds first time ends here.
   void OnSuccess(CallContext& ctx, TimePoint now, TimePoint coarse_now, Duration latency,
                  std::uint32_t weight = 1) noexcept {
     const int attempt = ctx.attempt;
     OnQuietSuccess(ctx, coarse_now);
+    if (SuccessTally* tally = policy_->success_tally(); tally != nullptr && weight == 0) {
+      return tally->Add(attempt <= 1 ? SuccessTally::kRetryFirstAttempt : SuccessTally::kRetryLaterAttempt);
+    }
     Emit(policy_->options().listener, Event{.kind = EventKind::kAttemptEnded, .policy = "retry", .at = now,
                                             .attempt = attempt, .weight = weight, .duration = latency});
   }
