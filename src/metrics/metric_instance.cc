@@ -55,7 +55,6 @@ void Instance::OnEvent(const Event& e) noexcept {
 
 void Instance::OnOtherEvent(const Event& e) noexcept {
   switch (e.kind) {
-    case EventKind::kAttemptEnded: return OnAttemptEnded(e);
     case EventKind::kRetryScheduled:
       if (e.policy == "retry") Add(kRetries);
       return;
@@ -79,6 +78,7 @@ void Instance::OnOtherEvent(const Event& e) noexcept {
     case EventKind::kAbandoned: return Add(kAbandoned);
     case EventKind::kChaosInjected: return Add(kChaosInjections + ChaosKindIndex(e.reason));
     case EventKind::kAttemptStarted: return;  // not wanted (wants_attempt_started)
+    case EventKind::kAttemptEnded: return;    // OnEvent's
   }
 }
 

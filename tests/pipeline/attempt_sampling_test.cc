@@ -17,33 +17,10 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
+using testing::CountingClock;
 using testing::Unwrap;
 
 constexpr Duration kTick = 4ms;
-
-// A manual clock whose coarse reading lags to the last 4 ms tick, as
-// CLOCK_MONOTONIC_COARSE does; counts the reads of each.
-class TickClock final : public Clock {
- public:
-  TimePoint Now() const noexcept override {
-    ++precise;
-    return base.Now();
-  }
-  TimePoint CoarseNow() const noexcept override {
-    ++coarse;
-    return LastTick();
-  }
-  bool SleepUntil(TimePoint t, std::stop_token stop) override { return base.SleepUntil(t, std::move(stop)); }
-  void ToNextTick() { base.SetNow(LastTick() + kTick); }
-  TimePoint LastTick() const noexcept {
-    const Duration since = base.Now().time_since_epoch();
-    return TimePoint(since - since % kTick);
-  }
-
-  ManualClock base;
-  mutable int precise = 0;
-  mutable int coarse = 0;
-};
 
 template <class F>
 void OnFreshThread(F f) {
@@ -76,7 +53,7 @@ struct Fixture {
 
   MetricsListener metrics;
   Listener* listener;
-  TickClock clock;
+  CountingClock clock{kTick};
   std::shared_ptr<TimerService> timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
   std::optional<Pipeline> pipeline;
 };

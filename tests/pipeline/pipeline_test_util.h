@@ -60,20 +60,32 @@ T Unwrap(Result<T> r) {
   return std::move(r).value();
 }
 
-// A manual clock that counts its precise and coarse readings.
+// A manual clock that counts its precise and coarse readings. With a
+// coarse_tick, the coarse reading lags to the last tick, as
+// CLOCK_MONOTONIC_COARSE does; without one it is the precise reading.
 class CountingClock final : public Clock {
  public:
+  CountingClock() = default;
+  explicit CountingClock(Duration tick) : coarse_tick(tick) {}
+
   TimePoint Now() const noexcept override {
     ++precise;
     return base.Now();
   }
   TimePoint CoarseNow() const noexcept override {
     ++coarse;
-    return base.Now();
+    return LastTick();
   }
   bool SleepUntil(TimePoint t, std::stop_token stop) override { return base.SleepUntil(t, std::move(stop)); }
+  void ToNextTick() { base.SetNow(LastTick() + coarse_tick); }
+  TimePoint LastTick() const noexcept {
+    if (coarse_tick <= Duration::zero()) return base.Now();
+    const Duration since = base.Now().time_since_epoch();
+    return TimePoint(since - since % coarse_tick);
+  }
 
   ManualClock base;
+  Duration coarse_tick{};
   mutable int precise = 0;
   mutable int coarse = 0;
 };
