@@ -3,7 +3,8 @@
 // BM_Async_Pipeline_Success: timeout + retry + circuit breaker + bulkhead
 //   around an attempt that is a ready awaitable; compare with
 //   BM_Async_Baseline (co_await of the same attempt, no stormguard) in the
-//   same run. allocs_per_call counts every heap allocation, coroutine frames
+//   same run, and with the floors BM_Async_Baseline_OwnSlot and
+//   BM_Async_Baseline_TimerRace (below). allocs_per_call counts every heap allocation, coroutine frames
 //   that Asio's per-thread cache does not recycle included.
 // BM_Async_Backoff_100k: one io_context thread holds 100,000 calls waiting
 //   in a 1 s backoff (real steady_timers) and completes them all;
@@ -18,8 +19,11 @@
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
+#include <asio/bind_cancellation_slot.hpp>
+#include <asio/cancellation_signal.hpp>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
+#include <asio/experimental/awaitable_operators.hpp>
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
 #include <algorithm>
@@ -33,6 +37,8 @@ namespace {
 using namespace std::chrono_literals;
 
 asio::awaitable<Result<int>> ReadyAttempt(CallContext&) { co_return OpaqueSuccess(); }
+// The same, as a plain value: co_spawn and `||` need a default-constructible result.
+asio::awaitable<int> ReadyValue() { co_return OpaqueSuccess(); }
 
 const Pipeline& SuccessPipeline() {
   static const Pipeline* const pipeline = [] {
@@ -69,6 +75,32 @@ void BM_Async_Baseline(benchmark::State& state) {
   RunLoop(state, [](CallContext& ctx) { return ReadyAttempt(ctx); });
 }
 BENCHMARK(BM_Async_Baseline);
+
+// Floors: what Asio itself charges for the two things every attempt of the
+// coroutine driver needs, with no stormguard code. An attempt that can be
+// cancelled on its own (its own coroutine thread, its own cancellation
+// slot), and one raced against a timer by hand (Asio's `||`, the usual
+// hand-written per-attempt timeout).
+void BM_Async_Baseline_OwnSlot(benchmark::State& state) {
+  asio::cancellation_signal signal;
+  RunLoop(state, [&signal](CallContext& ctx) -> asio::awaitable<Result<int>> {
+    (void)ctx;
+    co_return co_await asio::co_spawn(co_await asio::this_coro::executor, ReadyValue(),
+                                      asio::bind_cancellation_slot(signal.slot(), asio::use_awaitable));
+  });
+}
+BENCHMARK(BM_Async_Baseline_OwnSlot);
+
+void BM_Async_Baseline_TimerRace(benchmark::State& state) {
+  RunLoop(state, [](CallContext& ctx) -> asio::awaitable<Result<int>> {
+    using namespace asio::experimental::awaitable_operators;
+    asio::steady_timer timer(co_await asio::this_coro::executor, 1s);
+    (void)ctx;
+    auto won = co_await (ReadyValue() || timer.async_wait(asio::use_awaitable));
+    co_return won.index() == 0 ? Result<int>(std::get<0>(won)) : Result<int>(Status::DeadlineExceeded("timer"));
+  });
+}
+BENCHMARK(BM_Async_Baseline_TimerRace);
 
 void BM_Async_Pipeline_Success(benchmark::State& state) {
   RunLoop(state, [](CallContext& ctx) { return SuccessPipeline().Execute(ctx, ReadyAttempt); });
