@@ -78,6 +78,7 @@ void AddAttemptTimeout(PipelineBuilder& b, const StageConfig& s, DestinationBuil
                 : d.hedge_latency != nullptr ? d.hedge_latency
                                              : MakeTracker(LatencyTrackerOptions{}, d, at);
     if (a.latency == nullptr) return;
+    a.record_successes = a.latency != d.hedge_latency;  // the hedge records them (adaptive_timeout.h)
     auto adaptive = AdaptiveTimeout::Create(std::move(a));
     if (!adaptive.ok()) {
       d.errors.push_back(at + ": " + adaptive.status().message());

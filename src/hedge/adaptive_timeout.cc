@@ -49,7 +49,7 @@ Duration AdaptiveTimeout::TimeoutFor(TimePoint now, Duration remaining) const no
 void AdaptiveTimeout::RecordAttempt(const AttemptSample& a, TimePoint now) const noexcept {
   if (a.timed_out) {
     o_.latency->Record(std::max(a.elapsed, a.given), now);
-  } else if (a.ok) {
+  } else if (a.ok && o_.record_successes) {
     o_.latency->Record(a.elapsed, now);
   }
 }

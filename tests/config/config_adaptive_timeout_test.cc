@@ -82,6 +82,7 @@ TEST(ConfigAdaptiveTimeoutTest, BuildsAnAdaptiveAttemptTimeoutWithItsOwnTracker)
   const AdaptiveTimeout* a = AttemptTimeoutOf(*p).options().adaptive.get();
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->latency().options().min_samples, 30);
+  EXPECT_TRUE(a->options().record_successes);  // its own tracker: nobody else records
   EXPECT_EQ(a->TimeoutFor(env.clock.Now(), kInfiniteDuration), 200ms);  // warm-up
 }
 
@@ -102,6 +103,7 @@ TEST(ConfigAdaptiveTimeoutTest, SharesTheHedgesTrackerWhenItHasNoneOfItsOwn) {
     ASSERT_NE(a, nullptr);
     EXPECT_EQ(&a->latency(), h.policy().latency()) << timeout_inside;
     EXPECT_EQ(a->latency().options().min_samples, 7);
+    EXPECT_FALSE(a->options().record_successes) << "the hedge records them; both would count each twice";
   }
 }
 

@@ -126,6 +126,19 @@ TEST(AdaptiveTimeoutTest, RecordsSuccessesAndCutOffAttemptsAsTheirTimeoutOnly) {
   EXPECT_EQ(tracker->Count(clock.Now()), 2);
 }
 
+// Sharing a hedge's tracker: the hedge records the successes, the timeout
+// only what the hedge cannot see, the attempts it cut off.
+TEST(AdaptiveTimeoutTest, LeavesSuccessesToTheOtherRecorderWhenAsked) {
+  ManualClock clock;
+  auto tracker = Tracker(1);
+  auto a = Make({.latency = tracker, .record_successes = false});
+  a->RecordAttempt({.elapsed = 10ms, .given = 50ms, .ok = true}, clock.Now());
+  EXPECT_EQ(tracker->Count(clock.Now()), 0);
+  a->RecordAttempt({.elapsed = 50ms, .given = 50ms, .timed_out = true}, clock.Now());
+  EXPECT_EQ(tracker->Count(clock.Now()), 1);
+  EXPECT_GE(tracker->Quantile(1.0, clock.Now()).value(), 50ms);
+}
+
 // The known failure of latency-derived timeouts: latency degrades for
 // everyone, no success is ever slower than the timeout, so a timeout fed only
 // by successes stays put and every attempt times out. Recording cut-off

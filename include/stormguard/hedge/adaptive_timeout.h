@@ -25,9 +25,12 @@
 // Other failures are not recorded: a fast refusal says nothing about how
 // long an answer takes, and would pull the timeout down.
 //
-// The tracker may be shared with a hedge (HedgeOptions::latency); the
-// hedge records its successful attempts, so a success seen by both counts
-// twice.
+// The tracker may be shared with a hedge (HedgeOptions::latency). The hedge
+// records its successful attempts itself, so a sharing AdaptiveTimeout sets
+// record_successes = false and adds only the cut-off attempts, which the
+// hedge never sees as slow; otherwise each success counts twice and the
+// window covers half the time it says (the configuration does this for a
+// timeout that shares the hedge's tracker).
 //
 // Thread safety: immutable options; the cached value and its refresh time
 // are atomics (one caller per refresh period scans the histogram, the others
@@ -53,6 +56,7 @@ struct AdaptiveTimeoutOptions {
   Duration max = std::chrono::seconds(10);      // ceiling of the live value, >= min
   Duration warmup = std::chrono::seconds(1);    // until the tracker holds min_samples
   Duration refresh = std::chrono::milliseconds(100);  // reuse a computed value this long
+  bool record_successes = true;  // false: another recorder (a hedge) adds them to `latency`
 
   std::vector<std::string> Validate() const;
 };
