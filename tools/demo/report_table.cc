@@ -72,7 +72,7 @@ std::string FormatTables(const DemoReport& r) {
   }
   out += "stormguard: 1 s budget at the entry, 10% kept per hop, backoff with full jitter (50 ms x2;"
          " 5 ms x2 from B to C),\n  B hedges a call to C at the p95 of recent latency (up to 2 hedges),"
-         "\n  B's attempt timeout for C is 3x the p99 of recent latency, within [50 ms, 250 ms],"
+         "\n  B's attempt timeout for C is 3x the p95 of recent latency, within [50 ms, 250 ms],"
          "\n  a retry budget per destination (10 tokens, 0.1 per success), ";
   out += grpc ? "x-stormguard-attempt and grpc-retry-pushback-ms -1," : "x-retry-attempt and x-no-retry,";
   out += "\n  one idempotency key per charge, C stops work at the deadline it was given.\n";

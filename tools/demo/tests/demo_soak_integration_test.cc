@@ -29,7 +29,7 @@ TEST(DemoSoakIntegrationTest, StormguardCutsTheTailWithoutAddingLoad) {
   EXPECT_GE(naive.at("p99_ms").get<double>(), 1000.0) << j.dump(2);
   // Stormguard's p99 is a slow answer cut by B's adaptive attempt timeout.
   // On a quiet machine that is ~50 ms; when parallel tests load the machine,
-  // C's observed p99 rises and the timeout follows it up to its 250 ms max,
+  // C's observed p95 rises and the timeout follows it up to its 250 ms max,
   // as designed: the bound is that max, well under naive's second.
   EXPECT_LE(sg.at("p99_ms").get<double>(), naive.at("p99_ms").get<double>() / 3) << j.dump(2);
   EXPECT_LE(sg.at("amplification").get<double>(), 1.2) << j.dump(2);
