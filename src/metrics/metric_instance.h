@@ -64,8 +64,7 @@ enum Cell : int {
   kCellCount = kChaosInjections + static_cast<int>(kChaosKinds.size()),
 };
 
-// Threads 0..kOwnedShards-1 own a shard each and add with plain stores;
-// every other thread shares the last shard through atomic adds.
+// Per-thread shards of the cells (core/internal/thread_shard.h).
 using core_internal::kOwnedShards;
 using core_internal::kShardCount;
 using core_internal::ThreadShard;
@@ -82,7 +81,7 @@ class Instance final : public Listener {
   // The histogram takes weighted samples; the counters by outcome stay exact.
   AttemptTiming attempt_timing() const noexcept override { return AttemptTiming::kSampled; }
   bool wants_attempt_started() const noexcept override { return false; }
-  // First-attempt successes, most calls, come here instead of as events.
+  // Untimed successes, most calls, are counted here instead of sent as events.
   SuccessTally* success_tally() noexcept override { return &tally_; }
 
   const std::string& name() const noexcept { return name_; }

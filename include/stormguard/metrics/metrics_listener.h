@@ -40,7 +40,8 @@
 // matching the event's static policy name: counters live in per-thread
 // shards (plain stores for the first threads, relaxed atomic adds for the
 // rest). An instance's listener takes untimed successes, most calls, in its
-// SuccessTally without an event (core/success_tally.h). Registering an instance locks and allocates once (about 4 KiB).
+// SuccessTally without an event (core/success_tally.h). Registering an
+// instance locks and allocates once (about 4 KiB).
 // Memory is bounded: at most `max_instances` instances and as many
 // watches; events and registrations beyond are counted in
 // stormguard_metrics_overflow_total. Names are escaped for the format.
