@@ -7,16 +7,19 @@
 //
 // A read failure (file missing, etcd unreachable) is printed as a rejection
 // with its reason. Ends on SIGINT or SIGTERM, or after --count versions.
-// Exit status: 0 when it ends so, 2 for a bad flag or a source that cannot
-// start (the message names the option).
+// Exit status: 0 when it ends so, 2 for a bad flag (checked before the
+// source starts: the message names the flag) or a source that cannot start.
 #include <signal.h>
 
 #include <atomic>
 #include <cstdio>
 #include <ctime>
 #include <memory>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <variant>
+#include <vector>
 
 #include "commands.h"
 #include "duration_flag.h"
@@ -37,8 +40,43 @@ struct WatchFlags {
   std::string key;
   bool prefix = false;
   Duration poll = std::chrono::seconds(1);
+  Duration stale_after = cs::EtcdSourceOptions{}.stale_after;
   int count = 0;  // 0: until a signal
 };
+
+cs::FileSourceOptions FileOptions(const WatchFlags& f) { return {.path = f.file, .poll_interval = f.poll}; }
+
+cs::EtcdSourceOptions EtcdOptions(const WatchFlags& f) {
+  return {.endpoint = f.etcd, .key = f.key, .prefix = f.prefix, .stale_after = f.stale_after};
+}
+
+// A source option and the flag that sets it.
+struct FlagOf {
+  std::string_view option;
+  const char* flag;
+};
+
+// Refuses the flags before anything starts, naming the flag the first
+// option error is about ("poll_interval: must be in [1ms, 1h]" is --poll's).
+void Refuse(const std::vector<std::string>& errors, std::initializer_list<FlagOf> flags) {
+  if (errors.empty()) return;
+  const std::string& error = errors.front();
+  for (const FlagOf& f : flags) {
+    const std::string prefix = std::string(f.option) + ": ";
+    if (error.starts_with(prefix)) throw CLI::ValidationError(f.flag, error.substr(prefix.size()));
+  }
+  throw CLI::ValidationError("config watch", error);
+}
+
+void CheckFlags(const WatchFlags& f) {
+  if (f.file.empty() == f.etcd.empty()) throw CLI::ValidationError("config watch", "give either --file or --etcd");
+  if (!f.file.empty()) {
+    Refuse(FileOptions(f).Validate(), {{"path", "--file"}, {"poll_interval", "--poll"}});
+    return;
+  }
+  if (f.key.empty()) throw CLI::ValidationError("--key", "--etcd needs the key to watch");
+  Refuse(EtcdOptions(f).Validate(), {{"endpoint", "--etcd"}, {"key", "--key"}, {"stale_after", "--stale-after"}});
+}
 
 // Prints registry events; counts the versions printed.
 class Printer {
@@ -82,14 +120,14 @@ class Printer {
 
 using Source = std::variant<std::unique_ptr<cs::FileSource>, std::unique_ptr<cs::EtcdSource>>;
 
+// The flags were checked (CheckFlags); Start can still fail for want of a thread.
 Source StartSource(const WatchFlags& f, config::Registry& registry, Printer& printer) {
   if (!f.file.empty()) {
-    auto s = cs::FileSource::Start({.path = f.file, .poll_interval = f.poll}, printer.Sink(registry, "file:" + f.file));
+    auto s = cs::FileSource::Start(FileOptions(f), printer.Sink(registry, "file:" + f.file));
     if (!s.ok()) throw CLI::ValidationError("--file", s.status().message());
     return std::move(s).value();
   }
-  auto s = cs::EtcdSource::Start({.endpoint = f.etcd, .key = f.key, .prefix = f.prefix},
-                                 printer.Sink(registry, "etcd:" + f.key));
+  auto s = cs::EtcdSource::Start(EtcdOptions(f), printer.Sink(registry, "etcd:" + f.key));
   if (!s.ok()) throw CLI::ValidationError("--etcd", s.status().message());
   return std::move(s).value();
 }
@@ -106,8 +144,7 @@ sigset_t BlockStopSignals() {
 }
 
 void Watch(const WatchFlags& f) {
-  if (f.file.empty() == f.etcd.empty()) throw CLI::ValidationError("config watch", "give either --file or --etcd");
-  if (!f.etcd.empty() && f.key.empty()) throw CLI::ValidationError("--key", "--etcd needs the key to watch");
+  CheckFlags(f);
   const sigset_t stop = BlockStopSignals();
   Printer printer(f.count);
   bool started = false;  // the registry's first event is its built-in default: not a version
@@ -131,9 +168,12 @@ void RegisterConfigWatchCommand(CLI::App& config) {
       "watch", "follow a configuration file or etcd key and print each version accepted or rejected");
   watch->add_option("--file", flags->file, "a configuration file, replaced by an atomic rename or written in place");
   AddDurationOption(*watch, "--poll", flags->poll, "how often --file is checked, in [1ms, 1h]");
-  watch->add_option("--etcd", flags->etcd, "etcd's client URL (http://host:2379)");
+  watch->add_option("--etcd", flags->etcd, "etcd's client URL: http(s)://host[:port], nothing after the port");
   watch->add_option("--key", flags->key, "the etcd key holding the document, or with --prefix the prefix");
   watch->add_flag("--prefix", flags->prefix, "each key under --key holds one destination");
+  AddDurationOption(*watch, "--stale-after", flags->stale_after,
+                    "a watch silent this long (no event, no progress notice) is reported and reopened, in "
+                    "[10ms, 24h]; keep it above twice etcd's progress-notify interval");
   watch->add_option("--count", flags->count, "end after this many versions (default: at SIGINT or SIGTERM)")
       ->check(FiniteRange(1, 1'000'000));
   watch->callback([flags] { Watch(*flags); });

@@ -5,6 +5,7 @@
 //
 //   BoundedRun run = RunBounded("config check /tmp/fifo");
 //   ASSERT_TRUE(WIFEXITED(run.wait_status));
+//   ExpectRefused({{"backoff --cap 0", "--cap"}});  // exit 2, one line naming --cap
 #pragma once
 
 #ifdef STORMGUARD_CLI_PATH
@@ -12,6 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -104,6 +109,27 @@ inline BoundedRun RunBounded(const std::string& args) {
   run.out = Slurp(out);
   run.err = Slurp(err);
   return run;
+}
+
+struct RefusedCase {
+  std::string args;
+  std::string flag;  // the one line must contain this
+};
+
+// Each run must be refused before any work: exit status 2, nothing on
+// stdout, one line on stderr naming the flag, within RunBounded's bounds.
+inline void ExpectRefused(const std::vector<RefusedCase>& cases) {
+  using ::testing::HasSubstr;
+  using ::testing::StartsWith;
+  for (const auto& [args, flag] : cases) {
+    const BoundedRun run = RunBounded(args);
+    ASSERT_TRUE(WIFEXITED(run.wait_status)) << args << ": killed by signal " << WTERMSIG(run.wait_status);
+    EXPECT_EQ(WEXITSTATUS(run.wait_status), 2) << args << ": " << run.err;
+    EXPECT_EQ(run.out, "") << args;
+    EXPECT_THAT(run.err, StartsWith("stormguard: ")) << args;
+    EXPECT_THAT(run.err, HasSubstr(flag)) << args;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << args << ": " << run.err;
+  }
 }
 
 }  // namespace stormguard::testing

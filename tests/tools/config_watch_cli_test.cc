@@ -125,7 +125,7 @@ TEST_F(ConfigWatchCliTest, BadFlagsNameTheFieldAndExitTwo) {
   EXPECT_THAT(count.err, HasSubstr("--count: '0' is not in [1, 1e+06]"));
   const CliRun poll = RunCli("config watch --file x.json --poll 0s");
   EXPECT_EQ(poll.status, 2);
-  EXPECT_THAT(poll.err, HasSubstr("poll_interval: must be in [1ms, 1h]"));
+  EXPECT_THAT(poll.err, HasSubstr("--poll: must be in [1ms, 1h]"));
 }
 
 #endif  // STORMGUARD_CLI_PATH

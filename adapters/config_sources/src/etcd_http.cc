@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <mutex>
 
@@ -14,6 +15,24 @@ namespace {
 long Millis(Duration d) {
   return static_cast<long>(std::clamp<std::int64_t>(
       std::chrono::ceil<std::chrono::milliseconds>(d).count(), 1, 24LL * 3600 * 1000));
+}
+
+// curl's failure in our words, with the system's reason when there is one
+// (curl's own, "Transferred a partial file", says little to an operator).
+std::string Cause(CURLcode code, long os_errno) {
+  std::string why;
+  switch (code) {
+    case CURLE_PARTIAL_FILE: why = "the connection closed in the middle of an answer"; break;
+    case CURLE_GOT_NOTHING: why = "the connection closed before any answer"; break;
+    case CURLE_RECV_ERROR: why = "receiving failed"; break;
+    case CURLE_SEND_ERROR: why = "sending failed"; break;
+    case CURLE_COULDNT_CONNECT: why = "cannot connect"; break;
+    case CURLE_COULDNT_RESOLVE_HOST: why = "cannot resolve the host name"; break;
+    case CURLE_OPERATION_TIMEDOUT: why = "timed out"; break;
+    default: why = curl_easy_strerror(code);
+  }
+  if (os_errno != 0) why += " (" + std::string(std::strerror(static_cast<int>(os_errno))) + ")";
+  return why;
 }
 
 // One POST on its own easy and multi handles, freed on every path.
@@ -32,6 +51,7 @@ class Transfer {
  private:
   static std::size_t OnData(char* data, std::size_t size, std::size_t n, void* self) noexcept;
   static int OnProgress(void* self, curl_off_t, curl_off_t, curl_off_t, curl_off_t) noexcept;
+  Status Finished(CURLcode code);
   bool Take(std::string_view data);
   bool Streaming();
 
@@ -95,19 +115,31 @@ Status Transfer::Run() {
       const CURLcode code = msg->data.result;
       if (stop_.stop_requested()) return Status::Cancelled("stopped");
       if (!failure_.ok()) return failure_;
-      long http = 0;
-      curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &http);
-      if (code == CURLE_OK && http != 200) return ParseErrorReply(http, body_);
-      if (code == CURLE_OPERATION_TIMEDOUT) return Status::DeadlineExceeded("etcd at " + url_ + ": timed out");
-      if (code != CURLE_OK) return Status::Unavailable("etcd at " + url_ + ": " + curl_easy_strerror(code));
-      if (lines_ != nullptr) return Status::Unavailable("etcd at " + url_ + ": the watch stream ended");
-      return Status::Ok();
+      return Finished(code);
     }
     if (stop_.stop_requested()) return Status::Cancelled("stopped");
-    const Duration wait = lines_ != nullptr ? lines_->Idle() : std::chrono::seconds(1);
+    const Result<Duration> wait = lines_ != nullptr ? lines_->Idle() : Result<Duration>(std::chrono::seconds(1));
+    if (!wait.ok()) return wait.status();
     if (!failure_.ok()) return failure_;
-    curl_multi_poll(multi_, nullptr, 0, static_cast<int>(std::min<long>(Millis(wait), 1000)), nullptr);
+    curl_multi_poll(multi_, nullptr, 0, static_cast<int>(std::min<long>(Millis(*wait), 1000)), nullptr);
   }
+}
+
+// How a transfer curl says is done went: a stream that had begun (a 200
+// answer) only ever ends, and says why in its own words.
+Status Transfer::Finished(CURLcode code) {
+  long http = 0;
+  curl_easy_getinfo(easy_, CURLINFO_RESPONSE_CODE, &http);
+  long os_errno = 0;
+  curl_easy_getinfo(easy_, CURLINFO_OS_ERRNO, &os_errno);
+  if (code == CURLE_OK && http != 200) return ParseErrorReply(http, body_);
+  if (lines_ != nullptr && http == 200) {
+    return Status::Unavailable("etcd watch stream ended: " +
+                               (code == CURLE_OK ? std::string("etcd closed it") : Cause(code, os_errno)));
+  }
+  if (code == CURLE_OPERATION_TIMEDOUT) return Status::DeadlineExceeded("etcd at " + url_ + ": timed out");
+  if (code != CURLE_OK) return Status::Unavailable("etcd at " + url_ + ": " + Cause(code, os_errno));
+  return Status::Ok();
 }
 
 // A stream's lines go to the handler once curl has said it is a 200

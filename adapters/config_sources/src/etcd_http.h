@@ -8,7 +8,9 @@
 // `max_bytes` ends the transfer with RESOURCE_EXHAUSTED.
 //
 // Failures: could not connect, broken, timed out -> UNAVAILABLE or
-// DEADLINE_EXCEEDED; an HTTP error -> the gRPC code in etcd's answer.
+// DEADLINE_EXCEEDED, in our words ("etcd watch stream ended: the connection
+// closed in the middle of an answer"); an HTTP error -> the gRPC code in
+// etcd's answer.
 //
 // Thread safety: each call uses its own curl handles; call from any thread.
 #pragma once
@@ -36,15 +38,17 @@ class LineHandler {
   virtual Status OnLine(std::string_view line) = 0;
   // Called after each batch of received data and when a wait times out:
   // does deferred work, and says how long the stream may wait for data
-  // before calling again (at most a second is waited in any case).
-  virtual Duration Idle() = 0;
+  // before calling again (at most a second is waited in any case); an
+  // error ends the stream with that status.
+  virtual Result<Duration> Idle() = 0;
 };
 
 Result<std::string> EtcdPost(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
                              std::stop_token stop);
 
 // Returns when the stream ends: the handler's error, a transport failure,
-// CANCELLED on stop, or UNAVAILABLE when etcd closed a healthy stream.
+// CANCELLED on stop, or UNAVAILABLE "etcd watch stream ended: <why>" once
+// a stream that had begun (a 200 answer) breaks or is closed.
 Status EtcdStream(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
                   LineHandler& handler, std::stop_token stop);
 

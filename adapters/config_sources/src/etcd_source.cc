@@ -1,5 +1,9 @@
 #include "stormguard/config_sources/etcd_source.h"
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 #include "etcd_watcher.h"
 #include "stormguard/core/validation.h"
 
@@ -8,26 +12,70 @@ namespace {
 
 bool Within(Duration d, Duration lo, Duration hi) { return d >= lo && d <= hi; }
 
-bool PlainText(const std::string& s) {
+bool PlainText(std::string_view s) {
   for (const unsigned char c : s) {
     if (c <= ' ' || c == 0x7F) return false;
   }
   return true;
 }
 
+bool HostName(std::string_view host) {
+  return !host.empty() && std::all_of(host.begin(), host.end(), [](unsigned char c) {
+    return std::isalnum(c) != 0 || c == '.' || c == '-' || c == '_';
+  });
+}
+
+// What is wrong with `port` (the text after the host's ':'), or "".
+std::string PortProblem(std::string_view port) {
+  const bool digits = !port.empty() && port.size() <= 5 &&
+                      std::all_of(port.begin(), port.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+  if (digits && std::stoi(std::string(port)) >= 1 && std::stoi(std::string(port)) <= 65535) return "";
+  return "port must be a number in [1, 65535], got \"" + std::string(port.substr(0, 40)) + "\"";
+}
+
+// What is wrong with an endpoint, or "": http:// or https://, a host (a
+// name, IPv4 or a bracketed IPv6 address), an optional port, and nothing
+// after it, since the gateway's paths are added to it.
+std::string EndpointProblem(std::string_view endpoint) {
+  const std::size_t scheme = endpoint.starts_with("http://") ? 7 : endpoint.starts_with("https://") ? 8 : 0;
+  if (scheme == 0) return "must start with http:// or https://";
+  if (endpoint.size() > 2048 || !PlainText(endpoint)) return "must be at most 2048 bytes, without spaces";
+  std::string_view authority = endpoint.substr(scheme);
+  if (const std::size_t end = authority.find_first_of("/?#"); end != std::string_view::npos) {
+    return "must have no path, query or fragment (the gateway's paths are added to it), got \"" +
+           std::string(authority.substr(end, 40)) + "\"";
+  }
+  if (authority.find('@') != std::string_view::npos) return "must not carry a user name";
+  std::string_view host = authority;
+  std::size_t colon = std::string_view::npos;
+  if (authority.starts_with('[')) {
+    const std::size_t close = authority.find(']');
+    if (close == std::string_view::npos) return "has a '[' without its ']'";
+    host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size() && authority[close + 1] != ':') return "must have only a port after ']'";
+    colon = close + 1 < authority.size() ? close + 1 : colon;
+    if (host.empty() || host.find_first_not_of("0123456789abcdefABCDEF:.") != std::string_view::npos) {
+      return "must have an IPv6 address between '[' and ']'";
+    }
+  } else {
+    colon = authority.find(':');
+    host = authority.substr(0, colon);
+    if (!HostName(host)) return "must have a host (a name or an address; IPv6 in brackets)";
+  }
+  return colon == std::string_view::npos ? "" : PortProblem(authority.substr(colon + 1));
+}
 }  // namespace
 
 std::vector<std::string> EtcdSourceOptions::Validate() const {
   using std::chrono::milliseconds, std::chrono::minutes;
   Validator v;
-  v.Check((endpoint.starts_with("http://") || endpoint.starts_with("https://")) && PlainText(endpoint) &&
-              endpoint.size() <= 2048,
-          "endpoint", "must be an http:// or https:// URL of at most 2048 bytes, without spaces");
-  v.Check(!endpoint.ends_with("/"), "endpoint", "must not end with '/' (the gateway's paths are added to it)");
+  const std::string problem = EndpointProblem(endpoint);
+  v.Check(problem.empty(), "endpoint", problem);
   v.Check(!key.empty() && key.size() <= 4096, "key", "must be 1 to 4096 bytes");
   v.Check(Within(connect_timeout, milliseconds(1), minutes(1)), "connect_timeout", "must be in [1ms, 1min]");
   v.Check(Within(request_timeout, milliseconds(1), minutes(10)), "request_timeout", "must be in [1ms, 10min]");
   v.Check(Within(coalesce, Duration::zero(), minutes(1)), "coalesce", "must be in [0, 1min]");
+  v.Check(Within(stale_after, milliseconds(10), std::chrono::hours(24)), "stale_after", "must be in [10ms, 24h]");
   v.Nest("reconnect", reconnect.Validate());
   v.Check(reconnect.cap <= minutes(10), "reconnect.cap", "must be at most 10min (an outage must end in a retry)");
   return std::move(v).errors();

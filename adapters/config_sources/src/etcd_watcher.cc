@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "stormguard/config/config_json.h"
+#include "stormguard/core/duration_format.h"
 
 namespace stormguard::config_sources {
 namespace {
@@ -80,6 +81,7 @@ Status EtcdWatcher::Session() {
     if (Status s = ReadAll(); !s.ok()) return s;
   }
   const EtcdHttpLimits limits{.connect_timeout = options_.connect_timeout, .max_bytes = kMaxLineBytes};
+  heard_ = clock_.Now();
   return EtcdStream(options_.endpoint + "/v3/watch",
                     WatchRequest(options_.key, range_end_, view_.next_revision()), limits, *this,
                     stop_.get_token());
@@ -105,7 +107,10 @@ Status EtcdWatcher::ReadAll() {
 }
 
 Status EtcdWatcher::OnLine(std::string_view line) {
-  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return Status::Ok();  // keep-alive
+  // A blank line may come from a proxy keeping the connection open: it
+  // says nothing about etcd, so it does not count as hearing from it.
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return Status::Ok();
+  heard_ = clock_.Now();
   Result<WatchReply> reply = ParseWatchLine(line);
   if (!reply.ok() && reply.status().code() == StatusCode::kOutOfRange) {  // etcd's "compacted"
     compacted_ = need_read_ = true;
@@ -140,10 +145,21 @@ Status EtcdWatcher::OnLine(std::string_view line) {
   return Status::Ok();
 }
 
-Duration EtcdWatcher::Idle() {
+// etcd tells a quiet watch how far it got every progress-notify interval,
+// so a stream silent for stale_after is stuck (a frozen or cut-off member,
+// a proxy holding a dead connection): end it, and the loop reports it and
+// watches again from the resume point.
+Result<Duration> EtcdWatcher::Idle() {
   const TimePoint now = clock_.Now();
   if (throttle_.Due(now)) Offer();
-  return throttle_.Wait(now, kIdleWait);
+  const TimePoint stale_at = heard_ + options_.stale_after;
+  if (now >= stale_at) {
+    stale_.fetch_add(1, std::memory_order_relaxed);
+    return Status::DeadlineExceeded("etcd watch stream silent for " + FormatDuration(options_.stale_after) +
+                                    " (no event, no progress notification): watching again from revision " +
+                                    std::to_string(view_.next_revision()));
+  }
+  return std::min(throttle_.Wait(now, kIdleWait), stale_at - now);
 }
 
 void EtcdWatcher::Offer() {
@@ -172,7 +188,7 @@ void EtcdWatcher::Report(const Status& failure) {
 EtcdSourceStats EtcdWatcher::stats() const {
   constexpr auto r = std::memory_order_relaxed;
   return {watches_.load(r), failures_.load(r), reconnects_.load(r), compactions_.load(r), deliveries_.load(r),
-          revision_.load(r)};
+          stale_.load(r), revision_.load(r)};
 }
 
 }  // namespace stormguard::config_sources

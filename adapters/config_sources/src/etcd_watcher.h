@@ -36,7 +36,7 @@ class EtcdWatcher final : private LineHandler {
   Status Session();
   Status ReadAll();
   Status OnLine(std::string_view line) override;
-  Duration Idle() override;
+  Result<Duration> Idle() override;
   void Offer();
   void Report(const Status& failure);
 
@@ -56,11 +56,12 @@ class EtcdWatcher final : private LineHandler {
   bool need_read_ = true;   // no data yet, or a compaction: Range before watching
   bool watching_ = false;   // the current stream was accepted
   bool compacted_ = false;  // the stream ended because its revisions were compacted
+  TimePoint heard_{};       // the stream's start, or its last line from etcd
   std::string reported_;    // the failure last reported, "" once healthy
   std::string doc_error_;   // the document error last delivered
   std::optional<std::string> delivered_;
 
-  std::atomic<std::uint64_t> watches_{0}, failures_{0}, reconnects_{0}, compactions_{0}, deliveries_{0};
+  std::atomic<std::uint64_t> watches_{0}, failures_{0}, reconnects_{0}, compactions_{0}, deliveries_{0}, stale_{0};
   std::atomic<std::int64_t> revision_{0};
 };
 

@@ -30,6 +30,7 @@ class FakeGateway {
     server_.Post("/v3/watch", [this](const httplib::Request&, httplib::Response& res) {
       res.set_chunked_content_provider("application/json", [this](std::size_t, httplib::DataSink& sink) {
         for (const std::string& line : watch_lines) sink.write(line.data(), line.size());
+        if (break_stream) return false;  // closes the connection mid-answer
         sink.done();
         return true;
       });
@@ -50,6 +51,7 @@ class FakeGateway {
   int range_status = 200;
   std::string range_body;
   std::vector<std::string> watch_lines;
+  bool break_stream = false;  // after watch_lines, instead of ending the answer
 
  private:
   httplib::Server server_;
@@ -99,6 +101,34 @@ TEST(EtcdGatewayFaultsTest, AWatchCanceledForAReasonIsReported) {
                     "etcd:/k: etcd canceled the watch: etcdserver: permission denied");
   }));
   EXPECT_TRUE(recorder.entries()[0].update.ok());  // the document came first
+}
+
+// A stream cut mid-answer, and one closed cleanly, are said in our words,
+// not curl's ("Transferred a partial file").
+TEST(EtcdGatewayFaultsTest, AnEndedStreamSaysWhy) {
+  FakeGateway g;
+  g.range_body = RangeOf(5, {{"/k", "{}"}});
+  g.watch_lines = {kCreated};
+  g.break_stream = true;
+  SinkRecorder recorder;
+  auto broken = EtcdSource::Start(Options(g, "/k"), recorder.sink()).value();
+  EXPECT_TRUE(recorder.WaitFor([](const auto& es) {
+    return HasError(es, StatusCode::kUnavailable,
+                    "etcd:/k: etcd watch stream ended: the connection closed in the middle of an answer");
+  }));
+  FakeGateway clean;
+  clean.range_body = g.range_body;
+  clean.watch_lines = {kCreated};
+  SinkRecorder closed;
+  auto ended = EtcdSource::Start(Options(clean, "/k"), closed.sink()).value();
+  EXPECT_TRUE(closed.WaitFor([](const auto& es) {
+    return HasError(es, StatusCode::kUnavailable, "etcd:/k: etcd watch stream ended: etcd closed it");
+  }));
+  for (const auto& e : recorder.entries()) {
+    if (!e.update.ok()) {
+      EXPECT_EQ(e.update.status().message().find("Transferred"), std::string::npos);
+    }
+  }
 }
 
 TEST(EtcdGatewayFaultsTest, AnErrorLineAndARefusedRangeKeepEtcdsCode) {

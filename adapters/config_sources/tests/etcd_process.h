@@ -1,6 +1,7 @@
 // A real etcd for the integration tests: started on loopback with free
-// ports and a temporary data directory, killed (SIGKILL) and restarted on
-// the same data, and removed at the end. Every wait is bounded.
+// ports and a temporary data directory, frozen (SIGSTOP) and thawed, killed
+// (SIGKILL) and restarted on the same data, and removed at the end. Every
+// wait is bounded.
 #pragma once
 
 #include <netinet/in.h>
@@ -84,6 +85,11 @@ class EtcdProcess {
     ::waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
+
+  // Stops the process (SIGSTOP) and lets it go on (SIGCONT): its sockets
+  // stay open and silent, as a hung or cut-off member's do.
+  void Freeze() const { ::kill(pid_, SIGSTOP); }
+  void Thaw() const { ::kill(pid_, SIGCONT); }
 
   // Writes return the revision after the write (-1 on failure); `port`
   // names another client port the process serves on (0: endpoint()'s).

@@ -102,6 +102,38 @@ TEST_F(EtcdSourceIntegrationTest, SurvivesAKillAndDeliversAPutMadeAfterTheRestar
   EXPECT_EQ(stats.compactions, 0U);  // resumed from its revision, no full read
 }
 
+// A member that stops answering (SIGSTOP here; a hung or cut-off one in
+// life) leaves the stream open and silent. etcd here notifies quiet
+// watches every 100 ms, so 500 ms of silence is stale: the source says so
+// within a bound, and follows etcd again once it answers.
+TEST_F(EtcdSourceIntegrationTest, AFrozenEtcdIsReportedStaleAndFollowedAgainAfterward) {
+  ASSERT_GT(etcd_.Put("/sg/config", Doc(5)), 0);
+  auto source = StartSource({.key = "/sg/config", .stale_after = milliseconds(500)});
+  ASSERT_TRUE(recorder_.WaitForText(Doc(5)));
+  ASSERT_TRUE(Eventually([&] { return source->stats().watches == 1; }));
+  std::this_thread::sleep_for(milliseconds(300));  // progress notifications keep a quiet stream fresh
+  ASSERT_EQ(source->stats().stale, 0U);
+  const auto frozen = Clock::now();
+  etcd_.Freeze();
+  const bool reported = recorder_.WaitFor([](const auto& es) { return !es.back().update.ok(); });
+  const auto noticed = Clock::now() - frozen;
+  etcd_.Thaw();
+  ASSERT_TRUE(reported);
+  const Status stale = recorder_.entries().back().update.status();
+  EXPECT_EQ(stale.code(), StatusCode::kDeadlineExceeded);
+  EXPECT_NE(stale.message().find("etcd:/sg/config: etcd watch stream silent for 500ms"), std::string::npos)
+      << stale.message();
+  EXPECT_LT(noticed, milliseconds(1500));  // stale_after, plus a last notification's age and a poll
+  std::printf("a frozen etcd was reported after %.0f ms\n",
+              std::chrono::duration<double, std::milli>(noticed).count());
+  ASSERT_GT(etcd_.Put("/sg/config", Doc(6)), 0);
+  ASSERT_TRUE(recorder_.WaitForText(Doc(6), milliseconds(3000)));
+  const EtcdSourceStats stats = source->stats();
+  EXPECT_GE(stats.stale, 1U);
+  EXPECT_GE(stats.watches, 2U);
+  EXPECT_EQ(stats.compactions, 0U);  // resumed from its revision, no full read
+}
+
 // While the source cannot reach etcd, a key is deleted and the revisions
 // that say so are compacted away: only a full read can learn it. The
 // writes go to etcd on another client port so the source stays cut off.

@@ -11,20 +11,31 @@ TEST(EtcdSourceOptionsTest, TheDefaultsWithAKeyAreValid) {
 
 TEST(EtcdSourceOptionsTest, NamesEveryBadOption) {
   EtcdSourceOptions o{.endpoint = "ftp://x/", .key = "", .connect_timeout = Duration::zero(),
-                      .request_timeout = std::chrono::hours(1), .coalesce = -std::chrono::milliseconds(1)};
+                      .request_timeout = std::chrono::hours(1), .coalesce = -std::chrono::milliseconds(1), .stale_after = Duration::zero()};
   o.reconnect.cap = std::chrono::hours(1);
   auto started = EtcdSource::Start(o, [](Result<ConfigUpdate>) {});
   ASSERT_FALSE(started.ok());
   EXPECT_EQ(started.status().code(), StatusCode::kInvalidArgument);
   const std::string& m = started.status().message();
-  for (const char* field : {"endpoint: must be an http:// or https:// URL", "endpoint: must not end with '/'",
-                            "key: must be 1 to 4096 bytes", "connect_timeout: must be in [1ms, 1min]",
+  for (const char* field : {"endpoint: must start with http:// or https://", "key: must be 1 to 4096 bytes", "connect_timeout: must be in [1ms, 1min]",
                             "request_timeout: must be in [1ms, 10min]", "coalesce: must be in [0, 1min]",
-                            "reconnect.cap: must be at most 10min"}) {
+                            "reconnect.cap: must be at most 10min", "stale_after: must be in [10ms, 24h]"}) {
     EXPECT_NE(m.find(field), std::string::npos) << field << " in " << m;
   }
   EXPECT_FALSE(EtcdSource::Start({.key = "/k"}, nullptr).ok());
   EXPECT_FALSE((EtcdSourceOptions{.endpoint = "http://a b", .key = "/k"}).Validate().empty());
+}
+
+// The CLI's tests (tests/tools/hostile_watch_test.cc) cover each refusal.
+TEST(EtcdSourceOptionsTest, AnEndpointIsASchemeAHostAndAnOptionalPort) {
+  for (const char* ok : {"http://127.0.0.1:2379", "https://etcd.example.com", "http://[::1]:2379", "http://[::1]",
+                         "http://etcd-0.etcd_svc:1", "http://h:65535"}) {
+    EXPECT_TRUE((EtcdSourceOptions{.endpoint = ok, .key = "/k"}).Validate().empty()) << ok;
+  }
+  for (const char* bad : {"http://h:0", "http://h:65536", "http://h/", "http://h:2379/v3", "http://", "http://u@h",
+                          "http://[::1", "http://h:2379?x", "https:/h"}) {
+    EXPECT_FALSE((EtcdSourceOptions{.endpoint = bad, .key = "/k"}).Validate().empty()) << bad;
+  }
 }
 
 }  // namespace

@@ -25,6 +25,14 @@ timespec Mtime(const std::string& path) {
   return st.st_mtim;
 }
 constexpr timespec kLongAgo{946684800, 0};  // 2000-01-01
+constexpr std::int64_t kSecond = 1'000'000'000;
+
+// The file's ctime in ns: set by the kernel at each change, never by a test.
+std::int64_t CtimeNs(const std::string& path) {
+  struct stat st{};
+  ::stat(path.c_str(), &st);
+  return std::int64_t{st.st_ctim.tv_sec} * kSecond + st.st_ctim.tv_nsec;
+}
 
 std::string TextOf(const std::optional<Result<ConfigUpdate>>& u) {
   return u && u->ok() ? (*u)->text : "<none>";
@@ -69,17 +77,77 @@ TEST(FileWatchTest, SeesAnInPlaceWrite) {
 }
 
 // The write lands in the same timestamp tick as the read before it: inode,
-// size and mtime all look unchanged, and only the recent mtime gives it away.
+// size and mtime look unchanged (the ctime too on a coarse clock), and only
+// the read once the tick has passed sees it.
 TEST(FileWatchTest, SeesAWriteInTheSameTimestampTickAsTheRead) {
   TempDir dir;
   const std::string path = dir.File("sg.json");
   TempDir::WriteInPlace(path, "{\"v\": 1}");
   const timespec tick = Mtime(path);
-  FileWatch watch(path);
+  std::int64_t wall = CtimeNs(path);
+  FileWatch watch(path, [&] { return wall; });
   ASSERT_EQ(TextOf(watch.Check()), "{\"v\": 1}");
   TempDir::WriteInPlace(path, "{\"v\": 2}");
   SetMtime(path, tick);
+  wall += kSecond;
   EXPECT_EQ(TextOf(watch.Check()), "{\"v\": 2}");
+}
+
+// A read within a tick of the file's last change is repeated once, when
+// the tick has surely passed, and not again.
+TEST(FileWatchTest, ARecentlyChangedFileIsReadOnceMoreAfterTheTick) {
+  TempDir dir;
+  const std::string path = dir.File("sg.json");
+  TempDir::WriteInPlace(path, "{}");
+  const std::int64_t changed = CtimeNs(path);
+  std::int64_t wall = changed;
+  FileWatch watch(path, [&] { return wall; });
+  ASSERT_TRUE(watch.Check());
+  wall = changed + kSecond / 2;
+  EXPECT_FALSE(watch.Check());
+  EXPECT_EQ(watch.reads(), 1U);
+  wall = changed + kSecond;
+  EXPECT_FALSE(watch.Check());  // read again, found equal
+  EXPECT_EQ(watch.reads(), 2U);
+  for (int i = 0; i < 100; ++i) {
+    wall += kSecond;
+    EXPECT_FALSE(watch.Check());
+  }
+  EXPECT_EQ(watch.reads(), 2U);
+}
+
+// Anyone may set a file's mtime into the future; it is read once all the
+// same, however long it stays ahead of the clock.
+TEST(FileWatchTest, AFileWithAnMtimeInTheFutureIsReadOnce) {
+  TempDir dir;
+  const std::string path = dir.File("sg.json");
+  TempDir::WriteInPlace(path, "{}");
+  SetMtime(path, {Mtime(path).tv_sec + 365 * 24 * 3600, 0});
+  std::int64_t wall = CtimeNs(path) + 2 * kSecond;  // the change itself has settled
+  FileWatch watch(path, [&] { return wall; });
+  ASSERT_TRUE(watch.Check());
+  for (int i = 0; i < 1000; ++i) {
+    wall += kSecond / 100;
+    EXPECT_FALSE(watch.Check());
+  }
+  EXPECT_EQ(watch.reads(), 1U);
+}
+
+// The clock was set back an hour after the last change: the file's ctime
+// is far ahead of it, which makes no read racy (a write now gets an
+// earlier ctime, so stat() shows it).
+TEST(FileWatchTest, ACtimeFarAheadOfTheClockIsNotReadAgain) {
+  TempDir dir;
+  const std::string path = dir.File("sg.json");
+  TempDir::WriteInPlace(path, "{}");
+  std::int64_t wall = CtimeNs(path) - 3600 * kSecond;
+  FileWatch watch(path, [&] { return wall; });
+  ASSERT_TRUE(watch.Check());
+  for (int i = 0; i < 100; ++i) {
+    wall += kSecond / 10;
+    EXPECT_FALSE(watch.Check());
+  }
+  EXPECT_EQ(watch.reads(), 1U);
 }
 
 TEST(FileWatchTest, ARewriteWithTheSameContentIsSilent) {

@@ -16,10 +16,10 @@
 //   2. Watch from R + 1 with progress notifications; each reply's events are
 //      applied together, and the resume point moves to one past the last
 //      event (or past a progress notify's revision).
-//   3. The stream breaks or etcd is down: report the failure to the sink
-//      (once per distinct error), wait with `reconnect` backoff and jitter,
-//      and watch again from the resume point, so nothing is missed or seen
-//      twice. Every wait is counted.
+//   3. The stream breaks, goes silent for `stale_after`, or etcd is down:
+//      report the failure to the sink (once per distinct error), wait with
+//      `reconnect` backoff and jitter, and watch again from the resume
+//      point, so nothing is missed or seen twice. Every wait is counted.
 //   4. etcd compacted the resume point away (the watch is canceled with a
 //      compact_revision): close the stream and go back to 1, since deletes
 //      in between can only be learned from a full read.
@@ -48,7 +48,9 @@
 namespace stormguard::config_sources {
 
 struct EtcdSourceOptions {
-  std::string endpoint = "http://127.0.0.1:2379";  // http:// or https://, no path
+  // http:// or https://, a host, a port in [1, 65535] (optional), nothing
+  // after it: the gateway's paths are added.
+  std::string endpoint = "http://127.0.0.1:2379";
   std::string key;                                  // the key, or the prefix
   bool prefix = false;
   Duration connect_timeout = std::chrono::seconds(1);  // in [1ms, 1min]
@@ -59,6 +61,12 @@ struct EtcdSourceOptions {
                            .cap = std::chrono::seconds(5),
                            .jitter = Jitter::kFull};
   Duration coalesce = std::chrono::milliseconds(50);  // in [0, 1min]
+  // A watch stream that brings nothing from etcd for this long, not even a
+  // progress notification, is stale: reported, closed, and watched again
+  // from the resume point. etcd notifies a quiet watch every
+  // --experimental-watch-progress-notify-interval (10 min by default) and
+  // may skip one after events, so keep this above twice that. In [10ms, 24h].
+  Duration stale_after = std::chrono::minutes(25);
   std::uint64_t seed = 0;  // the jitter's; 0: drawn from the OS
   // Runs the watch, on its clock. Null: a one-thread pool of its own.
   std::shared_ptr<Executor> executor;
@@ -72,6 +80,7 @@ struct EtcdSourceStats {
   std::uint64_t reconnects = 0;   // backoff waits before trying again
   std::uint64_t compactions = 0;  // full reads after a compaction
   std::uint64_t deliveries = 0;   // documents handed to the sink
+  std::uint64_t stale = 0;        // streams ended for silence (stale_after)
   std::int64_t revision = 0;      // of the last document delivered
 };
 
