@@ -1,5 +1,6 @@
 // The scenario suites under the Asio coroutine driver, on virtual time.
 #include "asio_driver.h"
+#include "pipeline/scenarios/hedge_scenarios.h"
 #include "pipeline/scenarios/pipeline_scenarios.h"
 
 namespace stormguard::testing {

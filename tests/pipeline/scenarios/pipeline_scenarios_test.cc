@@ -1,4 +1,5 @@
 // The scenario suites under the blocking driver and the completion driver.
+#include "pipeline/scenarios/hedge_scenarios.h"
 #include "pipeline/scenarios/pipeline_scenarios.h"
 
 namespace stormguard::testing {
