@@ -215,6 +215,15 @@ TYPED_TEST_P(PipelineScenarios, TheFallbackAnswersARefusal) {
   EXPECT_EQ(*r.result, -1);
 }
 
+TYPED_TEST_P(PipelineScenarios, TheFallbackAnswersWithoutCallingWhenTooLittleTimeIsLeft) {
+  Pipeline p = Unwrap(this->Builder().AddFallback({.skip_when_remaining_below = 50ms}).Build());
+  CallContext ctx{.deadline = Deadline::After(this->driver.clock().Now(), 30ms)};
+  CallRecord r = this->driver.Run(p, ctx, {{10ms}}, /*with_fallback=*/true);
+  ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
+  EXPECT_EQ(*r.result, -1);
+  EXPECT_TRUE(r.attempt_starts.empty());
+}
+
 TYPED_TEST_P(PipelineScenarios, AMissingIdempotencyKeyIsRefused) {
   Pipeline p = Unwrap(this->Builder().AddRetry(this->Retries(2)).AddRequireIdempotencyKey().Build());
   CallRecord r = this->Run(p, {{10ms}});
@@ -251,7 +260,8 @@ REGISTER_TYPED_TEST_SUITE_P(PipelineScenarios, RetriesWaitTheBackoffBetweenAttem
                             AQueuedCallRunsWhenASlotFrees, AQueuedCallGivesUpAfterMaxWait,
                             AQueuedCallEndsWhenTheTimeoutFires, AnEmptyRateLimiterRefusesWithoutCalling,
                             ARateLimitedCallWaitsForTheNextToken, TheFallbackAnswersWhenRetriesFail,
-                            TheFallbackAnswersARefusal, AMissingIdempotencyKeyIsRefused,
+                            TheFallbackAnswersARefusal, TheFallbackAnswersWithoutCallingWhenTooLittleTimeIsLeft,
+                            AMissingIdempotencyKeyIsRefused,
                             TheUsualStackSucceedsAfterARetry);
 
 }  // namespace stormguard::testing
