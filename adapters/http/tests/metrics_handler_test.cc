@@ -37,7 +37,8 @@ void Populate(MetricsListener& metrics) {
   ev(EventKind::kHedgeWon, "hedge", {}, 2);
   ev(EventKind::kFallback, "fallback", "unavailable");
   ev(EventKind::kAbandoned, "timeout", "ignored_stop");
-  metrics.For("we\"ird\\name\n\x01\xc3\xa9").OnEvent(Event{.kind = EventKind::kFallback, .policy = "fallback"});
+  metrics.For("we\"ird\\name\n\x01\x7f\xff\xc3\xa9")  // control bytes, DEL, invalid and valid UTF-8
+      .OnEvent(Event{.kind = EventKind::kFallback, .policy = "fallback"});
   for (int w = 0; w < kWatchedCount; ++w) metrics.Watch("inventory", static_cast<Watched>(w), [] { return 3.0; });
 }
 

@@ -13,8 +13,9 @@
 //   CallRecord Run(const Pipeline&, CallContext&, const Script&, bool with_fallback);
 // BlockingDriver (with TurnExecutor for its hedges) and CompletionDriver
 // are here. Another driver (an event
-// loop's, in its own test binary) writes its class, includes
-// pipeline_scenarios.h and instantiates the suite for it:
+// loop's, in its own test binary) writes its class, includes the suites'
+// headers (pipeline_scenarios.h and the topics beside it) and instantiates
+// each for it:
 //   INSTANTIATE_TYPED_TEST_SUITE_P(Asio, PipelineScenarios, AsioDriver);
 // Its waits may use ScenarioClock::timers() through an AsyncTimers of its
 // own (Pipeline::ExecuteAsync(timers, ...)).

@@ -1,0 +1,156 @@
+// The hedge scenarios, written once and run by every driver as
+// pipeline_scenarios.h's are (an instantiation per driver).
+#pragma once
+
+#include "pipeline/scenarios/pipeline_scenarios.h"
+#include "stormguard/metrics/metrics_listener.h"
+
+namespace stormguard::testing {
+
+// The executor a blocking hedge runs its attempts on: the driver's when it
+// has one (BlockingDriver's takes turns on virtual time), else a pool that
+// an asynchronous driver never uses.
+template <class Driver>
+std::shared_ptr<Executor> HedgeExecutorOf(Driver& driver) {
+  if constexpr (requires { driver.hedge_executor(); }) {
+    return driver.hedge_executor();
+  } else {
+    return Unwrap(Executor::Create({.threads = 1, .timers = &driver.clock().timers()}));
+  }
+}
+
+// Hedging: several attempts of one call in flight at once. A suite of its
+// own, since another driver's binary may instantiate one suite without the
+// other: INSTANTIATE_TYPED_TEST_SUITE_P(X, HedgeScenarios, XDriver).
+template <class Driver>
+class HedgeScenarios : public PipelineScenarios<Driver> {
+ protected:
+  std::shared_ptr<Executor> workers = HedgeExecutorOf(this->driver);
+
+  static HedgeOptions After(Duration delay, int hedges = 1) {
+    return {.delay = delay, .max_hedged_attempts = hedges, .idempotent = true};
+  }
+};
+
+TYPED_TEST_SUITE_P(HedgeScenarios);
+
+TYPED_TEST_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop) {
+  CountingListener counters;
+  Pipeline p = Unwrap(this->Builder(&counters).AddHedge(this->After(50ms), this->workers).Build());
+  CallRecord r = this->Run(p, {{500ms}, {10ms}});
+  ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
+  EXPECT_EQ(*r.result, 2);  // the hedge's value
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms, 50ms));
+  EXPECT_THAT(r.saw_stop, ::testing::ElementsAre(true, false));
+  EXPECT_EQ(r.took, 60ms);
+  auto snap = counters.Read();
+  EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, "hedge"), 1u);
+  EXPECT_EQ(snap.count(EventKind::kHedgeWon, "hedge"), 1u);
+  EXPECT_EQ(snap.total(EventKind::kHedgeWon, "hedge"), 60ms);  // since the primary started
+  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, "hedge"), 2u);
+  EXPECT_EQ(snap.count(EventKind::kAttemptStarted, "pipeline"), 2u);
+}
+
+TYPED_TEST_P(HedgeScenarios, APrimaryThatAnswersBeforeTheDelayStartsNoHedge) {
+  CountingListener counters;
+  Pipeline p = Unwrap(this->Builder(&counters).AddHedge(this->After(50ms), this->workers).Build());
+  CallRecord r = this->Run(p, {{20ms}, {10ms}});
+  ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
+  EXPECT_EQ(*r.result, 1);
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms));
+  EXPECT_EQ(r.took, 20ms);
+  EXPECT_EQ(counters.Read().count(EventKind::kHedgeLaunched, "hedge"), 0u);
+}
+
+// A call counts as won by hedging only when a hedge's result is the answer:
+// not when the primary answers first, even with a hedge in flight.
+TYPED_TEST_P(HedgeScenarios, OnlyCallsAHedgeAnsweredCountAsHedgesWon) {
+  MetricsListener metrics;
+  Pipeline p = Unwrap(this->Builder(&metrics.For("stock")).AddHedge(this->After(50ms), this->workers).Build());
+  EXPECT_EQ(*this->Run(p, {{60ms}, {500ms}}).result, 1);  // the primary wins the race
+  EXPECT_EQ(metrics.Scrape().find("stormguard_hedges_won_total"), std::string::npos);
+  EXPECT_EQ(*this->Run(p, {{500ms}, {10ms}}).result, 2);  // the hedge wins
+  const std::string scrape = metrics.Scrape();
+  EXPECT_NE(scrape.find("stormguard_hedges_sent_total{name=\"stock\"} 2\n"), std::string::npos) << scrape;
+  EXPECT_NE(scrape.find("stormguard_hedges_won_total{name=\"stock\"} 1\n"), std::string::npos) << scrape;
+}
+
+TYPED_TEST_P(HedgeScenarios, ANonFatalFailureLaunchesTheHedgeAtOnce) {
+  Pipeline p = Unwrap(this->Builder().AddHedge(this->After(1s), this->workers).Build());
+  CallRecord r = this->Run(p, {{10ms, kDown}, {10ms}});
+  ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
+  EXPECT_EQ(*r.result, 2);
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms, 10ms));
+  EXPECT_EQ(r.took, 20ms);
+}
+
+TYPED_TEST_P(HedgeScenarios, AFatalFailureEndsTheCallAndStopsTheOthers) {
+  Pipeline p = Unwrap(this->Builder().AddHedge(this->After(10ms), this->workers).Build());
+  CallRecord r = this->Run(p, {{500ms}, {20ms, Status::NotFound("no such stock")}});
+  EXPECT_EQ(r.result.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(r.saw_stop, ::testing::ElementsAre(true, false));
+  EXPECT_EQ(r.took, 30ms);
+}
+
+TYPED_TEST_P(HedgeScenarios, WhenEveryHedgedAttemptFailsTheCallReportsTheFailure) {
+  CountingListener counters;
+  Pipeline p = Unwrap(this->Builder(&counters).AddHedge(this->After(50ms), this->workers).Build());
+  CallRecord r = this->Run(p, {{100ms, kDown}, {100ms, kDown}});
+  EXPECT_EQ(r.result.status().code(), StatusCode::kUnavailable);
+  EXPECT_TRUE(r.result.status().hints().do_not_retry);  // no attempt left: the hedge gave up for the chain
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms, 50ms));
+  EXPECT_EQ(r.took, 150ms);
+  EXPECT_EQ(counters.Read().count(EventKind::kGaveUp, "hedge"), 1u);
+}
+
+TYPED_TEST_P(HedgeScenarios, AnOverallTimeoutCancelsEveryHedgedAttempt) {
+  Pipeline p = Unwrap(this->Builder().AddTimeout(80ms).AddHedge(this->After(30ms), this->workers).Build());
+  CallRecord r = this->Run(p, {{500ms}, {500ms}});
+  EXPECT_EQ(r.result.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(r.result.status().source(), "timeout");
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms, 30ms));
+  EXPECT_THAT(r.saw_stop, ::testing::ElementsAre(true, true));
+  EXPECT_EQ(r.took, 80ms);
+}
+
+TYPED_TEST_P(HedgeScenarios, TheCallersStopCancelsEveryHedgedAttempt) {
+  Pipeline p = Unwrap(this->Builder().AddHedge(this->After(30ms), this->workers).Build());
+  std::stop_source caller;
+  this->driver.clock().At(this->driver.clock().Now() + 40ms, [&] { caller.request_stop(); });
+  CallContext ctx{.stop = caller.get_token()};
+  CallRecord r = this->driver.Run(p, ctx, {{500ms}, {500ms}}, false);
+  EXPECT_EQ(r.result.status().code(), StatusCode::kCancelled);
+  EXPECT_THAT(r.saw_stop, ::testing::ElementsAre(true, true));
+  EXPECT_EQ(r.took, 40ms);
+}
+
+TYPED_TEST_P(HedgeScenarios, StagesInsideTheHedgeRunOncePerHedgedAttempt) {
+  auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 2})));
+  RetryOptions o = this->Retries(2);
+  o.idempotent = true;  // a timed-out attempt may have run
+  Pipeline p = Unwrap(this->Builder()
+                          .AddRetry(o)
+                          .AddHedge(this->After(50ms), this->workers)
+                          .AddBulkhead(bulkhead)
+                          .AddAttemptTimeout(300ms)
+                          .Build());
+  CallRecord r = this->Run(p, {{500ms}, {400ms}, {10ms}});
+  // Each hedged attempt has its own 300ms: the primary's runs out first
+  // (a fatal answer, which stops the hedge), and the retry runs the hedge
+  // again after its backoff.
+  ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
+  EXPECT_EQ(*r.result, 3);
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms, 50ms, 400ms));
+  EXPECT_THAT(r.saw_stop, ::testing::ElementsAre(true, true, false));
+  EXPECT_EQ(bulkhead->stats().in_use, 0);
+}
+
+REGISTER_TYPED_TEST_SUITE_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop,
+                            APrimaryThatAnswersBeforeTheDelayStartsNoHedge,
+                            OnlyCallsAHedgeAnsweredCountAsHedgesWon, ANonFatalFailureLaunchesTheHedgeAtOnce,
+                            AFatalFailureEndsTheCallAndStopsTheOthers,
+                            WhenEveryHedgedAttemptFailsTheCallReportsTheFailure,
+                            AnOverallTimeoutCancelsEveryHedgedAttempt, TheCallersStopCancelsEveryHedgedAttempt,
+                            StagesInsideTheHedgeRunOncePerHedgedAttempt);
+
+}  // namespace stormguard::testing
