@@ -34,7 +34,8 @@ IncomingChain ReadIncomingChain(const ClientMetadata& metadata, std::size_t max_
     } else if (name == kIdempotencyKey) {
       // A repeated key is as unusable as a bad one: which would be the operation?
       const auto key = DecodeIdempotencyKey(value, max_key_length);
-      in.idempotency_key = (key && !seen_key) ? std::string(*key) : std::string();
+      in.unreadable_key = in.unreadable_key || !key || seen_key;
+      in.idempotency_key = in.unreadable_key ? std::string() : std::string(*key);
       seen_key = true;
     }
   }

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "stormguard/grpc/chain_metadata.h"
 #include "stormguard/grpc/client.h"
@@ -101,13 +102,31 @@ TEST(GrpcChainMetadata, RetryFlagFromOurAttemptOrGrpcsPreviousAttempts) {
 }
 
 TEST(GrpcChainMetadata, OnlyOneValidIdempotencyKeyIsKept) {
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "order-7"}}).idempotency_key, "order-7");
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "a\x01"}}).idempotency_key, "");
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "caf\xc3\xa9"}}).idempotency_key, "");
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "a"}, {"idempotency-key", "b"}}).idempotency_key, "");
+  const IncomingChain valid = ReadIncomingChain(Meta{{"idempotency-key", "order-7"}});
+  EXPECT_EQ(valid.idempotency_key, "order-7");
+  EXPECT_FALSE(valid.unreadable_key);
+  EXPECT_FALSE(ReadIncomingChain(Meta{}).unreadable_key);
+}
+
+TEST(GrpcChainMetadata, AKeySentButUnreadableIsToldApartFromNone) {
   const std::string long_key(kMaxIdempotencyKeyLength + 1, 'k');
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", long_key}}).idempotency_key, "");
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "abcd"}}, 3).idempotency_key, "");
+  const std::pair<Meta, std::size_t> unreadable[] = {
+      {Meta{{"idempotency-key", ""}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", "ab\x01" "cd"}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", "caf\xc3\xa9"}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", long_key}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", "abcd"}}, 3},
+      {Meta{{"idempotency-key", "a"}, {"idempotency-key", "b"}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", "a"}, {"idempotency-key", "a"}}, kMaxIdempotencyKeyLength},
+      // A bad first key is not redeemed by a good second one, nor the reverse.
+      {Meta{{"idempotency-key", "a\x01"}, {"idempotency-key", "b"}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", "b"}, {"idempotency-key", "a\x01"}}, kMaxIdempotencyKeyLength},
+  };
+  for (const auto& [meta, max_length] : unreadable) {
+    const IncomingChain in = ReadIncomingChain(meta, max_length);
+    EXPECT_TRUE(in.unreadable_key) << meta.begin()->second;
+    EXPECT_EQ(in.idempotency_key, "") << meta.begin()->second;
+  }
 }
 
 TEST(GrpcChainMetadata, RemainingUntilASystemDeadline) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "keyed_calls.h"
 #include "stormguard/grpc/server.h"
 #include "test_server.h"
 
@@ -91,6 +92,20 @@ TEST(GrpcCallbackGuard, DeadlineIsClampedAndKeepsTheReserve) {
   EXPECT_GT(seen.load(), 2000);
   EXPECT_EQ(reply.remaining_ms(), seen.load());
   EXPECT_EQ(guard->stats().clamped, 1u);
+}
+
+TEST(GrpcCallbackGuard, AnUnreadableIdempotencyKeyIsRefusedBeforeTheHandlerWithoutAStore) {
+  auto guard = Guard();
+  std::atomic<int> handled{0};
+  CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
+    return guard->ServeCallback(sc, [&](CallContext&, ServerAnswer answer) {
+      ++handled;
+      answer(::grpc::Status::OK);
+    });
+  });
+  testing::ExpectHostileKeysRefused(server.address());
+  EXPECT_EQ(handled.load(), 0);
+  EXPECT_EQ(guard->stats().invalid_keys, 12u);  // 6 keys, twice
 }
 
 TEST(GrpcCallbackGuard, ASpentCallIsRefusedBeforeItsHandler) {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "keyed_calls.h"
 #include "stormguard/grpc/client.h"
 #include "stormguard/grpc/server.h"
 #include "test_server.h"
@@ -99,6 +100,23 @@ TEST(GrpcServerGuard, DeadlineIsClampedToTheServersMaximum) {
   ASSERT_TRUE(stub->Say(&no_deadline, EchoRequest(), &reply).ok());
   EXPECT_LE(seen.load(), 1000);
   EXPECT_GT(seen.load(), 500);
+}
+
+// Without a store the guard still refuses a key it cannot read: a handler
+// that deduplicates on ctx.idempotency_key itself (as the demo's service C
+// does), or passes it on to the calls it makes, would see none.
+TEST(GrpcServerGuard, AnUnreadableIdempotencyKeyIsRefusedBeforeTheHandlerWithoutAStore) {
+  auto guard = Guard();
+  std::atomic<int> handled{0};
+  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+    return guard->Serve(sc, [&](CallContext&) {
+      ++handled;
+      return ::grpc::Status::OK;
+    });
+  });
+  testing::ExpectHostileKeysRefused(server.address());
+  EXPECT_EQ(handled.load(), 0);
+  EXPECT_EQ(guard->stats().invalid_keys, 12u);  // 6 keys, twice
 }
 
 TEST(GrpcServerGuard, ASpentCallIsRefusedBeforeItsHandler) {

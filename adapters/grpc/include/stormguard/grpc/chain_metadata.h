@@ -41,9 +41,12 @@ void PrepareAttempt(const CallContext& attempt, TimePoint now, ::grpc::ClientCon
 // What the caller's metadata says about the request.
 struct IncomingChain {
   bool is_retry = false;             // x-stormguard-attempt >= 2 or grpc-previous-rpc-attempts >= 1
-  // Empty when absent, repeated or not a valid key (see IsValidIdempotencyKey):
-  // a key the server cannot read exactly deduplicates nothing.
+  // Empty when absent or unreadable.
   std::string idempotency_key;
+  // A key was sent but cannot be read exactly: repeated, or not a valid key
+  // (see IsValidIdempotencyKey). It deduplicates nothing, so the call must
+  // be refused, not run as if it carried none.
+  bool unreadable_key = false;
 };
 IncomingChain ReadIncomingChain(const ClientMetadata& metadata,
                                 std::size_t max_key_length = kMaxIdempotencyKeyLength);
