@@ -40,7 +40,7 @@ Result<std::unique_ptr<ServerGuard>> ServerGuard::Create(ServerGuardOptions opti
 std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& context, CallContext& ctx) {
   counters_.served.fetch_add(1, std::memory_order_relaxed);
   const TimePoint now = o_.clock->Now();
-  Duration budget = RemainingUntil(context.deadline(), std::chrono::system_clock::now());
+  Duration budget = RemainingOf(context);
   if (budget == kInfiniteDuration) budget = o_.limits.default_budget;
   if (budget > o_.limits.max_budget) {
     counters_.clamped.fetch_add(1, std::memory_order_relaxed);

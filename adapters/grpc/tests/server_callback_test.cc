@@ -92,6 +92,18 @@ TEST(GrpcCallbackGuard, DeadlineIsClampedAndKeepsTheReserve) {
   EXPECT_GT(seen.load(), 2000);
   EXPECT_EQ(reply.remaining_ms(), seen.load());
   EXPECT_EQ(guard->stats().clamped, 1u);
+
+  // Past the year 2262, where gRPC's system_clock deadline overflows.
+  for (const char* timeout : {"2067000H", "99999999H"}) {
+    const testing::RawAnswer a =
+        testing::RawUnaryCall(server.address(), testing::kSayPath, "", {{"grpc-timeout", timeout}});
+    EXPECT_EQ(a.grpc_status, "0") << timeout << ": " << a.grpc_message;
+    ASSERT_TRUE(reply.ParseFromString(a.reply)) << timeout;
+    EXPECT_LE(reply.remaining_ms(), 2700) << timeout;
+    EXPECT_GT(reply.remaining_ms(), 2000) << timeout;
+  }
+  EXPECT_EQ(guard->stats().clamped, 3u);
+  EXPECT_EQ(guard->stats().expired_refused, 0u);
 }
 
 TEST(GrpcCallbackGuard, AnUnreadableIdempotencyKeyIsRefusedBeforeTheHandlerWithoutAStore) {

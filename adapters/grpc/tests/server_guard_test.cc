@@ -96,6 +96,19 @@ TEST(GrpcServerGuard, DeadlineIsClampedToTheServersMaximum) {
   EXPECT_GT(seen.load(), 2000);
   EXPECT_EQ(guard->stats().clamped, 1u);
 
+  // Past the year 2262, where gRPC's system_clock deadline overflows: still
+  // the server's maximum, not a deadline spent on arrival.
+  for (const char* timeout : {"2067000H", "99999999H"}) {
+    seen = 0;
+    const testing::RawAnswer a =
+        testing::RawUnaryCall(server.address(), testing::kSayPath, "", {{"grpc-timeout", timeout}});
+    EXPECT_EQ(a.grpc_status, "0") << timeout << ": " << a.grpc_message;
+    EXPECT_LE(seen.load(), 3000) << timeout;
+    EXPECT_GT(seen.load(), 2000) << timeout;
+  }
+  EXPECT_EQ(guard->stats().clamped, 3u);
+  EXPECT_EQ(guard->stats().expired_refused, 0u);
+
   ::grpc::ClientContext no_deadline;  // gets the server's default
   ASSERT_TRUE(stub->Say(&no_deadline, EchoRequest(), &reply).ok());
   EXPECT_LE(seen.load(), 1000);

@@ -2,8 +2,8 @@
 //
 // ServerGuard::Serve wraps a handler of a sync service and, for every call:
 //   - takes the caller's deadline (grpc-timeout, as gRPC read it), clamped to
-//     the server's maximum so a caller can never extend it; a call without
-//     one gets the server's default;
+//     the server's maximum so a caller can never extend it (one centuries
+//     away too); a call without one gets the server's default;
 //   - keeps this hop's reserve (the time to answer) and refuses the call with
 //     DEADLINE_EXCEEDED before the handler runs when nothing is left;
 //   - refuses with INVALID_ARGUMENT, before the handler runs, a call whose
