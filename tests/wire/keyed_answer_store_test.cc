@@ -1,7 +1,7 @@
-// The transport-neutral engine: what it records comes back whole, every
-// part of it is paid for in the byte bound, and a watch is told exactly
-// once. (Begin/Complete/Abandon, the bounds, the TTL and blocking waits are
-// covered through the HTTP store's tests.)
+// The transport-neutral engine: what it records comes back whole, and a
+// repeat that waits for its first, blocking or watching, is told exactly
+// once. (Claims: keyed_answer_store_claim_test.cc; bounds and TTL:
+// keyed_answer_store_bounds_test.cc.)
 #include "stormguard/wire/keyed_answer_store.h"
 
 #include <gtest/gtest.h>
@@ -56,7 +56,7 @@ struct Seen {
   }
 };
 
-class KeyedAnswerStoreWatchTest : public ::testing::Test {
+class KeyedAnswerStoreWaitTest : public ::testing::Test {
  protected:
   // The first request with fingerprint 7 (the repeats' own) runs.
   void SetUp() override { ASSERT_EQ(store->Begin(kScope, 7, kT0).state, AnswerClaim::kFirst); }
@@ -68,7 +68,7 @@ class KeyedAnswerStoreWatchTest : public ::testing::Test {
   Seen seen;
 };
 
-TEST_F(KeyedAnswerStoreWatchTest, ARunningKeysWatchIsToldItsAnswerOnceWhenItCompletes) {
+TEST_F(KeyedAnswerStoreWaitTest, ARunningKeysWatchIsToldItsAnswerOnceWhenItCompletes) {
   EXPECT_NE(store->Watch(kScope, 7, seen.Watcher()), 0u);
   EXPECT_EQ(seen.calls, 0);
   EXPECT_EQ(store->stats().waiting, 1u);
@@ -81,7 +81,7 @@ TEST_F(KeyedAnswerStoreWatchTest, ARunningKeysWatchIsToldItsAnswerOnceWhenItComp
   EXPECT_EQ(seen.calls, 1);
 }
 
-TEST_F(KeyedAnswerStoreWatchTest, AnAbandonedKeysWatchIsToldNothingCameOfIt) {
+TEST_F(KeyedAnswerStoreWaitTest, AnAbandonedKeysWatchIsToldNothingCameOfIt) {
   store->Watch(kScope, 7, seen.Watcher());
   store->Abandon(kScope);
   EXPECT_EQ(seen.calls, 1);
@@ -89,7 +89,7 @@ TEST_F(KeyedAnswerStoreWatchTest, AnAbandonedKeysWatchIsToldNothingCameOfIt) {
   EXPECT_EQ(store->stats().waiting, 0u);
 }
 
-TEST_F(KeyedAnswerStoreWatchTest, AKeyThatIsNotRunningIsAnsweredAtOnce) {
+TEST_F(KeyedAnswerStoreWaitTest, AKeyThatIsNotRunningIsAnsweredAtOnce) {
   const IdempotencyScope unknown{"", "demo.PayRequest", "demo.PayReply", "order-2"};
   EXPECT_EQ(store->Watch(unknown, 7, seen.Watcher()), 0u);
   EXPECT_EQ(seen.calls, 1);
@@ -103,7 +103,7 @@ TEST_F(KeyedAnswerStoreWatchTest, AKeyThatIsNotRunningIsAnsweredAtOnce) {
   EXPECT_EQ(store->stats().waiting, 0u);
 }
 
-TEST_F(KeyedAnswerStoreWatchTest, AKeyReusedForAnotherRequestNeverAnswersTheWatch) {
+TEST_F(KeyedAnswerStoreWaitTest, AKeyReusedForAnotherRequestNeverAnswersTheWatch) {
   // The repeat's first was abandoned and the key reused with another body
   // (fingerprint 8) before the repeat watched: its answer is not the repeat's.
   store->Abandon(kScope);
@@ -115,7 +115,7 @@ TEST_F(KeyedAnswerStoreWatchTest, AKeyReusedForAnotherRequestNeverAnswersTheWatc
   EXPECT_EQ(seen.calls, 1);
 }
 
-TEST_F(KeyedAnswerStoreWatchTest, AWithdrawnWatchIsNeverTold) {
+TEST_F(KeyedAnswerStoreWaitTest, AWithdrawnWatchIsNeverTold) {
   Seen withdrawn;
   const std::uint64_t a = store->Watch(kScope, 7, seen.Watcher());
   const std::uint64_t b = store->Watch(kScope, 7, withdrawn.Watcher());
@@ -129,7 +129,7 @@ TEST_F(KeyedAnswerStoreWatchTest, AWithdrawnWatchIsNeverTold) {
   EXPECT_FALSE(store->Unwatch(kScope, 0));
 }
 
-TEST_F(KeyedAnswerStoreWatchTest, CompletionRacingAWithdrawalTellsTheWatchExactlyWhenNotWithdrawn) {
+TEST_F(KeyedAnswerStoreWaitTest, CompletionRacingAWithdrawalTellsTheWatchExactlyWhenNotWithdrawn) {
   // The waiter's deadline (Unwatch) against the first's answer (Complete),
   // from two threads: each round, either the watch is told or it was
   // withdrawn, never both and never neither.
@@ -148,6 +148,52 @@ TEST_F(KeyedAnswerStoreWatchTest, CompletionRacingAWithdrawalTellsTheWatchExactl
   }
   EXPECT_EQ(told_or_withdrawn_once, kRounds);
   EXPECT_EQ(store->stats().waiting, 0u);
+}
+
+TEST_F(KeyedAnswerStoreWaitTest, AwaitingADoneKeyAnswersAtOnce) {
+  Answer("charge 1");
+  const std::optional<RecordedAnswer> done = store->AwaitCompletion(kScope, Duration::zero());
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->body, "charge 1");
+}
+
+TEST_F(KeyedAnswerStoreWaitTest, AwaitingARunningKeyEndsWithItsWait) {
+  EXPECT_FALSE(store->AwaitCompletion(kScope, Duration::zero()).has_value());
+  EXPECT_FALSE(store->AwaitCompletion(kScope, 1ns).has_value());
+  EXPECT_EQ(store->stats().waiting, 0u);
+  EXPECT_EQ(store->Begin(kScope, 7, kT0).state, AnswerClaim::kRunning);  // still the first's
+}
+
+TEST_F(KeyedAnswerStoreWaitTest, AwaitingAnAbandonedOrUnknownKeyReturnsAtOnce) {
+  store->Abandon(kScope);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(store->AwaitCompletion(kScope, 10s).has_value());
+  EXPECT_FALSE(store->AwaitCompletion({"", "demo.PayRequest", "demo.PayReply", "order-2"}, 10s).has_value());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);  // not the 10 s waits
+}
+
+TEST_F(KeyedAnswerStoreWaitTest, TheFirstsAnswerOrAbandonWakesAWaiter) {
+  for (const bool answered : {true, false}) {
+    const std::string key = answered ? "answered" : "abandoned";
+    const IdempotencyScope scope{"", "demo.PayRequest", "demo.PayReply", key};
+    ASSERT_EQ(store->Begin(scope, 7, kT0).state, AnswerClaim::kFirst);
+    std::thread first([&] {
+      // Only once the waiter is parked, so it must be woken (bounded spin).
+      for (int i = 0; i < 10'000'000 && store->stats().waiting == 0; ++i) std::this_thread::yield();
+      if (answered) {
+        store->Complete(scope, {.code = 0, .message = {}, .headers = {}, .body = "done"}, kT0);
+      } else {
+        store->Abandon(scope);
+      }
+    });
+    const auto start = std::chrono::steady_clock::now();
+    const std::optional<RecordedAnswer> done = store->AwaitCompletion(scope, 10s);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 5s) << key;  // not the 10 s wait
+    first.join();
+    EXPECT_EQ(done.has_value(), answered) << key;
+    EXPECT_EQ(done.value_or(RecordedAnswer{}).body, answered ? "done" : "");
+    EXPECT_EQ(store->stats().waiting, 0u);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "stormguard/grpc/chain_metadata.h"
 
 #include <algorithm>
+#include <cstdint>
 
 
 namespace stormguard::grpc {
@@ -34,19 +35,31 @@ IncomingChain ReadIncomingChain(const ClientMetadata& metadata, std::size_t max_
     } else if (name == kIdempotencyKey) {
       // A repeated key is as unusable as a bad one: which would be the operation?
       const auto key = DecodeIdempotencyKey(value, max_key_length);
-      in.idempotency_key = (key && !seen_key) ? std::string(*key) : std::string();
+      in.unreadable_key = in.unreadable_key || !key || seen_key;
+      in.idempotency_key = in.unreadable_key ? std::string() : std::string(*key);
       seen_key = true;
     }
   }
   return in;
 }
 
-Duration RemainingUntil(std::chrono::system_clock::time_point deadline,
-                        std::chrono::system_clock::time_point now) noexcept {
-  using SysClock = std::chrono::system_clock;
-  if (deadline == SysClock::time_point::max()) return kInfiniteDuration;
-  if (deadline <= now) return Duration::zero();
-  return std::chrono::duration_cast<Duration>(deadline - now);
+Duration RemainingOf(const ::grpc::ServerContextBase& context) {
+  const gpr_timespec deadline = context.raw_deadline();
+  return RemainingUntil(deadline, gpr_now(deadline.clock_type));
+}
+
+Duration RemainingUntil(gpr_timespec deadline, gpr_timespec now) noexcept {
+  if (deadline.tv_sec == gpr_inf_future(GPR_CLOCK_REALTIME).tv_sec) return kInfiniteDuration;
+  // Whole seconds first, overflow-checked: either time may be any int64.
+  std::int64_t seconds = 0;
+  if (__builtin_sub_overflow(deadline.tv_sec, now.tv_sec, &seconds)) {
+    return deadline.tv_sec > now.tv_sec ? kMaxWireDuration : Duration::zero();
+  }
+  if (seconds < 0) return Duration::zero();  // the nanoseconds add less than a second
+  if (seconds > kMaxWireDuration / std::chrono::seconds(1)) return kMaxWireDuration;
+  const std::int64_t nanos = std::int64_t{deadline.tv_nsec} - now.tv_nsec;
+  const Duration left = std::chrono::seconds(seconds) + std::chrono::nanoseconds(nanos);
+  return std::clamp(left, Duration::zero(), kMaxWireDuration);
 }
 
 }  // namespace stormguard::grpc

@@ -16,13 +16,6 @@
 
 namespace stormguard::grpc::grpc_internal {
 
-// INVALID_ARGUMENT when the call sent an idempotency key that the guard
-// could not read exactly (ReadIncomingChain dropped it: empty, repeated,
-// too long, not printable ASCII): run anyway, its retries could take effect
-// twice.
-std::optional<::grpc::Status> RefuseUnreadableKey(const ::grpc::ServerContextBase& context,
-                                                  std::string_view key_read, std::size_t max_key_length);
-
 class KeyedCall {
  public:
   // `request` and `reply` must outlive the call (gRPC keeps them until it ends).

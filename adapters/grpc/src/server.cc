@@ -40,7 +40,7 @@ Result<std::unique_ptr<ServerGuard>> ServerGuard::Create(ServerGuardOptions opti
 std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& context, CallContext& ctx) {
   counters_.served.fetch_add(1, std::memory_order_relaxed);
   const TimePoint now = o_.clock->Now();
-  Duration budget = RemainingUntil(context.deadline(), std::chrono::system_clock::now());
+  Duration budget = RemainingOf(context);
   if (budget == kInfiniteDuration) budget = o_.limits.default_budget;
   if (budget > o_.limits.max_budget) {
     counters_.clamped.fetch_add(1, std::memory_order_relaxed);
@@ -52,7 +52,16 @@ std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& cont
     MarkDoNotRetry(context);
     return ::grpc::Status(::grpc::StatusCode::DEADLINE_EXCEEDED, "deadline already spent on arrival");
   }
-  IncomingChain in = ReadIncomingChain(context.client_metadata(), o_.limits.max_idempotency_key_length);
+  const std::size_t max_key = o_.limits.max_idempotency_key_length;
+  IncomingChain in = ReadIncomingChain(context.client_metadata(), max_key);
+  if (in.unreadable_key) {
+    // Run without it, the call's retries could each take effect, here or
+    // below (the key goes on with the handler's own calls).
+    counters_.invalid_keys.fetch_add(1, std::memory_order_relaxed);
+    return ::grpc::Status(::grpc::StatusCode::INVALID_ARGUMENT,
+                          std::string(kIdempotencyKey) + ": must be sent once, 1 to " + std::to_string(max_key) +
+                              " printable ASCII characters");
+  }
   ctx.incoming_is_retry = in.is_retry;
   ctx.idempotency_key = std::move(in.idempotency_key);
   return std::nullopt;
@@ -126,7 +135,8 @@ std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& cont
 ServerGuardStats ServerGuard::stats() const noexcept {
   const auto get = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
   return {get(counters_.served),          get(counters_.expired_refused), get(counters_.clamped),
-          get(counters_.shed),            get(counters_.marked_no_retry), get(counters_.client_cancelled)};
+          get(counters_.shed),            get(counters_.marked_no_retry), get(counters_.client_cancelled),
+          get(counters_.invalid_keys)};
 }
 
 }  // namespace stormguard::grpc

@@ -24,12 +24,9 @@ class GuardedReactor final : public ::grpc::ServerUnaryReactor {
 
   void Start() {
     if (std::optional<::grpc::Status> refused = guard_.Admit(context_, ctx_)) return Finish(*refused);
-    if (KeyedAnswerStore* store = guard_.o_.idempotency; store != nullptr && reply_ != nullptr) {
-      const std::size_t max_key = guard_.o_.limits.max_idempotency_key_length;
-      if (auto refused = RefuseUnreadableKey(context_, ctx_.idempotency_key, max_key)) return Finish(*refused);
-      if (!ctx_.idempotency_key.empty()) {
-        keyed_.emplace(*store, guard_.CallerOf(context_), ctx_.idempotency_key, *request_, *reply_);
-      }
+    KeyedAnswerStore* store = guard_.o_.idempotency;
+    if (store != nullptr && reply_ != nullptr && !ctx_.idempotency_key.empty()) {
+      keyed_.emplace(*store, guard_.CallerOf(context_), ctx_.idempotency_key, *request_, *reply_);
     }
     ctx_.stop = stop_.get_token();
     TimerService& timers = guard_.o_.timers != nullptr ? *guard_.o_.timers : TimerService::Default();

@@ -56,15 +56,6 @@ bool Recorded(::grpc::StatusCode code) {
 
 }  // namespace
 
-std::optional<::grpc::Status> RefuseUnreadableKey(const ::grpc::ServerContextBase& context,
-                                                  std::string_view key_read, std::size_t max_key_length) {
-  const ::grpc::string_ref name(kIdempotencyKey.data(), kIdempotencyKey.size());
-  if (!key_read.empty() || context.client_metadata().count(name) == 0) return std::nullopt;
-  return ::grpc::Status(::grpc::StatusCode::INVALID_ARGUMENT,
-                        std::string(kIdempotencyKey) + ": must be sent once, 1 to " +
-                            std::to_string(max_key_length) + " printable ASCII characters");
-}
-
 KeyedCall::KeyedCall(KeyedAnswerStore& store, std::string caller, std::string key,
                      const google::protobuf::Message& request, google::protobuf::Message& reply)
     : store_(store),
@@ -116,10 +107,6 @@ void KeyedCall::Finish(const ::grpc::Status& status, TimePoint now) {
                                   google::protobuf::Message& reply, SyncHandler handler) {
   CallContext ctx;
   if (std::optional<::grpc::Status> refused = Admit(context, ctx)) return *refused;
-  if (o_.idempotency != nullptr) {
-    const std::size_t max_key = o_.limits.max_idempotency_key_length;
-    if (auto refused = grpc_internal::RefuseUnreadableKey(context, ctx.idempotency_key, max_key)) return *refused;
-  }
   if (o_.idempotency == nullptr || ctx.idempotency_key.empty()) {
     return Guarded(context, ctx, [&](CallContext& c) { return Run(context, handler, c); });
   }

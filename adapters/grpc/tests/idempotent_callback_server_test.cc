@@ -234,6 +234,8 @@ TEST(IdempotentServeCallback, KeysItCannotReadExactlyAreRefusedBeforeTheHandler)
     SCOPED_TRACE(keys.size() == 1 ? "key '" + keys[0].substr(0, 8) + "'" : "two keys");
     EXPECT_EQ(SayKeyed(*stub, "pay 10", keys, &reply).error_code(), ::grpc::StatusCode::INVALID_ARGUMENT);
   }
+  testing::ExpectHostileKeysRefused(server.address());
+  EXPECT_EQ(server.arrivals(), 3 + 12);  // refused by the guard, not by gRPC
   EXPECT_EQ(server.charges(), 0);
   EXPECT_EQ(server.store_stats().entries, 0u);
 }

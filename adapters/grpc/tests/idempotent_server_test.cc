@@ -176,6 +176,8 @@ TEST(IdempotentServe, KeysItCannotReadExactlyAreRefusedBeforeTheHandler) {
     const ::grpc::Status s = SayKeyed(*stub, "pay 10", keys, &reply);
     EXPECT_EQ(s.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
   }
+  testing::ExpectHostileKeysRefused(server.address());
+  EXPECT_EQ(server.arrivals(), 3 + 12);  // refused by the guard, not by gRPC
   EXPECT_EQ(server.charges(), 0);
   EXPECT_EQ(server.store_stats().entries, 0u);
 }

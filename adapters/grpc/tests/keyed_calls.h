@@ -1,6 +1,7 @@
 // The client side of the at-most-once tests, shared by the sync and the
-// callback services' tests: plain calls with idempotency-key metadata, and a
-// stormguard client that retries a call whose answer is lost.
+// callback services' tests: plain calls with idempotency-key metadata, calls
+// with hostile keys written by hand, and a stormguard client that retries a
+// call whose answer is lost.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,8 +9,10 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "raw_grpc_call.h"
 #include "stormguard/grpc/client.h"
 #include "test_server.h"
 
@@ -54,13 +57,35 @@ inline void ExpectTheRetryOfALostAnswerGetsTheFirstsReply(const std::string& add
   EXPECT_EQ(reply.text(), "pay 10 charge 1");
 }
 
-// Keys a guard cannot read exactly: empty, too long, sent twice. (Non-ASCII
-// and control characters cannot be sent: gRPC's client refuses them;
-// ReadIncomingChain's tests cover them arriving anyway.)
+// Keys a guard cannot read exactly: empty, one past the longest, sent twice.
+// (gRPC's client refuses control characters and longer keys the server's
+// metadata limit: RawUnaryCall sends those, see ExpectHostileKeysRefused.)
 inline const std::vector<std::vector<std::string>>& UnreadableKeys() {
   static const std::vector<std::vector<std::string>> keys = {
-      {""}, {std::string(300, 'k')}, {"order-1", "order-2"}};
+      {""}, {std::string(kMaxIdempotencyKeyLength + 1, 'k')}, {"order-1", "order-2"}};
   return keys;
+}
+
+// Sends "pay 10" twice under each hostile idempotency key, written by hand
+// on the wire as any peer could: each call must be refused INVALID_ARGUMENT
+// with no reply. The caller checks that the handler never ran.
+inline void ExpectHostileKeysRefused(const std::string& address) {
+  const std::vector<std::vector<std::string>> hostile = {
+      {std::string(kMaxIdempotencyKeyLength + 1, 'k')}, {std::string(10 * 1024, 'k')},
+      {"ab\x01" "cd"}, {"order-1", "order-1"}, {"order-1", "order-2"}, {""}};
+  EchoRequest request;
+  request.set_text("pay 10");
+  for (const std::vector<std::string>& keys : hostile) {
+    SCOPED_TRACE(std::to_string(keys.size()) + " key(s) of " + std::to_string(keys[0].size()) + " bytes");
+    std::vector<std::pair<std::string, std::string>> metadata;
+    for (const std::string& k : keys) metadata.emplace_back("idempotency-key", k);
+    for (int call = 0; call < 2; ++call) {
+      const RawAnswer a = RawUnaryCall(address, kSayPath, request.SerializeAsString(), metadata);
+      EXPECT_EQ(a.grpc_status, "3") << a.grpc_message;  // INVALID_ARGUMENT
+      EXPECT_NE(a.grpc_message.find("idempotency-key"), std::string::npos) << a.grpc_message;
+      EXPECT_EQ(a.reply, "");
+    }
+  }
 }
 
 }  // namespace stormguard::grpc::testing

@@ -1,8 +1,12 @@
 // Status mapping, pushback trailers and chain metadata, without a server.
 #include <gtest/gtest.h>
 
+#include <grpcpp/support/time.h>
+
 #include <chrono>
+#include <limits>
 #include <string>
+#include <utility>
 
 #include "stormguard/grpc/chain_metadata.h"
 #include "stormguard/grpc/client.h"
@@ -101,20 +105,73 @@ TEST(GrpcChainMetadata, RetryFlagFromOurAttemptOrGrpcsPreviousAttempts) {
 }
 
 TEST(GrpcChainMetadata, OnlyOneValidIdempotencyKeyIsKept) {
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "order-7"}}).idempotency_key, "order-7");
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "a\x01"}}).idempotency_key, "");
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "caf\xc3\xa9"}}).idempotency_key, "");
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "a"}, {"idempotency-key", "b"}}).idempotency_key, "");
-  const std::string long_key(kMaxIdempotencyKeyLength + 1, 'k');
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", long_key}}).idempotency_key, "");
-  EXPECT_EQ(ReadIncomingChain(Meta{{"idempotency-key", "abcd"}}, 3).idempotency_key, "");
+  const IncomingChain valid = ReadIncomingChain(Meta{{"idempotency-key", "order-7"}});
+  EXPECT_EQ(valid.idempotency_key, "order-7");
+  EXPECT_FALSE(valid.unreadable_key);
+  EXPECT_FALSE(ReadIncomingChain(Meta{}).unreadable_key);
 }
 
-TEST(GrpcChainMetadata, RemainingUntilASystemDeadline) {
-  const auto now = std::chrono::system_clock::now();
-  EXPECT_EQ(RemainingUntil(std::chrono::system_clock::time_point::max(), now), kInfiniteDuration);
-  EXPECT_EQ(RemainingUntil(now - 1s, now), Duration::zero());
-  EXPECT_EQ(RemainingUntil(now + 250ms, now), Duration(250ms));
+TEST(GrpcChainMetadata, AKeySentButUnreadableIsToldApartFromNone) {
+  const std::string long_key(kMaxIdempotencyKeyLength + 1, 'k');
+  const std::pair<Meta, std::size_t> unreadable[] = {
+      {Meta{{"idempotency-key", ""}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", "ab\x01" "cd"}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", "caf\xc3\xa9"}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", long_key}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", "abcd"}}, 3},
+      {Meta{{"idempotency-key", "a"}, {"idempotency-key", "b"}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", "a"}, {"idempotency-key", "a"}}, kMaxIdempotencyKeyLength},
+      // A bad first key is not redeemed by a good second one, nor the reverse.
+      {Meta{{"idempotency-key", "a\x01"}, {"idempotency-key", "b"}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key", "b"}, {"idempotency-key", "a\x01"}}, kMaxIdempotencyKeyLength},
+  };
+  for (const auto& [meta, max_length] : unreadable) {
+    const IncomingChain in = ReadIncomingChain(meta, max_length);
+    EXPECT_TRUE(in.unreadable_key) << meta.begin()->second;
+    EXPECT_EQ(in.idempotency_key, "") << meta.begin()->second;
+  }
+}
+
+gpr_timespec At(std::int64_t seconds, std::int32_t nanos = 0, gpr_clock_type clock = GPR_CLOCK_REALTIME) {
+  return {.tv_sec = seconds, .tv_nsec = nanos, .clock_type = clock};
+}
+
+TEST(GrpcChainMetadata, RemainingUntilAGrpcDeadline) {
+  const gpr_timespec now = At(1'790'000'000, 500'000'000);  // in 2026
+  EXPECT_EQ(RemainingUntil(gpr_inf_future(GPR_CLOCK_REALTIME), now), kInfiniteDuration);
+  EXPECT_EQ(RemainingUntil(gpr_inf_future(GPR_CLOCK_MONOTONIC), At(5, 0, GPR_CLOCK_MONOTONIC)), kInfiniteDuration);
+  EXPECT_EQ(RemainingUntil(now, now), Duration::zero());
+  EXPECT_EQ(RemainingUntil(At(1'789'999'999), now), Duration::zero());
+  EXPECT_EQ(RemainingUntil(At(1'790'000'000, 499'999'999), now), Duration::zero());  // same second, before
+  EXPECT_EQ(RemainingUntil(At(1'790'000'000, 750'000'000), now), Duration(250ms));
+  EXPECT_EQ(RemainingUntil(At(1'790'000'001, 0), now), Duration(500ms));
+  EXPECT_EQ(RemainingUntil(gpr_inf_past(GPR_CLOCK_REALTIME), now), Duration::zero());
+}
+
+TEST(GrpcChainMetadata, RemainingUntilADeadlineCenturiesAwayIsTheWireMaximum) {
+  const gpr_timespec now = At(1'790'000'000);
+  constexpr std::int64_t kHour = 3600;
+  // grpc-timeout 2067000H lands past 2262, where system_clock nanoseconds end.
+  EXPECT_EQ(RemainingUntil(At(now.tv_sec + 2'067'000 * kHour), now), kMaxWireDuration);
+  EXPECT_EQ(RemainingUntil(At(now.tv_sec + 99'999'999 * kHour), now), kMaxWireDuration);
+  gpr_timespec system_max;  // system_clock's own end, a finite deadline to gRPC
+  ::grpc::Timepoint2Timespec(std::chrono::system_clock::time_point::max() - std::chrono::hours(1), &system_max);
+  ASSERT_NE(system_max.tv_sec, gpr_inf_future(GPR_CLOCK_REALTIME).tv_sec);
+  EXPECT_EQ(RemainingUntil(system_max, now), kMaxWireDuration);
+  const std::int64_t max_seconds = kMaxWireDuration / 1s;
+  EXPECT_EQ(RemainingUntil(At(now.tv_sec + max_seconds - 1, 999'999'999), now), kMaxWireDuration - 1ns);
+  EXPECT_EQ(RemainingUntil(At(now.tv_sec + max_seconds, 1), now), kMaxWireDuration);
+  // The seconds' difference itself overflows int64, either way.
+  const std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  const std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(RemainingUntil(At(kMax - 1), At(kMin)), kMaxWireDuration);
+  EXPECT_EQ(RemainingUntil(At(kMin), At(kMax - 1)), Duration::zero());
+  EXPECT_EQ(RemainingUntil(At(kMax - 1), At(0)), kMaxWireDuration);
+  // Nanoseconds out of their range stay inside [0, kMaxWireDuration].
+  const std::int32_t kNanoMax = std::numeric_limits<std::int32_t>::max();
+  const std::int32_t kNanoMin = std::numeric_limits<std::int32_t>::min();
+  EXPECT_EQ(RemainingUntil(At(10, kNanoMin), At(10, kNanoMax)), Duration::zero());
+  EXPECT_EQ(RemainingUntil(At(10, kNanoMax), At(10, kNanoMin)), Duration(std::int64_t{kNanoMax} - kNanoMin));
 }
 
 TEST(GrpcChainMetadata, AttemptDeadlineBecomesTheContextsDeadline) {
@@ -122,7 +179,8 @@ TEST(GrpcChainMetadata, AttemptDeadlineBecomesTheContextsDeadline) {
   const TimePoint now = clock.Now();
   ::grpc::ClientContext finite;
   PrepareAttempt({.deadline = Deadline::After(now, 500ms)}, now, finite);
-  const Duration left = RemainingUntil(finite.deadline(), std::chrono::system_clock::now());
+  const gpr_timespec deadline = finite.raw_deadline();
+  const Duration left = RemainingUntil(deadline, gpr_now(deadline.clock_type));
   EXPECT_LE(left, Duration(500ms));
   EXPECT_GT(left, Duration(400ms));
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "keyed_calls.h"
 #include "stormguard/grpc/server.h"
 #include "test_server.h"
 
@@ -91,6 +92,32 @@ TEST(GrpcCallbackGuard, DeadlineIsClampedAndKeepsTheReserve) {
   EXPECT_GT(seen.load(), 2000);
   EXPECT_EQ(reply.remaining_ms(), seen.load());
   EXPECT_EQ(guard->stats().clamped, 1u);
+
+  // Past the year 2262, where gRPC's system_clock deadline overflows.
+  for (const char* timeout : {"2067000H", "99999999H"}) {
+    const testing::RawAnswer a =
+        testing::RawUnaryCall(server.address(), testing::kSayPath, "", {{"grpc-timeout", timeout}});
+    EXPECT_EQ(a.grpc_status, "0") << timeout << ": " << a.grpc_message;
+    ASSERT_TRUE(reply.ParseFromString(a.reply)) << timeout;
+    EXPECT_LE(reply.remaining_ms(), 2700) << timeout;
+    EXPECT_GT(reply.remaining_ms(), 2000) << timeout;
+  }
+  EXPECT_EQ(guard->stats().clamped, 3u);
+  EXPECT_EQ(guard->stats().expired_refused, 0u);
+}
+
+TEST(GrpcCallbackGuard, AnUnreadableIdempotencyKeyIsRefusedBeforeTheHandlerWithoutAStore) {
+  auto guard = Guard();
+  std::atomic<int> handled{0};
+  CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
+    return guard->ServeCallback(sc, [&](CallContext&, ServerAnswer answer) {
+      ++handled;
+      answer(::grpc::Status::OK);
+    });
+  });
+  testing::ExpectHostileKeysRefused(server.address());
+  EXPECT_EQ(handled.load(), 0);
+  EXPECT_EQ(guard->stats().invalid_keys, 12u);  // 6 keys, twice
 }
 
 TEST(GrpcCallbackGuard, ASpentCallIsRefusedBeforeItsHandler) {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "keyed_calls.h"
 #include "stormguard/grpc/client.h"
 #include "stormguard/grpc/server.h"
 #include "test_server.h"
@@ -95,10 +96,40 @@ TEST(GrpcServerGuard, DeadlineIsClampedToTheServersMaximum) {
   EXPECT_GT(seen.load(), 2000);
   EXPECT_EQ(guard->stats().clamped, 1u);
 
+  // Past the year 2262, where gRPC's system_clock deadline overflows: still
+  // the server's maximum, not a deadline spent on arrival.
+  for (const char* timeout : {"2067000H", "99999999H"}) {
+    seen = 0;
+    const testing::RawAnswer a =
+        testing::RawUnaryCall(server.address(), testing::kSayPath, "", {{"grpc-timeout", timeout}});
+    EXPECT_EQ(a.grpc_status, "0") << timeout << ": " << a.grpc_message;
+    EXPECT_LE(seen.load(), 3000) << timeout;
+    EXPECT_GT(seen.load(), 2000) << timeout;
+  }
+  EXPECT_EQ(guard->stats().clamped, 3u);
+  EXPECT_EQ(guard->stats().expired_refused, 0u);
+
   ::grpc::ClientContext no_deadline;  // gets the server's default
   ASSERT_TRUE(stub->Say(&no_deadline, EchoRequest(), &reply).ok());
   EXPECT_LE(seen.load(), 1000);
   EXPECT_GT(seen.load(), 500);
+}
+
+// Without a store the guard still refuses a key it cannot read: a handler
+// that deduplicates on ctx.idempotency_key itself (as the demo's service C
+// does), or passes it on to the calls it makes, would see none.
+TEST(GrpcServerGuard, AnUnreadableIdempotencyKeyIsRefusedBeforeTheHandlerWithoutAStore) {
+  auto guard = Guard();
+  std::atomic<int> handled{0};
+  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+    return guard->Serve(sc, [&](CallContext&) {
+      ++handled;
+      return ::grpc::Status::OK;
+    });
+  });
+  testing::ExpectHostileKeysRefused(server.address());
+  EXPECT_EQ(handled.load(), 0);
+  EXPECT_EQ(guard->stats().invalid_keys, 12u);  // 6 keys, twice
 }
 
 TEST(GrpcServerGuard, ASpentCallIsRefusedBeforeItsHandler) {

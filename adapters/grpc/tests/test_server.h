@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "echo.grpc.pb.h"
 
@@ -17,6 +18,8 @@ namespace stormguard::grpc::testing {
 
 using test::EchoReply;
 using test::EchoRequest;
+
+inline constexpr std::string_view kSayPath = "/stormguard.test.Echo/Say";  // for RawUnaryCall
 
 // Serves `services` on a loopback port the system picks, until destroyed.
 class Loopback {

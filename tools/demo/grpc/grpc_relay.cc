@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 
 // The served call's gRPC deadline on the real clock (none: infinite).
 Deadline DeadlineOf(const ::grpc::ServerContext& c) {
-  const auto left = grpc::RemainingUntil(c.deadline(), std::chrono::system_clock::now());
+  const Duration left = grpc::RemainingOf(c);
   return left == kInfiniteDuration ? Deadline() : Deadline::After(Clock::Real().Now(), left);
 }
 

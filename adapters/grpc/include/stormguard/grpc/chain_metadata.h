@@ -14,7 +14,9 @@
 // Thread safety: pure functions; a ClientContext belongs to one attempt.
 #pragma once
 
+#include <grpc/support/time.h>
 #include <grpcpp/client_context.h>
+#include <grpcpp/server_context.h>
 
 #include <string_view>
 
@@ -41,16 +43,27 @@ void PrepareAttempt(const CallContext& attempt, TimePoint now, ::grpc::ClientCon
 // What the caller's metadata says about the request.
 struct IncomingChain {
   bool is_retry = false;             // x-stormguard-attempt >= 2 or grpc-previous-rpc-attempts >= 1
-  // Empty when absent, repeated or not a valid key (see IsValidIdempotencyKey):
-  // a key the server cannot read exactly deduplicates nothing.
+  // Empty when absent or unreadable.
   std::string idempotency_key;
+  // A key was sent but cannot be read exactly: repeated, or not a valid key
+  // (see IsValidIdempotencyKey). It deduplicates nothing, so the call must
+  // be refused, not run as if it carried none.
+  bool unreadable_key = false;
 };
 IncomingChain ReadIncomingChain(const ClientMetadata& metadata,
                                 std::size_t max_key_length = kMaxIdempotencyKeyLength);
 
-// The time left before `deadline`, a system-clock time as gRPC keeps it
-// (time_point::max() is gRPC's "no deadline": kInfiniteDuration).
-Duration RemainingUntil(std::chrono::system_clock::time_point deadline,
-                        std::chrono::system_clock::time_point now) noexcept;
+// The time a served call has left: its deadline as gRPC keeps it
+// (ServerContextBase::raw_deadline()) against the present on that clock.
+// ServerContextBase::deadline() is no use for this: its system_clock
+// nanoseconds overflow past the year 2262, so a grpc-timeout of 2067000H or
+// more would read as long past.
+Duration RemainingOf(const ::grpc::ServerContextBase& context);
+
+// The time from `now` until `deadline`, two times on one gRPC clock:
+// kInfiniteDuration when the deadline is gRPC's infinite future ("none"),
+// zero when it passed, at most kMaxWireDuration (a larger budget is clamped
+// to the server's maximum anyway).
+Duration RemainingUntil(gpr_timespec deadline, gpr_timespec now) noexcept;
 
 }  // namespace stormguard::grpc

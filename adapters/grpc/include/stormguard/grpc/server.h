@@ -2,10 +2,15 @@
 //
 // ServerGuard::Serve wraps a handler of a sync service and, for every call:
 //   - takes the caller's deadline (grpc-timeout, as gRPC read it), clamped to
-//     the server's maximum so a caller can never extend it; a call without
-//     one gets the server's default;
+//     the server's maximum so a caller can never extend it (one centuries
+//     away too); a call without one gets the server's default;
 //   - keeps this hop's reserve (the time to answer) and refuses the call with
 //     DEADLINE_EXCEEDED before the handler runs when nothing is left;
+//   - refuses with INVALID_ARGUMENT, before the handler runs, a call whose
+//     idempotency key it cannot read exactly (empty, repeated, too long, not
+//     printable ASCII): run as if it carried none, the call's retries could
+//     each take effect, whoever deduplicates them (the guard's store, the
+//     handler, a service below that the key would have gone on to);
 //   - hands the handler a CallContext: that deadline, a stop that fires at
 //     the deadline or when the client cancels (a sync handler gets no notice
 //     of that, so the guard asks ServerContext::IsCancelled every
@@ -99,6 +104,7 @@ struct ServerGuardStats {
   std::uint64_t shed = 0;              // refused by the pipeline's guards
   std::uint64_t marked_no_retry = 0;   // answers that carried pushback -1
   std::uint64_t client_cancelled = 0;  // stops fired by the client's cancellation
+  std::uint64_t invalid_keys = 0;      // idempotency keys refused unread: the handler never ran
 };
 
 using SyncHandler = FunctionRef<::grpc::Status(CallContext&)>;
@@ -143,10 +149,8 @@ class ServerGuard {
   //     key was forgotten): a keyed call retries both;
   //   - the key reused with another request (its deterministic serialization
   //     differs) answers INVALID_ARGUMENT: the request is wrong whatever the
-  //     server's state, which FAILED_PRECONDITION would suggest could change;
-  //   - a key the guard cannot read exactly (empty, repeated, too long, not
-  //     printable ASCII) answers INVALID_ARGUMENT: run anyway, its retries
-  //     could take effect twice.
+  //     server's state, which FAILED_PRECONDITION would suggest could change.
+  //     (A key the guard cannot read exactly never gets here: see above.)
   // Only OK and the caller's own errors (INVALID_ARGUMENT, NOT_FOUND,
   // ALREADY_EXISTS, PERMISSION_DENIED, FAILED_PRECONDITION, OUT_OF_RANGE,
   // UNAUTHENTICATED; HTTP's 4xx) are recorded: they would answer the same
@@ -184,7 +188,7 @@ class ServerGuard {
   ServerGuardOptions o_;
   struct Counters {
     std::atomic<std::uint64_t> served{0}, expired_refused{0}, clamped{0}, shed{0}, marked_no_retry{0},
-        client_cancelled{0};
+        client_cancelled{0}, invalid_keys{0};
   } counters_;
 };
 

@@ -1,0 +1,58 @@
+// Service C of the gRPC demo as a real process on loopback: a charge sent
+// with an idempotency key C cannot read is refused, not charged once per
+// retry.
+#include <gtest/gtest.h>
+
+#ifdef STORMGUARD_DEMO_HAS_GRPC
+
+#include <grpcpp/grpcpp.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "demo.grpc.pb.h"
+#include "demo/bottom_ledger.h"
+#include "demo/service_process.h"
+#include "raw_grpc_call.h"
+
+namespace stormguard::demo {
+namespace {
+
+TEST(GrpcBottomServiceTest, AChargeWithAnUnreadableKeyIsRefusedAndNeverCharged) {
+  auto c = ServiceProcess::Start(STORMGUARD_CLI_PATH, {"--role", "C", "--mode", "stormguard", "--transport", "grpc",
+                                                       "--seed", "7", "--max-lifetime", "60"});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const std::string address = "127.0.0.1:" + std::to_string((*c)->port());
+  const std::vector<std::vector<std::string>> hostile = {
+      {std::string(257, 'k')}, {std::string(10 * 1024, 'k')}, {"ab\x01" "cd"}, {"order-1", "order-2"}};
+  int op = 0;
+  for (const std::vector<std::string>& keys : hostile) {
+    rpc::OpRequest charge;
+    charge.set_op(std::to_string(++op));
+    charge.set_phase("t");
+    charge.set_charge(true);
+    std::vector<std::pair<std::string, std::string>> metadata;
+    for (const std::string& k : keys) metadata.emplace_back("idempotency-key", k);
+    for (int attempt = 0; attempt < 2; ++attempt) {  // a retry of the same charge
+      const grpc::testing::RawAnswer a = grpc::testing::RawUnaryCall(
+          address, "/stormguard.demo.rpc.Demo/Operate", charge.SerializeAsString(), metadata);
+      EXPECT_EQ(a.grpc_status, "3") << "op " << op << ": " << a.grpc_message;  // INVALID_ARGUMENT
+    }
+  }
+  auto stub = rpc::Demo::NewStub(::grpc::CreateChannel(address, ::grpc::InsecureChannelCredentials()));
+  ::grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  rpc::StatsReply stats;
+  ASSERT_TRUE(stub->Stats(&context, rpc::StatsRequest(), &stats).ok());
+  const BottomCounts t = BottomSnapshotFromJson(nlohmann::json::parse(stats.json())).phases["t"];
+  EXPECT_EQ(t.reached, 8u);
+  EXPECT_EQ(t.effects, 0u);
+  EXPECT_EQ(t.duplicate_effects, 0u);
+}
+
+}  // namespace
+}  // namespace stormguard::demo
+
+#endif
