@@ -112,10 +112,10 @@ TEST_F(HostilePlanLintTest, PlanOfTheLongestNaiveChainIsComputedNotSimulated) {
 }
 
 TEST_F(HostilePlanLintTest, PlanOfALongChainSimulatesFewerRequestsAndSaysSo) {
-  const Timed t = RunTimed("plan " + NaiveChain(10));  // 29524 calls per request: 33 request slots fit
+  const Timed t = RunTimed("plan " + NaiveChain(10));  // 29524 calls per request: 33 requests fit
   ASSERT_EQ(ExitStatus(t.run), 0) << t.run.err;
   EXPECT_LT(t.seconds, 5.0);
-  EXPECT_THAT(t.run.out, HasSubstr("simulated over 32 requests only (capped: 29524 calls per request, at most "
+  EXPECT_THAT(t.run.out, HasSubstr("simulated over 33 requests only (capped: 29524 calls per request, at most "
                                    "1000000 simulated)"));
   EXPECT_THAT(t.run.out, ::testing::ContainsRegex("\ns9  +19683x  +19683x  +19683x  +19683.00x  +"));
   ExpectAlignedTable(t.run.out, 10);

@@ -97,31 +97,31 @@ TEST(PlanTest, TheSimulationCostsTheComputedCallsPerRequest) {
 }
 
 TEST(PlanTest, PastTheCapFewerRequestsAreSimulatedAndTheCapIsReported) {
-  const Plan p = PlanOf("storm_chain.json", {.max_calls = 4000});  // 100 slots of 40 calls
+  const Plan p = PlanOf("storm_chain.json", {.max_calls = 4000});  // 100 requests of 40 calls
   EXPECT_EQ(p.simulation, Simulation::kCapped);
-  EXPECT_EQ(p.simulated_requests, 99);
+  EXPECT_EQ(p.simulated_requests, 100);
   EXPECT_DOUBLE_EQ(p.layers[3].simulated, 27);
   EXPECT_DOUBLE_EQ(p.layers[3].expected, 27);
   EXPECT_THAT(stormguard::plan::PlanText(p),
-              ::testing::HasSubstr("simulated over 99 requests only (capped: 40 calls per request, at most 4000 "
+              ::testing::HasSubstr("simulated over 100 requests only (capped: 40 calls per request, at most 4000 "
                                    "simulated)\n"));
-  // A budget's allowance is spread over the requests that ran: 30 retries over 99.
-  EXPECT_NEAR(PlanOf("budget_chain.json", {.max_calls = 4000}).layers[3].expected, 129.0 / 99, 1e-9);
+  // A budget's allowance is spread over the requests that ran: 30 retries over 100.
+  EXPECT_NEAR(PlanOf("budget_chain.json", {.max_calls = 4000}).layers[3].expected, 130.0 / 100, 1e-9);
 }
 
 TEST(PlanTest, WhenOneRequestPassesTheCapNothingIsSimulated) {
-  const Plan p = PlanOf("storm_chain.json", {.max_calls = 79});  // one slot: no request
+  const Plan p = PlanOf("storm_chain.json", {.max_calls = 39});  // not even one request of 40 calls
   EXPECT_EQ(p.simulation, Simulation::kSkipped);
   EXPECT_EQ(p.simulated_requests, 0);
   EXPECT_DOUBLE_EQ(p.layers[3].uncontrolled, 27);
   EXPECT_DOUBLE_EQ(p.layers[3].simulated, 0);
   const std::string text = stormguard::plan::PlanText(p);
   EXPECT_THAT(text, ::testing::ContainsRegex("\nbottom +27x +27x +27x +- +729ms\n"));
-  EXPECT_THAT(text, ::testing::HasSubstr("not simulated (capped: 40 calls per request, at most 79 simulated)\n"));
+  EXPECT_THAT(text, ::testing::HasSubstr("not simulated (capped: 40 calls per request, at most 39 simulated)\n"));
   EXPECT_EQ(stormguard::plan::PlanJson(p)["layers"][3]["simulated"], nullptr);
   EXPECT_EQ(stormguard::plan::PlanJson(p)["simulation"]["run"], "skipped");
   // The budgets' bound is then that of the run asked for: 30 retries over 1000 requests.
-  EXPECT_NEAR(PlanOf("budget_chain.json", {.max_calls = 79}).layers[3].expected, 1030.0 / 1000, 1e-9);
+  EXPECT_NEAR(PlanOf("budget_chain.json", {.max_calls = 39}).layers[3].expected, 1030.0 / 1000, 1e-9);
 }
 
 #ifdef STORMGUARD_CLI_PATH

@@ -155,8 +155,8 @@ Result<Plan> MakePlan(const lint::Chain& chain, const std::vector<lint::Hop>& ho
             .simulated_requests = 0, .requested = options.requests, .calls_per_request = CallsPerRequest(hops),
             .max_calls = options.max_calls};
   for (const lint::ChainService& s : chain.services) plan.layers.push_back({.service = s.name});
-  // As many request slots as the cap allows (a slot offers at most one request).
-  const double slots = std::min<double>(options.requests, std::floor(options.max_calls / plan.calls_per_request));
+  // As many requests as the cap allows: n + 1 slots offer n.
+  const double slots = std::min<double>(options.requests, std::floor(options.max_calls / plan.calls_per_request) + 1);
   if (slots < options.requests) plan.simulation = slots >= 2 ? Simulation::kCapped : Simulation::kSkipped;
   // The simulation first: the budgets' bounds depend on the requests it offered.
   if (plan.simulation != Simulation::kSkipped) {

@@ -25,7 +25,8 @@
 
 namespace stormguard::plan {
 
-// About a second of the simulator's time on one core.
+// A third of a second of the simulator's time (measured on a shared 2-core
+// machine), a few times that under the sanitizers.
 inline constexpr double kMaxSimulatedCalls = 1'000'000;
 
 // The simulated run: evenly spaced requests against a bottom that fails

@@ -49,10 +49,11 @@ std::string Count(double x) {
 std::string SimulationNote(const Plan& plan) {
   const std::string cost = Count(plan.calls_per_request) + " calls per request, at most " + Count(plan.max_calls) +
                            " simulated";
+  const std::string over = "simulated over " + std::to_string(plan.simulated_requests) +
+                           (plan.simulated_requests == 1 ? " request" : " requests");
   switch (plan.simulation) {
-    case Simulation::kFull: return "simulated over " + std::to_string(plan.simulated_requests) + " requests";
-    case Simulation::kCapped:
-      return "simulated over " + std::to_string(plan.simulated_requests) + " requests only (capped: " + cost + ")";
+    case Simulation::kFull: return over;
+    case Simulation::kCapped: return over + " only (capped: " + cost + ")";
     case Simulation::kSkipped: return "not simulated (capped: " + cost + ")";
   }
   return {};
