@@ -15,7 +15,8 @@ std::vector<std::string> ContentionOptions::Validate() const {
   v.Check(base >= Duration::zero(), "base", "must not be negative");
   v.Check(cap > Duration::zero() && cap >= base, "cap", "must be positive and at least base");
   v.Check(network.a >= Duration::zero() && network.b >= Duration::zero(), "network", "must not be negative");
-  v.Check(max_attempts >= 1, "max_attempts", "must be at least 1");
+  v.Check(max_attempts >= 1 && max_attempts <= kMaxRetryAttempts, "max_attempts",
+          "must be in [1, " + std::to_string(kMaxRetryAttempts) + "]");
   v.Check(runs >= 1, "runs", "must be at least 1");
   v.Check(!strategies.empty(), "strategies", "must name at least one strategy");
   // A write fails only if another writer committed since its read, and one

@@ -10,6 +10,7 @@ std::vector<std::string> StormOptions::Validate() const {
   Validator v;
   v.Check(clients >= 1, "clients", "must be at least 1");
   v.Check(retries >= 0, "retries", "must not be negative");
+  v.Check(retries < kMaxRetryAttempts, "retries", "must be at most " + std::to_string(kMaxRetryAttempts - 1));
   v.Check(base > Duration::zero(), "base", "must be positive");
   v.Check(cap >= base, "cap", "must be at least base");
   v.Check(bucket > Duration::zero(), "bucket", "must be positive");

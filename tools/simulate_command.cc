@@ -101,7 +101,8 @@ void AddStorm(CLI::App& parent) {
   auto backoff = std::make_shared<std::string>();
   cmd->add_option("--clients", o->clients, "clients failing at the same instant")->capture_default_str()
       ->check(CLI::Range(1, 10'000'000));
-  cmd->add_option("--retries", o->retries, "retries per client")->capture_default_str()->check(CLI::Range(0, 1000));
+  cmd->add_option("--retries", o->retries, "retries per client")->capture_default_str()
+      ->check(CLI::Range(0, kMaxRetryAttempts - 1));
   AddDurationOption(*cmd, "--base", o->base, "first wait");
   AddDurationOption(*cmd, "--cap", o->cap, "largest wait");
   AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
@@ -155,8 +156,9 @@ void AddContention(CLI::App& parent) {
   auto o = std::make_shared<sim::ContentionOptions>();
   auto out = std::make_shared<Output>();
   auto backoff = std::make_shared<std::string>();
+  // At most one writer per attempt a writer may make, so every writer can finish.
   cmd->add_option("--clients", o->clients, "writers starting together")->capture_default_str()
-      ->check(CLI::Range(1, 100'000));
+      ->check(CLI::Range(1, kMaxRetryAttempts));
   AddDurationOption(*cmd, "--base", o->base, "first wait");
   AddDurationOption(*cmd, "--cap", o->cap, "largest wait");
   AddDurationOption(*cmd, "--network", o->network.a, "mean network delay each way");

@@ -116,9 +116,16 @@ Result<Duration> ParseProtoDuration(std::string_view text) {
   Decimal d;
   if (!ReadDecimal(text, d) || !d.rest.empty()) return Bad("Not a duration (not a number of seconds)");
   if (d.overflow || d.whole > kMaxProtoSeconds) return Bad("Not a duration (seconds out of range)");
-  // Beyond our longest duration every value behaves alike: saturate there.
+  // Beyond our longest duration: refused, as in our own format (a negative
+  // one is the caller's to refuse, with its own reason).
   std::int64_t ns = 0;
-  if (!ToNanos(d, 1'000'000'000, kMaxConfigDuration.count(), ns)) ns = kMaxConfigDuration.count();
+  if (!ToNanos(d, 1'000'000'000, kMaxConfigDuration.count(), ns)) {
+    if (!negative) {
+      return Bad("must be at most " + std::to_string(kMaxConfigDuration.count() / 1'000'000'000) + "s (" +
+                 FormatDurationText(kMaxConfigDuration) + ")");
+    }
+    ns = kMaxConfigDuration.count();
+  }
   return Duration(negative ? -ns : ns);
 }
 

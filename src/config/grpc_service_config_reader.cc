@@ -1,6 +1,7 @@
 #include "grpc_service_config_reader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "stormguard/config/config_json.h"
@@ -68,19 +69,26 @@ std::optional<double> ReadNumber(const Json* j, const std::string& path, Errors&
   return j->get<double>();
 }
 
-// maxAttempts: an integer >= 2; above kGrpcMaxAttempts it counts as that many.
+// maxAttempts: a proto3 uint32 (an integral number, 3 or 3.0), at least 2;
+// above kGrpcMaxAttempts it counts as that many (A6).
 std::optional<int> ReadMaxAttempts(const Json* j, const std::string& path, Errors& errors) {
+  constexpr double kMaxUint32 = 4294967295.0;
   if (j == nullptr) return std::nullopt;
-  if (!j->is_number_integer()) {
+  if (!j->is_number()) {
     Fail(errors, path, "is not a number");
     return std::nullopt;
   }
-  // The parser gives a non-negative integer as unsigned, a negative one as signed.
-  if (!j->is_number_unsigned() || j->get<std::uint64_t>() < 2) {
+  const double v = j->get<double>();
+  if (v != std::floor(v)) {
+    Fail(errors, path, "must be a whole number");
+  } else if (v > kMaxUint32) {
+    Fail(errors, path, "must be at most 4294967295");
+  } else if (v < 2) {
     Fail(errors, path, "must be at least 2");
-    return std::nullopt;
+  } else {
+    return static_cast<int>(std::min<double>(v, kGrpcMaxAttempts));
   }
-  return static_cast<int>(std::min<std::uint64_t>(j->get<std::uint64_t>(), kGrpcMaxAttempts));
+  return std::nullopt;
 }
 
 // Status codes by name (any case) or number (A6).
@@ -99,6 +107,10 @@ std::vector<StatusCode> ReadCodes(const Json& j, const std::string& path, bool r
     const std::optional<StatusCode> code = StatusCodeOf(j[i]);
     if (!code) {
       Fail(errors, IndexPath(path, i), "failed to parse status code");
+      continue;
+    }
+    if (*code == StatusCode::kOk) {
+      Fail(errors, IndexPath(path, i), kOkIsNoFailure);
       continue;
     }
     if (std::find(codes.begin(), codes.end(), *code) == codes.end()) codes.push_back(*code);

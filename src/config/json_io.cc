@@ -190,6 +190,10 @@ void Read(const Json& j, const std::string& path, Errors& errors, std::vector<St
            "must be a status code name (\"UNAVAILABLE\") or number (0-16), got " + Shown(item));
       continue;
     }
+    if (*code == StatusCode::kOk) {
+      Fail(errors, IndexPath(path, i), kOkIsNoFailure);
+      continue;
+    }
     out.push_back(*code);
   }
 }

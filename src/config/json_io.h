@@ -36,6 +36,10 @@ void Nest(Errors& errors, std::string_view path, const Errors& nested);
 // A status code by gRPC name in any case, or by number 0-16 (gRPC A6).
 std::optional<StatusCode> StatusCodeOf(const Json& j);
 
+// Retryable and non-fatal codes name failures: OK in such a list is refused.
+inline constexpr std::string_view kOkIsNoFailure =
+    "must be a failure code, not OK (a success is never retried or hedged)";
+
 // Largest array the reader takes for a list field (stages, status codes, names).
 inline constexpr std::size_t kMaxListItems = 64;
 

@@ -25,6 +25,7 @@ std::string_view StopReasonName(StopReason r) noexcept {
 std::vector<std::string> RetryOptions::Validate() const {
   Validator v;
   v.Check(max_attempts >= 1, "max_attempts", "must be at least 1");
+  v.Check(max_attempts <= kMaxRetryAttempts, "max_attempts", "must be at most " + std::to_string(kMaxRetryAttempts));
   v.Nest("backoff", backoff.Validate());
   v.Check(per_attempt_timeout > Duration::zero(), "per_attempt_timeout", "must be positive");
   v.Check(min_attempt_time >= Duration::zero(), "min_attempt_time", "must not be negative");

@@ -10,6 +10,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using testing::ErrorsOf;
 using testing::Inventory;
 
@@ -47,6 +48,12 @@ TEST(ConfigBoundsTest, RefusesAKeyGivenTwice) {
               ElementsAre("document: has the key \"destinations\" twice in one object"));
   EXPECT_THAT(ErrorsOf(R"({"destinations": {"d": {"pipeline": {"stages": [1, {"a": 1, "a": 2}]}}}})"),
               ElementsAre("destinations.d.pipeline.stages[1]: has the key \"a\" twice in one object"));
+}
+
+TEST(ConfigBoundsTest, MaxAttemptsUpToAThousand) {
+  EXPECT_THAT(ErrorsOf(Inventory(R"({"pipeline": {"stages": [{"retry": {"max_attempts": 1000}}]}})")), IsEmpty());
+  EXPECT_THAT(ErrorsOf(Inventory(R"({"pipeline": {"stages": [{"retry": {"max_attempts": 1001}}]}})")),
+              ElementsAre("destinations.inventory.pipeline.stages[0].retry.max_attempts: must be at most 1000"));
 }
 
 TEST(ConfigBoundsTest, RefusesHugeListsAndMaps) {

@@ -32,6 +32,18 @@ INSTANTIATE_TEST_SUITE_P(
         Case{R"({"pipeline": {"stages": [{"retry": {"max_attempts": 3000000000}}]}})",
              "destinations.inventory.pipeline.stages[0].retry.max_attempts: must be an integer in "
              "[-2147483648, 2147483647], got 3000000000"},
+        Case{R"({"pipeline": {"stages": [{"retry": {"max_attempts": 1001}}]}})",
+             "destinations.inventory.pipeline.stages[0].retry.max_attempts: must be at most 1000"},
+        Case{R"({"pipeline": {"stages": [{"retry": {"max_attempts": 2147483647}}]}})",
+             "destinations.inventory.pipeline.stages[0].retry.max_attempts: must be at most 1000"},
+        Case{R"({"pipeline": {"background_job": {"max_attempts": 1001}}})",
+             "destinations.inventory.pipeline.background_job.max_attempts: must be at most 1000"},
+        Case{R"({"pipeline": {"stages": [{"retry": {"retryable_status_codes": ["UNAVAILABLE", "OK"]}}]}})",
+             "destinations.inventory.pipeline.stages[0].retry.retryable_status_codes[1]: must be a failure code, "
+             "not OK (a success is never retried or hedged)"},
+        Case{R"({"pipeline": {"stages": [{"retry": {}}, {"hedge": {"non_fatal_status_codes": [0]}}]}})",
+             "destinations.inventory.pipeline.stages[1].hedge.non_fatal_status_codes[0]: must be a failure code, "
+             "not OK (a success is never retried or hedged)"},
         Case{R"({"pipeline": {"stages": [{"retry": {"max_attempts": 2.5}}]}})",
              "destinations.inventory.pipeline.stages[0].retry.max_attempts: must be an integer, got 2.5"},
         Case{R"({"pipeline": {"stages": [{"retry": {"backoff": {"multiplier": 0.5}}}]}})",

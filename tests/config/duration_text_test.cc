@@ -76,7 +76,10 @@ TEST(DurationTextTest, ReadsProtoDurationsAsGrpcDoes) {
   EXPECT_EQ(*ParseProtoDuration("0.1s"), 100ms);
   EXPECT_EQ(*ParseProtoDuration("1.000000001s"), 1s + 1ns);
   EXPECT_EQ(*ParseProtoDuration("-2s"), -2s);
-  EXPECT_EQ(*ParseProtoDuration("315576000000s"), kMaxConfigDuration);  // saturates, still valid
+  EXPECT_EQ(*ParseProtoDuration("604800s"), kMaxConfigDuration);
+  EXPECT_EQ(ParseProtoDuration("604800.000000001s").status().message(), "must be at most 604800s (168h)");
+  EXPECT_EQ(ParseProtoDuration("315576000000s").status().message(), "must be at most 604800s (168h)");
+  EXPECT_EQ(*ParseProtoDuration("-315576000000s"), -kMaxConfigDuration);  // the caller refuses a negative one
   EXPECT_EQ(ParseProtoDuration("0.1").status().message(), "Not a duration (no s suffix)");
   EXPECT_EQ(ParseProtoDuration("100ms").status().message(), "Not a duration (not a number of seconds)");
   EXPECT_EQ(ParseProtoDuration("315576000001s").status().message(), "Not a duration (seconds out of range)");

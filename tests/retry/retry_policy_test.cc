@@ -192,6 +192,13 @@ TEST(RetryPolicyTest, ValidateNamesEveryBadField) {
   EXPECT_THAT(m, HasSubstr("per_attempt_timeout: must be positive"));
 }
 
+TEST(RetryPolicyTest, MaxAttemptsIsAtMostAThousand) {
+  EXPECT_TRUE(RetryPolicy::Create({.max_attempts = kMaxRetryAttempts}).ok());
+  const auto p = RetryPolicy::Create({.max_attempts = kMaxRetryAttempts + 1});
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("max_attempts: must be at most 1000"));
+}
+
 TEST(RetryPolicyTest, AttemptDeadlineIsTheEarlierOfCallAndPerAttemptTimeout) {
   RetryOptions o = Deterministic();
   o.per_attempt_timeout = 300ms;

@@ -1,7 +1,9 @@
 // `stormguard plan` over three 3-layer chains (3 attempts per layer) whose
 // bottom is down: computed and simulated attempts agree at 27x without
 // controls, 7x with the retry flag, and about 1x with a token bucket; plus
-// the deadlines handed down, the top's worst case and bad input.
+// the deadlines handed down, the top's worst case, the cap on what is
+// simulated, and bad input.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "plan/plan.h"
+#include "plan/plan_report.h"
 #include "tools/cli_run.h"
 
 namespace {
@@ -75,6 +78,52 @@ TEST(PlanTest, DeadlinesShrinkByTheReserveAndTheTopWaitsForItsAttempts) {
   EXPECT_EQ(p.top_latency, 3030ms);
 }
 
+Plan PlanOf(const std::string& file, const stormguard::plan::PlanOptions& options) {
+  auto chain = stormguard::lint::LoadChain(kData + file);
+  auto hops = stormguard::lint::HopsOf(*chain);
+  auto plan = stormguard::plan::MakePlan(*chain, *hops, options);
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  return *plan;
+}
+
+using stormguard::plan::Simulation;
+
+TEST(PlanTest, TheSimulationCostsTheComputedCallsPerRequest) {
+  const Plan p = PlanOf("storm_chain.json");
+  EXPECT_EQ(p.simulation, Simulation::kFull);
+  EXPECT_DOUBLE_EQ(p.calls_per_request, 1 + 3 + 9 + 27);
+  EXPECT_EQ(p.requested, 1000);
+  EXPECT_DOUBLE_EQ(PlanOf("flag_chain.json").calls_per_request, 1 + 3 + 5 + 7);
+}
+
+TEST(PlanTest, PastTheCapFewerRequestsAreSimulatedAndTheCapIsReported) {
+  const Plan p = PlanOf("storm_chain.json", {.max_calls = 4000});  // 100 requests of 40 calls
+  EXPECT_EQ(p.simulation, Simulation::kCapped);
+  EXPECT_EQ(p.simulated_requests, 100);
+  EXPECT_DOUBLE_EQ(p.layers[3].simulated, 27);
+  EXPECT_DOUBLE_EQ(p.layers[3].expected, 27);
+  EXPECT_THAT(stormguard::plan::PlanText(p),
+              ::testing::HasSubstr("simulated over 100 requests only (capped: 40 calls per request, at most 4000 "
+                                   "simulated)\n"));
+  // A budget's allowance is spread over the requests that ran: 30 retries over 100.
+  EXPECT_NEAR(PlanOf("budget_chain.json", {.max_calls = 4000}).layers[3].expected, 130.0 / 100, 1e-9);
+}
+
+TEST(PlanTest, WhenOneRequestPassesTheCapNothingIsSimulated) {
+  const Plan p = PlanOf("storm_chain.json", {.max_calls = 39});  // not even one request of 40 calls
+  EXPECT_EQ(p.simulation, Simulation::kSkipped);
+  EXPECT_EQ(p.simulated_requests, 0);
+  EXPECT_DOUBLE_EQ(p.layers[3].uncontrolled, 27);
+  EXPECT_DOUBLE_EQ(p.layers[3].simulated, 0);
+  const std::string text = stormguard::plan::PlanText(p);
+  EXPECT_THAT(text, ::testing::ContainsRegex("\nbottom +27x +27x +27x +- +729ms\n"));
+  EXPECT_THAT(text, ::testing::HasSubstr("not simulated (capped: 40 calls per request, at most 39 simulated)\n"));
+  EXPECT_EQ(stormguard::plan::PlanJson(p)["layers"][3]["simulated"], nullptr);
+  EXPECT_EQ(stormguard::plan::PlanJson(p)["simulation"]["run"], "skipped");
+  // The budgets' bound is then that of the run asked for: 30 retries over 1000 requests.
+  EXPECT_NEAR(PlanOf("budget_chain.json", {.max_calls = 39}).layers[3].expected, 1030.0 / 1000, 1e-9);
+}
+
 #ifdef STORMGUARD_CLI_PATH
 
 using stormguard::testing::CliRun;
@@ -83,7 +132,7 @@ using stormguard::testing::RunCli;
 TEST(PlanCliTest, PrintsComputedBesideSimulated) {
   const CliRun r = RunCli("plan " + kData + "storm_chain.json");
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("bottom                27x          27x          27x       27.00x"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("\nbottom +27x +27x +27x +27.00x +729ms\n"));
   const CliRun j = RunCli("plan --json " + kData + "flag_chain.json");
   ASSERT_EQ(j.status, 0) << j.err;
   const nlohmann::json doc = nlohmann::json::parse(j.out);

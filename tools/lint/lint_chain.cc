@@ -81,6 +81,19 @@ class Reader {
     s.config = std::move(parsed.config);
   }
 
+  // Findings and plans name services: two of one name would be told apart by nothing.
+  void UniqueNames(const std::vector<ChainService>& services) {
+    std::map<std::string_view, std::size_t> first;
+    for (std::size_t i = 0; i < services.size(); ++i) {
+      if (services[i].name.empty()) continue;  // already reported as missing
+      const auto [at, fresh] = first.emplace(services[i].name, i);
+      if (!fresh) {
+        Error("services[" + std::to_string(i) + "].name",
+              "\"" + services[i].name + "\" is already the name of services[" + std::to_string(at->second) + "]");
+      }
+    }
+  }
+
   ChainService Service(const Json& o, const std::string& where, bool last) {
     ChainService s;
     if (!o.is_object()) {
@@ -139,6 +152,7 @@ Result<Chain> ParseChain(std::string_view text, const std::string& path, const s
     for (std::size_t i = 0; i < it->size(); ++i) {
       chain.services.push_back(r.Service((*it)[i], "services[" + std::to_string(i) + "]", i + 1 == it->size()));
     }
+    r.UniqueNames(chain.services);
   }
   if (r.errors().empty()) return chain;
   std::string message;

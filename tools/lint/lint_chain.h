@@ -7,7 +7,8 @@
 //      {"name": "B", "config": "b.json", "calls": "bottom"},
 //      {"name": "C"}]}
 //
-// Services are listed in call order, the caller first: each but the last
+// Services are listed in call order, the caller first, each under its own
+// name (a name given twice is an error): each but the last
 // calls the next through the destination `calls` of its own config (a
 // stormguard config or a gRPC service config; a path relative to the chain
 // file). `method` (optional) is the method called, for method entries and

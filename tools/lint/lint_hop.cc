@@ -14,6 +14,12 @@ Duration Add(Duration a, Duration b) noexcept {
   return a + b;
 }
 
+// d * n, kInfiniteDuration past the range.
+Duration Times(Duration d, int n) noexcept {
+  if (d == kInfiniteDuration || (n > 0 && d.count() > kInfiniteDuration.count() / n)) return kInfiniteDuration;
+  return d * n;
+}
+
 void ApplyStage(const config::StageConfig& s, Hop& hop) {
   switch (s.kind) {
     case config::StageKind::kTimeout: hop.overall_timeout = s.timeout.timeout; break;
@@ -55,12 +61,20 @@ Result<Hop> HopOf(const ChainService& caller, const ChainService& callee) {
 
 Duration Hop::AttemptsWorstCase() const { return LoopWorstCase(attempt_timeout); }
 
+// A wait never exceeds the cap and never shrinks from one retry to the
+// next, so once a retry's longest wait is the cap every later one is too:
+// the loop ends there and the rest is one multiplication.
 Duration Hop::LoopWorstCase(Duration attempt) const {
   Duration total = attempt;
   if (!retries() || total == kInfiniteDuration) return total;
   Result<Backoff> backoff = Backoff::Create(retry->options.backoff);
   if (!backoff.ok()) return kInfiniteDuration;  // a parsed config's backoff is valid
-  for (int n = 1; n < attempts(); ++n) total = Add(Add(total, attempt), backoff->Range(n).second);
+  const Duration cap = retry->options.backoff.cap;
+  for (int n = 1; n < attempts(); ++n) {
+    const Duration wait = backoff->Range(n).second;
+    if (wait >= cap) return Add(total, Times(Add(attempt, cap), attempts() - n));
+    total = Add(Add(total, attempt), wait);
+  }
   return total;
 }
 

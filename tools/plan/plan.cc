@@ -72,20 +72,23 @@ Duration Scale(Duration d, double f) {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double, Duration::period>(d.count() * f));
 }
 
-void Compute(const lint::Chain& chain, const std::vector<lint::Hop>& hops, const PlanOptions& o, Plan& plan) {
+// The computed columns. Budgets grant their allowance over `requests`
+// requests in `seconds`: the simulated run, or the one asked for when none ran.
+void Compute(const lint::Chain& chain, const std::vector<lint::Hop>& hops, double requests, double seconds,
+             Plan& plan) {
   Flow none, flag, all;
   Duration left = hops.empty() ? kInfiniteDuration : hops.front().overall_timeout;
-  plan.layers[0].service = chain.services.front().name;
   plan.layers[0].uncontrolled = plan.layers[0].with_flag = plan.layers[0].expected = 1;
   for (std::size_t i = 0; i < hops.size(); ++i) {
     none = Next(hops[i], none, false);
     flag = Next(hops[i], flag, true);
-    all = Capped(hops[i], all, Next(hops[i], all, true), static_cast<double>(plan.simulated_requests),
-                 o.requests / o.rate);
+    all = Capped(hops[i], all, Next(hops[i], all, true), requests, seconds);
     left = Scale(std::min(left, hops[i].AttemptWindow()), 1 - chain.hop_reserve);
     LayerPlan& l = plan.layers[i + 1];
-    l = {.service = chain.services[i + 1].name, .uncontrolled = none.total(), .with_flag = flag.total(),
-         .expected = all.total(), .simulated = l.simulated, .time_left = left};
+    l.uncontrolled = none.total();
+    l.with_flag = flag.total();
+    l.expected = all.total();
+    l.time_left = left;
   }
   // Bottom up: a hanging bottom never answers; each caller waits for its
   // attempts (each bounded by its window or the callee's whole call).
@@ -94,6 +97,19 @@ void Compute(const lint::Chain& chain, const std::vector<lint::Hop>& hops, const
     callee = std::min(h->overall_timeout, h->LoopWorstCase(std::min(h->AttemptWindow(), callee)));
   }
   plan.top_latency = callee;
+}
+
+// Calls reaching all services per request, the retry flag honoured where
+// configured: what the simulator sends at most (budgets and deadlines only
+// take calls away).
+double CallsPerRequest(const std::vector<lint::Hop>& hops) {
+  Flow flow;
+  double calls = flow.total();
+  for (const lint::Hop& hop : hops) {
+    flow = Next(hop, flow, true);
+    calls += flow.total();
+  }
+  return calls;
 }
 
 Result<sim::HopSpec> SimHop(const lint::Hop& hop) {
@@ -108,7 +124,10 @@ Result<sim::HopSpec> SimHop(const lint::Hop& hop) {
   return spec;
 }
 
-Status Simulate(const lint::Chain& chain, const std::vector<lint::Hop>& hops, const PlanOptions& o, Plan& plan) {
+// `slots` request slots at the plan's rate: one request each but the first
+// instant's (999 requests for 1000 slots at 100 per second).
+Status Simulate(const lint::Chain& chain, const std::vector<lint::Hop>& hops, const PlanOptions& o, double slots,
+                Plan& plan) {
   sim::ChainSpec spec;
   for (const lint::ChainService& s : chain.services) spec.services.push_back({.name = s.name});
   spec.services.back().error_rate = 1;  // the bottom is down
@@ -117,14 +136,14 @@ Status Simulate(const lint::Chain& chain, const std::vector<lint::Hop>& hops, co
     if (!h.ok()) return Status::InvalidArgument(hop.caller->name + ": " + h.status().message());
     spec.hops.push_back(std::move(h).value());
   }
-  spec.load = {.rate = o.rate, .duration = Scale(std::chrono::seconds(1), o.requests / o.rate), .evenly_spaced = true};
+  spec.load = {.rate = o.rate, .duration = Scale(std::chrono::seconds(1), slots / o.rate), .evenly_spaced = true};
   spec.seed = o.seed;
   Result<sim::ChainResult> r = sim::RunChain(spec);
   if (!r.ok()) return std::move(r).status();
   plan.simulated_requests = r->offered;
-  for (const sim::NodeStats& n : r->nodes) {
-    const double per_request = r->offered == 0 ? 0 : static_cast<double>(n.arrivals) / static_cast<double>(r->offered);
-    plan.layers.push_back({.service = {}, .simulated = per_request});
+  for (std::size_t i = 0; i < r->nodes.size(); ++i) {
+    const double arrivals = static_cast<double>(r->nodes[i].arrivals);
+    plan.layers[i].simulated = r->offered == 0 ? 0 : arrivals / static_cast<double>(r->offered);
   }
   return Status::Ok();
 }
@@ -132,11 +151,21 @@ Status Simulate(const lint::Chain& chain, const std::vector<lint::Hop>& hops, co
 }  // namespace
 
 Result<Plan> MakePlan(const lint::Chain& chain, const std::vector<lint::Hop>& hops, const PlanOptions& options) {
-  Plan plan{.chain = chain.path, .layers = {}, .top_latency = kInfiniteDuration, .simulated_requests = 0};
+  Plan plan{.chain = chain.path, .layers = {}, .top_latency = kInfiniteDuration, .simulation = Simulation::kFull,
+            .simulated_requests = 0, .requested = options.requests, .calls_per_request = CallsPerRequest(hops),
+            .max_calls = options.max_calls};
+  for (const lint::ChainService& s : chain.services) plan.layers.push_back({.service = s.name});
+  // As many requests as the cap allows: n + 1 slots offer n.
+  const double slots = std::min<double>(options.requests, std::floor(options.max_calls / plan.calls_per_request) + 1);
+  if (slots < options.requests) plan.simulation = slots >= 2 ? Simulation::kCapped : Simulation::kSkipped;
   // The simulation first: the budgets' bounds depend on the requests it offered.
-  Status s = Simulate(chain, hops, options, plan);
-  if (!s.ok()) return s;
-  Compute(chain, hops, options, plan);
+  if (plan.simulation != Simulation::kSkipped) {
+    Status s = Simulate(chain, hops, options, slots, plan);
+    if (!s.ok()) return s;
+  }
+  const double run = plan.simulation == Simulation::kSkipped ? options.requests : slots;
+  const double requests = plan.simulated_requests > 0 ? static_cast<double>(plan.simulated_requests) : run;
+  Compute(chain, hops, requests, run / options.rate, plan);
   return plan;
 }
 

@@ -14,7 +14,9 @@
 //   FormatDurationText(1500ms);  // "1.5s": exact, so it parses back to the same value
 //
 // gRPC's form (proto3 JSON Duration): decimal seconds with an "s" suffix and
-// up to nine decimals, "0.1s", "-2s", "1.000000001s", at most 315576000000s.
+// up to nine decimals, "0.1s", "-2s", "1.000000001s". proto3 allows up to
+// 315576000000s; above kMaxConfigDuration (604800s) it is refused here too
+// ("must be at most 604800s (168h)"), and a negative one saturates there.
 //
 // Thread safety: pure functions.
 #pragma once

@@ -28,16 +28,20 @@
 //
 // Rejected, with gRPC's field paths ("methodConfig[0].retryPolicy.maxAttempts:
 // must be at least 2") and C-core's messages where it has them: maxAttempts
-// missing or < 2; initialBackoff / maxBackoff missing, not a proto duration
-// or <= 0; backoffMultiplier missing or <= 0; retryableStatusCodes missing,
-// empty or with an unknown code; hedgingDelay negative; both retryPolicy and
+// missing, < 2, not a whole number ("must be a whole number") or above a
+// uint32 ("must be at most 4294967295"); initialBackoff / maxBackoff
+// missing, not a proto duration or <= 0; any duration above 604800s
+// ("must be at most 604800s (168h)"); backoffMultiplier missing or <= 0;
+// retryableStatusCodes missing, empty or with an unknown code; OK among
+// retryable or non-fatal codes; hedgingDelay negative; both retryPolicy and
 // hedgingPolicy; maxTokens missing, <= 0 or > 1000; tokenRatio missing or
 // <= 0; two method configs for one name; a method without a service.
 // Where C-core 1.51 departs from A6, this follows A6: status codes may be
 // integers and any case; maxTokens above 1000 is an error; hedgingPolicy is
 // validated; retryPolicy with hedgingPolicy is an error. Our own departures:
 // a backoffMultiplier in (0, 1) is refused (our backoff never shrinks); a
-// jittered wait never exceeds maxBackoff (A6 lets it reach 1.2x); keys
+// jittered wait never exceeds maxBackoff (A6 lets it reach 1.2x); a
+// duration above 168h is refused (proto3 allows 315576000000s); keys
 // outside the schema are errors, except transport settings that are read
 // and not mapped (waitForReady, maxRequestMessageBytes,
 // maxResponseMessageBytes, loadBalancingPolicy, loadBalancingConfig,

@@ -71,8 +71,16 @@ struct RetryDecision {
   static RetryDecision Stop(StopReason r) noexcept { return {false, Duration::zero(), r}; }
 };
 
+// The most attempts one call may make. Real policies stay far below (gRPC
+// clamps to 5, the presets use at most 8); the bound is on cost: one call
+// makes at most this many Decide()s and waits, a chain of 64 such layers
+// still multiplies to a finite double (1000^64 = 1e192), and it leaves room
+// for a loop bounded by its deadline rather than its count (the simulator's
+// `deadline` and `storm` demos go up to 1000).
+inline constexpr int kMaxRetryAttempts = 1000;
+
 struct RetryOptions {
-  int max_attempts = 3;  // counting the first call; 1 disables retries
+  int max_attempts = 3;  // counting the first call; 1 disables retries; at most kMaxRetryAttempts
   BackoffOptions backoff{.kind = BackoffKind::kExponential,
                          .base = std::chrono::milliseconds(100),
                          .cap = std::chrono::seconds(10),

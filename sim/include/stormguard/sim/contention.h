@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "stormguard/core/result.h"
+#include "stormguard/retry/retry_policy.h"
 #include "stormguard/sim/distribution.h"
 #include "stormguard/sim/strategy.h"
 
@@ -32,7 +33,9 @@ struct ContentionOptions {
   Duration base = std::chrono::milliseconds(5);
   Duration cap = std::chrono::seconds(2);
   Latency network = Latency::Normal(std::chrono::milliseconds(10), std::chrono::milliseconds(2));
-  int max_attempts = 100000;  // OCC always progresses; this only guards the loop
+  // OCC always progresses (a writer fails at most clients - 1 times): this
+  // only guards the loop, and bounds `clients`.
+  int max_attempts = kMaxRetryAttempts;
   int runs = 100;             // results are the mean over this many runs
   std::vector<Strategy> strategies{Strategy::kNone, Strategy::kExponential, Strategy::kFullJitter,
                                    Strategy::kEqualJitter, Strategy::kDecorrelatedJitter};
