@@ -32,9 +32,13 @@ std::string TextTable::Render() const {
 
 std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows) {
   std::size_t width = 0;
-  for (const auto& [key, value] : rows) width = std::max(width, key.size());
+  for (const auto& [key, value] : rows) {
+    if (key.size() <= kMaxKeyColumn) width = std::max(width, key.size());
+  }
   std::string out;
-  for (const auto& [key, value] : rows) out += key + std::string(width - key.size() + 2, ' ') + value + "\n";
+  for (const auto& [key, value] : rows) {
+    out += key + std::string(std::max(width, key.size()) - key.size() + 2, ' ') + value + "\n";
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 // no trailing spaces. Thread safety: plain values.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,7 +30,10 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// "key    value" lines, the values in one column.
+// "key    value" lines, the values in one column. A key longer than
+// kMaxKeyColumn does not widen the column (its value follows two spaces
+// after it): one long name in a file must not pad every other line.
+inline constexpr std::size_t kMaxKeyColumn = 80;
 std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows);
 
 }  // namespace stormguard::render
