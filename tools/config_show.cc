@@ -18,6 +18,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Written = nlohmann::json;
 using Rows = std::vector<std::pair<std::string, std::string>>;
+using Emit = std::function<void(std::string_view)>;
 constexpr auto kReplace = Json::error_handler_t::replace;  // a dump never throws
 
 // Adds `key` to `object` without looking for it: ordered_json's insertion
@@ -135,17 +136,10 @@ std::string Section(const std::string& heading, Rows rows) {
   std::string out = "  " + render::Printable(heading) + "\n";
   if (rows.empty()) return out + "    (none)\n";
   for (auto& [key, value] : rows) {
-    key = render::Printable(key);
-    value = render::Printable(value);
+    if (!render::IsPrintable(key)) key = render::Printable(key);
+    if (!render::IsPrintable(value)) value = render::Printable(value);
   }
-  const std::string body = render::KeyValues(rows);
-  for (std::size_t at = 0; at < body.size();) {  // every line ends in '\n'
-    const std::size_t end = body.find('\n', at) + 1;
-    out += "    ";
-    out.append(body, at, end - at);
-    at = end;
-  }
-  return out;
+  return out + render::KeyValues(rows, "    ");
 }
 
 // A stage without options of its own is a shared guard or has none.
@@ -176,28 +170,29 @@ std::string PipelineSection(const Json& pipeline, const Json& components) {
   return Section(heading, std::move(rows));
 }
 
-std::string DestinationTable(const std::string& name, const Json& d, bool first) {
-  std::string out = (first ? "" : "\n") + ("destination " + render::Printable(name)) + "\n";
+// Emitted section by section: a destination's methods can make many megabytes.
+void DestinationTable(const std::string& name, const Json& d, bool first, const Emit& emit) {
   Rows components;
   if (!d["components"].empty()) Flatten(d["components"], "", components);
-  out += Section("shared components", std::move(components));
-  out += PipelineSection(d["pipeline"], d["components"]);
+  emit((first ? "" : "\n") + ("destination " + render::Printable(name)) + "\n" +
+       Section("shared components", std::move(components)) + PipelineSection(d["pipeline"], d["components"]));
   Rows methods;
   for (const auto& [method, m] : d["methods"].items()) {
     Rows settings;
     Flatten(m, "", settings);
-    for (auto& [k, v] : settings) methods.emplace_back(method + "  " + k, v);
+    for (auto& [k, v] : settings) methods.emplace_back(method + "  " + k, std::move(v));
   }
-  out += Section("methods", std::move(methods));
+  emit(Section("methods", std::move(methods)));
+  std::string notes;
   if (d.contains("notes")) {
-    for (const Json& n : d["notes"]) out += "  note: " + render::Printable(Cell(n)) + "\n";
+    for (const Json& n : d["notes"]) notes += "  note: " + render::Printable(Cell(n)) + "\n";
   }
-  return out;
+  emit(notes);
 }
 
 }  // namespace
 
-Status ShowEffective(config::ParsedConfig parsed, bool json, const std::function<void(std::string_view)>& emit) {
+Status ShowEffective(config::ParsedConfig parsed, bool json, const Emit& emit) {
   std::vector<Extra> extras;  // in the order of the destinations
   for (auto& [name, d] : parsed.config.destinations) {
     Result<Extra> extra = ExpandPipeline(name, d);
@@ -210,7 +205,8 @@ Status ShowEffective(config::ParsedConfig parsed, bool json, const std::function
   std::size_t i = 0;
   for (auto& [name, d] : parsed.config.destinations) {
     const Json shown = Destination(WrittenDestination(name, d), extras[i], d);
-    emit(json ? JsonMember(name, shown, i == 0) : DestinationTable(name, shown, i == 0));
+    if (json) emit(JsonMember(name, shown, i == 0));
+    else DestinationTable(name, shown, i == 0, emit);
     d = {};  // shown: its memory is not needed any more
     ++i;
   }

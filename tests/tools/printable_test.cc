@@ -12,6 +12,9 @@ TEST(PrintableTest, PlainTextAndUtf8StayAsTheyAre) {
   EXPECT_EQ(Printable("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
   EXPECT_EQ(Printable("a\\x00b"), "a\\x00b");  // a backslash stays: escaping twice changes nothing
   EXPECT_EQ(Printable(""), "");
+  EXPECT_TRUE(IsPrintable("caf\xc3\xa9 /stock"));
+  EXPECT_FALSE(IsPrintable("a\x1b"));
+  EXPECT_FALSE(IsPrintable("\xc3"));
 }
 
 TEST(PrintableTest, ControlCharactersBecomeHexEscapes) {

@@ -24,6 +24,15 @@ std::size_t PlainSequence(std::string_view text, std::size_t i) {
 
 }  // namespace
 
+bool IsPrintable(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = PlainSequence(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 std::string Printable(std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;

@@ -19,5 +19,7 @@
 namespace stormguard::render {
 
 std::string Printable(std::string_view text);
+// Whether Printable(text) == text, without making a copy.
+bool IsPrintable(std::string_view text);
 
 }  // namespace stormguard::render
