@@ -6,25 +6,28 @@
 //     expanded into the stages it builds (config/preset_stages.h);
 //   - each method entry, and which stage each of its settings replaces or adds.
 //
-//   Result<nlohmann::ordered_json> e = EffectiveConfig(parsed);  // the --json form
-//   std::string table = EffectiveTable(*e);                      // the default form
+//   Status s = ShowEffective(std::move(parsed), json, [](std::string_view part) { write(part); });
+//
+// The output is made and handed to `emit` one destination at a time, so its
+// memory is that of the largest destination, not of the whole output (a
+// 4 MiB file can expand to far more text than it holds). Time is linear in
+// the output. Names in the table are escaped (render/printable.h).
 //
 // Thread safety: pure functions.
 #pragma once
 
-#include <nlohmann/json.hpp>
-#include <string>
+#include <functional>
+#include <string_view>
 
 #include "stormguard/config/config_json.h"
-#include "stormguard/core/result.h"
+#include "stormguard/core/status.h"
 
 namespace stormguard::cli {
 
-// {"format": ..., "destinations": {name: {"components", "pipeline", "methods"}}};
-// `parsed` must have no errors.
-Result<nlohmann::ordered_json> EffectiveConfig(const config::ParsedConfig& parsed);
-
-// The same content as aligned text, one option per line.
-std::string EffectiveTable(const nlohmann::ordered_json& effective);
+// With `json`: {"format": ..., "destinations": {name: {"components",
+// "pipeline", "methods", "notes"}}}; else the same content as aligned text,
+// one option per line. `parsed` must have no errors. INVALID_ARGUMENT, with
+// nothing emitted, when a preset cannot be expanded.
+Status ShowEffective(config::ParsedConfig parsed, bool json, const std::function<void(std::string_view)>& emit);
 
 }  // namespace stormguard::cli

@@ -39,8 +39,7 @@ void RegisterLintCommand(CLI::App& app, const std::string& version) {
   CLI::App* cmd = app.add_subcommand("lint", "check a call chain's configurations for retry-storm anti-patterns");
   auto flags = std::make_shared<LintFlags>();
   cmd->add_option("CHAIN", flags->chain, "the chain description (JSON: services in call order, each with its config)")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   CLI::Option* json = cmd->add_flag("--json", flags->json, "print the findings as JSON");
   cmd->add_flag("--sarif", flags->sarif, "print the findings as SARIF 2.1.0")->excludes(json);
   cmd->callback([flags, version] { Lint(*flags, version); });

@@ -33,8 +33,7 @@ void RegisterPlanCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("plan", "show what a call chain does when its bottom is down, then simulate it");
   auto flags = std::make_shared<PlanFlags>();
   cmd->add_option("CHAIN", flags->chain, "the chain description `stormguard lint` reads")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   cmd->add_flag("--json", flags->json, "print the plan as JSON");
   cmd->callback([flags] { Plan(*flags); });
 }

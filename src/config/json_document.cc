@@ -94,6 +94,11 @@ std::vector<std::string> CheckJsonText(std::string_view text) {
     return {"document: is " + std::to_string(text.size()) + " bytes, more than the limit of " +
             std::to_string(kMaxConfigBytes)};
   }
+  // The parser reads a NUL as the end of the input and would ignore what
+  // follows it; JSON text holds none (one in a string must be escaped).
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    return {"document: has a NUL byte at offset " + std::to_string(nul) + " (JSON text has none)"};
+  }
   config_internal::Checker checker;
   if (config_internal::Json::sax_parse(text.begin(), text.end(), &checker)) return {};
   return {checker.where + ": " + checker.error};

@@ -29,6 +29,16 @@ TEST(ConfigBoundsTest, RefusesDeepNestingBeforeBuildingIt) {
   EXPECT_THAT(ErrorsOf(std::string(1'000'000, '[')), ElementsAre("document: is nested more than 16 levels deep"));
 }
 
+// The JSON parser stops at a NUL as at the end of the text: what follows
+// it must not be ignored.
+TEST(ConfigBoundsTest, RefusesANulByteAnywhere) {
+  EXPECT_THAT(ErrorsOf(std::string(R"({"destinations": {}})") + '\0' + "garbage"),
+              ElementsAre("document: has a NUL byte at offset 20 (JSON text has none)"));
+  EXPECT_THAT(ErrorsOf(std::string(R"({"destinations": {"a)") + '\0' + R"(": {}}})"),
+              ElementsAre("document: has a NUL byte at offset 20 (JSON text has none)"));
+  EXPECT_THAT(ErrorsOf(R"({"destinations": {"a\u0000b": {}}})"), ::testing::IsEmpty());  // escaped: a name like any
+}
+
 TEST(ConfigBoundsTest, RefusesNumbersBeyondADouble) {
   EXPECT_THAT(ErrorsOf(Inventory(R"({"rate_limiter": {"rate": 1e400}})")),
               ElementsAre(HasSubstr("document: number overflow parsing '1e400'")));

@@ -51,20 +51,24 @@ inline std::string Slurp(std::FILE* f) {
 // The child's environment. Sanitizers reserve terabytes of address space
 // for their shadow, so a sanitized CLI cannot run under RLIMIT_AS: there the
 // same 1 GiB bound is the sanitizer's own resident-size limit instead.
+// gcc says so with __SANITIZE_*__, clang with __has_feature.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+constexpr bool kSanitized = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
 #else
 constexpr bool kSanitized = false;
 #endif
 
-inline std::vector<std::string> ChildEnvironment() {
+inline std::vector<std::string> ChildEnvironment(std::size_t memory_mib) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   if (kSanitized) {
     for (const std::string name : {"ASAN_OPTIONS", "TSAN_OPTIONS"}) {
       const char* old = std::getenv(name.c_str());
       std::erase_if(env, [&](const std::string& kv) { return kv.starts_with(name + "="); });
-      env.push_back(name + "=" + (old != nullptr ? std::string(old) + ":" : "") + "hard_rss_limit_mb=1024");
+      env.push_back(name + "=" + (old != nullptr ? std::string(old) + ":" : "") +
+                    "hard_rss_limit_mb=" + std::to_string(memory_mib));
     }
   }
   return env;
@@ -79,14 +83,15 @@ inline std::vector<char*> Pointers(std::vector<std::string>& strings) {
 
 }  // namespace bounded_run_internal
 
-// Runs the CLI in a child with 1 GiB of memory, 10 s of CPU and an alarm
-// after 20 s of wall time, all inherited across exec; `args` are split on
-// white space. Everything the child needs is built before fork: it must not
-// allocate.
-inline BoundedRun RunBounded(const std::string& args) {
+// Runs the CLI in a child with 1 GiB of memory (or `memory_mib`), 10 s of
+// CPU and an alarm after 20 s of wall time, all inherited across exec;
+// `args` are split on white space. Everything the child needs is built
+// before fork: it must not allocate.
+inline BoundedRun RunBounded(const std::string& args, std::size_t memory_mib = 1024) {
   using namespace bounded_run_internal;
   std::vector<std::string> words = Words(args);
-  std::vector<std::string> env = ChildEnvironment();
+  std::vector<std::string> env = ChildEnvironment(memory_mib);
+  const rlimit memory{memory_mib << 20, memory_mib << 20}, cpu{10, 10};
   std::vector<char*> argv = Pointers(words);
   std::vector<char*> envp = Pointers(env);
   std::FILE* out = std::tmpfile();
@@ -95,7 +100,6 @@ inline BoundedRun RunBounded(const std::string& args) {
   std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    const rlimit memory{1ul << 30, 1ul << 30}, cpu{10, 10};
     if ((!kSanitized && ::setrlimit(RLIMIT_AS, &memory) != 0) || ::setrlimit(RLIMIT_CPU, &cpu) != 0) {
       ::_exit(125);
     }

@@ -2,6 +2,8 @@
 // that does not.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "lint/lint_rules.h"
 #include "stormguard/config/config_json.h"
 
@@ -15,8 +17,8 @@ ChainService Service(std::string name, const std::string& destination, std::stri
   Result<config::Config> c = config::ParseConfig(R"({"destinations": {"d": )" + destination + "}}");
   EXPECT_TRUE(c.ok()) << c.status().ToString();
   std::string path = name + ".json";
-  return {.name = std::move(name), .config_path = std::move(path), .config = c.ok() ? *c : config::Config{},
-          .calls = "d", .method = std::move(method), .rate = rate, .disabled = {}};
+  return {.name = std::move(name), .config_path = std::move(path),
+          .config = std::make_shared<const config::Config>(c.ok() ? *c : config::Config{}), .calls = "d", .method = std::move(method), .rate = rate, .disabled = {}};
 }
 
 // The rule ids found, in order, for a chain of `callers` and a bare leaf.

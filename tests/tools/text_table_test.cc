@@ -41,5 +41,12 @@ TEST(TextTableTest, KeyValuesLineUpTheValues) {
             "tokens left  0.5\n");
 }
 
+// One huge key (a hostile method name) would otherwise pad every line to its width.
+TEST(TextTableTest, AKeyPastTheColumnLimitWidensNothing) {
+  const std::string huge(kMaxKeyColumn + 1, 'k');
+  EXPECT_EQ(KeyValues({{"calls", "4"}, {huge, "1"}, {"tokens left", "0.5"}}),
+            "calls        4\n" + huge + "  1\ntokens left  0.5\n");
+}
+
 }  // namespace
 }  // namespace stormguard::render

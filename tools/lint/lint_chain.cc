@@ -1,11 +1,13 @@
 #include "lint/lint_chain.h"
 
 #include <cmath>
-#include <fstream>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
+#include "file_input.h"
 #include "lint/lint_rules.h"
+#include "render/printable.h"
 #include "stormguard/config/config_json.h"
 
 namespace stormguard::lint {
@@ -14,22 +16,14 @@ namespace {
 using Json = nlohmann::json;
 constexpr double kMaxRate = 1e9;  // calls per second: far beyond any real service
 
-// At most one byte past the limit, so an oversized file is refused by size.
-Result<std::string> ReadBounded(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(path + ": cannot read the file");
-  std::string text(config::kMaxConfigBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > config::kMaxConfigBytes) return Status::InvalidArgument(path + ": larger than 4 MiB");
-  return text;
-}
-
 class Reader {
  public:
   Reader(const std::string& path, const std::string& base_dir) : path_(path), base_dir_(base_dir) {}
 
-  void Error(const std::string& where, const std::string& why) { errors_.push_back(path_ + ": " + where + ": " + why); }
+  // Names and paths come from the files: escaped, so each error stays one line.
+  void Error(const std::string& where, const std::string& why) {
+    errors_.push_back(render::Printable(path_ + ": " + where + ": " + why));
+  }
   static std::string Field(const std::string& where, const char* key) {
     return where.empty() ? key : where + "." + key;
   }
@@ -71,14 +65,29 @@ class Reader {
     }
   }
 
+  // Each file is read and parsed once, however many services name it (by
+  // any path or link), and the services share it; the distinct files
+  // together hold at most kMaxChainConfigBytes. A file's errors are
+  // reported at the first service that names it.
   void Config(ChainService& s, const std::string& where) {
     if (s.config_path.empty()) return;
     const std::string file = s.config_path.front() == '/' ? s.config_path : base_dir_ + "/" + s.config_path;
-    Result<std::string> text = ReadBounded(file);
-    if (!text.ok()) return Error(where + ".config", text.status().message());
-    config::ParsedConfig parsed = config::ParseConfigText(*text);
+    Result<cli::InputFile> in = cli::ReadInputFile(file);
+    if (!in.ok()) return Error(where + ".config", in.status().message());
+    auto [it, fresh] = configs_.try_emplace({in->device, in->inode});
+    if (!fresh) {
+      s.config = it->second;
+      return;
+    }
+    config_bytes_ += in->text.size();
+    if (config_bytes_ > kMaxChainConfigBytes) {
+      return Error(where + ".config", s.config_path + ": the chain's config files together are larger than " +
+                                          std::to_string(kMaxChainConfigBytes) + " bytes (4 MiB)");
+    }
+    config::ParsedConfig parsed = config::ParseConfigText(in->text);
     for (const std::string& e : parsed.errors) Error(where + ".config", s.config_path + ": " + e);
-    s.config = std::move(parsed.config);
+    it->second = std::make_shared<const config::Config>(std::move(parsed.config));
+    s.config = it->second;
   }
 
   // Findings and plans name services: two of one name would be told apart by nothing.
@@ -113,7 +122,7 @@ class Reader {
     s.rate = Number(o, "rate", where, 0, kMaxRate);
     Disabled(o, where, s);
     Config(s, where);
-    if (!s.calls.empty() && errors_.empty() && !s.config.destinations.contains(s.calls))
+    if (!s.calls.empty() && errors_.empty() && s.config && !s.config->destinations.contains(s.calls))
       Error(where + ".calls", "destination \"" + s.calls + "\" is not in " + s.config_path);
     return s;
   }
@@ -128,6 +137,8 @@ class Reader {
 
   std::string path_, base_dir_;
   std::vector<std::string> errors_;
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<const config::Config>> configs_;  // by file
+  std::size_t config_bytes_ = 0;  // of the distinct files read
 };
 
 }  // namespace
@@ -135,10 +146,10 @@ class Reader {
 Result<Chain> ParseChain(std::string_view text, const std::string& path, const std::string& base_dir) {
   // A key given twice would otherwise keep only its last value, silently.
   if (std::vector<std::string> e = config::CheckJsonText(text); !e.empty()) {
-    return Status::InvalidArgument(path + ": " + e.front());
+    return Status::InvalidArgument(render::Printable(path + ": " + e.front()));
   }
   Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);  // well-formed: checked
-  if (!doc.is_object()) return Status::InvalidArgument(path + ": must be a JSON object");
+  if (!doc.is_object()) return Status::InvalidArgument(render::Printable(path) + ": must be a JSON object");
   Reader r(path, base_dir);
   Chain chain{.path = path, .hop_reserve = 0.1, .services = {}};
   for (const auto& [key, _] : doc.items()) {
@@ -161,10 +172,10 @@ Result<Chain> ParseChain(std::string_view text, const std::string& path, const s
 }
 
 Result<Chain> LoadChain(const std::string& path) {
-  Result<std::string> text = ReadBounded(path);
-  if (!text.ok()) return std::move(text).status();
+  Result<cli::InputFile> in = cli::ReadInputFile(path);
+  if (!in.ok()) return Status::InvalidArgument(render::Printable(in.status().message()));
   const std::size_t slash = path.rfind('/');
-  return ParseChain(*text, path, slash == std::string::npos ? "." : path.substr(0, slash));
+  return ParseChain(in->text, path, slash == std::string::npos ? "." : path.substr(0, slash));
 }
 
 }  // namespace stormguard::lint

@@ -17,25 +17,33 @@
 // service's destination, each with a reason. `hop_reserve` is the share of
 // its remaining time a service keeps before handing the deadline down.
 //
-// Errors name the file and the JSON path; bounds: at most kMaxChainServices
-// services, files at most config::kMaxConfigBytes.
+// Errors name the file and the JSON path, escaped (render/printable.h);
+// bounds: at most kMaxChainServices services; files are read as
+// cli::ReadInputFile reads them (regular files of at most 4 MiB); each
+// config file is parsed once however many services name it, and the
+// distinct config files together hold at most kMaxChainConfigBytes.
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "stormguard/config/config.h"
+#include "stormguard/config/config_json.h"
 #include "stormguard/core/result.h"
 
 namespace stormguard::lint {
 
 inline constexpr std::size_t kMaxChainServices = 64;
+// As much as one config may hold: 64 services each naming its own 4 MiB
+// file would need some 6 GB once parsed.
+inline constexpr std::size_t kMaxChainConfigBytes = config::kMaxConfigBytes;
 
 struct ChainService {
   std::string name;
   std::string config_path;  // as written in the chain file; empty for a bare leaf
-  config::Config config;
+  std::shared_ptr<const config::Config> config;  // shared by the services naming one file; null for a bare leaf
   std::string calls;   // the destination called; empty for the last service
   std::string method;  // the method called; empty: the destination's pipeline as configured
   double rate = 0;     // expected calls per second; 0: unknown

@@ -37,7 +37,7 @@ void ApplyStage(const config::StageConfig& s, Hop& hop) {
 }
 
 Result<Hop> HopOf(const ChainService& caller, const ChainService& callee) {
-  Hop hop{.caller = &caller, .callee = &callee, .destination = &caller.config.destinations.find(caller.calls)->second};
+  Hop hop{.caller = &caller, .callee = &callee, .destination = &caller.config->destinations.find(caller.calls)->second};
   const config::DestinationConfig& d = *hop.destination;
   hop.breaker = d.circuit_breaker;
   std::vector<config::StageConfig> stages = d.pipeline.stages;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "render/printable.h"
+
 namespace stormguard::lint {
 namespace {
 
@@ -24,15 +26,18 @@ OJson FindingJson(const Finding& f) {
 
 }  // namespace
 
+// Messages and reasons carry names from the files: escaped, one line each.
 std::string LintText(const LintResult& r) {
   std::string out;
   for (const Finding& f : r.findings) {
     const Rule& rule = RuleById(f.rule);
-    out += std::string(f.rule) + " " + std::string(SeverityName(rule.severity)) + " " + f.message + "\n";
+    out += std::string(f.rule) + " " + std::string(SeverityName(rule.severity)) + " " + render::Printable(f.message) +
+           "\n";
     out += "      fix: " + std::string(rule.fix) + "\n";
   }
   for (const Finding& f : r.suppressed) {
-    out += std::string(f.rule) + " disabled " + f.message + " (" + f.suppressed + ")\n";
+    out += std::string(f.rule) + " disabled " + render::Printable(f.message) + " (" +
+           render::Printable(f.suppressed) + ")\n";
   }
   const std::size_t errors = Count(r, Severity::kError), warnings = Count(r, Severity::kWarning);
   out += std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ", " + std::to_string(warnings) + " warning" +

@@ -30,11 +30,19 @@ std::string TextTable::Render() const {
   return out;
 }
 
-std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows) {
+std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows, std::string_view indent) {
   std::size_t width = 0;
-  for (const auto& [key, value] : rows) width = std::max(width, key.size());
+  for (const auto& [key, value] : rows) {
+    if (key.size() <= kMaxKeyColumn) width = std::max(width, key.size());
+  }
   std::string out;
-  for (const auto& [key, value] : rows) out += key + std::string(width - key.size() + 2, ' ') + value + "\n";
+  for (const auto& [key, value] : rows) {
+    out += indent;
+    out += key;
+    out.append(std::max(width, key.size()) - key.size() + 2, ' ');
+    out += value;
+    out += '\n';
+  }
   return out;
 }
 

@@ -8,7 +8,9 @@
 // no trailing spaces. Thread safety: plain values.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -29,7 +31,11 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// "key    value" lines, the values in one column.
-std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows);
+// "key    value" lines, the values in one column, each line after `indent`.
+// A key longer than kMaxKeyColumn does not widen the column (its value
+// follows two spaces after it): one long name in a file must not pad every
+// other line.
+inline constexpr std::size_t kMaxKeyColumn = 80;
+std::string KeyValues(const std::vector<std::pair<std::string, std::string>>& rows, std::string_view indent = {});
 
 }  // namespace stormguard::render

@@ -24,8 +24,8 @@
 // the messages are those of the C++ API. A key nobody reads is an error
 // (a typo is never ignored); so is a key given twice in one object.
 //
-// Bounds, for a careless or hostile file: at most kMaxConfigBytes of text,
-// nesting at most kMaxConfigDepth deep, at most kMaxDestinations
+// Bounds, for a careless or hostile file: at most kMaxConfigBytes of text
+// and no NUL byte (nlohmann reads one as the end of the text), nesting at most kMaxConfigDepth deep, at most kMaxDestinations
 // destinations and kMaxMethods methods per destination, names at most
 // kMaxNameLength bytes, lists (stages, status codes) at most 64 items;
 // numbers beyond a double's range (1e400) are errors, never infinities.
@@ -63,8 +63,8 @@ ParsedConfig ParseConfigText(std::string_view text, std::string_view grpc_destin
 // The config, or INVALID_ARGUMENT "invalid config: e1; e2; ...".
 Result<Config> ParseConfig(std::string_view text, std::string_view grpc_destination = "default");
 // The checks every config document passes before it is read, for other
-// JSON files read beside one (lint's chain files): size, syntax, depth, and
-// no key twice in one object. The problem as "path: reason"; none: fine.
+// JSON files read beside one (lint's chain files): size, no NUL byte,
+// syntax, depth, and no key twice in one object. The problem as "path: reason"; none: fine.
 std::vector<std::string> CheckJsonText(std::string_view text);
 
 // Our format (whatever the config was read from), two-space indented;
