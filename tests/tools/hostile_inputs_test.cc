@@ -192,6 +192,12 @@ TEST_F(HostileInputsTest, ControlBytesInNamesAreEscaped) {
   EXPECT_THAT(lint.out, HasSubstr("A\\x00\\x1b[31m -> d"));
   EXPECT_THAT(lint.out, EndsWith(" disabled\n"));
   EXPECT_EQ(lint.out.find_first_of(std::string("\0\x1b", 2)), std::string::npos);
+
+  const BoundedRun plan = RunBounded("plan " + Write("plan.json", R"({"services": [
+      {"name": "A\u0000\u001b[31m", "config": "a.json", "calls": "d"}, {"name": "B"}]})"));
+  ExpectExit(plan, 0, "plan");
+  EXPECT_THAT(plan.out, HasSubstr("A\\x00\\x1b[31m "));
+  EXPECT_EQ(plan.out.find_first_of(std::string("\0\x1b", 2)), std::string::npos);
 }
 
 // Every command ran into SIGABRT on std::bad_alloc. Checking 4 MiB of

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "render/printable.h"
 #include "render/text_table.h"
 
 namespace stormguard::plan {
@@ -73,10 +74,10 @@ std::string_view SimulationName(Simulation s) {
 std::string PlanText(const Plan& plan) {
   render::TextTable table({"service", "no controls", "retry flag", "expected", "simulated", "time left"});
   for (const LayerPlan& l : plan.layers) {
-    table.Row({l.service, Computed(l.uncontrolled), Computed(l.with_flag), Computed(l.expected),
+    table.Row({render::Printable(l.service), Computed(l.uncontrolled), Computed(l.with_flag), Computed(l.expected),
                plan.simulation == Simulation::kSkipped ? "-" : Times(l.simulated), Ms(l.time_left)});
   }
-  return plan.chain + ": attempts per request when the bottom is down\n" + table.Render() +
+  return render::Printable(plan.chain) + ": attempts per request when the bottom is down\n" + table.Render() +
          "expected: with the retry flag and the retry budgets configured (a bound); " + SimulationNote(plan) +
          "\nworst-case latency at the top (the bottom hangs): " + Ms(plan.top_latency) + "\n";
 }
