@@ -18,20 +18,20 @@ struct Snapshot {
   Cells cells;
 };
 
-// Label values escape backslash, double quote and newline as the format
-// requires; other control bytes and non-ASCII bytes become a literal \xHH,
-// so a hostile name can neither break a line nor smuggle invalid UTF-8.
+// Label values escape double quote and newline as the format requires;
+// control bytes, non-ASCII bytes and the backslash itself become a literal
+// \xHH, so a hostile name can neither break a line nor smuggle invalid
+// UTF-8, and two names never render alike (a name holding the text "\x01"
+// differs from one holding the byte 0x01).
 void AppendEscaped(std::string& out, std::string_view value) {
   static constexpr char kHex[] = "0123456789abcdef";
   for (char c : value) {
     const auto b = static_cast<unsigned char>(c);
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
+    if (c == '"') {
       out += "\\\"";
     } else if (c == '\n') {
       out += "\\n";
-    } else if (b < 0x20 || b >= 0x7f) {
+    } else if (b < 0x20 || b >= 0x7f || c == '\\') {
       out += "\\\\x";
       out += kHex[b >> 4];
       out += kHex[b & 0xf];

@@ -1,8 +1,9 @@
 // Label values in the scrape, byte by byte, against the text exposition
 // format 0.0.4: a label value is UTF-8 in which only backslash, double
 // quote and line feed are escaped (\\, \", \n). A name keeps its printable
-// ASCII; every other byte becomes the literal text \xHH, so a line holds
-// only printable ASCII whatever the name.
+// ASCII but the backslash; every other byte becomes the literal text \xHH,
+// so a line holds only printable ASCII whatever the name, and two names
+// never render alike.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -43,7 +44,7 @@ std::optional<std::string> LabelValue(const std::string& scrape, std::string_vie
 }
 
 std::string Expected(unsigned char b) {
-  if (b == '\n' || (b >= 0x20 && b < 0x7f)) return std::string(1, static_cast<char>(b));
+  if (b == '\n' || (b >= 0x20 && b < 0x7f && b != '\\')) return std::string(1, static_cast<char>(b));
   char hex[8];
   std::snprintf(hex, sizeof hex, "\\x%02x", b);
   return hex;
@@ -76,6 +77,17 @@ TEST(MetricsExpositionTest, NonAsciiBytesBecomeLiteralHexEscapes) {
   std::string raw;
   EXPECT_EQ(LabelValue(m.Scrape(), "stormguard_fallbacks_total", &raw), "caf\\xc3\\xa9\\xff");
   EXPECT_EQ(raw, "caf\\\\xc3\\\\xa9\\\\xff");
+}
+
+// The byte 0x01 and the four characters \x01 were once both rendered as
+// \\x01: two instances, one series. The backslash is escaped as a byte too.
+TEST(MetricsExpositionTest, NoTwoNamesRenderAlike) {
+  MetricsListener m;
+  m.For("a\x01").OnEvent(Event{.kind = EventKind::kFallback, .policy = "fallback"});
+  m.For("a\\x01").OnEvent(Event{.kind = EventKind::kFallback, .policy = "fallback"});
+  const std::string scrape = m.Scrape();
+  EXPECT_NE(scrape.find("{name=\"a\\\\x01\"} 1\n"), std::string::npos) << scrape;
+  EXPECT_NE(scrape.find("{name=\"a\\\\x5cx01\"} 1\n"), std::string::npos) << scrape;
 }
 
 }  // namespace

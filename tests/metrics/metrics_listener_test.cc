@@ -234,7 +234,7 @@ TEST(MetricsListenerTest, HostileNamesAreEscaped) {
   EXPECT_EQ(m.Scrape(),
             "# HELP stormguard_fallbacks_total Results a fallback produced.\n"
             "# TYPE stormguard_fallbacks_total counter\n"
-            "stormguard_fallbacks_total{name=\"a\\\"b\\\\c\\nd\\\\x01\\\\xff}\"} 1\n" +
+            "stormguard_fallbacks_total{name=\"a\\\"b\\\\x5cc\\nd\\\\x01\\\\xff}\"} 1\n" +
                 std::string(kNoOverflow));
 }
 
