@@ -68,9 +68,9 @@ void Middleware::Serve(const Handler& handler, const httplib::Request& req, http
     return;
   }
   CallContext& ctx = in.context;
-  const bool uses_store = o_.idempotency != nullptr && !IsSafeMethod(req.method);
-  if (uses_store && KeyRefused(req, ctx, res)) return;
-  const bool keyed = uses_store && !ctx.idempotency_key.empty();
+  const bool unsafe = !IsSafeMethod(req.method);
+  if (unsafe && KeyRefused(req, ctx, res)) return;
+  const bool keyed = unsafe && o_.idempotency != nullptr && !ctx.idempotency_key.empty();
   bool reached = false;
   auto serve = [&](CallContext& c) {
     reached = true;
@@ -100,16 +100,18 @@ void Middleware::Shed(const Status& refusal, httplib::Response& res) {
 }
 
 // An Idempotency-Key header that Extract dropped (empty, too long, not
-// printable ASCII) cannot be deduplicated: running the request anyway would
-// let the client's retries run it several times.
+// printable ASCII), or one sent twice, cannot be deduplicated: running the
+// request anyway would let the client's retries run it several times. It is
+// refused with or without a store, since a handler may deduplicate by the
+// key itself (as the gRPC guard refuses it on every path).
 bool Middleware::KeyRefused(const httplib::Request& req, const CallContext& ctx, httplib::Response& res) {
-  if (!ctx.idempotency_key.empty() || !req.has_header(std::string(kDefaultWireNames.idempotency_key))) {
-    return false;
-  }
+  const std::string name(kDefaultWireNames.idempotency_key);
+  const std::size_t sent = req.get_header_value_count(name);
+  if (sent == 0 || (sent == 1 && !ctx.idempotency_key.empty())) return false;
   counters_.invalid_keys.fetch_add(1, std::memory_order_relaxed);
   Refuse(res, 400,
          "Idempotency-Key: must be 1 to " + std::to_string(o_.limits.max_idempotency_key_length) +
-             " printable ASCII characters",
+             " printable ASCII characters, sent once",
          RetryHints{});
   return true;
 }

@@ -64,6 +64,30 @@ TEST(IdempotentMiddlewareTest, AnIdempotencyKeyItCannotHonourIsRefusedWith400) {
   EXPECT_EQ(res->status, 201);
 }
 
+// Two Idempotency-Key headers name no one operation; a bad key is refused
+// without a store too, where the handler may deduplicate by the key itself.
+TEST(IdempotentMiddlewareTest, AKeySentTwiceOrUnreadableIsRefusedWithOrWithoutAStore) {
+  for (const bool with_store : {true, false}) {
+    SCOPED_TRACE(with_store ? "with a store" : "without a store");
+    KeyedServer k;
+    if (!with_store) k.mw = MakeMiddleware({});
+    k.PostCounting("/charge");
+    httplib::Client cli = k.Start();
+    const httplib::Headers twice{{"Idempotency-Key", "k1"}, {"idempotency-key", "k2"}};
+    const httplib::Headers same{{"Idempotency-Key", "k1"}, {"Idempotency-Key", "k1"}};
+    for (const httplib::Headers& h : {twice, same, With("Idempotency-Key", std::string(257, 'k'))}) {
+      for (int i = 0; i < 2; ++i) {
+        auto res = cli.Post("/charge", h, "{}", "application/json");
+        ASSERT_TRUE(res);
+        EXPECT_EQ(res->status, 400);
+        EXPECT_THAT(res->body, HasSubstr("sent once"));
+      }
+    }
+    EXPECT_EQ(k.runs.load(), 0);
+    EXPECT_EQ(k.mw->stats().invalid_keys, 6u);
+  }
+}
+
 TEST(IdempotentMiddlewareTest, AKeyIsScopedByMethodPathAndCaller) {
   KeyedServer k({.caller_identity = [](const httplib::Request& r) { return r.get_header_value("x-caller"); }});
   const auto handler = [&](const httplib::Request& req, httplib::Response& res, CallContext&) {
