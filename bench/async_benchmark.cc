@@ -40,11 +40,11 @@ asio::awaitable<Result<int>> ReadyAttempt(CallContext&) { co_return OpaqueSucces
 // The same, as a plain value: co_spawn and `||` need a default-constructible result.
 asio::awaitable<int> ReadyValue() { co_return OpaqueSuccess(); }
 
-const Pipeline& SuccessPipeline() {
-  static const Pipeline* const pipeline = [] {
+const PipelineRef& SuccessPipeline() {
+  static const PipelineRef* const pipeline = [] {
     PipelineBuilder b;
     b.AddTimeout(1s).AddRetry({.max_attempts = 3}).AddCircuitBreaker({}).AddBulkhead({.max_concurrent = 1000});
-    return new Pipeline(std::move(b.Build()).value());
+    return new PipelineRef(std::move(b.Build()).value());
   }();
   return *pipeline;
 }
@@ -115,7 +115,7 @@ std::size_t HeapInUse() {
 }
 
 struct Scale {
-  const Pipeline* pipeline = nullptr;
+  const PipelineRef* pipeline = nullptr;
   int waiting = 0;  // calls in their backoff
   int answered = 0;
   std::size_t bytes_at_peak = 0;
@@ -154,7 +154,7 @@ asio::awaitable<void> StartAll(Scale& s, std::size_t before, Waiter waiter) {
 }
 
 template <class Waiter>
-void RunWaiting(benchmark::State& state, const Pipeline* p, Waiter waiter) {
+void RunWaiting(benchmark::State& state, const PipelineRef* p, Waiter waiter) {
   for (auto _ : state) {
     asio::io_context io;
     Scale s{.pipeline = p};
@@ -172,7 +172,7 @@ void RunWaiting(benchmark::State& state, const Pipeline* p, Waiter waiter) {
 }
 
 void BM_Async_Backoff_100k(benchmark::State& state) {
-  Pipeline p = PipelineBuilder()
+  PipelineRef p = PipelineBuilder()
                    .AddRetry({.max_attempts = 2, .backoff = {.kind = BackoffKind::kConstant, .base = 1s,
                                                              .jitter = Jitter::kNone}})
                    .Build()

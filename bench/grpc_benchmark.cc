@@ -86,7 +86,7 @@ const grpc::GrpcClient& Client() {
     PipelineBuilder b;
     b.AddTimeout(1s).AddRetry({.max_attempts = 3, .budget = TokenBucketBudget::Create({}).value()});
     b.AddCircuitBreaker({}).AddBulkhead({.max_concurrent = 1000}).AddRateLimiter({.rate = 1e9, .burst = 1'000'000'000});
-    auto pipeline = std::make_shared<const Pipeline>(std::move(b.Build()).value());
+    auto pipeline = std::move(b.Build()).value();
     return new grpc::GrpcClient(grpc::GrpcClient::Create({.pipeline = std::move(pipeline)}).value());
   }();
   return *client;

@@ -52,14 +52,14 @@ int main(int argc, char** argv) {
 
   httplib::Server server;
   std::unique_ptr<http::Middleware> middleware;
-  std::shared_ptr<const Pipeline> pipeline;
+  PipelineRef pipeline;
   if (mode == "untuned" || mode == "bare") {
     server.Get("/hello", [](const httplib::Request&, httplib::Response& res) { Hello(res); });
   } else {
     middleware = OrExit(http::Middleware::Create({}));
     if (mode == "pipeline") {
       auto budget = OrExit(TokenBucketBudget::Create({.max_tokens = 10, .token_ratio = 0.1}));
-      pipeline = std::make_shared<const Pipeline>(OrExit(presets::UserFacing({.budget = budget}).Build()));
+      pipeline = OrExit(presets::UserFacing({.budget = budget}).Build());
     }
     server.Get("/hello", middleware->Wrap([&pipeline](const httplib::Request&, httplib::Response& res,
                                                       CallContext& ctx) {

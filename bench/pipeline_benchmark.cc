@@ -6,6 +6,9 @@
 //   BM_Baseline_ClockNow and <= 75 ns, zero allocations, 2 threads >= 1.8x
 //   the throughput of one). Its clock reads are pinned by
 //   tests/pipeline/success_path_clock_test.cc.
+// BM_Pipeline_Success_FixedHandle: the same pipeline called through the
+//   PipelineRef that Build() returned (issue 27: within 3 ns of
+//   BM_Pipeline_Success); a live handle's cost is BM_Registry_FollowedCall.
 // BM_Pipeline_Success_Metrics: the same pipeline reporting to a
 //   MetricsListener instance (issue 14: <= 5 ns more than
 //   BM_Pipeline_Success in the same run).
@@ -37,15 +40,15 @@ PipelineBuilder& AddCommonGuards(PipelineBuilder& b) {
   return b.AddCircuitBreaker({}).AddBulkhead({.max_concurrent = 1000});
 }
 
-Pipeline BuildFullPipeline(Listener* listener) {
+PipelineRef BuildFullPipeline(Listener* listener) {
   PipelineBuilder b({.listener = listener});
   b.AddTimeout(1s).AddRetry({.max_attempts = 3, .budget = TokenBucketBudget::Create({}).value()});
   AddCommonGuards(b).AddRateLimiter({.rate = 1e9, .burst = 1'000'000'000});
   return std::move(b.Build()).value();
 }
 
-const Pipeline& FullPipeline() {
-  static const Pipeline* const pipeline = new Pipeline(BuildFullPipeline(nullptr));
+const PipelineRef& FullPipeline() {
+  static const PipelineRef* const pipeline = new PipelineRef(BuildFullPipeline(nullptr));
   return *pipeline;
 }
 
@@ -60,28 +63,30 @@ struct NullListener final : Listener {
   void OnEvent(const Event&) noexcept override {}
 };
 
-const Pipeline& FullPipelineWithNullListener() {
+const PipelineRef& FullPipelineWithNullListener() {
   static NullListener* const listener = new NullListener;
-  static const Pipeline* const pipeline = new Pipeline(BuildFullPipeline(listener));
+  static const PipelineRef* const pipeline = new PipelineRef(BuildFullPipeline(listener));
   return *pipeline;
 }
 
-const Pipeline& FullPipelineWithMetrics() {
-  static const Pipeline* const pipeline = new Pipeline(BuildFullPipeline(&Metrics().For("payments")));
+const PipelineRef& FullPipelineWithMetrics() {
+  static const PipelineRef* const pipeline = new PipelineRef(BuildFullPipeline(&Metrics().For("payments")));
   return *pipeline;
 }
 
-const Pipeline& CockatielEquivalent() {
-  static const Pipeline* const pipeline = [] {
+const PipelineRef& CockatielEquivalent() {
+  static const PipelineRef* const pipeline = [] {
     PipelineBuilder b;
     b.AddTimeout(1s).AddRetry({.max_attempts = 3});
     AddCommonGuards(b);
-    return new Pipeline(std::move(b.Build()).value());
+    return new PipelineRef(std::move(b.Build()).value());
   }();
   return *pipeline;
 }
 
-void RunPipeline(benchmark::State& state, const Pipeline& pipeline) {
+// `pipeline` is a Pipeline (the call made directly) or a PipelineRef (through the handle).
+template <class P>
+void RunPipeline(benchmark::State& state, const P& pipeline) {
   CallContext ctx;
   auto call = [](CallContext&) {
     return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable");
@@ -100,21 +105,25 @@ void RunPipeline(benchmark::State& state, const Pipeline& pipeline) {
   if (allocated > 0) state.SkipWithError("the success path allocated");
 }
 
-void BM_Pipeline_Success(benchmark::State& state) { RunPipeline(state, FullPipeline()); }
+void BM_Pipeline_Success(benchmark::State& state) { RunPipeline(state, *FullPipeline()); }
 BENCHMARK(BM_Pipeline_Success);
 BENCHMARK(BM_Pipeline_Success)->Threads(2);
 
+// The same pipeline through the fixed handle Build() returned.
+void BM_Pipeline_Success_FixedHandle(benchmark::State& state) { RunPipeline(state, FullPipeline()); }
+BENCHMARK(BM_Pipeline_Success_FixedHandle);
+
 void BM_Pipeline_Success_NullListener(benchmark::State& state) {
-  RunPipeline(state, FullPipelineWithNullListener());
+  RunPipeline(state, *FullPipelineWithNullListener());
 }
 BENCHMARK(BM_Pipeline_Success_NullListener);
 
-void BM_Pipeline_Success_Metrics(benchmark::State& state) { RunPipeline(state, FullPipelineWithMetrics()); }
+void BM_Pipeline_Success_Metrics(benchmark::State& state) { RunPipeline(state, *FullPipelineWithMetrics()); }
 BENCHMARK(BM_Pipeline_Success_Metrics);
 BENCHMARK(BM_Pipeline_Success_Metrics)->Threads(2);
 
 
-void BM_Pipeline_CockatielEquivalent(benchmark::State& state) { RunPipeline(state, CockatielEquivalent()); }
+void BM_Pipeline_CockatielEquivalent(benchmark::State& state) { RunPipeline(state, *CockatielEquivalent()); }
 BENCHMARK(BM_Pipeline_CockatielEquivalent);
 BENCHMARK(BM_Pipeline_CockatielEquivalent)->Threads(2);
 

@@ -27,9 +27,10 @@ using stormguard::http::AsyncCurlClient;
 using stormguard::http::HttpResponse;
 
 // One request of the service: fetch the stock through the pipeline.
-asio::awaitable<void> Serve(const stormguard::Pipeline& pipeline, AsyncCurlClient& client, std::string url,
+asio::awaitable<void> Serve(const stormguard::PipelineRef& pipeline, AsyncCurlClient& client, std::string url,
                             bool& ok) {
-  CallContext ctx{.deadline = stormguard::Deadline::After(stormguard::Clock::Real().Now(), 3s)};
+  // A GET may run twice with the effect of once: this request says so.
+  CallContext ctx{.deadline = stormguard::Deadline::After(stormguard::Clock::Real().Now(), 3s), .idempotent = true};
   int attempts = 0;
   Result<std::string> stock = co_await pipeline.Execute(ctx, [&](CallContext& c) -> asio::awaitable<Result<std::string>> {
     // Named, not a braced temporary: GCC 12 mishandles those as coroutine arguments.
@@ -65,9 +66,9 @@ int main() {
   std::thread serving([&] { downstream.listen_after_bind(); });
   for (int i = 0; i < 100000 && !downstream.is_running(); ++i) std::this_thread::yield();
 
-  stormguard::Pipeline pipeline = stormguard::PipelineBuilder()
+  stormguard::PipelineRef pipeline = stormguard::PipelineBuilder()
                                       .AddTimeout(3s)
-                                      .AddRetry({.max_attempts = 3, .backoff = {.base = 50ms}, .idempotent = true})
+                                      .AddRetry({.max_attempts = 3, .backoff = {.base = 50ms}})
                                       .AddAttemptTimeout(1s)
                                       .Build()
                                       .value();

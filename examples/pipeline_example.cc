@@ -18,7 +18,6 @@ int main() {
                       .AddTimeout(1s)
                       .AddRetry({.max_attempts = 3,
                                  .backoff = {.base = 10ms, .cap = 100ms, .jitter = Jitter::kFull},
-                                 .idempotent = true,
                                  .budget = budget})
                       .AddCircuitBreaker({})
                       .AddBulkhead({.max_concurrent = 32})
@@ -29,7 +28,7 @@ int main() {
     return 1;
   }
   int calls = 0;
-  CallContext ctx;
+  CallContext ctx{.idempotent = true};  // a read: this call may run twice
   Result<int> stock = pipeline->Execute(ctx, [&](CallContext& attempt) -> Result<int> {
     ++calls;  // the first two attempts fail like a flaky dependency
     if (attempt.attempt < 3) return Status::Unavailable("inventory: 503");

@@ -58,11 +58,12 @@ bool ReadOptions(const Stage& stage, StageConfig& out, PresetStages& preset) {
 }  // namespace
 
 Result<PresetStages> ExpandPreset(const PresetConfig& preset) {
-  Result<Pipeline> pipeline = BuilderOf(preset).Build();
-  if (!pipeline.ok()) return pipeline.status();
+  Result<PipelineRef> built = BuilderOf(preset).Build();
+  if (!built.ok()) return built.status();
+  const Pipeline& pipeline = *built->get();
   PresetStages out;
-  for (std::size_t i = 0; i < pipeline->size(); ++i) {
-    const Stage& stage = pipeline->stage(i);
+  for (std::size_t i = 0; i < pipeline.size(); ++i) {
+    const Stage& stage = pipeline.stage(i);
     const std::optional<StageKind> kind = KindOf(stage);
     StageConfig& config = out.stages.emplace_back();
     if (kind) config.kind = *kind;

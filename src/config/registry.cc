@@ -28,20 +28,15 @@ namespace config_internal {
 // everyone's). Handles count on it, not on the snapshot, so threads never
 // write a shared counter. Aligned so that two threads' references never
 // share a cache line, nor a pair of lines the hardware prefetches together.
-struct alignas(128) Holder : SplitCount {
-  explicit Holder(std::shared_ptr<const Snapshot> s) : snapshot(std::move(s)) {}
+struct alignas(128) Holder : pipeline_internal::SplitCount {
+  explicit Holder(std::shared_ptr<const Snapshot> s)
+      : SplitCount([](SplitCount* c) noexcept { delete static_cast<Holder*>(c); }), snapshot(std::move(s)) {}
   std::shared_ptr<const Snapshot> snapshot;
 };
 
-void Free(SplitCount* count) noexcept { delete static_cast<Holder*>(count); }
-
 }  // namespace config_internal
 
-PipelineRef::operator std::shared_ptr<const Pipeline>() const {
-  if (pipeline_ == nullptr) return nullptr;
-  auto kept = std::make_shared<const PipelineRef>(*this);
-  return std::shared_ptr<const Pipeline>(std::move(kept), pipeline_);
-}
+using pipeline_internal::Retire;
 
 // Aligned like Holder: two threads' slots never share a prefetched pair of lines.
 struct alignas(128) Registry::Slot {
@@ -63,9 +58,9 @@ Registry::Registry(RegistryOptions options)
 // handles still out free their configuration when the last one goes.
 Registry::~Registry() {
   for (int i = 0; i < kThreadSlots; ++i) {
-    if (Holder* h = slots_[static_cast<std::size_t>(i)].holder) config_internal::Retire(h);
+    if (Holder* h = slots_[static_cast<std::size_t>(i)].holder) Retire(h);
   }
-  config_internal::Retire(shared_);
+  Retire(shared_);
 }
 
 // The hit path: this thread has a slot (a negative index: none yet, or
@@ -77,12 +72,16 @@ PipelineRef Registry::Get(std::string_view destination, std::string_view method)
     if (slot.generation == generation_.load(std::memory_order_acquire)) {
       if (const Pipeline* p = slot.last.Find(destination, method)) {
         ++slot.holder->gets;  // only this thread writes it: no atomic instruction
-        return PipelineRef(p, slot.holder);
+        return PipelineRef::Adopt(p, slot.holder);
       }
     }
   }
   const Counted got = GetAndRemember(destination, method);
-  return PipelineRef(got.first, got.second);
+  return PipelineRef::Adopt(got.first, got.second);
+}
+
+PipelineRef Registry::Resolve(std::string_view destination, std::string_view method) const {
+  return Get(destination, method);
 }
 
 // Flattened: the lookup inlined makes no calls of its own.
@@ -102,7 +101,7 @@ PipelineRef Registry::Get(std::string_view destination, std::string_view method)
 // The first Get on this thread, or the first since a reload.
 [[gnu::noinline]] void Registry::Refresh(Slot& slot) const {
   // May free the old snapshot: outside the lock.
-  if (Holder* old = std::exchange(slot.holder, nullptr)) config_internal::Retire(old);
+  if (Holder* old = std::exchange(slot.holder, nullptr)) Retire(old);
   auto* fresh = new Holder(nullptr);
   std::lock_guard<std::mutex> lock(current_mu_);
   fresh->snapshot = current_;
@@ -145,7 +144,7 @@ Status Registry::Apply(const Config& config, std::string_view origin) {
     std::swap(shared_, retired);
     generation_.fetch_add(1, std::memory_order_release);
   }
-  config_internal::Retire(retired);
+  Retire(retired);
   accepted_.fetch_add(1, std::memory_order_relaxed);
   version_.fetch_add(1, std::memory_order_relaxed);
   Report(origin, true, {});

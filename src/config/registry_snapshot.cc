@@ -149,7 +149,7 @@ const Pipeline* Keep(const PipelineBuilder& b, DestinationBuild& d, const std::s
     d.errors.push_back(path + ": " + why);
     return nullptr;
   }
-  return &d.snapshot.pipelines.emplace_back(std::move(built).value());
+  return d.snapshot.pipelines.emplace_back(std::move(built).value()).get();
 }
 
 // `stages` with `m`'s timeout, retry and hedge in place of the pipeline's,

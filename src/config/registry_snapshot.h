@@ -7,7 +7,6 @@
 // it may keep (same options: the same object, with its state).
 #pragma once
 
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -44,7 +43,7 @@ struct Snapshot {
   DestinationPipelines defaults;  // destinations the configuration does not name
   std::map<std::string, Components, std::less<>> components;
   Components default_components;
-  std::deque<Pipeline> pipelines;  // a deque: pointers to them stay valid
+  std::vector<PipelineRef> pipelines;  // fixed handles; the tables point into them
   std::vector<std::unique_ptr<const Classifier>> classifiers;
 
   const Pipeline& Find(std::string_view destination, std::string_view method) const noexcept {

@@ -58,7 +58,9 @@ Duration HedgePolicy::CurrentDelay(TimePoint now) const noexcept {
 
 HedgeStop HedgePolicy::CheckCall(const CallContext& ctx, TimePoint now) const noexcept {
   if (ctx.stop.stop_requested()) return HedgeStop::kCancelled;
-  if (!o_.idempotent && !ctx.idempotent && ctx.idempotency_key.empty()) return HedgeStop::kNotIdempotent;
+  if ((!o_.idempotent || ctx.idempotency_decided) && !ctx.idempotent && ctx.idempotency_key.empty()) {
+    return HedgeStop::kNotIdempotent;
+  }
   if (ctx.incoming_is_retry && !o_.hedge_when_serving_a_retry) return HedgeStop::kIncomingRetry;
   const Duration left = ctx.deadline.Remaining(now);
   if (left <= Duration::zero() || left < o_.min_attempt_time) return HedgeStop::kDeadline;

@@ -77,6 +77,17 @@ std::string Pipeline::Describe() const {
   return out + "call";
 }
 
+std::string Pipeline::RepeatsEveryCall() const {
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    if (!stages_[i]->repeats_every_call()) continue;
+    return "stages[" + std::to_string(i) + "] (" + std::string(stages_[i]->name()) +
+           ") has idempotent = true: it would repeat every call after a timeout, a POST or a charge too, "
+           "which may then take effect twice; leave it false: the client decides per call (an idempotent "
+           "method such as GET, or an idempotency key)";
+  }
+  return {};
+}
+
 PipelineBuilder::PipelineBuilder(PipelineOptions options) : o_(options) {
   if (o_.clock == nullptr) errors_.push_back("options.clock: must not be null");
   if (o_.classifier == nullptr) errors_.push_back("options.classifier: must not be null");
@@ -263,11 +274,22 @@ std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPl
   return plan;
 }
 
-Result<Pipeline> PipelineBuilder::Build() const {
+namespace pipeline_internal {
+
+// A pipeline owned by the handles Build() hands out.
+struct OwnedPipeline : SplitCount {
+  OwnedPipeline() : SplitCount([](SplitCount* c) noexcept { delete static_cast<OwnedPipeline*>(c); }, 1) {}
+  Pipeline pipeline;
+};
+
+}  // namespace pipeline_internal
+
+Result<PipelineRef> PipelineBuilder::Build() const {
   std::vector<std::string> errors = errors_;
   for (PlacementError& e : CheckPlacements(placements_)) errors.push_back(Where(e.index) + std::move(e.reason));
   if (!errors.empty()) return ValidationStatus("pipeline", errors);
-  Pipeline p;
+  auto owned = std::make_unique<pipeline_internal::OwnedPipeline>();
+  Pipeline& p = owned->pipeline;
   p.stages_ = stages_;
   p.clock_ = o_.clock;
   p.classifier_ = o_.classifier;
@@ -283,7 +305,7 @@ Result<Pipeline> PipelineBuilder::Build() const {
   // the call (a retry or hedge times it) leaves the call as without one.
   p.listens_to_calls_ = o_.listener != nullptr && (p.report_attempt_start_ || p.report_attempt_end_ || !p.sampled_);
   p.async_ = MakeAsyncPlan(p.report_attempt_start_, p.report_attempt_end_, p.sampled_);
-  return p;
+  return PipelineRef::Adopt(&p, owned.release());
 }
 
 }  // namespace stormguard

@@ -14,4 +14,17 @@ std::vector<std::string> ServerPipelineErrors(const Pipeline* pipeline, std::str
   return errors;
 }
 
+std::vector<std::string> ServerPipelineErrors(const PipelineRef& handle, std::string_view unit) {
+  const PipelineRef pinned = handle.Pin();
+  return ServerPipelineErrors(pinned.get(), unit);
+}
+
+const Pipeline* ServerPipelineFor(const PipelineRef& handle, PipelineRef& pinned, bool& misconfigured) {
+  if (const Pipeline* fixed = handle.get()) return fixed;  // checked when the server was made
+  if (!handle) return nullptr;
+  pinned = handle.Pin();
+  misconfigured = pinned.get()->runs_attempts();
+  return misconfigured ? nullptr : pinned.get();
+}
+
 }  // namespace stormguard

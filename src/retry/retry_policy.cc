@@ -52,7 +52,7 @@ RetryDecision RetryPolicy::Decide(OutcomeClass outcome, const Status& status, co
   }
   if (outcome == OutcomeClass::kDoNotRetry) return R::Stop(StopReason::kDownstreamGaveUp);
   if (!o_.retry_on.contains(outcome)) return R::Stop(StopReason::kNotRetryable);
-  if (outcome == OutcomeClass::kAmbiguous && !o_.idempotent && !ctx.idempotent &&
+  if (outcome == OutcomeClass::kAmbiguous && (!o_.idempotent || ctx.idempotency_decided) && !ctx.idempotent &&
       ctx.idempotency_key.empty()) {
     return R::Stop(StopReason::kNotIdempotent);
   }

@@ -76,7 +76,7 @@ TEST(ConfigStageOrderTest, TheSameRuleAsThePipelineBuilder) {
       PipelineBuilder b;
       outer(b);
       inner(b);
-      const Result<Pipeline> built = b.Build();
+      const Result<PipelineRef> built = b.Build();
       const std::vector<std::string> read = StageErrors(std::string(outer_json) + ", " + inner_json);
       const std::string pair = std::string(outer_json) + ", " + inner_json;
       if (built.ok()) {

@@ -45,7 +45,7 @@ class RegistryChaosTest : public ::testing::Test {
   int Injected(int n) {
     int hit = 0;
     for (int i = 0; i < n; ++i) {
-      const Status s = Call(*registry.Get("d"), Status::Ok());
+      const Status s = Call(registry.Get("d"), Status::Ok());
       hit += s.source() == ChaosPolicy::kPolicy ? 1 : 0;
     }
     return hit;
@@ -60,7 +60,7 @@ TEST_F(RegistryChaosTest, EnablingByReloadSwitchesThePolicyInUse) {
 
   Apply(Error(true, "1"));
   EXPECT_EQ(Policy(), before) << "a switch of enabled must keep the policy";
-  const Status s = Call(*registry.Get("d"), Status::Ok());
+  const Status s = Call(registry.Get("d"), Status::Ok());
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ(s.message(), "rehearsal");
   EXPECT_TRUE(before->enabled());
@@ -91,7 +91,7 @@ TEST_F(RegistryChaosTest, AnyOtherChangeMakesAFreshPolicy) {
   const ChaosPolicy* first = Policy();
   Apply(Error(true, "1", "ABORTED"));
   EXPECT_NE(Policy(), first);
-  EXPECT_EQ(Call(*registry.Get("d"), Status::Ok()).code(), StatusCode::kAborted);
+  EXPECT_EQ(Call(registry.Get("d"), Status::Ok()).code(), StatusCode::kAborted);
 }
 
 TEST_F(RegistryChaosTest, EveryMethodSharesTheDestinationsPolicy) {

@@ -11,16 +11,16 @@
 
 #include "stormguard/config/registry.h"
 
-namespace stormguard::config::config_internal {
+namespace stormguard::pipeline_internal {
 struct PipelineRefPeer {
   static const void* Reference(const PipelineRef& p) { return p.count_; }
 };
-}  // namespace stormguard::config::config_internal
+}  // namespace stormguard::pipeline_internal
 
 namespace stormguard::config::testing {
 
 // The reference `p` counts on: handles of one thread between two reloads share one.
-inline const void* ReferenceOf(const PipelineRef& p) { return config_internal::PipelineRefPeer::Reference(p); }
+inline const void* ReferenceOf(const PipelineRef& p) { return pipeline_internal::PipelineRefPeer::Reference(p); }
 
 struct RegistryEnv {
   ManualClock clock;
@@ -46,6 +46,10 @@ inline Status Call(const Pipeline& p, Status answer, int* calls = nullptr) {
     if (calls != nullptr) ++*calls;
     return answer;
   });
+}
+
+inline Status Call(const PipelineRef& p, Status answer, int* calls = nullptr) {
+  return Call(*p, std::move(answer), calls);
 }
 
 inline std::string Describe(const PipelineRef& p) { return p->Describe(); }

@@ -49,7 +49,7 @@ TEST(AsyncHedgeTest, TheCallAnswersAtOnceAndALateLoserIsOnlyBooked) {
   ManualEnv env;
   CountingListener counters;
   auto workers = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters)).AddHedge(After(10ms), workers).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters)).AddHedge(After(10ms), workers).Build());
   HeldAttempts attempts;
   std::vector<Result<int>> answers;
   CallContext ctx;
@@ -73,7 +73,7 @@ TEST(AsyncHedgeTest, TheCallAnswersAtOnceAndALateLoserIsOnlyBooked) {
 TEST(AsyncHedgeTest, ALoserOfAnEarlierRoundDoesNotDisturbTheRetry) {
   ManualEnv env;
   auto workers = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddRetry({.max_attempts = 2, .backoff = {.base = 100ms, .jitter = Jitter::kNone}})
                           .AddHedge(After(10ms), workers)
                           .Build());
@@ -122,7 +122,7 @@ TEST(AsyncHedgeTest, NoAttemptStartsOnceTheCallHasItsAnswer) {
   ManualEnv env;
   CountingListener counters;
   auto workers = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters))
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters))
                           .AddHedge(After(5ms), workers)
                           .Add(std::make_shared<PauseStage>(20ms))
                           .Build());

@@ -79,7 +79,7 @@ TEST(AsyncPipelineRaceTest, EveryCallAnswersOnceWhateverTheInterleaving) {
   ManualEnv env;
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 4, .max_wait = 20ms})));
   RetryOptions retry{.max_attempts = 3, .backoff = {.base = 5ms, .jitter = Jitter::kNone}, .idempotent = true};
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddTimeout(100ms)
                           .AddRetry(retry)
                           .AddBulkhead(bulkhead)
@@ -152,7 +152,7 @@ TEST(AsyncPipelineRaceTest, HedgedCallsAnswerOnceWhateverTheInterleaving) {
   auto workers = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 8, .max_wait = 5ms})));
   RetryOptions retry{.max_attempts = 3, .backoff = {.base = 5ms, .jitter = Jitter::kNone}, .idempotent = true};
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddTimeout(100ms)
                           .AddRetry(retry)
                           .AddHedge({.delay = 2ms, .max_hedged_attempts = 2, .idempotent = true}, workers)

@@ -30,7 +30,7 @@ RetryOptions TwoAttempts() {
 
 TEST(AsyncPipelineTest, AStageWithoutAnAsynchronousFormIsRefusedByName) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Add(std::make_shared<BlockingOnly>()).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Add(std::make_shared<BlockingOnly>()).Build());
   EXPECT_THAT(p.AsyncSupport().message(), HasSubstr("stages[1] (audit): has no asynchronous form"));
   int attempts = 0, answers = 0;
   Status got;
@@ -45,7 +45,7 @@ TEST(AsyncPipelineTest, AStageWithoutAnAsynchronousFormIsRefusedByName) {
 
 TEST(AsyncPipelineTest, AnAttemptMayReportFromAnotherThread) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).AddRetry(TwoAttempts()).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).AddRetry(TwoAttempts()).Build());
   std::thread worker;
   std::optional<Result<int>> got;
   CallContext ctx;
@@ -64,7 +64,7 @@ TEST(AsyncPipelineTest, AnAttemptMayReportFromAnotherThread) {
 TEST(AsyncPipelineTest, ATimeoutsStopThatFiredIsNeverSeenByALaterCall) {
   // The timeout's stop_source is pooled per thread; a fired one must go away.
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
   std::optional<Completion<Status>> hanging;
   Status first;
   CallContext ctx;
@@ -98,7 +98,7 @@ struct Sentinel {
 
 TEST(AsyncPipelineTest, TheAttemptOutlivesACallThatEndsWhileItIsStillStarting) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).Build());
   bool answered = false;
   CallContext ctx;
   p.ExecuteAsync(
@@ -115,7 +115,7 @@ TEST(AsyncPipelineTest, TheAttemptOutlivesACallThatEndsWhileItIsStillStarting) {
 
 TEST(AsyncPipelineTest, ADroppedCompletionHandleReportsInternal) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).Build());
   Status got;
   CallContext ctx;
   p.ExecuteAsync(ctx, [](CallContext&, Completion<Status>) {}, [&](Status s) { got = s; });
@@ -125,7 +125,7 @@ TEST(AsyncPipelineTest, ADroppedCompletionHandleReportsInternal) {
 
 TEST(AsyncPipelineTest, AnAttemptThatThrowsReportsTheException) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).Build());
   Status got;
   int answers = 0;
   CallContext ctx;
@@ -139,7 +139,7 @@ TEST(AsyncPipelineTest, AnAttemptThatThrowsReportsTheException) {
 
 TEST(AsyncPipelineTest, ACallInBackoffOutlivesItsPipeline) {
   ManualEnv env;
-  auto p = std::make_unique<Pipeline>(Unwrap(PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Build()));
+  auto p = std::make_unique<PipelineRef>(Unwrap(PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Build()));
   int attempts = 0;
   std::optional<Result<int>> got;
   CallContext ctx;
@@ -161,7 +161,7 @@ TEST(AsyncPipelineTest, ACallInBackoffOutlivesItsPipeline) {
 TEST(AsyncPipelineTest, TheListenerHearsEveryAttemptAsUnderTheBlockingDriver) {
   ManualEnv env;
   CountingListener counters;
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters)).AddRetry(TwoAttempts()).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters)).AddRetry(TwoAttempts()).Build());
   int attempts = 0;
   CallContext ctx;
   p.ExecuteAsync(
@@ -192,7 +192,7 @@ class CountingTimers final : public AsyncTimers {
 TEST(AsyncPipelineTest, AnotherDriversTimersCarryTheWaits) {
   ManualEnv env;
   CountingTimers timers(*env.timers);
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Build());
   int attempts = 0;
   Status got = Status::Internal("no answer");
   CallContext ctx;

@@ -34,7 +34,7 @@ struct Timed {
 
 TEST(AttemptLatencyTest, TheRetryTimesEachAttemptWithoutItsBackoffWait) {
   Timed t;
-  const Pipeline p = Unwrap(t.Builder()
+  const PipelineRef p = Unwrap(t.Builder()
                                 .AddTimeout(1s)
                                 .AddRetry({.max_attempts = 3,
                                            .backoff = {.kind = BackoffKind::kConstant, .base = 40ms, .cap = 40ms}})
@@ -52,7 +52,7 @@ TEST(AttemptLatencyTest, TheRetryTimesEachAttemptWithoutItsBackoffWait) {
 
 TEST(AttemptLatencyTest, WithoutARetryThePipelineTimesTheCall) {
   Timed t;
-  const Pipeline p = Unwrap(t.Builder().AddTimeout(1s).AddCircuitBreaker(CircuitBreakerOptions{}).Build());
+  const PipelineRef p = Unwrap(t.Builder().AddTimeout(1s).AddCircuitBreaker(CircuitBreakerOptions{}).Build());
   CallContext ctx;
   const TimePoint t0 = t.clock.Now();
   ASSERT_TRUE(p.Execute(ctx, [&](CallContext&) {
@@ -74,7 +74,7 @@ TEST(AttemptLatencyTest, TheMetricsHistogramGetsEachAttemptsOwnTime) {
   ManualClock clock;
   auto timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
   MetricsListener metrics;
-  const Pipeline p = Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get(), .listener = &metrics.For("pay")})
+  const PipelineRef p = Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get(), .listener = &metrics.For("pay")})
                                 .AddTimeout(1s)
                                 .AddRetry({.max_attempts = 2,
                                            .backoff = {.kind = BackoffKind::kConstant, .base = 40ms, .cap = 40ms}})

@@ -55,7 +55,7 @@ struct Fixture {
   Listener* listener;
   CountingClock clock{kTick};
   std::shared_ptr<TimerService> timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
-  std::optional<Pipeline> pipeline;
+  std::optional<PipelineRef> pipeline;
 };
 
 std::string Bucket(std::string_view le) {

@@ -47,7 +47,7 @@ void RunCalls(const Case& c, KindRecorder& listener) {
   ManualEnv env;
   PipelineBuilder b(env.options(&listener));
   if (c.retry) b.AddRetry({.max_attempts = 2, .backoff = {.base = Duration::zero(), .jitter = Jitter::kNone}});
-  const Pipeline p = Unwrap(b.AddBulkhead({.max_concurrent = 4}).Build());
+  const PipelineRef p = Unwrap(b.AddBulkhead({.max_concurrent = 4}).Build());
   CallContext ctx;
   int calls = 0;
   (void)p.Execute(ctx, [&](CallContext&) { return ++calls == 1 ? Status::Unavailable("once") : Status::Ok(); });

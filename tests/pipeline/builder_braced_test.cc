@@ -12,7 +12,7 @@ using namespace std::chrono_literals;
 
 TEST(PipelineBuilderBracedTest, EveryOptionsOverloadTakesADesignatedList) {
   testing::ManualEnv env;
-  Result<Pipeline> p = PipelineBuilder(env.options())
+  Result<PipelineRef> p = PipelineBuilder(env.options())
                            .AddFallback({.skip_when_remaining_below = 20ms})
                            .AddRetry({.max_attempts = 3})
                            .AddCircuitBreaker({.window_size = 20, .minimum_number_of_calls = 10})
@@ -21,13 +21,13 @@ TEST(PipelineBuilderBracedTest, EveryOptionsOverloadTakesADesignatedList) {
                            .AddAdaptiveConcurrency({.algorithm = LimitKind::kGradient})
                            .Build();
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  EXPECT_EQ(p->size(), 6u);
+  EXPECT_EQ((*p)->size(), 6u);
   EXPECT_THAT(p->Describe(), ::testing::HasSubstr("circuit_breaker(50% of 20 calls) -> bulkhead(4)"));
 }
 
 TEST(PipelineBuilderBracedTest, EmptyBracesMeanTheDefaultOptions) {
   testing::ManualEnv env;
-  Result<Pipeline> p = PipelineBuilder(env.options())
+  Result<PipelineRef> p = PipelineBuilder(env.options())
                            .AddFallback({})
                            .AddRetry({})
                            .AddCircuitBreaker({})
@@ -42,14 +42,14 @@ TEST(PipelineBuilderBracedTest, EmptyBracesMeanTheDefaultOptions) {
 TEST(PipelineBuilderBracedTest, SharedGuardsStillTakeTheFactoryResult) {
   testing::ManualEnv env;
   std::shared_ptr<CircuitBreaker> breaker = CircuitBreaker::Create({}).value();
-  Result<Pipeline> p = PipelineBuilder(env.options())
+  Result<PipelineRef> p = PipelineBuilder(env.options())
                            .AddCircuitBreaker(breaker)
                            .AddBulkhead(Bulkhead::Create({.max_concurrent = 2}).value())
                            .AddRateLimiter(RateLimiter::Create({.rate = 5, .burst = 1}).value())
                            .AddAdaptiveConcurrency(AdaptiveLimiter::Create({}).value())
                            .Build();
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  EXPECT_EQ(p->size(), 4u);
+  EXPECT_EQ((*p)->size(), 4u);
   EXPECT_EQ(breaker.use_count(), 2);  // held by the caller and by the stage
 }
 

@@ -49,7 +49,7 @@ using testing::Unwrap;
 
 TEST(PipelineAllocationTest, SuccessPathAllocatesNothingAfterWarmUp) {
   CountingListener counters;  // listening must not allocate either
-  Pipeline p = Unwrap(PipelineBuilder({.listener = &counters})
+  PipelineRef p = Unwrap(PipelineBuilder({.listener = &counters})
                           .AddFallback({.skip_when_remaining_below = 1ms})
                           .AddTimeout(10s)
                           .AddRetry({.max_attempts = 3, .idempotent = true})
@@ -74,7 +74,7 @@ TEST(PipelineAllocationTest, HedgedSuccessPathAllocatesNothingOnTheCallersThread
   // the buffer its context's key is copied into (a UUID: longer than the
   // short-string buffer) come from the thread's pools.
   auto executor = Unwrap(Executor::Create({.threads = 1}));
-  Pipeline p = Unwrap(PipelineBuilder()
+  PipelineRef p = Unwrap(PipelineBuilder()
                           .AddHedge({.delay = 1h, .max_hedged_attempts = 1, .idempotent = true}, executor)
                           .AddAttemptTimeout(5s)
                           .Build());
@@ -91,7 +91,7 @@ TEST(PipelineAllocationTest, AWarmAsynchronousCallAllocatesNothing) {
   // The frame comes from the thread's block cache and the overall timeout's
   // stop_source from the thread's pool.
   testing::ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddTimeout(10s)
                           .AddRetry({.max_attempts = 3})
                           .AddCircuitBreaker(CircuitBreakerOptions{})
@@ -111,7 +111,7 @@ TEST(PipelineAllocationTest, AWarmAsynchronousCallAllocatesNothing) {
 TEST(PipelineAllocationTest, AHedgedAttemptCostsOnlyItsStopSourceOnceWarm) {
   testing::ManualEnv env;
   auto executor = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddHedge({.delay = 10ms, .max_hedged_attempts = 1, .idempotent = true}, executor)
                           .Build());
   std::optional<Completion<Result<int>>> primary;

@@ -30,7 +30,7 @@ RetryOptions FixedRetry(int attempts) {
 TEST(PipelineTest, FirstAddedStageIsOutermost) {
   ManualEnv env;
   std::vector<std::string> log;
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .Add(std::make_shared<RecordingStage>("a", log))
                           .Add(std::make_shared<RecordingStage>("b", log))
                           .Add(std::make_shared<RecordingStage>("c", log))
@@ -47,7 +47,7 @@ TEST(PipelineTest, FirstAddedStageIsOutermost) {
 TEST(PipelineTest, StagesInsideRetryRunOncePerAttempt) {
   ManualEnv env;
   std::vector<std::string> log;
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .Add(std::make_shared<RecordingStage>("outer", log))
                           .AddRetry(FixedRetry(3))
                           .Add(std::make_shared<RecordingStage>("inner", log))
@@ -63,7 +63,7 @@ TEST(PipelineTest, StagesInsideRetryRunOncePerAttempt) {
 
 TEST(PipelineTest, DescribeListsStagesOutsideIn) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddFallback({.skip_when_remaining_below = 20ms})
                           .AddTimeout(1s)
                           .AddRetry(FixedRetry(3))
@@ -72,14 +72,14 @@ TEST(PipelineTest, DescribeListsStagesOutsideIn) {
   EXPECT_EQ(
       p.Describe(),
       "fallback(skip below 20ms) -> timeout(1s) -> retry(3 attempts) -> attempt_timeout(250ms) -> call");
-  EXPECT_EQ(p.size(), 4u);
-  EXPECT_EQ(p.stage(1).placement().kind, "timeout");
-  EXPECT_EQ(p.stage(3).placement().kind, "attempt_timeout");
+  EXPECT_EQ(p->size(), 4u);
+  EXPECT_EQ(p->stage(1).placement().kind, "timeout");
+  EXPECT_EQ(p->stage(3).placement().kind, "attempt_timeout");
 }
 
 TEST(PipelineTest, ResultValueReachesTheCallerAcrossRetries) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddRetry(FixedRetry(3)).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddRetry(FixedRetry(3)).Build());
   CallContext ctx;
   Result<std::string> r = p.Execute(ctx, [](CallContext& c) -> Result<std::string> {
     if (c.attempt == 1) return Status::Unavailable("first try fails");
@@ -91,7 +91,7 @@ TEST(PipelineTest, ResultValueReachesTheCallerAcrossRetries) {
 
 TEST(PipelineTest, EmptyPipelineJustCalls) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).Build());
   CallContext ctx;
   Result<int> r = p.Execute(ctx, [](CallContext&) -> Result<int> { return 7; });
   EXPECT_EQ(r.value(), 7);
@@ -100,7 +100,7 @@ TEST(PipelineTest, EmptyPipelineJustCalls) {
 
 TEST(PipelineTest, ExceptionsFromTheCallableAreClassified) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddRetry(FixedRetry(3)).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddRetry(FixedRetry(3)).Build());
   CallContext ctx;
   int calls = 0;
   Status s = p.Execute(ctx, [&](CallContext&) -> Status {
@@ -113,7 +113,7 @@ TEST(PipelineTest, ExceptionsFromTheCallableAreClassified) {
 
 TEST(PipelineTest, RejectionNamesThePolicyThatRefused) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).AddRequireIdempotencyKey().Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).AddRequireIdempotencyKey().Build());
   CallContext no_key;
   Status s = p.Execute(no_key, [](CallContext&) { return Status::Ok(); });
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);
@@ -165,7 +165,7 @@ TEST(PipelineTest, BuildReportsEveryInvalidOptionWithItsStage) {
 TEST(PipelineTest, ListenerHearsEveryAttemptRetryAndGiveUp) {
   ManualEnv env;
   CountingListener counters;
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters)).AddRetry(FixedRetry(3)).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters)).AddRetry(FixedRetry(3)).Build());
   CallContext ctx;
   Status s = p.Execute(ctx, [](CallContext&) { return Status::Unavailable("down"); });
   EXPECT_FALSE(s.ok());
@@ -179,7 +179,7 @@ TEST(PipelineTest, ListenerHearsEveryAttemptRetryAndGiveUp) {
 TEST(PipelineTest, WithoutRetryTheCallReportsItsOwnAttemptEnd) {
   ManualEnv env;
   CountingListener counters;
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters)).AddTimeout(1s).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters)).AddTimeout(1s).Build());
   CallContext ctx;
   EXPECT_TRUE(p.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
   auto snap = counters.Read();
@@ -190,7 +190,7 @@ TEST(PipelineTest, WithoutRetryTheCallReportsItsOwnAttemptEnd) {
 TEST(PipelineTest, ManyThreadsShareOnePipeline) {
   ManualEnv env;  // retry waits move the manual clock; nothing sleeps
   CountingListener counters;
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters))
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters))
                           .AddTimeout(10s)
                           .AddRetry({.max_attempts = 2,
                                      .backoff = {.kind = BackoffKind::kConstant, .base = 1us, .cap = 1us},
@@ -228,7 +228,7 @@ TEST(PipelineTest, ASuccessfulPassReadsEachClockOnce) {
   auto budget = Unwrap(TokenBucketBudget::Create({}));
   // The timeout reads the precise time on the way in; on the way out the
   // breaker (slow-call timing) and the retry budget share one coarse reading.
-  Pipeline p = Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get()})
+  PipelineRef p = Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get()})
                           .AddTimeout(1s)
                           .AddRetry({.max_attempts = 3, .budget = budget})
                           .AddCircuitBreaker(CircuitBreakerOptions{})

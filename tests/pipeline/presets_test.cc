@@ -22,22 +22,22 @@ Duration TimeoutAt(const Pipeline& p, std::size_t i) {
 
 TEST(PresetsTest, UserFacingRetriesOnlyAtTheEntryWithinOneSecond) {
   ManualEnv env;
-  Pipeline entry = Unwrap(presets::UserFacing({}, env.options()).Build());
+  PipelineRef entry = Unwrap(presets::UserFacing({}, env.options()).Build());
   EXPECT_EQ(entry.Describe(), "timeout(1s) -> retry(3 attempts) -> call");
-  EXPECT_EQ(TimeoutAt(entry, 0), 1s);
-  const RetryOptions& r = RetryAt(entry, 1);
+  EXPECT_EQ(TimeoutAt(*entry, 0), 1s);
+  const RetryOptions& r = RetryAt(*entry, 1);
   EXPECT_EQ(r.max_attempts, 3);
   EXPECT_EQ(r.backoff.kind, BackoffKind::kExponential);
   EXPECT_EQ(r.backoff.base, 100ms);
   EXPECT_EQ(r.backoff.jitter, Jitter::kFull);
 
-  Pipeline hop = Unwrap(presets::UserFacing({.at_entry = false}, env.options()).Build());
+  PipelineRef hop = Unwrap(presets::UserFacing({.at_entry = false}, env.options()).Build());
   EXPECT_EQ(hop.Describe(), "timeout(inf) -> call");
 }
 
 TEST(PresetsTest, MiddleHopCancelsAtThePropagatedDeadline) {
   ManualEnv env;
-  Pipeline hop = Unwrap(presets::UserFacing({.at_entry = false}, env.options()).Build());
+  PipelineRef hop = Unwrap(presets::UserFacing({.at_entry = false}, env.options()).Build());
   CallContext ctx{.deadline = Deadline::After(env.clock.Now(), 600ms)};
   Status s = hop.Execute(ctx, [&](CallContext& c) {
     env.AdvanceAndFire(600ms);
@@ -48,18 +48,18 @@ TEST(PresetsTest, MiddleHopCancelsAtThePropagatedDeadline) {
 
 TEST(PresetsTest, BackgroundJobHasEightAttemptsOfThirtySeconds) {
   ManualEnv env;
-  Pipeline p = Unwrap(presets::BackgroundJob({}, env.options()).Build());
+  PipelineRef p = Unwrap(presets::BackgroundJob({}, env.options()).Build());
   EXPECT_EQ(p.Describe(), "retry(8 attempts) -> attempt_timeout(30s) -> call");
-  const RetryOptions& r = RetryAt(p, 0);
+  const RetryOptions& r = RetryAt(*p, 0);
   EXPECT_EQ(r.backoff.base, 1s);
   EXPECT_EQ(r.backoff.cap, 10min);
   EXPECT_TRUE(r.idempotent);
-  EXPECT_EQ(TimeoutAt(p, 1), 30s);
+  EXPECT_EQ(TimeoutAt(*p, 1), 30s);
 }
 
 TEST(PresetsTest, BackgroundJobMarksTheLastFailureForTheDeadLetterQueue) {
   ManualEnv env;
-  Pipeline p = Unwrap(presets::BackgroundJob({}, env.options()).Build());
+  PipelineRef p = Unwrap(presets::BackgroundJob({}, env.options()).Build());
   CallContext ctx;
   int calls = 0;
   Status s = p.Execute(ctx, [&](CallContext&) { ++calls; return Status::Unavailable("down"); });
@@ -70,24 +70,24 @@ TEST(PresetsTest, BackgroundJobMarksTheLastFailureForTheDeadLetterQueue) {
 
 TEST(PresetsTest, ThirdPartyApiNeedsAKeyRetriesTwiceAndHasABreaker) {
   ManualEnv env;
-  Pipeline p = Unwrap(presets::ThirdPartyApi({}, env.options()).Build());
+  PipelineRef p = Unwrap(presets::ThirdPartyApi({}, env.options()).Build());
   EXPECT_EQ(p.Describe(),
             "idempotency_key -> retry(3 attempts) -> circuit_breaker(50% of 100 calls) -> "
             "attempt_timeout(2s) -> call");
-  const RetryOptions& r = RetryAt(p, 1);
+  const RetryOptions& r = RetryAt(*p, 1);
   EXPECT_EQ(r.max_attempts, 3);
   EXPECT_EQ(r.backoff.base, 1s);
   EXPECT_EQ(r.backoff.jitter, Jitter::kProportional);
   const Backoff backoff = Unwrap(Backoff::Create(r.backoff));
   EXPECT_EQ(backoff.Range(1), std::make_pair(Duration(800ms), Duration(1200ms)));
   EXPECT_EQ(backoff.Range(2), std::make_pair(Duration(1600ms), Duration(2400ms)));
-  const CircuitBreakerOptions& cb = dynamic_cast<const CircuitBreakerStage&>(p.stage(2)).breaker().options();
+  const CircuitBreakerOptions& cb = dynamic_cast<const CircuitBreakerStage&>(p->stage(2)).breaker().options();
   EXPECT_EQ(cb.failure_rate_threshold, 0.5);
   EXPECT_EQ(cb.slow_call_rate_threshold, 0.5);
   EXPECT_EQ(cb.slow_call_duration, 2s);
   EXPECT_EQ(cb.wait_in_open, 30s);
   EXPECT_EQ(cb.window_size, 100);
-  EXPECT_EQ(TimeoutAt(p, 3), 2s);
+  EXPECT_EQ(TimeoutAt(*p, 3), 2s);
 
   CallContext ctx{.idempotency_key = "req-7"};
   int calls = 0;
@@ -98,7 +98,7 @@ TEST(PresetsTest, ThirdPartyApiNeedsAKeyRetriesTwiceAndHasABreaker) {
 TEST(PresetsTest, PaymentNeverRetriesAndConfirmsUnknownOutcomes) {
   ManualEnv env;
   EXPECT_FALSE(presets::Payment({}, env.options()).Build().ok());  // the promised timeout is required
-  Pipeline p = Unwrap(presets::Payment({.promised_timeout = 3s}, env.options()).Build());
+  PipelineRef p = Unwrap(presets::Payment({.promised_timeout = 3s}, env.options()).Build());
   EXPECT_EQ(p.Describe(), "idempotency_key -> fallback -> timeout(3s) -> call");
 
   CallContext no_key;
@@ -125,7 +125,7 @@ TEST(PresetsTest, HighFanOutFallsBackInsteadOfRetrying) {
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.status().message(), HasSubstr("stages[1] (timeout): timeout: must be positive"));
 
-  Pipeline p = Unwrap(
+  PipelineRef p = Unwrap(
       presets::HighFanOut({.per_downstream_timeout = 80ms, .skip_when_remaining_below = 20ms}, env.options())
           .Build());
   EXPECT_EQ(p.Describe(), "fallback(skip below 20ms) -> timeout(80ms) -> call");

@@ -26,13 +26,13 @@ class Repeat final : public Stage {
 TEST(ServerPipelineTest, EveryStageThatRunsAttemptsIsNamed) {
   ManualEnv env;
   auto workers = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddTimeout(1s)
                           .AddRetry({.max_attempts = 2, .idempotent = true})
                           .AddHedge({.delay = 10ms, .max_hedged_attempts = 1, .idempotent = true}, workers)
                           .Add(std::make_shared<Repeat>())
                           .Build());
-  EXPECT_THAT(ServerPipelineErrors(&p, "request"),
+  EXPECT_THAT(ServerPipelineErrors(p, "request"),
               ElementsAre("stages[1] (retry): a server runs each request once; retry and hedge belong to the caller",
                           "stages[2] (hedge): a server runs each request once; retry and hedge belong to the caller",
                           "stages[3] (repeat): a server runs each request once; retry and hedge belong to the caller"));
@@ -40,9 +40,9 @@ TEST(ServerPipelineTest, EveryStageThatRunsAttemptsIsNamed) {
 
 TEST(ServerPipelineTest, AStageThatRunsEachCallOnceOrNoPipelineIsFine) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
-  EXPECT_TRUE(ServerPipelineErrors(&p, "call").empty());
-  EXPECT_TRUE(ServerPipelineErrors(nullptr, "call").empty());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
+  EXPECT_TRUE(ServerPipelineErrors(p, "call").empty());
+  EXPECT_TRUE(ServerPipelineErrors(static_cast<const Pipeline*>(nullptr), "call").empty());
 }
 
 }  // namespace

@@ -75,14 +75,14 @@ class Plain final : public Stage {
 TEST(StagePlacementTest, AStageWithoutRulesGoesAnywhereAnyNumberOfTimes) {
   ManualEnv env;
   auto plain = std::make_shared<Plain>();
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .Add(plain)
                           .AddTimeout(1s)
                           .Add(plain)
                           .AddRetry(TwoAttempts())
                           .Add(plain)
                           .Build());
-  EXPECT_EQ(p.stage(0).placement().kind, "");
+  EXPECT_EQ(p->stage(0).placement().kind, "");
   CallContext ctx;
   EXPECT_TRUE(p.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
 }
@@ -143,7 +143,7 @@ class Repeat final : public Stage {
 TEST(StagePlacementTest, AStageThatReportsAttemptEndsSilencesThePipelines) {
   ManualEnv env;
   CountingListener counters;
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters)).Add(std::make_shared<Repeat>(false)).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters)).Add(std::make_shared<Repeat>(false)).Build());
   CallContext ctx;
   EXPECT_TRUE(p.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
   auto snap = counters.Read();
@@ -154,7 +154,7 @@ TEST(StagePlacementTest, AStageThatReportsAttemptEndsSilencesThePipelines) {
 TEST(StagePlacementTest, AConcurrentStageKeepsTheFirstSuccessfulValue) {
   ManualEnv env;
   for (bool concurrent : {false, true}) {
-    Pipeline p = Unwrap(PipelineBuilder(env.options()).Add(std::make_shared<Repeat>(concurrent)).Build());
+    PipelineRef p = Unwrap(PipelineBuilder(env.options()).Add(std::make_shared<Repeat>(concurrent)).Build());
     CallContext ctx;
     int calls = 0;
     Result<int> r = p.Execute(ctx, [&](CallContext&) -> Result<int> { return ++calls; });

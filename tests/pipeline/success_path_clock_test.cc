@@ -23,7 +23,7 @@ struct FullPipeline {
   Listener* listener;
   CountingClock clock;
   std::shared_ptr<TimerService> timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
-  Pipeline pipeline =
+  PipelineRef pipeline =
       Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get(), .listener = listener})
                  .AddTimeout(1s)
                  .AddRetry({.max_attempts = 3, .budget = Unwrap(TokenBucketBudget::Create({}))})

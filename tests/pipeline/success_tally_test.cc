@@ -37,7 +37,7 @@ class TallyListener final : public Listener {
   std::vector<Event> ended;
 };
 
-Pipeline Build(Listener& listener, testing::CountingClock& clock, TimerService& timers, int attempts) {
+PipelineRef Build(Listener& listener, testing::CountingClock& clock, TimerService& timers, int attempts) {
   PipelineBuilder b({.clock = &clock, .timers = &timers, .listener = &listener});
   b.AddTimeout(1s);
   if (attempts > 0) b.AddRetry({.max_attempts = attempts, .backoff = {.base = 1ms}});
@@ -55,7 +55,7 @@ struct Fixture {
   TallyListener listener;
   testing::CountingClock clock;
   std::shared_ptr<TimerService> timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
-  Pipeline pipeline;
+  PipelineRef pipeline;
 };
 
 TEST(SuccessTallyTest, TheRetryCountsUntimedFirstAttemptSuccessesInTheTally) {
@@ -138,7 +138,7 @@ TEST(SuccessTallyTest, MetricsSeriesAddTheTallyToTheEvents) {
     EXPECT_EQ(metrics.success_tally(), nullptr);  // it routes by scope: events only
     testing::CountingClock clock;
     auto timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
-    const Pipeline p = Build(metrics.For("p"), clock, *timers, 3);
+    const PipelineRef p = Build(metrics.For("p"), clock, *timers, 3);
     for (int call = 0; call < 20; ++call) {
       CallContext ctx;
       ASSERT_TRUE(p.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());

@@ -26,7 +26,7 @@ using time_limiter_testing::Env;
 // every slot taken is refused, naming the limiter.
 TEST(TimeLimiterPipelineTest, RetriesAfterADetachedTimeoutPileUpOnlyToMaxDetached) {
   Env e({.timeout = 100ms, .max_detached = 2});
-  Pipeline p = Unwrap(PipelineBuilder({.clock = &e.clock})
+  PipelineRef p = Unwrap(PipelineBuilder({.clock = &e.clock})
                           .AddRetry({.max_attempts = 3,
                                      .backoff = {.kind = BackoffKind::kConstant, .base = 0ms, .cap = 1ms},
                                      .idempotent = true})
@@ -59,7 +59,7 @@ TEST(TimeLimiterPipelineTest, RetriesAfterADetachedTimeoutPileUpOnlyToMaxDetache
 
 TEST(TimeLimiterPipelineTest, AWorkThatEndsInTimeGivesThePipelineItsValue) {
   Env e;
-  Pipeline p = Unwrap(PipelineBuilder({.clock = &e.clock}).AddRetry({.max_attempts = 2}).Build());
+  PipelineRef p = Unwrap(PipelineBuilder({.clock = &e.clock}).AddRetry({.max_attempts = 2}).Build());
   CallContext ctx;
   Result<int> r = p.Execute(ctx, [&](CallContext& c) {
     return e.limiter->Run(c, [](CallContext&) -> Result<int> { return 7; });

@@ -50,7 +50,7 @@ class AsioDriver {
     auto [ec] = co_await t.async_wait(asio::experimental::as_tuple(asio::use_awaitable));
     co_return !ec;
   }
-  CallRecord Run(const Pipeline& p, CallContext& ctx, const Script& script, bool with_fallback);
+  CallRecord Run(const PipelineRef& p, CallContext& ctx, const Script& script, bool with_fallback);
 
  private:
   ScenarioClock clock_;
@@ -59,7 +59,7 @@ class AsioDriver {
   VirtualTimers timers_{io_.get_executor(), clock_};  // gone before io_
 };
 
-inline CallRecord AsioDriver::Run(const Pipeline& p, CallContext& ctx, const Script& script, bool with_fallback) {
+inline CallRecord AsioDriver::Run(const PipelineRef& p, CallContext& ctx, const Script& script, bool with_fallback) {
   CallRecord rec;
   bool ended = false;
   const TimePoint begin = clock_.Now();

@@ -103,7 +103,7 @@ asio::awaitable<Result<int>> Ready(CallContext&) { co_return 7; }
 // timeout leaves the context's one Asio timer armed for an hour; run()
 // returns anyway, at once (RunBounded fails the test after 20 s).
 TEST(AsioTimersWorkTest, RunReturnsWhenTheLastCallEndsWhileItsTimeoutIsStillArmed) {
-  Pipeline p = PipelineBuilder().AddTimeout(1h).Build().value();
+  PipelineRef p = PipelineBuilder().AddTimeout(1h).Build().value();
   asio::io_context io;
   int answered = 0;
   http::testing::RunBounded(io, [&]() -> asio::awaitable<void> {

@@ -32,12 +32,12 @@ asio::awaitable<Result<int>> FailsFirst(CallContext& ctx) {
   co_return ctx.attempt == 1 ? Result<int>(Status::Unavailable("down")) : Result<int>(1);
 }
 
-asio::awaitable<void> OneCall(const Pipeline* p, Waiting& w) {
+asio::awaitable<void> OneCall(const PipelineRef* p, Waiting& w) {
   CallContext ctx;
   if ((co_await p->Execute(ctx, FailsFirst)).ok()) w.Answer();
 }
 
-asio::awaitable<void> OneTimer(const Pipeline*, Waiting& w) {
+asio::awaitable<void> OneTimer(const PipelineRef*, Waiting& w) {
   VirtualTimer t(co_await asio::this_coro::executor, VirtualClock::now() + 1s);
   co_await t.async_wait(asio::use_awaitable);
   w.Answer();
@@ -46,7 +46,7 @@ asio::awaitable<void> OneTimer(const Pipeline*, Waiting& w) {
 // Starts every waiter from the context's thread, so each runs inline up
 // to its wait: the heap then holds exactly the waiting ones.
 template <class Waiter>
-asio::awaitable<void> StartAll(const Pipeline* p, Waiting& w, Waiter waiter) {
+asio::awaitable<void> StartAll(const PipelineRef* p, Waiting& w, Waiter waiter) {
   auto ex = co_await asio::this_coro::executor;
   const std::size_t before = HeapInUse();
   for (int i = 0; i < kCalls; ++i) asio::co_spawn(ex, waiter(p, w), asio::detached);
@@ -54,7 +54,7 @@ asio::awaitable<void> StartAll(const Pipeline* p, Waiting& w, Waiter waiter) {
 }
 
 template <class Waiter>
-std::size_t BytesPerWaiting(AsioDriver& driver, const Pipeline* p, Waiter waiter) {
+std::size_t BytesPerWaiting(AsioDriver& driver, const PipelineRef* p, Waiter waiter) {
   Waiting w;
   asio::co_spawn(driver.io(), StartAll(p, w, waiter), Rethrow);
   driver.RunUntil(w.all);
@@ -68,7 +68,7 @@ std::size_t BytesPerWaiting(AsioDriver& driver, const Pipeline* p, Waiter waiter
 // adds about 190 bytes. 729 bytes measured in the unoptimized test build.
 TEST(CoroutineDriverMemoryTest, AWaitingCallHoldsOnlyItsOwnFramesBeyondABareTimerWait) {
   AsioDriver driver;
-  const Pipeline p = Unwrap(PipelineBuilder(driver.options())
+  const PipelineRef p = Unwrap(PipelineBuilder(driver.options())
                                 .AddRetry({.max_attempts = 2, .backoff = {.kind = BackoffKind::kConstant, .base = 1s,
                                                                           .jitter = Jitter::kNone}})
                                 .Build());

@@ -27,7 +27,7 @@ asio::awaitable<Result<int>> Ready(CallContext&) { co_return 7; }
 
 // Guards with no timer on the success path: the only handlers the context
 // could run are the driver's.
-Pipeline GuardedPipeline() {
+PipelineRef GuardedPipeline() {
   return Unwrap(PipelineBuilder()
                     .AddRetry({.max_attempts = 3})
                     .AddCircuitBreaker(CircuitBreakerOptions{})
@@ -35,7 +35,7 @@ Pipeline GuardedPipeline() {
                     .Build());
 }
 
-asio::awaitable<void> ReadyCalls(const Pipeline& p, int calls, int& ok) {
+asio::awaitable<void> ReadyCalls(const PipelineRef& p, int calls, int& ok) {
   CallContext ctx;
   for (int i = 0; i < calls; ++i) {
     if ((co_await p.Execute(ctx, Ready)).ok()) ++ok;
@@ -43,7 +43,7 @@ asio::awaitable<void> ReadyCalls(const Pipeline& p, int calls, int& ok) {
 }
 
 // Runs `calls` synchronous calls in one coroutine; returns the handlers the context ran.
-std::size_t HandlersRun(const Pipeline& p, int calls) {
+std::size_t HandlersRun(const PipelineRef& p, int calls) {
   asio::io_context io;
   int ok = 0;
   asio::co_spawn(io, ReadyCalls(p, calls, ok), asio::detached);
@@ -54,7 +54,7 @@ std::size_t HandlersRun(const Pipeline& p, int calls) {
 
 // Before, each call posted its caller's resumption and its attempt's co_spawn completion.
 TEST(CoroutineDriverSyncTest, ACallThatEndsInItsStartRunsNoHandlerOfTheContext) {
-  const Pipeline p = GuardedPipeline();
+  const PipelineRef p = GuardedPipeline();
   EXPECT_EQ(HandlersRun(p, 5), HandlersRun(p, 0));
 }
 
@@ -63,7 +63,7 @@ TEST(CoroutineDriverSyncTest, ACallThatEndsInItsStartRunsNoHandlerOfTheContext) 
 // timer per call posted an aborted completion per call). Bounded: were the
 // armed wait counted as work, run() would wait out the hour.
 TEST(CoroutineDriverSyncTest, ATimeoutThatNeverFiresRunsNoHandlerOfTheContext) {
-  const Pipeline p = Unwrap(PipelineBuilder().AddTimeout(1h).AddRetry({.max_attempts = 3}).Build());
+  const PipelineRef p = Unwrap(PipelineBuilder().AddTimeout(1h).AddRetry({.max_attempts = 3}).Build());
   const auto handlers = [&p](int calls) {
     asio::io_context io;
     int ok = 0;
@@ -76,7 +76,7 @@ TEST(CoroutineDriverSyncTest, ATimeoutThatNeverFiresRunsNoHandlerOfTheContext) {
   EXPECT_EQ(handlers(50), handlers(0));
 }
 
-asio::awaitable<void> OneCall(const Pipeline& p, CallContext& ctx, std::stop_token& seen, bool& ok) {
+asio::awaitable<void> OneCall(const PipelineRef& p, CallContext& ctx, std::stop_token& seen, bool& ok) {
   ok = (co_await p.Execute(ctx, [&seen](CallContext& c) -> asio::awaitable<Result<int>> {
          seen = c.stop;
          co_return 7;
@@ -86,7 +86,7 @@ asio::awaitable<void> OneCall(const Pipeline& p, CallContext& ctx, std::stop_tok
 // A coroutine that can be cancelled gets the call its own stop source; a
 // call that ends in its start must hand the caller's token back too.
 TEST(CoroutineDriverSyncTest, ACancellableCallerGetsItsStopTokenBackFromASynchronousCall) {
-  const Pipeline p = GuardedPipeline();
+  const PipelineRef p = GuardedPipeline();
   asio::io_context io;
   std::stop_source caller;
   CallContext ctx{.stop = caller.get_token()};
@@ -100,7 +100,7 @@ TEST(CoroutineDriverSyncTest, ACancellableCallerGetsItsStopTokenBackFromASynchro
   EXPECT_EQ(ctx.stop, caller.get_token());
 }
 
-asio::awaitable<void> MarkedCalls(const Pipeline& p, int calls, std::vector<std::uintptr_t>& depths) {
+asio::awaitable<void> MarkedCalls(const PipelineRef& p, int calls, std::vector<std::uintptr_t>& depths) {
   CallContext ctx;
   auto attempt = [&depths](CallContext&) -> asio::awaitable<Result<int>> {
     depths.push_back(StackDepth());
@@ -115,7 +115,7 @@ asio::awaitable<void> MarkedCalls(const Pipeline& p, int calls, std::vector<std:
 // call (hundreds of bytes at least), so an unchanged depth shows any count
 // of calls runs in the same stack.
 TEST(CoroutineDriverSyncTest, ALoopOfSynchronousCallsDoesNotGrowTheStack) {
-  const Pipeline p = GuardedPipeline();
+  const PipelineRef p = GuardedPipeline();
   asio::io_context io;
   std::vector<std::uintptr_t> depths;
   asio::co_spawn(io, MarkedCalls(p, 10'000, depths), asio::detached);
@@ -130,7 +130,7 @@ TEST(CoroutineDriverSyncTest, ALoopOfSynchronousCallsDoesNotGrowTheStack) {
 // settle after the first call, not grow with every call.
 TEST(CoroutineDriverSyncTest, ALoopOfCallsResumedByTimersDoesNotGrowTheStack) {
   AsioDriver driver;
-  Pipeline p = Unwrap(PipelineBuilder(driver.options())
+  PipelineRef p = Unwrap(PipelineBuilder(driver.options())
                           .AddRetry({.max_attempts = 2, .backoff = {.base = 10ms, .jitter = Jitter::kNone}})
                           .Build());
   std::vector<std::uintptr_t> depths;  // of each call's first attempt
@@ -181,7 +181,7 @@ class CountingArms final : public AsyncTimers {
   std::atomic<int>& armed_;
 };
 
-asio::awaitable<void> CallsStoppedElsewhere(const Pipeline& p, Race& race) {
+asio::awaitable<void> CallsStoppedElsewhere(const PipelineRef& p, Race& race) {
   for (int i = 0; i < Race::kCalls; ++i) {
     CallContext ctx{.stop = race.stops[i].get_token()};
     Result<int> r = co_await p.Execute(ctx, [](CallContext&) -> asio::awaitable<Result<int>> { co_return kDown; });
@@ -197,7 +197,7 @@ asio::awaitable<void> CallsStoppedElsewhere(const Pipeline& p, Race& race) {
 // and after: whichever thread drops the call's last token, the caller
 // resumes exactly once. Run under TSan too.
 TEST(CoroutineDriverSyncTest, ACallEndedOnAnotherThreadWhileTheCallerSuspendsAnswersOnce) {
-  Pipeline p = Unwrap(PipelineBuilder()
+  PipelineRef p = Unwrap(PipelineBuilder()
                           .AddRetry({.max_attempts = 2,
                                      .backoff = {.kind = BackoffKind::kConstant, .base = 1h, .cap = 1h,
                                                  .jitter = Jitter::kNone}})
@@ -227,7 +227,7 @@ TEST(CoroutineDriverSyncTest, ACallEndedOnAnotherThreadWhileTheCallerSuspendsAns
 // executor (the awaiting coroutine's thread), never on the releasing one.
 TEST(CoroutineDriverSyncTest, AnAttemptStartedOnAnotherThreadRunsOnTheExecutor) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1, .max_wait = 1h})));
-  Pipeline p = Unwrap(PipelineBuilder().AddBulkhead(bulkhead).Build());
+  PipelineRef p = Unwrap(PipelineBuilder().AddBulkhead(bulkhead).Build());
   BulkheadPermit held = Unwrap(bulkhead->TryAcquire(Clock::Real().Now()));
   std::thread::id attempt_thread;
   std::optional<Result<int>> got;

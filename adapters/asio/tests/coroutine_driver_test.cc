@@ -33,7 +33,7 @@ class CoroutineDriverTest : public ::testing::Test {
   // Starts `p.Execute(ctx, attempt)` in a coroutine whose cancellation
   // slot is `cancel`'s (when given).
   template <class A>
-  void Spawn(const Pipeline& p, CallContext& ctx, A attempt, Call& out, asio::cancellation_signal* cancel = nullptr) {
+  void Spawn(const PipelineRef& p, CallContext& ctx, A attempt, Call& out, asio::cancellation_signal* cancel = nullptr) {
     if (cancel != nullptr) {
       asio::co_spawn(driver.io(), Run(p, ctx, attempt, out), asio::bind_cancellation_slot(cancel->slot(), Rethrow));
     } else {
@@ -42,7 +42,7 @@ class CoroutineDriverTest : public ::testing::Test {
   }
   // A function, not a lambda: the coroutine keeps its arguments.
   template <class A>
-  static asio::awaitable<void> Run(const Pipeline& p, CallContext& ctx, A attempt, Call& out) {
+  static asio::awaitable<void> Run(const PipelineRef& p, CallContext& ctx, A attempt, Call& out) {
     const TimePoint begin = VirtualClock::current->Now();
     out.result = co_await p.Execute(ctx, attempt);
     out.took = VirtualClock::current->Now() - begin;
@@ -53,7 +53,7 @@ class CoroutineDriverTest : public ::testing::Test {
 // Asio's || would report the timer after 300 ms: the attempt's own error
 // must come back when it is thrown.
 TEST_F(CoroutineDriverTest, AnAttemptThatThrowsReportsItsOwnErrorWhenItThrows) {
-  Pipeline p = Unwrap(Builder().AddTimeout(300ms).Build());
+  PipelineRef p = Unwrap(Builder().AddTimeout(300ms).Build());
   CallContext ctx;
   Call call;
   Spawn(p, ctx, [](CallContext&) -> asio::awaitable<Result<int>> {
@@ -69,7 +69,7 @@ TEST_F(CoroutineDriverTest, AnAttemptThatThrowsReportsItsOwnErrorWhenItThrows) {
 // The timeout's stop reaches the operation the attempt awaits, through
 // its cancellation slot: the wait ends with operation_aborted at 50 ms.
 TEST_F(CoroutineDriverTest, ATimeoutCancelsTheAwaitedOperation) {
-  Pipeline p = Unwrap(Builder().AddTimeout(50ms).Build());
+  PipelineRef p = Unwrap(Builder().AddTimeout(50ms).Build());
   CallContext ctx;
   Call call;
   std::error_code seen;
@@ -95,7 +95,7 @@ TEST_F(CoroutineDriverTest, ATimeoutCancelsTheAwaitedOperation) {
 
 // An attempt's own cancellation, not the timeout's judgement: CANCELLED.
 TEST_F(CoroutineDriverTest, AnAbortedOperationIsReportedCancelled) {
-  Pipeline p = Unwrap(Builder().AddRetry({.max_attempts = 1}).Build());
+  PipelineRef p = Unwrap(Builder().AddRetry({.max_attempts = 1}).Build());
   std::stop_source caller;
   CallContext ctx{.stop = caller.get_token()};
   Call call;
@@ -113,7 +113,7 @@ TEST_F(CoroutineDriverTest, AnAbortedOperationIsReportedCancelled) {
 // Cancelling the coroutine that awaits the call stops the call: here in
 // the middle of a 1 s backoff.
 TEST_F(CoroutineDriverTest, CancellingTheAwaitingCoroutineStopsTheCall) {
-  Pipeline p = Unwrap(Builder().AddRetry({.max_attempts = 3, .backoff = {.base = 1s, .jitter = Jitter::kNone}}).Build());
+  PipelineRef p = Unwrap(Builder().AddRetry({.max_attempts = 3, .backoff = {.base = 1s, .jitter = Jitter::kNone}}).Build());
   CallContext ctx;
   Call call;
   int attempts = 0;
@@ -134,7 +134,7 @@ TEST_F(CoroutineDriverTest, CancellingTheAwaitingCoroutineStopsTheCall) {
 // waits as a suspended coroutine and runs when the slot frees.
 TEST_F(CoroutineDriverTest, ABulkheadQueueWaitSuspendsWithoutAThread) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1, .max_wait = 1s})));
-  Pipeline p = Unwrap(Builder().AddBulkhead(bulkhead).Build());
+  PipelineRef p = Unwrap(Builder().AddBulkhead(bulkhead).Build());
   BulkheadPermit held = Unwrap(bulkhead->TryAcquire(Now()));
   const TimePoint begin = Now();
   std::vector<TimePoint> starts;
@@ -165,7 +165,7 @@ class BlockingOnly final : public Stage {
 };
 
 TEST_F(CoroutineDriverTest, AStageWithoutAnAsynchronousFormIsRefused) {
-  Pipeline p = Unwrap(Builder().AddTimeout(1s).Add(std::make_shared<BlockingOnly>()).Build());
+  PipelineRef p = Unwrap(Builder().AddTimeout(1s).Add(std::make_shared<BlockingOnly>()).Build());
   CallContext ctx;
   Call call;
   int attempts = 0;
@@ -180,7 +180,7 @@ TEST_F(CoroutineDriverTest, AStageWithoutAnAsynchronousFormIsRefused) {
 }
 
 TEST_F(CoroutineDriverTest, AStatusAttemptYieldsAStatus) {
-  Pipeline p = Unwrap(Builder().AddRetry({.max_attempts = 2, .backoff = {.base = 10ms, .jitter = Jitter::kNone}}).Build());
+  PipelineRef p = Unwrap(Builder().AddRetry({.max_attempts = 2, .backoff = {.base = 10ms, .jitter = Jitter::kNone}}).Build());
   CallContext ctx;
   std::optional<Status> got;
   int attempts = 0;

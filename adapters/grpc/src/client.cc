@@ -10,7 +10,12 @@ namespace stormguard::grpc {
 
 std::vector<std::string> GrpcClientOptions::Validate() const {
   Validator v;
-  v.Check(pipeline != nullptr, "pipeline", "is required (PipelineBuilder().Build() for none)");
+  v.Check(static_cast<bool>(pipeline), "pipeline", "is required (PipelineBuilder().Build() for none)");
+  if (pipeline) {
+    const PipelineRef in_force = pipeline.Pin();
+    const std::string why = in_force.get()->RepeatsEveryCall();
+    v.Check(why.empty(), "pipeline", why);
+  }
   v.Check(default_timeout > Duration::zero(), "default_timeout", "must be positive");
   v.CheckRange(reserve.fraction, "reserve.fraction", Range{0.0, 1.0, false, true});
   v.Check(reserve.overhead >= Duration::zero(), "reserve.overhead", "must not be negative");
@@ -45,6 +50,7 @@ Status MakeCallContext(const GrpcClientOptions& o, const CallContext& parent, co
   call.incoming_is_retry = parent.incoming_is_retry;
   call.idempotent = options.idempotent;
   call.idempotency_key = key;
+  call.idempotency_decided = true;  // by the caller, per call: never by the pipeline
   return Status::Ok();
 }
 
@@ -74,7 +80,7 @@ GrpcResult GrpcClient::Run(CallContext& parent, const CallOptions& options,
     // The pipeline's retry and hedge clamp the pause to their own max_pushback.
     return FromGrpc(s, context.GetServerTrailingMetadata(), kInfiniteDuration);
   };
-  result.status = o_.pipeline->Execute(call, one);
+  result.status = o_.pipeline.Execute(call, one);
   result.attempts = attempts.load(std::memory_order_relaxed);
   grpc_internal::ReportToParent(call, result.status, parent);
   return result;

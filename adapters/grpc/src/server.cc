@@ -27,7 +27,7 @@ std::vector<std::string> ServerGuardOptions::Validate() const {
   v.Check(clock != nullptr, "clock", "must not be null");
   v.Check(cancel_poll_interval > Duration::zero() && cancel_poll_interval <= std::chrono::seconds(1),
           "cancel_poll_interval", "must be in (0, 1s]");
-  v.Nest("pipeline", ServerPipelineErrors(pipeline.get(), "call"));
+  v.Nest("pipeline", ServerPipelineErrors(pipeline, "call"));
   return std::move(v).errors();
 }
 
@@ -74,13 +74,22 @@ std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& cont
 }
 
 ::grpc::Status ServerGuard::Guarded(::grpc::ServerContextBase& context, CallContext& ctx, SyncHandler body) {
-  if (o_.pipeline == nullptr) return body(ctx);
+  PipelineRef pinned;
+  const Pipeline* pipeline = PipelineFor(pinned);
+  if (pipeline == nullptr) return body(ctx);
   std::optional<::grpc::Status> answer;
-  const Status s = o_.pipeline->Execute(ctx, [&](CallContext& c) {
+  const Status s = pipeline->Execute(ctx, [&](CallContext& c) {
     answer = body(c);
     return FromGrpc(*answer, {}, Duration::zero());
   });
   return answer ? *answer : Shed(context, s);
+}
+
+const Pipeline* ServerGuard::PipelineFor(PipelineRef& pinned) {
+  bool misconfigured = false;
+  const Pipeline* p = ServerPipelineFor(o_.pipeline, pinned, misconfigured);
+  if (misconfigured) counters_.misconfigured.fetch_add(1, std::memory_order_relaxed);
+  return p;
 }
 
 // A guard of the pipeline refused the call before it ran.
@@ -136,7 +145,7 @@ ServerGuardStats ServerGuard::stats() const noexcept {
   const auto get = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
   return {get(counters_.served),          get(counters_.expired_refused), get(counters_.clamped),
           get(counters_.shed),            get(counters_.marked_no_retry), get(counters_.client_cancelled),
-          get(counters_.invalid_keys)};
+          get(counters_.invalid_keys),   get(counters_.misconfigured)};
 }
 
 }  // namespace stormguard::grpc

@@ -33,7 +33,9 @@ class GuardedReactor final : public ::grpc::ServerUnaryReactor {
     refs_.fetch_add(1, std::memory_order_relaxed);  // the timer's, dropped when it fires or is disarmed
     timer_ = timers.Schedule(ctx_.deadline.time(), &DeadlinePassed, this);
     if (!timer_.armed()) Unref();
-    const Pipeline& pipeline = guard_.o_.pipeline != nullptr ? *guard_.o_.pipeline : NoStages();
+    PipelineRef pinned;  // the call's frame keeps what it needs of the pipeline
+    const Pipeline* guarded = guard_.PipelineFor(pinned);
+    const Pipeline& pipeline = guarded != nullptr ? *guarded : NoStages();
     pipeline.ExecuteAsync(
         ctx_, [this](CallContext& c, Completion<Status> done) { Attempt(c, ServerAnswer(*this, std::move(done))); },
         [this](Status s) { Complete(s); });
@@ -65,8 +67,8 @@ class GuardedReactor final : public ::grpc::ServerUnaryReactor {
 
  private:
   static const Pipeline& NoStages() {
-    static const Pipeline none = PipelineBuilder().Build().value();
-    return none;
+    static const PipelineRef none = PipelineBuilder().Build().value();
+    return *none.get();
   }
 
   // Inside the pipeline: a keyed call answers from the store or waits for

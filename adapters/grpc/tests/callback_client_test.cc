@@ -27,7 +27,7 @@ GrpcCallbackClient RetryingClient(int max_attempts) {
   RetryOptions retry{.max_attempts = max_attempts};
   retry.backoff.base = 1ms;
   retry.backoff.cap = 1ms;
-  auto pipeline = std::make_shared<const Pipeline>(PipelineBuilder().AddRetry(retry).Build().value());
+  auto pipeline = PipelineBuilder().AddRetry(retry).Build().value();
   return GrpcCallbackClient::Create({.pipeline = pipeline}).value();
 }
 
@@ -137,10 +137,9 @@ struct SlowPrimaryServer {
   }
 };
 
-std::shared_ptr<const Pipeline> HedgingPipeline() {
+PipelineRef HedgingPipeline() {
   auto workers = Executor::Create({.threads = 2}).value();
-  return std::make_shared<const Pipeline>(
-      PipelineBuilder().AddHedge({.delay = 50ms, .max_hedged_attempts = 1, .idempotent = true}, workers).Build().value());
+  return PipelineBuilder().AddHedge({.delay = 50ms, .max_hedged_attempts = 1}, workers).Build().value();
 }
 
 TEST(GrpcCallbackClient, HedgeWinsAndTheSlowPrimaryIsCancelledAtItsServer) {
@@ -149,7 +148,7 @@ TEST(GrpcCallbackClient, HedgeWinsAndTheSlowPrimaryIsCancelledAtItsServer) {
   auto client = GrpcCallbackClient::Create({.pipeline = HedgingPipeline()}).value();
   CallContext parent = Parent();
   const auto started = std::chrono::steady_clock::now();
-  const Answer a = CallAndWait(client, *stub, parent);
+  const Answer a = CallAndWait(client, *stub, parent, {.idempotent = true});  // a read: hedged
   const auto took = std::chrono::steady_clock::now() - started;
   ASSERT_TRUE(a.result.ok()) << a.result.status.ToString();
   EXPECT_EQ(a.reply.text(), "hedge hello");
@@ -167,7 +166,8 @@ TEST(GrpcClient, BlockingHedgeWinsAndTheSlowPrimaryIsCancelledAtItsServer) {
   EchoReply reply;
   CallContext parent = Parent();
   const GrpcResult r = client.Call<EchoReply>(
-      parent, [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply);
+      parent, [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
+      {.idempotent = true});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(reply.text(), "hedge hello");
   EXPECT_EQ(r.attempts, 2);

@@ -30,7 +30,7 @@ GrpcClient Client(int max_attempts, Duration default_timeout = 2s) {
   RetryOptions retry{.max_attempts = max_attempts};
   retry.backoff.base = 1ms;
   retry.backoff.cap = 1ms;
-  auto pipeline = std::make_shared<const Pipeline>(PipelineBuilder().AddRetry(retry).Build().value());
+  auto pipeline = PipelineBuilder().AddRetry(retry).Build().value();
   return GrpcClient::Create({.pipeline = pipeline, .default_timeout = default_timeout}).value();
 }
 

@@ -42,8 +42,7 @@ inline void ExpectTheRetryOfALostAnswerGetsTheFirstsReply(const std::string& add
   RetryOptions retry{.max_attempts = 3};
   retry.backoff.base = 1ms;
   retry.backoff.cap = 1ms;
-  auto pipeline = std::make_shared<const Pipeline>(
-      PipelineBuilder().AddTimeout(5s).AddRetry(retry).AddAttemptTimeout(300ms).Build().value());
+  auto pipeline = PipelineBuilder().AddTimeout(5s).AddRetry(retry).AddAttemptTimeout(300ms).Build().value();
   GrpcClient client = GrpcClient::Create({.pipeline = pipeline}).value();
   auto stub = Stub(address);
   EchoRequest request;

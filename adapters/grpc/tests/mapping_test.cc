@@ -199,7 +199,7 @@ TEST(GrpcOptions, InvalidOptionsNameTheField) {
   ASSERT_FALSE(client.ok());
   EXPECT_NE(client.status().message().find("pipeline"), std::string::npos);
 
-  auto pipeline = std::make_shared<const Pipeline>(PipelineBuilder().AddRetry({}).Build().value());
+  auto pipeline = PipelineBuilder().AddRetry({}).Build().value();
   auto guard = ServerGuard::Create({.pipeline = pipeline});
   ASSERT_FALSE(guard.ok());
   EXPECT_NE(guard.status().message().find("pipeline.stages[0] (retry)"), std::string::npos);

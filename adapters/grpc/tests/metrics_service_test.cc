@@ -49,8 +49,7 @@ TEST(MetricsService, ServesTheScrapeNextToTheServiceItMeasures) {
 
   RetryOptions retry{.max_attempts = 3};
   retry.backoff.base = retry.backoff.cap = 1ms;
-  auto pipeline = std::make_shared<const Pipeline>(
-      PipelineBuilder({.listener = &metrics.For("echo")}).AddRetry(retry).Build().value());
+  auto pipeline = PipelineBuilder({.listener = &metrics.For("echo")}).AddRetry(retry).Build().value();
   const GrpcClient client = GrpcClient::Create({.pipeline = pipeline}).value();
   auto stub = testing::Stub(server.address());
   for (int i = 0; i < 3; ++i) {

@@ -204,8 +204,7 @@ TEST(GrpcCallbackGuard, HandlersStopFiresAtTheServersDeadline) {
 }
 
 TEST(GrpcCallbackGuard, AShedCallAnswersDoNotRetryWhileThePermitIsHeldUntilTheAnswer) {
-  auto shed = std::make_shared<const Pipeline>(
-      PipelineBuilder().AddBulkhead(BulkheadOptions{.max_concurrent = 1}).Build().value());
+  auto shed = PipelineBuilder().AddBulkhead(BulkheadOptions{.max_concurrent = 1}).Build().value();
   auto guard = Guard({.pipeline = shed});
   HeldCall held;
   CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {

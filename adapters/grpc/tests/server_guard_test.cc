@@ -38,7 +38,7 @@ constexpr const char* kNativeRetries = R"({"methodConfig": [{
                   "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]})";
 
 TEST(GrpcServerGuard, DeadlineShrinksByTheReserveAtEachOfThreeHops) {
-  auto client = GrpcClient::Create({.pipeline = std::make_shared<const Pipeline>(PipelineBuilder().Build().value())})
+  auto client = GrpcClient::Create({.pipeline = PipelineBuilder().Build().value()})
                     .value();
   auto guard = Guard();  // 10% reserve per hop
   std::atomic<std::int64_t> seen_a{0}, seen_b{0}, seen_c{0};
@@ -199,8 +199,7 @@ TEST(GrpcServerGuard, GrpcsOwnRetryAttemptCarriesTheRetryFlag) {
 }
 
 TEST(GrpcServerGuard, AShedCallAnswersDoNotRetryAndSkipsTheHandler) {
-  auto shed = std::make_shared<const Pipeline>(
-      PipelineBuilder().AddBulkhead(BulkheadOptions{.max_concurrent = 1}).Build().value());
+  auto shed = PipelineBuilder().AddBulkhead(BulkheadOptions{.max_concurrent = 1}).Build().value();
   auto guard = Guard({.pipeline = shed});
   std::latch inside(1), release(1);
   std::atomic<int> handled{0};

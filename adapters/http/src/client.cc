@@ -50,7 +50,12 @@ std::vector<std::string> HttpClientOptions::Validate() const {
   v.Check(default_timeout > Duration::zero(), "default_timeout", "must be positive");
   v.CheckRange(reserve.fraction, "reserve.fraction", Range{0.0, 1.0, false, true});
   v.Check(reserve.overhead >= Duration::zero(), "reserve.overhead", "must not be negative");
-  v.Check(pipeline != nullptr, "pipeline", "is required (PipelineBuilder().Build() for none)");
+  v.Check(static_cast<bool>(pipeline), "pipeline", "is required (PipelineBuilder().Build() for none)");
+  if (pipeline) {
+    const PipelineRef in_force = pipeline.Pin();
+    const std::string why = in_force.get()->RepeatsEveryCall();
+    v.Check(why.empty(), "pipeline", why);
+  }
   v.Check(max_response_bytes >= 1, "max_response_bytes", "must be at least 1");
   v.Check(clock != nullptr, "clock", "must not be null");
   return std::move(v).errors();
@@ -83,6 +88,7 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
   call.incoming_is_retry = o_.chain_protocol && parent.incoming_is_retry;
   call.idempotent = IsIdempotentMethod(request.method);
   call.idempotency_key = request.idempotency_key;
+  call.idempotency_decided = true;  // by the request's method and key: never by the pipeline
   const bool may_repeat = call.idempotent || keyed;
 
   AnswerSlot answer;
@@ -101,7 +107,7 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
     answer.Offer(std::move(r).value(), s.ok());
     return s;
   };
-  result.status = o_.pipeline->Execute(call, attempt);
+  result.status = o_.pipeline.Execute(call, attempt);
   result.response = answer.Take();
   result.attempts = attempts.load(std::memory_order_relaxed);
   // Also without a retry in the pipeline: an x-no-retry answer passed on as

@@ -41,7 +41,7 @@ std::vector<std::string> MiddlewareOptions::Validate() const {
   Validator v;
   v.Nest("limits", limits.Validate());
   v.Check(clock != nullptr, "clock", "must not be null");
-  v.Nest("pipeline", ServerPipelineErrors(pipeline.get(), "request"));
+  v.Nest("pipeline", ServerPipelineErrors(pipeline, "request"));
   return std::move(v).errors();
 }
 
@@ -81,11 +81,15 @@ void Middleware::Serve(const Handler& handler, const httplib::Request& req, http
     }
     return res.status >= 500 ? StatusFromHttp(res.status) : Status::Ok();
   };
-  if (o_.pipeline == nullptr) {
+  PipelineRef pinned;
+  bool misconfigured = false;
+  const Pipeline* pipeline = ServerPipelineFor(o_.pipeline, pinned, misconfigured);
+  if (misconfigured) counters_.misconfigured.fetch_add(1, std::memory_order_relaxed);
+  if (pipeline == nullptr) {
     serve(ctx);
     return;
   }
-  const Status s = o_.pipeline->Execute(ctx, serve);
+  const Status s = pipeline->Execute(ctx, serve);
   if (!reached) Shed(s, res);
 }
 
@@ -189,7 +193,7 @@ MiddlewareStats Middleware::stats() const noexcept {
   return {get(counters_.served),          get(counters_.expired_refused), get(counters_.clamped),
           get(counters_.shed),            get(counters_.marked_no_retry), get(counters_.idempotent_replays),
           get(counters_.idempotent_conflicts), get(counters_.idempotent_mismatches),
-          get(counters_.invalid_keys)};
+          get(counters_.invalid_keys),   get(counters_.misconfigured)};
 }
 
 }  // namespace stormguard::http

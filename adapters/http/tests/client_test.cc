@@ -18,16 +18,16 @@ using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 using ::testing::Each;
 
-using testing::Share;
+using testing::Built;
 
 // Retries that wait `backoff` between attempts.
-std::shared_ptr<const Pipeline> Retrying(int attempts = 3, Duration backoff = 1ms, Listener* listener = nullptr) {
-  return Share(PipelineBuilder({.listener = listener})
+PipelineRef Retrying(int attempts = 3, Duration backoff = 1ms, Listener* listener = nullptr) {
+  return Built(PipelineBuilder({.listener = listener})
                    .AddRetry({.max_attempts = attempts,
                               .backoff = {.kind = BackoffKind::kConstant, .base = backoff, .cap = backoff}}));
 }
 
-HttpClient MakeClient(std::shared_ptr<const Pipeline> pipeline = Retrying()) {
+HttpClient MakeClient(PipelineRef pipeline = Retrying()) {
   auto c = HttpClient::Create({.pipeline = std::move(pipeline)});
   EXPECT_TRUE(c.ok()) << c.status().ToString();
   return std::move(c).value();
@@ -132,7 +132,7 @@ TEST(HttpClientTest, ANoRetryAnswerReachesTheParentWithoutARetryInThePipeline) {
   });
   srv.Start();
   CallContext parent;
-  HttpResult r = MakeClient(Share(PipelineBuilder())).Send({.url = srv.Url("/stock")}, parent);
+  HttpResult r = MakeClient(Built(PipelineBuilder())).Send({.url = srv.Url("/stock")}, parent);
   EXPECT_EQ(r.attempts, 1);
   EXPECT_TRUE(parent.downstream_gave_up);
 }
@@ -330,7 +330,7 @@ struct FirstHangs {
 TEST(HttpClientTest, AGetIsRetriedAfterATimeoutThroughAPipelineSharedWithPosts) {
   FirstHangs s;
   // The retry does not say idempotent: the GET itself does.
-  auto pipeline = Share(PipelineBuilder()
+  auto pipeline = Built(PipelineBuilder()
                             .AddRetry({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 1ms}})
                             .AddAttemptTimeout(300ms));
   HttpResult r = MakeClient(pipeline).Send({.url = s.srv.Url("/stock")});
@@ -346,7 +346,7 @@ TEST(HttpClientTest, AHedgeInThePipelineAppliesToHttpCalls) {
   FirstHangs s;
   auto executor = Executor::Create();
   ASSERT_TRUE(executor.ok()) << executor.status().ToString();
-  auto pipeline = Share(PipelineBuilder().AddHedge({.delay = 50ms}, std::move(executor).value()));
+  auto pipeline = Built(PipelineBuilder().AddHedge({.delay = 50ms}, std::move(executor).value()));
   HttpResult r = MakeClient(pipeline).Send({.url = s.srv.Url("/stock")});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(r.attempts, 2);
@@ -364,7 +364,7 @@ TEST(HttpClientTest, ABreakerInThePipelineAppliesToHttpCalls) {
   auto breaker = CircuitBreaker::Create(
       {.window_size = 2, .minimum_number_of_calls = 2, .wait_in_open = std::chrono::hours(1)});
   ASSERT_TRUE(breaker.ok()) << breaker.status().ToString();
-  auto pipeline = Share(PipelineBuilder()
+  auto pipeline = Built(PipelineBuilder()
                             .AddRetry({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 1ms}})
                             .AddCircuitBreaker(*breaker));
   HttpClient client = MakeClient(pipeline);
@@ -390,7 +390,7 @@ TEST(HttpClientTest, ABulkheadInThePipelineAppliesToHttpCalls) {
     s.released.wait_for(10s);
     res.status = 200;
   });
-  HttpClient client = MakeClient(Share(PipelineBuilder().AddBulkhead({.max_concurrent = 1})));
+  HttpClient client = MakeClient(Built(PipelineBuilder().AddBulkhead({.max_concurrent = 1})));
   auto pending = std::async(std::launch::async, [&] { return client.Send({.url = s.srv.Url("/slow")}); });
   arrived.get_future().wait();
   // The one slot is taken: the second call is refused before it is sent.

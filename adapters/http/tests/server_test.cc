@@ -187,7 +187,7 @@ TEST(HttpMiddlewareTest, ThePipelinesGuardsShedWithNoRetryOrRetryAfter) {
   auto breaker = CircuitBreaker::Create({});
   ASSERT_TRUE(breaker.ok());
   // One request per 1000 s: the second is refused with a pause.
-  auto pipeline = testing::Share(
+  auto pipeline = testing::Built(
       PipelineBuilder().AddCircuitBreaker(*breaker).AddRateLimiter({.rate = 0.001, .burst = 1, .stripes = 1}));
   auto mw = MakeMiddleware({.pipeline = pipeline});
   std::atomic<int> runs{0};
@@ -221,7 +221,7 @@ TEST(HttpMiddlewareTest, ServedFailuresCountForThePipelinesGuards) {
   auto breaker = CircuitBreaker::Create(
       {.window_size = 2, .minimum_number_of_calls = 2, .wait_in_open = std::chrono::hours(1)});
   ASSERT_TRUE(breaker.ok());
-  auto mw = MakeMiddleware({.pipeline = testing::Share(PipelineBuilder().AddCircuitBreaker(*breaker))});
+  auto mw = MakeMiddleware({.pipeline = testing::Built(PipelineBuilder().AddCircuitBreaker(*breaker))});
   std::atomic<int> runs{0};
   srv.server.Get("/work", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
     ++runs;
@@ -235,7 +235,7 @@ TEST(HttpMiddlewareTest, ServedFailuresCountForThePipelinesGuards) {
 }
 
 TEST(HttpMiddlewareTest, AServerPipelineThatWouldRunARequestTwiceIsRefused) {
-  auto m = Middleware::Create({.pipeline = testing::Share(PipelineBuilder().AddTimeout(1s).AddRetry({}))});
+  auto m = Middleware::Create({.pipeline = testing::Built(PipelineBuilder().AddTimeout(1s).AddRetry({}))});
   ASSERT_FALSE(m.ok());
   EXPECT_THAT(m.status().message(),
               ::testing::HasSubstr("pipeline.stages[1] (retry): a server runs each request once"));

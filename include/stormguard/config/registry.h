@@ -72,10 +72,9 @@
 #include <vector>
 
 #include "stormguard/config/config.h"
-#include "stormguard/config/pipeline_ref.h"
 #include "stormguard/core/status.h"
 #include "stormguard/exec/executor.h"
-#include "stormguard/pipeline/pipeline.h"
+#include "stormguard/pipeline/pipeline_ref.h"
 
 namespace stormguard::config {
 
@@ -107,18 +106,25 @@ struct RegistryOptions {
   std::function<void(const ReloadEvent&)> on_reload;  // optional
 };
 
-class Registry {
+class Registry final : public PipelineSource {
  public:
   static constexpr int kThreadSlots = 64;
 
   // On the built-in default (reported to on_reload as version 0).
   explicit Registry(RegistryOptions options = {});
-  ~Registry();
+  ~Registry();  // not virtual: PipelineSource is never deleted through
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
 
-  // Never null; see the lookup order above.
+  // The pipeline in force, for one call: a fixed handle, never empty; see
+  // the lookup order above.
   PipelineRef Get(std::string_view destination, std::string_view method = {}) const;
+  PipelineRef Resolve(std::string_view destination, std::string_view method) const override;
+  // A live handle: each call through it runs on Get(destination, method)
+  // as of its start (pipeline_ref.h). The registry must outlive its calls.
+  PipelineRef Follow(std::string destination, std::string method = {}) const {
+    return PipelineRef::Follow(*this, std::move(destination), std::move(method));
+  }
 
   // OK, or INVALID_ARGUMENT "invalid config: e1; e2" with every error.
   Status Apply(std::string_view text, std::string_view origin);
@@ -138,7 +144,7 @@ class Registry {
 
   void Refresh(Slot& slot) const;
   // A pipeline and the reference that already counts one handle of it.
-  using Counted = std::pair<const Pipeline*, config_internal::SplitCount*>;
+  using Counted = std::pair<const Pipeline*, pipeline_internal::SplitCount*>;
   Counted GetAndRemember(std::string_view destination, std::string_view method) const;
   Counted GetShared(std::string_view destination, std::string_view method) const;
 

@@ -33,6 +33,10 @@ struct CallContext {
   // pipeline serves every method of a destination, so the call says it.
   bool idempotent = false;
   std::string idempotency_key{};     // one logical operation across retries
+  // The caller decided, by `idempotent` and `idempotency_key`, whether this
+  // call may repeat: a retry's or hedge's own `idempotent` option does not
+  // apply. The HTTP and gRPC clients always decide (per method and key).
+  bool idempotency_decided = false;
   bool downstream_gave_up = false;   // a downstream answered do-not-retry
 
   bool is_retry() const noexcept { return attempt > 1; }

@@ -5,7 +5,7 @@
 //                       .AddTimeout(1s)                        // overall
 //                       .AddRetry({.max_attempts = 3, .budget = budget})
 //                       .AddAttemptTimeout(300ms)
-//                       .Build();                              // Result<Pipeline>
+//                       .Build();                              // Result<PipelineRef>
 //   Result<Stock> r = pipeline->Execute(ctx, [&](CallContext& c) { return inventory.Get(c); });
 //   Status s = pipeline->Execute(ctx, send_log, [](const Status&) { return Status::Ok(); });
 //
@@ -55,7 +55,7 @@
 // branches) come from a per-thread block cache, timeouts' stop_sources from
 // a per-thread pool; a hedged attempt still allocates its own stop_source
 // (async_branch.h). With stormguard/asio/coroutine_driver.h,
-// `co_await pipeline->Execute(ctx, attempt)` takes an attempt that returns
+// `co_await pipeline.Execute(ctx, attempt)` (on a PipelineRef) takes an attempt that returns
 // an asio::awaitable (PipelineDriver below).
 #pragma once
 
@@ -75,6 +75,8 @@
 
 namespace stormguard {
 
+class PipelineRef;  // pipeline_ref.h, included at the end
+
 // What every stage of one pipeline shares.
 struct PipelineOptions {
   Clock* clock = &Clock::Real();
@@ -85,11 +87,12 @@ struct PipelineOptions {
   const Classifier* classifier = &DefaultClassifier();
 };
 
-// Another driver's entry: Execute with a callable whose result is neither
-// Status nor Result<T> (an asio::awaitable, say) returns
-// PipelineDriver<that result>::Execute(pipeline, ctx, fn, fallback), where
-// fallback is a G* (NoFallback* when none). The driver's header
-// specialises it; pipeline/ knows no driver.
+// Another driver's entry: PipelineRef::Execute with a callable whose result
+// is neither Status nor Result<T> (an asio::awaitable, say) returns
+// PipelineDriver<that result>::Execute(pinned, ctx, fn, fallback), where
+// `pinned` is the fixed PipelineRef the call runs on (the driver keeps it
+// until the call ends) and fallback is a G* (NoFallback* when none). The
+// driver's header specialises it; pipeline/ knows no driver.
 template <class AttemptResult>
 struct PipelineDriver;
 
@@ -97,6 +100,11 @@ namespace pipeline_internal {
 
 template <class R>
 concept HasPipelineDriver = requires { sizeof(PipelineDriver<R>); };
+
+struct OwnedPipeline;  // pipeline.cc
+
+template <class R>
+inline constexpr bool kNotThroughPipelineRef = false;  // fails a static_assert, for R's name in the message
 
 // Keeps a successful value. `claimed` is given when attempts run
 // concurrently (hedging): the first success keeps its value.
@@ -159,6 +167,14 @@ class Pipeline {
   Status Run(CallContext& ctx, FunctionRef<Status(CallContext&)> call,
              const FunctionRef<Status(const Status&)>* fallback) const;
 
+  // Why a client that decides idempotency per request must refuse this
+  // pipeline (a stage repeats every call, Stage::repeats_every_call), or
+  // empty: "stages[1] (retry) has idempotent = true: it would repeat ...".
+  std::string RepeatsEveryCall() const;
+
+  // A stage runs attempts itself (a retry, a hedge): not for a server.
+  bool runs_attempts() const noexcept { return !report_attempt_end_; }
+
   std::size_t size() const noexcept { return stages_.size(); }
   const Stage& stage(std::size_t i) const noexcept { return *stages_[i]; }
   // "fallback -> timeout(1s) -> retry(3 attempts) -> call"
@@ -166,7 +182,8 @@ class Pipeline {
 
  private:
   friend class PipelineBuilder;
-  Pipeline() = default;  // made by PipelineBuilder::Build()
+  friend struct pipeline_internal::OwnedPipeline;
+  Pipeline() = default;  // made by PipelineBuilder::Build(), held by a PipelineRef
 
   template <class F, class G>
   auto Dispatch(CallContext& ctx, F& fn, G* fallback) const;
@@ -207,10 +224,10 @@ auto Pipeline::Dispatch(CallContext& ctx, F& fn, G* fallback) const {
       return Run(ctx, call, nullptr);
     }
   } else if constexpr (!IsResult<R>::value) {
-    static_assert(pipeline_internal::HasPipelineDriver<R>,
-                  "the callable must return stormguard::Status or stormguard::Result<T>; for an "
-                  "asio::awaitable attempt, include \"stormguard/asio/coroutine_driver.h\"");
-    return PipelineDriver<R>::Execute(*this, ctx, fn, fallback);
+    static_assert(pipeline_internal::kNotThroughPipelineRef<R>,
+                  "the callable must return stormguard::Status or stormguard::Result<T>; an "
+                  "asio::awaitable attempt runs through a PipelineRef, with "
+                  "\"stormguard/asio/coroutine_driver.h\" included");
   } else {
     using T = typename R::value_type;
     std::optional<T> slot;
@@ -280,8 +297,9 @@ class PipelineBuilder {
   PipelineBuilder& Add(std::shared_ptr<const Stage> stage);
 
   // Every bad option and every ordering mistake, each naming its stage:
-  // INVALID_ARGUMENT "pipeline: stages[2] (timeout): ...; ...".
-  Result<Pipeline> Build() const;
+  // INVALID_ARGUMENT "pipeline: stages[2] (timeout): ...; ...". The
+  // handle owns the pipeline (pipeline_ref.h).
+  Result<PipelineRef> Build() const;
 
   const PipelineOptions& options() const noexcept { return o_; }
 
@@ -305,3 +323,5 @@ class PipelineBuilder {
 };
 
 }  // namespace stormguard
+
+#include "stormguard/pipeline/pipeline_ref.h"  // NOLINT(misc-header-include-cycle): Build() returns it

@@ -178,6 +178,10 @@ class Stage {
   virtual std::string Describe() const { return std::string(name()); }
   // Where it may sit in a pipeline; by default anywhere, any number of times.
   virtual StagePlacement placement() const noexcept { return {}; }
+  // Repeats a call after an ambiguous outcome whatever the call says (a
+  // retry or hedge with `idempotent` set): the clients of a transport, which
+  // decide per request, refuse such a pipeline (Pipeline::RepeatsEveryCall).
+  virtual bool repeats_every_call() const noexcept { return false; }
 
   virtual Status Execute(CallContext& ctx, Next next) const = 0;
 

@@ -114,7 +114,7 @@ class AsyncChainTest : public ::testing::Test {
   std::vector<pid_t> pids_;
   std::string url_;
   std::shared_ptr<CircuitBreaker> breaker_;
-  std::optional<Pipeline> pipeline_;
+  std::optional<PipelineRef> pipeline_;
   // Outlives io_: a call a failed wave left behind still writes into its own.
   std::deque<Wave> waves_;
   asio::io_context io_;  // the client's exchanges end before it is destroyed

@@ -22,7 +22,7 @@ namespace {
 using namespace std::chrono_literals;
 
 // One call of the wave: its own deadline, the pipeline around one GET.
-asio::awaitable<void> Call(const Pipeline& pipeline, http::AsyncCurlClient& client, Wave& wave, std::size_t i) {
+asio::awaitable<void> Call(const PipelineRef& pipeline, http::AsyncCurlClient& client, Wave& wave, std::size_t i) {
   Clock& clock = Clock::Real();
   const TimePoint start = clock.Now();
   const Deadline deadline = Deadline::After(start, wave.shape.deadline);
@@ -53,7 +53,7 @@ double Ms(Duration d) { return std::chrono::duration<double, std::milli>(d).coun
 
 }  // namespace
 
-void RunWave(asio::io_context& io, const Pipeline& pipeline, http::AsyncCurlClient& client, Wave& wave) {
+void RunWave(asio::io_context& io, const PipelineRef& pipeline, http::AsyncCurlClient& client, Wave& wave) {
   wave.calls.assign(wave.shape.calls, CallRecord{});
   for (std::size_t i = 0; i < wave.shape.calls; ++i) {
     asio::co_spawn(io, Call(pipeline, client, wave, i), [](std::exception_ptr e) {

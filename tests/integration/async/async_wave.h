@@ -49,7 +49,7 @@ struct Wave {
   std::size_t ended = 0;
 };
 
-void RunWave(asio::io_context& io, const Pipeline& pipeline, http::AsyncCurlClient& client, Wave& wave);
+void RunWave(asio::io_context& io, const PipelineRef& pipeline, http::AsyncCurlClient& client, Wave& wave);
 
 struct WaveFigures {
   std::string phase;

@@ -22,7 +22,7 @@ TYPED_TEST_SUITE_P(AttemptScopeScenarios);
 TYPED_TEST_P(AttemptScopeScenarios, APerAttemptTimeoutLeavesTheCallsDeadlineToTheRetry) {
   RetryOptions o = this->Retries(2);
   o.per_attempt_timeout = 50ms;
-  Pipeline p = Unwrap(this->Builder().AddRetry(o).Build());
+  PipelineRef p = Unwrap(this->Builder().AddRetry(o).Build());
   CallRecord r = this->Run(p, {{50ms, kDown}, {10ms}});
   ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
   EXPECT_EQ(*r.result, 2);
@@ -31,7 +31,7 @@ TYPED_TEST_P(AttemptScopeScenarios, APerAttemptTimeoutLeavesTheCallsDeadlineToTh
 
 TYPED_TEST_P(AttemptScopeScenarios, ARetryOutsideABulkheadOfOneGetsTheSlotAgain) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1})));
-  Pipeline p = Unwrap(this->Builder().AddRetry(this->Retries(2)).AddBulkhead(bulkhead).Build());
+  PipelineRef p = Unwrap(this->Builder().AddRetry(this->Retries(2)).AddBulkhead(bulkhead).Build());
   int in_use_during_backoff = -1;
   this->driver.clock().At(this->In(50ms), [&] { in_use_during_backoff = bulkhead->stats().in_use; });
   CallRecord r = this->Run(p, {{10ms, kDown}, {10ms}});
@@ -45,7 +45,7 @@ TYPED_TEST_P(AttemptScopeScenarios, ARetryOutsideABulkheadOfOneGetsTheSlotAgain)
 TYPED_TEST_P(AttemptScopeScenarios, ARetryOutsideAConcurrencyLimitOfOneIsAdmittedAgain) {
   auto limiter = std::shared_ptr<AdaptiveLimiter>(Unwrap(AdaptiveLimiter::Create(
       {.algorithm = LimitKind::kAimd, .aimd = {.initial_limit = 1, .min_limit = 1, .max_limit = 4}})));
-  Pipeline p = Unwrap(this->Builder().AddRetry(this->Retries(2)).AddAdaptiveConcurrency(limiter).Build());
+  PipelineRef p = Unwrap(this->Builder().AddRetry(this->Retries(2)).AddAdaptiveConcurrency(limiter).Build());
   CallRecord r = this->Run(p, {{10ms, kDown}, {10ms}});
   ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
   EXPECT_EQ(*r.result, 2);
@@ -54,7 +54,7 @@ TYPED_TEST_P(AttemptScopeScenarios, ARetryOutsideAConcurrencyLimitOfOneIsAdmitte
 
 TYPED_TEST_P(AttemptScopeScenarios, AbandonedWorkHoldsItsBulkheadSlotUntilItEnds) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1})));
-  Pipeline p = Unwrap(
+  PipelineRef p = Unwrap(
       this->Builder().AddBulkhead(bulkhead).AddAttemptTimeout({.timeout = 50ms, .abandon_after = 10ms}).Build());
   int in_use_after_the_timeout = -1;
   this->driver.clock().At(this->In(70ms), [&] { in_use_after_the_timeout = bulkhead->stats().in_use; });
@@ -69,7 +69,7 @@ TYPED_TEST_P(AttemptScopeScenarios, TheBreakersTrialPermitComesBackWhenAStageFur
       {.window_size = 4, .minimum_number_of_calls = 4, .permitted_calls_in_half_open = 1})));
   ASSERT_TRUE(breaker->TransitionToOpen(this->driver.clock().Now()).ok());
   ASSERT_TRUE(breaker->TransitionToHalfOpen(this->driver.clock().Now()).ok());
-  Pipeline p = Unwrap(this->Builder().AddCircuitBreaker(breaker).AddRequireIdempotencyKey().Build());
+  PipelineRef p = Unwrap(this->Builder().AddCircuitBreaker(breaker).AddRequireIdempotencyKey().Build());
   CallContext no_key, with_key{.idempotency_key = "k"};
   EXPECT_EQ(this->driver.Run(p, no_key, {{10ms}}, false).result.status().source(), "idempotency_key");
   CallRecord trial = this->driver.Run(p, with_key, {{10ms}}, false);  // the one trial permit is free
@@ -79,7 +79,7 @@ TYPED_TEST_P(AttemptScopeScenarios, TheBreakersTrialPermitComesBackWhenAStageFur
 
 TYPED_TEST_P(AttemptScopeScenarios, TheRateLimitersTokenComesBackWhenAStageFurtherInRefuses) {
   auto limiter = std::shared_ptr<RateLimiter>(Unwrap(RateLimiter::Create({.rate = 1, .burst = 1})));
-  Pipeline p = Unwrap(this->Builder().AddRateLimiter(limiter).AddRequireIdempotencyKey().Build());
+  PipelineRef p = Unwrap(this->Builder().AddRateLimiter(limiter).AddRequireIdempotencyKey().Build());
   CallContext no_key, with_key{.idempotency_key = "k"};
   EXPECT_EQ(this->driver.Run(p, no_key, {{}}, false).result.status().source(), "idempotency_key");
   CallRecord r = this->driver.Run(p, with_key, {{}}, false);  // the one token is still there
@@ -87,7 +87,7 @@ TYPED_TEST_P(AttemptScopeScenarios, TheRateLimitersTokenComesBackWhenAStageFurth
 }
 
 TYPED_TEST_P(AttemptScopeScenarios, TheCallersStopEndsARateLimitWaitAndGivesTheTokenBack) {
-  Pipeline p = Unwrap(
+  PipelineRef p = Unwrap(
       this->Builder().AddRateLimiter(RateLimiterOptions{.rate = 10, .burst = 1, .max_wait = 200ms}).Build());
   EXPECT_TRUE(this->Run(p, {{}}).result.ok());  // the next token comes 100ms later
   std::stop_source caller;

@@ -36,7 +36,7 @@ TYPED_TEST_SUITE_P(HedgeScenarios);
 
 TYPED_TEST_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop) {
   CountingListener counters;
-  Pipeline p = Unwrap(this->Builder(&counters).AddHedge(this->After(50ms), this->workers).Build());
+  PipelineRef p = Unwrap(this->Builder(&counters).AddHedge(this->After(50ms), this->workers).Build());
   CallRecord r = this->Run(p, {{500ms}, {10ms}});
   ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
   EXPECT_EQ(*r.result, 2);  // the hedge's value
@@ -53,7 +53,7 @@ TYPED_TEST_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop) {
 
 TYPED_TEST_P(HedgeScenarios, APrimaryThatAnswersBeforeTheDelayStartsNoHedge) {
   CountingListener counters;
-  Pipeline p = Unwrap(this->Builder(&counters).AddHedge(this->After(50ms), this->workers).Build());
+  PipelineRef p = Unwrap(this->Builder(&counters).AddHedge(this->After(50ms), this->workers).Build());
   CallRecord r = this->Run(p, {{20ms}, {10ms}});
   ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
   EXPECT_EQ(*r.result, 1);
@@ -66,7 +66,7 @@ TYPED_TEST_P(HedgeScenarios, APrimaryThatAnswersBeforeTheDelayStartsNoHedge) {
 // not when the primary answers first, even with a hedge in flight.
 TYPED_TEST_P(HedgeScenarios, OnlyCallsAHedgeAnsweredCountAsHedgesWon) {
   MetricsListener metrics;
-  Pipeline p = Unwrap(this->Builder(&metrics.For("stock")).AddHedge(this->After(50ms), this->workers).Build());
+  PipelineRef p = Unwrap(this->Builder(&metrics.For("stock")).AddHedge(this->After(50ms), this->workers).Build());
   EXPECT_EQ(*this->Run(p, {{60ms}, {500ms}}).result, 1);  // the primary wins the race
   EXPECT_EQ(metrics.Scrape().find("stormguard_hedges_won_total"), std::string::npos);
   EXPECT_EQ(*this->Run(p, {{500ms}, {10ms}}).result, 2);  // the hedge wins
@@ -76,7 +76,7 @@ TYPED_TEST_P(HedgeScenarios, OnlyCallsAHedgeAnsweredCountAsHedgesWon) {
 }
 
 TYPED_TEST_P(HedgeScenarios, ANonFatalFailureLaunchesTheHedgeAtOnce) {
-  Pipeline p = Unwrap(this->Builder().AddHedge(this->After(1s), this->workers).Build());
+  PipelineRef p = Unwrap(this->Builder().AddHedge(this->After(1s), this->workers).Build());
   CallRecord r = this->Run(p, {{10ms, kDown}, {10ms}});
   ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
   EXPECT_EQ(*r.result, 2);
@@ -85,7 +85,7 @@ TYPED_TEST_P(HedgeScenarios, ANonFatalFailureLaunchesTheHedgeAtOnce) {
 }
 
 TYPED_TEST_P(HedgeScenarios, AFatalFailureEndsTheCallAndStopsTheOthers) {
-  Pipeline p = Unwrap(this->Builder().AddHedge(this->After(10ms), this->workers).Build());
+  PipelineRef p = Unwrap(this->Builder().AddHedge(this->After(10ms), this->workers).Build());
   CallRecord r = this->Run(p, {{500ms}, {20ms, Status::NotFound("no such stock")}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(r.saw_stop, ::testing::ElementsAre(true, false));
@@ -94,7 +94,7 @@ TYPED_TEST_P(HedgeScenarios, AFatalFailureEndsTheCallAndStopsTheOthers) {
 
 TYPED_TEST_P(HedgeScenarios, WhenEveryHedgedAttemptFailsTheCallReportsTheFailure) {
   CountingListener counters;
-  Pipeline p = Unwrap(this->Builder(&counters).AddHedge(this->After(50ms), this->workers).Build());
+  PipelineRef p = Unwrap(this->Builder(&counters).AddHedge(this->After(50ms), this->workers).Build());
   CallRecord r = this->Run(p, {{100ms, kDown}, {100ms, kDown}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kUnavailable);
   EXPECT_TRUE(r.result.status().hints().do_not_retry);  // no attempt left: the hedge gave up for the chain
@@ -104,7 +104,7 @@ TYPED_TEST_P(HedgeScenarios, WhenEveryHedgedAttemptFailsTheCallReportsTheFailure
 }
 
 TYPED_TEST_P(HedgeScenarios, AnOverallTimeoutCancelsEveryHedgedAttempt) {
-  Pipeline p = Unwrap(this->Builder().AddTimeout(80ms).AddHedge(this->After(30ms), this->workers).Build());
+  PipelineRef p = Unwrap(this->Builder().AddTimeout(80ms).AddHedge(this->After(30ms), this->workers).Build());
   CallRecord r = this->Run(p, {{500ms}, {500ms}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(r.result.status().source(), "timeout");
@@ -114,7 +114,7 @@ TYPED_TEST_P(HedgeScenarios, AnOverallTimeoutCancelsEveryHedgedAttempt) {
 }
 
 TYPED_TEST_P(HedgeScenarios, TheCallersStopCancelsEveryHedgedAttempt) {
-  Pipeline p = Unwrap(this->Builder().AddHedge(this->After(30ms), this->workers).Build());
+  PipelineRef p = Unwrap(this->Builder().AddHedge(this->After(30ms), this->workers).Build());
   std::stop_source caller;
   this->driver.clock().At(this->driver.clock().Now() + 40ms, [&] { caller.request_stop(); });
   CallContext ctx{.stop = caller.get_token()};
@@ -128,7 +128,7 @@ TYPED_TEST_P(HedgeScenarios, StagesInsideTheHedgeRunOncePerHedgedAttempt) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 2})));
   RetryOptions o = this->Retries(2);
   o.idempotent = true;  // a timed-out attempt may have run
-  Pipeline p = Unwrap(this->Builder()
+  PipelineRef p = Unwrap(this->Builder()
                           .AddRetry(o)
                           .AddHedge(this->After(50ms), this->workers)
                           .AddBulkhead(bulkhead)

@@ -23,7 +23,7 @@ class PipelineScenarios : public ::testing::Test {
   Driver driver;
 
   PipelineBuilder Builder(Listener* listener = nullptr) { return PipelineBuilder(driver.options(listener)); }
-  CallRecord Run(const Pipeline& p, const Script& script, bool with_fallback = false) {
+  CallRecord Run(const PipelineRef& p, const Script& script, bool with_fallback = false) {
     CallContext ctx;
     return driver.Run(p, ctx, script, with_fallback);
   }
@@ -40,7 +40,7 @@ TYPED_TEST_SUITE_P(PipelineScenarios);
 const Status kDown = Status::Unavailable("down");
 
 TYPED_TEST_P(PipelineScenarios, RetriesWaitTheBackoffBetweenAttempts) {
-  Pipeline p = Unwrap(this->Builder().AddRetry(this->Retries(3)).Build());
+  PipelineRef p = Unwrap(this->Builder().AddRetry(this->Retries(3)).Build());
   CallRecord r = this->Run(p, {{10ms, kDown}, {10ms, kDown}, {10ms}});
   ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
   EXPECT_EQ(*r.result, 3);
@@ -49,7 +49,7 @@ TYPED_TEST_P(PipelineScenarios, RetriesWaitTheBackoffBetweenAttempts) {
 }
 
 TYPED_TEST_P(PipelineScenarios, RetriesStopAtTheAttemptLimit) {
-  Pipeline p = Unwrap(this->Builder().AddRetry(this->Retries(2)).Build());
+  PipelineRef p = Unwrap(this->Builder().AddRetry(this->Retries(2)).Build());
   CallRecord r = this->Run(p, {{10ms, kDown}, {10ms, kDown}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kUnavailable);
   EXPECT_TRUE(r.result.status().hints().do_not_retry);  // this layer gave up for the chain
@@ -57,7 +57,7 @@ TYPED_TEST_P(PipelineScenarios, RetriesStopAtTheAttemptLimit) {
 }
 
 TYPED_TEST_P(PipelineScenarios, TheDeadlineStopsRetriesThatCouldNotFinish) {
-  Pipeline p = Unwrap(this->Builder().AddTimeout(250ms).AddRetry(this->Retries(5)).Build());
+  PipelineRef p = Unwrap(this->Builder().AddTimeout(250ms).AddRetry(this->Retries(5)).Build());
   CallRecord r = this->Run(p, {{10ms, kDown}, {10ms, kDown}, {10ms}});
   // The third attempt would start at 320ms, past the 250ms deadline.
   EXPECT_EQ(r.result.status().code(), StatusCode::kUnavailable);
@@ -69,7 +69,7 @@ TYPED_TEST_P(PipelineScenarios, AnEmptyRetryBudgetStopsRetries) {
   auto budget = Unwrap(TokenBucketBudget::Create({.max_tokens = 1, .token_ratio = 0.1}));
   RetryOptions o = this->Retries(5);
   o.budget = budget;
-  Pipeline p = Unwrap(this->Builder().AddRetry(o).Build());
+  PipelineRef p = Unwrap(this->Builder().AddRetry(o).Build());
   CallRecord r = this->Run(p, {{10ms, kDown}, {10ms, kDown}, {10ms, kDown}, {10ms, kDown}, {10ms, kDown}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kUnavailable);
   EXPECT_TRUE(r.result.status().hints().do_not_retry);
@@ -78,7 +78,7 @@ TYPED_TEST_P(PipelineScenarios, AnEmptyRetryBudgetStopsRetries) {
 }
 
 TYPED_TEST_P(PipelineScenarios, TheCallersStopEndsABackoffWait) {
-  Pipeline p = Unwrap(this->Builder().AddRetry(this->Retries(3, 1s)).Build());
+  PipelineRef p = Unwrap(this->Builder().AddRetry(this->Retries(3, 1s)).Build());
   std::stop_source caller;
   this->driver.clock().At(this->driver.clock().Now() + 50ms, [&] { caller.request_stop(); });
   CallContext ctx{.stop = caller.get_token()};
@@ -90,7 +90,7 @@ TYPED_TEST_P(PipelineScenarios, TheCallersStopEndsABackoffWait) {
 }
 
 TYPED_TEST_P(PipelineScenarios, ATimeoutReallyCancelsTheAttempt) {
-  Pipeline p = Unwrap(this->Builder().AddTimeout(50ms).Build());
+  PipelineRef p = Unwrap(this->Builder().AddTimeout(50ms).Build());
   CallRecord r = this->Run(p, {{500ms}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(r.result.status().source(), "timeout");
@@ -101,7 +101,7 @@ TYPED_TEST_P(PipelineScenarios, ATimeoutReallyCancelsTheAttempt) {
 TYPED_TEST_P(PipelineScenarios, AnAttemptTimeoutBoundsEachAttemptAndTheRetryGoesOn) {
   RetryOptions o = this->Retries(2);
   o.idempotent = true;  // a timed-out attempt may have run
-  Pipeline p = Unwrap(this->Builder().AddRetry(o).AddAttemptTimeout(30ms).Build());
+  PipelineRef p = Unwrap(this->Builder().AddRetry(o).AddAttemptTimeout(30ms).Build());
   CallRecord r = this->Run(p, {{500ms}, {10ms}});
   ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
   EXPECT_EQ(*r.result, 2);
@@ -111,7 +111,7 @@ TYPED_TEST_P(PipelineScenarios, AnAttemptTimeoutBoundsEachAttemptAndTheRetryGoes
 
 TYPED_TEST_P(PipelineScenarios, WorkThatIgnoresItsStopIsReportedAbandoned) {
   CountingListener counters;
-  Pipeline p = Unwrap(this->Builder(&counters).AddTimeout({.timeout = 50ms, .abandon_after = 10ms}).Build());
+  PipelineRef p = Unwrap(this->Builder(&counters).AddTimeout({.timeout = 50ms, .abandon_after = 10ms}).Build());
   CallRecord r = this->Run(p, {{100ms, kDown, /*honours_stop=*/false}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(r.took, 100ms);  // the call ends when the work does
@@ -121,8 +121,8 @@ TYPED_TEST_P(PipelineScenarios, WorkThatIgnoresItsStopIsReportedAbandoned) {
 TYPED_TEST_P(PipelineScenarios, TheBreakerOpensThenLetsATrialThroughWhenHalfOpen) {
   auto breaker = Unwrap(CircuitBreaker::Create({.window_size = 2, .minimum_number_of_calls = 2,
                                                 .wait_in_open = 1s, .permitted_calls_in_half_open = 1}));
-  Pipeline p = Unwrap(this->Builder().AddCircuitBreaker(std::shared_ptr<CircuitBreaker>(std::move(breaker))).Build());
-  const auto& cb = static_cast<const CircuitBreakerStage&>(p.stage(0)).breaker();
+  PipelineRef p = Unwrap(this->Builder().AddCircuitBreaker(std::shared_ptr<CircuitBreaker>(std::move(breaker))).Build());
+  const auto& cb = static_cast<const CircuitBreakerStage&>(p->stage(0)).breaker();
   this->Run(p, {{10ms, kDown}});
   this->Run(p, {{10ms, kDown}});
   EXPECT_EQ(cb.state(), CircuitState::kOpen);
@@ -138,7 +138,7 @@ TYPED_TEST_P(PipelineScenarios, TheBreakerOpensThenLetsATrialThroughWhenHalfOpen
 
 TYPED_TEST_P(PipelineScenarios, AFullBulkheadRefusesWithoutCalling) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1})));
-  Pipeline p = Unwrap(this->Builder().AddBulkhead(bulkhead).Build());
+  PipelineRef p = Unwrap(this->Builder().AddBulkhead(bulkhead).Build());
   BulkheadPermit held = Unwrap(bulkhead->TryAcquire(this->driver.clock().Now()));
   CallRecord r = this->Run(p, {{10ms}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kResourceExhausted);
@@ -148,7 +148,7 @@ TYPED_TEST_P(PipelineScenarios, AFullBulkheadRefusesWithoutCalling) {
 
 TYPED_TEST_P(PipelineScenarios, AQueuedCallRunsWhenASlotFrees) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1, .max_wait = 100ms})));
-  Pipeline p = Unwrap(this->Builder().AddBulkhead(bulkhead).Build());
+  PipelineRef p = Unwrap(this->Builder().AddBulkhead(bulkhead).Build());
   BulkheadPermit held = Unwrap(bulkhead->TryAcquire(this->driver.clock().Now()));
   this->driver.clock().At(this->driver.clock().Now() + 40ms, [&] { held.Release(); });
   CallRecord r = this->Run(p, {{10ms}});
@@ -161,7 +161,7 @@ TYPED_TEST_P(PipelineScenarios, AQueuedCallRunsWhenASlotFrees) {
 
 TYPED_TEST_P(PipelineScenarios, AQueuedCallGivesUpAfterMaxWait) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1, .max_wait = 100ms})));
-  Pipeline p = Unwrap(this->Builder().AddBulkhead(bulkhead).Build());
+  PipelineRef p = Unwrap(this->Builder().AddBulkhead(bulkhead).Build());
   BulkheadPermit held = Unwrap(bulkhead->TryAcquire(this->driver.clock().Now()));
   CallRecord r = this->Run(p, {{10ms}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kResourceExhausted);
@@ -172,7 +172,7 @@ TYPED_TEST_P(PipelineScenarios, AQueuedCallGivesUpAfterMaxWait) {
 
 TYPED_TEST_P(PipelineScenarios, AQueuedCallEndsWhenTheTimeoutFires) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1, .max_wait = 1s})));
-  Pipeline p = Unwrap(this->Builder().AddTimeout(30ms).AddBulkhead(bulkhead).Build());
+  PipelineRef p = Unwrap(this->Builder().AddTimeout(30ms).AddBulkhead(bulkhead).Build());
   BulkheadPermit held = Unwrap(bulkhead->TryAcquire(this->driver.clock().Now()));
   CallRecord r = this->Run(p, {{10ms}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kDeadlineExceeded);
@@ -182,7 +182,7 @@ TYPED_TEST_P(PipelineScenarios, AQueuedCallEndsWhenTheTimeoutFires) {
 }
 
 TYPED_TEST_P(PipelineScenarios, AnEmptyRateLimiterRefusesWithoutCalling) {
-  Pipeline p = Unwrap(this->Builder().AddRateLimiter(RateLimiterOptions{.rate = 10, .burst = 1}).Build());
+  PipelineRef p = Unwrap(this->Builder().AddRateLimiter(RateLimiterOptions{.rate = 10, .burst = 1}).Build());
   EXPECT_TRUE(this->Run(p, {{}}).result.ok());
   CallRecord r = this->Run(p, {{}});
   EXPECT_EQ(r.result.status().source(), "rate_limiter");
@@ -190,7 +190,7 @@ TYPED_TEST_P(PipelineScenarios, AnEmptyRateLimiterRefusesWithoutCalling) {
 }
 
 TYPED_TEST_P(PipelineScenarios, ARateLimitedCallWaitsForTheNextToken) {
-  Pipeline p = Unwrap(
+  PipelineRef p = Unwrap(
       this->Builder().AddRateLimiter(RateLimiterOptions{.rate = 10, .burst = 1, .max_wait = 200ms}).Build());
   EXPECT_TRUE(this->Run(p, {{}}).result.ok());
   CallRecord r = this->Run(p, {{}});  // the next token comes 100ms after the first
@@ -199,7 +199,7 @@ TYPED_TEST_P(PipelineScenarios, ARateLimitedCallWaitsForTheNextToken) {
 }
 
 TYPED_TEST_P(PipelineScenarios, TheFallbackAnswersWhenRetriesFail) {
-  Pipeline p = Unwrap(this->Builder().AddFallback().AddRetry(this->Retries(2)).Build());
+  PipelineRef p = Unwrap(this->Builder().AddFallback().AddRetry(this->Retries(2)).Build());
   CallRecord r = this->Run(p, {{10ms, kDown}, {10ms, kDown}}, /*with_fallback=*/true);
   ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
   EXPECT_EQ(*r.result, -1);
@@ -208,7 +208,7 @@ TYPED_TEST_P(PipelineScenarios, TheFallbackAnswersWhenRetriesFail) {
 
 TYPED_TEST_P(PipelineScenarios, TheFallbackAnswersARefusal) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1})));
-  Pipeline p = Unwrap(this->Builder().AddFallback().AddBulkhead(bulkhead).Build());
+  PipelineRef p = Unwrap(this->Builder().AddFallback().AddBulkhead(bulkhead).Build());
   BulkheadPermit held = Unwrap(bulkhead->TryAcquire(this->driver.clock().Now()));
   CallRecord r = this->Run(p, {{10ms}}, /*with_fallback=*/true);
   ASSERT_TRUE(r.result.ok());
@@ -216,7 +216,7 @@ TYPED_TEST_P(PipelineScenarios, TheFallbackAnswersARefusal) {
 }
 
 TYPED_TEST_P(PipelineScenarios, TheFallbackAnswersWithoutCallingWhenTooLittleTimeIsLeft) {
-  Pipeline p = Unwrap(this->Builder().AddFallback({.skip_when_remaining_below = 50ms}).Build());
+  PipelineRef p = Unwrap(this->Builder().AddFallback({.skip_when_remaining_below = 50ms}).Build());
   CallContext ctx{.deadline = Deadline::After(this->driver.clock().Now(), 30ms)};
   CallRecord r = this->driver.Run(p, ctx, {{10ms}}, /*with_fallback=*/true);
   ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
@@ -225,7 +225,7 @@ TYPED_TEST_P(PipelineScenarios, TheFallbackAnswersWithoutCallingWhenTooLittleTim
 }
 
 TYPED_TEST_P(PipelineScenarios, AMissingIdempotencyKeyIsRefused) {
-  Pipeline p = Unwrap(this->Builder().AddRetry(this->Retries(2)).AddRequireIdempotencyKey().Build());
+  PipelineRef p = Unwrap(this->Builder().AddRetry(this->Retries(2)).AddRequireIdempotencyKey().Build());
   CallRecord r = this->Run(p, {{10ms}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_TRUE(r.attempt_starts.empty());
@@ -235,7 +235,7 @@ TYPED_TEST_P(PipelineScenarios, TheUsualStackSucceedsAfterARetry) {
   auto breaker = std::shared_ptr<CircuitBreaker>(Unwrap(CircuitBreaker::Create({})));
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 2, .max_wait = 10ms})));
   RetryOptions o = this->Retries(3);
-  Pipeline p = Unwrap(this->Builder()
+  PipelineRef p = Unwrap(this->Builder()
                           .AddFallback()
                           .AddTimeout(1s)
                           .AddRetry(o)

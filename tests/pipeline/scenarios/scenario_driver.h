@@ -10,7 +10,7 @@
 // A driver is one fixture class with:
 //   ScenarioClock& clock();
 //   PipelineOptions options(Listener* listener = nullptr);
-//   CallRecord Run(const Pipeline&, CallContext&, const Script&, bool with_fallback);
+//   CallRecord Run(const PipelineRef&, CallContext&, const Script&, bool with_fallback);
 // BlockingDriver (with TurnExecutor for its hedges) and CompletionDriver
 // are here. Another driver (an event
 // loop's, in its own test binary) writes its class, includes the suites'
@@ -152,7 +152,7 @@ class BlockingDriver {
   PipelineOptions options(Listener* listener = nullptr) {
     return {.clock = &clock_, .timers = &clock_.timers(), .listener = listener};
   }
-  CallRecord Run(const Pipeline& p, CallContext& ctx, const Script& script, bool with_fallback);
+  CallRecord Run(const PipelineRef& p, CallContext& ctx, const Script& script, bool with_fallback);
   // Where a blocking hedge runs its attempts.
   std::shared_ptr<Executor> hedge_executor() { return executor_; }
 
@@ -171,7 +171,7 @@ class CompletionDriver {
   PipelineOptions options(Listener* listener = nullptr) {
     return {.clock = &clock_, .timers = &clock_.timers(), .listener = listener};
   }
-  CallRecord Run(const Pipeline& p, CallContext& ctx, const Script& script, bool with_fallback);
+  CallRecord Run(const PipelineRef& p, CallContext& ctx, const Script& script, bool with_fallback);
 
  private:
   struct Pending;
@@ -302,7 +302,7 @@ inline void TurnExecutor::Shutdown() {
   threads_.clear();
 }
 
-inline CallRecord BlockingDriver::Run(const Pipeline& p, CallContext& ctx, const Script& script, bool with_fallback) {
+inline CallRecord BlockingDriver::Run(const PipelineRef& p, CallContext& ctx, const Script& script, bool with_fallback) {
   CallRecord rec;
   const TimePoint begin = clock_.Now();
   auto attempt = [&](CallContext& c) -> Result<int> {
@@ -342,7 +342,7 @@ struct CompletionDriver::Pending {
   }
 };
 
-inline CallRecord CompletionDriver::Run(const Pipeline& p, CallContext& ctx, const Script& script, bool with_fallback) {
+inline CallRecord CompletionDriver::Run(const PipelineRef& p, CallContext& ctx, const Script& script, bool with_fallback) {
   CallRecord rec;
   bool ended = false;
   std::vector<std::unique_ptr<Pending>> pending;

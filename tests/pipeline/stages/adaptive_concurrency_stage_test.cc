@@ -15,7 +15,7 @@ TEST(AdaptiveConcurrencyStageTest, RefusesAboveItsLimitAndReleasesAfter) {
   ManualEnv env;
   auto limiter = std::shared_ptr<AdaptiveLimiter>(Unwrap(AdaptiveLimiter::Create(
       {.algorithm = LimitKind::kAimd, .aimd = {.initial_limit = 1, .min_limit = 1, .max_limit = 4}})));
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddAdaptiveConcurrency(limiter).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddAdaptiveConcurrency(limiter).Build());
   CallContext outer, inner;
   Status nested;
   Status s = p.Execute(outer, [&](CallContext&) {

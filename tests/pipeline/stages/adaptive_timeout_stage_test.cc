@@ -24,7 +24,7 @@ struct Adaptive {
           .value();
 };
 
-Pipeline Build(ManualEnv& env, const Adaptive& a) {
+PipelineRef Build(ManualEnv& env, const Adaptive& a) {
   return Unwrap(PipelineBuilder(env.options())
                     .AddRetry({.max_attempts = 2, .backoff = {.base = 1ms, .jitter = Jitter::kNone},
                                .idempotent = true})
@@ -38,7 +38,7 @@ Duration Edge(Duration d) { return LatencyTracker::BucketUpperEdge(LatencyTracke
 TEST(AdaptiveTimeoutStageTest, EachAttemptGetsTheLiveTimeoutAndIsRecorded) {
   ManualEnv env;
   Adaptive a;
-  Pipeline p = Build(env, a);
+  PipelineRef p = Build(env, a);
   std::vector<Duration> given;
   auto answer_in_10ms = [&](CallContext& c) {
     given.push_back(c.deadline.Remaining(env.clock.Now()));
@@ -61,7 +61,7 @@ TEST(AdaptiveTimeoutStageTest, EachAttemptGetsTheLiveTimeoutAndIsRecorded) {
 TEST(AdaptiveTimeoutStageTest, CutOffAttemptsAreRecordedAsTheirTimeout) {
   ManualEnv env;
   Adaptive a;
-  Pipeline p = Build(env, a);
+  PipelineRef p = Build(env, a);
   std::vector<Duration> given;
   CallContext ctx;
   Status s = p.Execute(ctx, [&](CallContext& c) {
@@ -82,7 +82,7 @@ TEST(AdaptiveTimeoutStageTest, CutOffAttemptsAreRecordedAsTheirTimeout) {
 TEST(AdaptiveTimeoutStageTest, NeverBeyondTheCallersDeadlineAndSuchCutsAreNotRecorded) {
   ManualEnv env;
   Adaptive a;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddAttemptTimeout({.adaptive = a.timeout}).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddAttemptTimeout({.adaptive = a.timeout}).Build());
   CallContext ctx{.deadline = Deadline::After(env.clock.Now(), 30ms)};
   Status s = p.Execute(ctx, [&](CallContext& c) {
     EXPECT_EQ(c.deadline, ctx.deadline);
@@ -110,7 +110,7 @@ struct Pending {
 TEST(AdaptiveTimeoutStageTest, AsyncAttemptsGetTheLiveTimeoutAndAreRecorded) {
   ManualEnv env;
   Adaptive a;
-  Pipeline p = Build(env, a);
+  PipelineRef p = Build(env, a);
   ASSERT_TRUE(p.AsyncSupport().ok());
   Pending pending;
   auto attempt = [&](CallContext& c, Completion<Status> done) {
@@ -134,7 +134,7 @@ TEST(AdaptiveTimeoutStageTest, AsyncAttemptsGetTheLiveTimeoutAndAreRecorded) {
 TEST(AdaptiveTimeoutStageTest, AsyncCutOffAttemptsAreRecordedAsTheirTimeout) {
   ManualEnv env;
   Adaptive a;
-  Pipeline p = Build(env, a);
+  PipelineRef p = Build(env, a);
   Pending pending;
   auto attempt = [&](CallContext& c, Completion<Status> done) {
     pending.given.push_back(c.deadline.Remaining(env.clock.Now()));
@@ -159,7 +159,7 @@ TEST(AdaptiveTimeoutStageTest, AsyncCutOffAttemptsAreRecordedAsTheirTimeout) {
 TEST(AdaptiveTimeoutStageTest, AsyncCutsByTheCallersDeadlineAreNotRecorded) {
   ManualEnv env;
   Adaptive a;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddAttemptTimeout({.adaptive = a.timeout}).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddAttemptTimeout({.adaptive = a.timeout}).Build());
   Pending pending;
   std::optional<Status> got;
   CallContext ctx{.deadline = Deadline::After(env.clock.Now(), 30ms)};

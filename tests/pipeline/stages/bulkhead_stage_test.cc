@@ -18,7 +18,7 @@ std::shared_ptr<Bulkhead> OneSlot() { return Unwrap(Bulkhead::Create({.max_concu
 TEST(BulkheadStageTest, FullBulkheadRefusesNamingIt) {
   ManualEnv env;
   auto bulkhead = OneSlot();
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddBulkhead(bulkhead).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddBulkhead(bulkhead).Build());
   CallContext outer, inner;
   Status nested;
   Status s = p.Execute(outer, [&](CallContext&) {
@@ -35,7 +35,7 @@ TEST(BulkheadStageTest, AbandonedWorkHoldsItsBulkheadSlotUntilItEnds) {
   ManualEnv env;
   CountingListener counters;
   auto bulkhead = OneSlot();
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters))
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters))
                           .AddBulkhead(bulkhead)
                           .AddAttemptTimeout({.timeout = 100ms, .abandon_after = 10ms})
                           .Build());
@@ -56,7 +56,7 @@ TEST(BulkheadStageTest, AbandonedWorkHoldsItsBulkheadSlotUntilItEnds) {
 TEST(BulkheadStageTest, GuardsCreatedFromOptionsReportToThePipelineListener) {
   ManualEnv env;
   CountingListener counters;
-  Pipeline p = Unwrap(
+  PipelineRef p = Unwrap(
       PipelineBuilder(env.options(&counters)).AddBulkhead(BulkheadOptions{.max_concurrent = 1}).Build());
   EXPECT_EQ(p.Describe(), "bulkhead(1) -> call");
   CallContext a, b;

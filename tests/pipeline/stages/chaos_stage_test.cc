@@ -35,7 +35,7 @@ TEST(ChaosStageTest, AnInjectedErrorNeverRunsTheCallAndEveryRetrySeesOne) {
   ManualEnv env;
   CountingListener counts;
   auto chaos = Chaos({.rate = 1.0, .listener = &counts});
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddRetry(ThreeAttempts()).AddChaos(chaos).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddRetry(ThreeAttempts()).AddChaos(chaos).Build());
   int calls = 0;
   CallContext ctx;
   Status s = p.Execute(ctx, [&](CallContext&) { return ++calls, Status::Ok(); });
@@ -51,7 +51,7 @@ TEST(ChaosStageTest, AnInjectedErrorNeverRunsTheCallAndEveryRetrySeesOne) {
 TEST(ChaosStageTest, AnInjectedOutcomeRunsTheCallAndReplacesItsAnswer) {
   ManualEnv env;
   auto chaos = Chaos({.kind = ChaosKind::kOutcome, .rate = 1.0, .status = Status::Internal("lost reply")});
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddChaos(chaos).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddChaos(chaos).Build());
   int calls = 0;
   CallContext ctx;
   Result<int> r = p.Execute(ctx, [&](CallContext&) { return ++calls, Result<int>(42); });
@@ -63,7 +63,7 @@ TEST(ChaosStageTest, AnInjectedOutcomeRunsTheCallAndReplacesItsAnswer) {
 
 TEST(ChaosStageTest, AnInjectedLatencyWaitsOnThePipelineClockThenCalls) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddChaos(Latency(50ms)).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddChaos(Latency(50ms)).Build());
   int calls = 0;
   CallContext ctx;
   EXPECT_TRUE(p.Execute(ctx, [&](CallContext&) { return ++calls, Status::Ok(); }).ok());
@@ -73,7 +73,7 @@ TEST(ChaosStageTest, AnInjectedLatencyWaitsOnThePipelineClockThenCalls) {
 
 TEST(ChaosStageTest, AnInjectedLatencyNeverWaitsPastTheDeadline) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddChaos(Latency(1s)).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddChaos(Latency(1s)).Build());
   int calls = 0;
   CallContext ctx{.deadline = Deadline::After(env.clock.Now(), 20ms)};
   Status s = p.Execute(ctx, [&](CallContext&) { return ++calls, Status::Ok(); });
@@ -87,7 +87,7 @@ TEST(ChaosStageTest, AnInjectedLatencyEndsAtOnceWhenTheCallIsCancelled) {
   // This clock moves only when told: the wait can end only through the stop.
   ManualClock clock(TimePoint(1h), ManualClock::SleepMode::kBlockOnSleep);
   auto timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
-  Pipeline p = Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get()}).AddChaos(Latency(1h)).Build());
+  PipelineRef p = Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get()}).AddChaos(Latency(1h)).Build());
   std::stop_source stop;
   CallContext ctx{.stop = stop.get_token()};
   int calls = 0;
@@ -117,7 +117,7 @@ TEST(ChaosStageTest, TheBuilderRefusesChaosOutsideRetryUnlessToldWhy) {
 
 TEST(ChaosStageTest, AsyncLatencyIsATimerOfTheDriverNotAParkedThread) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddChaos(Latency(50ms)).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddChaos(Latency(50ms)).Build());
   ASSERT_TRUE(p.AsyncSupport().ok());
   int calls = 0;
   std::optional<Status> got;
@@ -136,7 +136,7 @@ TEST(ChaosStageTest, AsyncLatencyIsATimerOfTheDriverNotAParkedThread) {
 
 TEST(ChaosStageTest, AsyncLatencyEndsAtTheDeadlineOrTheStop) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddChaos(Latency(1s)).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddChaos(Latency(1s)).Build());
   int calls = 0;
   auto attempt = [&](CallContext&, Completion<Status> done) { ++calls, done(Status::Ok()); };
   std::optional<Status> late;
@@ -159,8 +159,8 @@ TEST(ChaosStageTest, AsyncLatencyEndsAtTheDeadlineOrTheStop) {
 
 TEST(ChaosStageTest, AsyncErrorAndOutcomeAnswerAsTheBlockingDriverDoes) {
   ManualEnv env;
-  Pipeline errors = Unwrap(PipelineBuilder(env.options()).AddChaos(Chaos({.rate = 1.0})).Build());
-  Pipeline lost = Unwrap(PipelineBuilder(env.options())
+  PipelineRef errors = Unwrap(PipelineBuilder(env.options()).AddChaos(Chaos({.rate = 1.0})).Build());
+  PipelineRef lost = Unwrap(PipelineBuilder(env.options())
                              .AddChaos(Chaos({.kind = ChaosKind::kOutcome, .rate = 1.0}))
                              .Build());
   int calls = 0;
@@ -180,7 +180,7 @@ TEST(ChaosStageTest, InjectionsAreCountedByKindInTheMetrics) {
   ManualEnv env;
   MetricsListener metrics;
   auto chaos = Chaos({.rate = 1.0, .listener = &metrics.For("pay")});
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddRetry(ThreeAttempts()).AddChaos(chaos).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddRetry(ThreeAttempts()).AddChaos(chaos).Build());
   CallContext ctx;
   p.Execute(ctx, [](CallContext&) { return Status::Ok(); });
   EXPECT_THAT(metrics.Scrape(), HasSubstr("# TYPE stormguard_chaos_injections_total counter\n"

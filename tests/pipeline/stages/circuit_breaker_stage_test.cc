@@ -19,7 +19,7 @@ std::shared_ptr<CircuitBreaker> SmallBreaker(int half_open_permits = 10) {
 TEST(CircuitBreakerStageTest, OpenBreakerInsideRetryStopsTheRetriesAtOnce) {
   ManualEnv env;
   auto breaker = SmallBreaker();
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddRetry({.max_attempts = 10,
                                      .backoff = {.kind = BackoffKind::kConstant, .base = 10ms, .cap = 10ms},
                                      .idempotent = true})
@@ -38,7 +38,7 @@ TEST(CircuitBreakerStageTest, OpenBreakerInsideRetryStopsTheRetriesAtOnce) {
 TEST(CircuitBreakerStageTest, BreakerRecordsAttemptTimeoutsAsFailures) {
   ManualEnv env;
   auto breaker = SmallBreaker();
-  Pipeline p =
+  PipelineRef p =
       Unwrap(PipelineBuilder(env.options()).AddCircuitBreaker(breaker).AddAttemptTimeout(100ms).Build());
   CallContext ctx;
   Status s = p.Execute(ctx, [&](CallContext& c) {
@@ -56,7 +56,7 @@ TEST(CircuitBreakerStageTest, BreakerPermitComesBackWhenAnInnerStageRefuses) {
   auto breaker = SmallBreaker(/*half_open_permits=*/1);
   ASSERT_TRUE(breaker->TransitionToOpen(env.clock.Now()).ok());
   ASSERT_TRUE(breaker->TransitionToHalfOpen(env.clock.Now()).ok());
-  Pipeline p =
+  PipelineRef p =
       Unwrap(PipelineBuilder(env.options()).AddCircuitBreaker(breaker).AddRequireIdempotencyKey().Build());
   CallContext no_key, with_key{.idempotency_key = "k"};
   auto ok = [](CallContext&) { return Status::Ok(); };

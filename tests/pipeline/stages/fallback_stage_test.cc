@@ -31,7 +31,7 @@ auto Degraded = [](const Status&) -> Result<std::string> { return std::string("d
 
 TEST(FallbackTest, FallsBackOnChosenOutcomeClassesOnly) {
   ManualEnv env;
-  Pipeline p =
+  PipelineRef p =
       Unwrap(PipelineBuilder(env.options()).AddFallback({.on_outcomes = {OutcomeClass::kTransient}}).Build());
   CallContext ctx;
   Result<std::string> r = p.Execute(
@@ -43,7 +43,7 @@ TEST(FallbackTest, FallsBackOnChosenOutcomeClassesOnly) {
 
 TEST(FallbackTest, SuccessNeverFallsBack) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddFallback().Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddFallback().Build());
   CallContext ctx;
   Result<std::string> r =
       p.Execute(ctx, [](CallContext&) -> Result<std::string> { return std::string("fresh"); }, Degraded);
@@ -52,12 +52,12 @@ TEST(FallbackTest, SuccessNeverFallsBack) {
 
 TEST(FallbackTest, FallsBackOnRejectionByANamedPolicy) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddFallback({.on_outcomes = {}, .on_any_rejection = false,
                                         .on_rejected_by = {"circuit_breaker"}})
                           .Add(std::make_shared<Refuses>("circuit_breaker"))
                           .Build());
-  Pipeline other = Unwrap(PipelineBuilder(env.options())
+  PipelineRef other = Unwrap(PipelineBuilder(env.options())
                               .AddFallback({.on_outcomes = {}, .on_any_rejection = false,
                                             .on_rejected_by = {"circuit_breaker"}})
                               .Add(std::make_shared<Refuses>("bulkhead"))
@@ -72,7 +72,7 @@ TEST(FallbackTest, FallsBackOnRejectionByANamedPolicy) {
 TEST(FallbackTest, FallsBackAfterRetriesAreExhausted) {
   ManualEnv env;
   CountingListener counters;
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters))
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters))
                           .AddFallback()
                           .AddRetry({.max_attempts = 2, .backoff = {.kind = BackoffKind::kConstant,
                                                                     .base = 1ms, .cap = 1ms}})
@@ -90,7 +90,7 @@ TEST(FallbackTest, FallsBackAfterRetriesAreExhausted) {
 TEST(FallbackTest, SkipsTheCallWhenTheRemainingBudgetIsTooSmall) {
   ManualEnv env;
   CountingListener counters;
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters))
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters))
                           .AddFallback({.skip_when_remaining_below = 50ms})
                           .Build());
   CallContext ctx{.deadline = Deadline::After(env.clock.Now(), 30ms)};
@@ -112,7 +112,7 @@ TEST(FallbackTest, SkipsTheCallWhenTheRemainingBudgetIsTooSmall) {
 
 TEST(FallbackTest, WithoutACallSiteFallbackASkippedCallIsRefused) {
   ManualEnv env;
-  Pipeline p =
+  PipelineRef p =
       Unwrap(PipelineBuilder(env.options()).AddFallback({.skip_when_remaining_below = 50ms}).Build());
   CallContext ctx{.deadline = Deadline::After(env.clock.Now(), 10ms)};
   bool called = false;
@@ -125,7 +125,7 @@ TEST(FallbackTest, WithoutACallSiteFallbackASkippedCallIsRefused) {
 
 TEST(FallbackTest, FallsBackWhenTheTimeoutCutsTheCall) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddFallback().AddTimeout(100ms).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddFallback().AddTimeout(100ms).Build());
   CallContext ctx;
   Result<std::string> r = p.Execute(
       ctx,
@@ -139,7 +139,7 @@ TEST(FallbackTest, FallsBackWhenTheTimeoutCutsTheCall) {
 
 TEST(FallbackTest, ExceptionFromTheFallbackIsClassified) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddFallback().Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddFallback().Build());
   CallContext ctx;
   Status s = p.Execute(
       ctx, [](CallContext&) { return Status::Unavailable("down"); },

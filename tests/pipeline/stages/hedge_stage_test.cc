@@ -17,7 +17,7 @@ std::shared_ptr<Executor> OneWorker() { return Unwrap(Executor::Create({.threads
 
 TEST(HedgeStageTest, FirstGoodAnswerWinsAndTheSlowAttemptIsCancelled) {
   CountingListener counters;
-  Pipeline p = Unwrap(PipelineBuilder({.listener = &counters})
+  PipelineRef p = Unwrap(PipelineBuilder({.listener = &counters})
                           .AddHedge({.delay = 0ms, .max_hedged_attempts = 1, .idempotent = true}, OneWorker())
                           .AddAttemptTimeout(30s)  // runs per hedged attempt, on its thread
                           .Build());
@@ -57,7 +57,7 @@ class CountingStage final : public Stage {
 TEST(HedgeStageTest, StagesAfterTheHedgeRunOncePerHedgedAttempt) {
   auto counting = std::make_shared<CountingStage>();
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 2})));
-  Pipeline p = Unwrap(PipelineBuilder()
+  PipelineRef p = Unwrap(PipelineBuilder()
                           .AddHedge({.delay = 0ms, .max_hedged_attempts = 1, .idempotent = true}, OneWorker())
                           .Add(counting)
                           .AddBulkhead(bulkhead)

@@ -14,7 +14,7 @@ using testing::Unwrap;
 
 TEST(RateLimiterStageTest, RefusesWithItsReasonUntilATokenRefills) {
   ManualEnv env;
-  Pipeline p = Unwrap(
+  PipelineRef p = Unwrap(
       PipelineBuilder(env.options()).AddRateLimiter(RateLimiterOptions{.rate = 1, .burst = 1}).Build());
   CallContext ctx;
   auto ok = [](CallContext&) { return Status::Ok(); };
@@ -30,7 +30,7 @@ TEST(RateLimiterStageTest, TokenComesBackWhenAnInnerStageRefuses) {
   ManualEnv env;
   auto limiter = Unwrap(RateLimiter::Create({.rate = 1, .burst = 1}));
   std::shared_ptr<RateLimiter> shared = std::move(limiter);
-  Pipeline p =
+  PipelineRef p =
       Unwrap(PipelineBuilder(env.options()).AddRateLimiter(shared).AddRequireIdempotencyKey().Build());
   CallContext no_key;
   EXPECT_EQ(p.Execute(no_key, [](CallContext&) { return Status::Ok(); }).source(), "idempotency_key");

@@ -26,7 +26,7 @@ Status WaitsUntilStopped(ManualEnv& env, CallContext& c) {
 
 TEST(TimeoutTest, CooperativeCallableIsCancelledAtTheDeadline) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
   CallContext ctx;
   const TimePoint start = env.clock.Now();
   Status s = p.Execute(ctx, [&](CallContext& c) {
@@ -39,15 +39,15 @@ TEST(TimeoutTest, CooperativeCallableIsCancelledAtTheDeadline) {
   });
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(s.source(), "timeout");
-  EXPECT_EQ(TimeoutAt(p, 0).timed_out(), 1u);
-  EXPECT_EQ(TimeoutAt(p, 0).abandoned(), 0u);
+  EXPECT_EQ(TimeoutAt(*p, 0).timed_out(), 1u);
+  EXPECT_EQ(TimeoutAt(*p, 0).abandoned(), 0u);
   EXPECT_TRUE(ctx.deadline.is_infinite());  // the caller's context is restored
 }
 
 TEST(TimeoutTest, UncooperativeCallableIsReportedAbandonedWithItsOverrun) {
   ManualEnv env;
   CountingListener counters;
-  Pipeline p = Unwrap(PipelineBuilder(env.options(&counters))
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters))
                           .AddTimeout({.timeout = 100ms, .abandon_after = 10ms})
                           .Build());
   CallContext ctx;
@@ -57,7 +57,7 @@ TEST(TimeoutTest, UncooperativeCallableIsReportedAbandonedWithItsOverrun) {
     return Status::Unavailable("late failure");
   });
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
-  EXPECT_EQ(TimeoutAt(p, 0).abandoned(), 1u);
+  EXPECT_EQ(TimeoutAt(*p, 0).abandoned(), 1u);
   auto snap = counters.Read();
   EXPECT_EQ(snap.count(EventKind::kTimedOut, "timeout"), 1u);
   EXPECT_EQ(snap.count(EventKind::kAbandoned, "timeout", "ignored_stop"), 1u);
@@ -66,7 +66,7 @@ TEST(TimeoutTest, UncooperativeCallableIsReportedAbandonedWithItsOverrun) {
 
 TEST(TimeoutTest, LateSuccessIsKeptButCounted) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
   CallContext ctx;
   Result<int> r = p.Execute(ctx, [&](CallContext&) -> Result<int> {
     env.AdvanceAndFire(105ms);
@@ -74,13 +74,13 @@ TEST(TimeoutTest, LateSuccessIsKeptButCounted) {
   });
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, 42);
-  EXPECT_EQ(TimeoutAt(p, 0).timed_out(), 1u);
-  EXPECT_EQ(TimeoutAt(p, 0).abandoned(), 0u);  // within abandon_after
+  EXPECT_EQ(TimeoutAt(*p, 0).timed_out(), 1u);
+  EXPECT_EQ(TimeoutAt(*p, 0).abandoned(), 0u);  // within abandon_after
 }
 
 TEST(TimeoutTest, CallFinishingInTimeDisarmsItsTimer) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
   CallContext ctx;
   std::stop_token seen;
   Status s = p.Execute(ctx, [&](CallContext& c) {
@@ -92,12 +92,12 @@ TEST(TimeoutTest, CallFinishingInTimeDisarmsItsTimer) {
   EXPECT_EQ(env.timers->armed(), 0u);
   env.AdvanceAndFire(1s);
   EXPECT_FALSE(seen.stop_requested());
-  EXPECT_EQ(TimeoutAt(p, 0).timed_out(), 0u);
+  EXPECT_EQ(TimeoutAt(*p, 0).timed_out(), 0u);
 }
 
 TEST(TimeoutTest, CallersOwnStopReachesTheAttempt) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
   std::stop_source caller;
   CallContext ctx{.stop = caller.get_token()};
   Status s = p.Execute(ctx, [&](CallContext& c) {
@@ -111,7 +111,7 @@ TEST(TimeoutTest, CallersOwnStopReachesTheAttempt) {
 
 TEST(TimeoutTest, CallersStopRequestedBeforeTheCallReachesTheAttemptAtOnce) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
   std::stop_source caller;
   caller.request_stop();
   CallContext ctx{.stop = caller.get_token()};
@@ -125,7 +125,7 @@ TEST(TimeoutTest, CallersStopRequestedBeforeTheCallReachesTheAttemptAtOnce) {
 // still gets a token of its own that the timer can stop.
 TEST(TimeoutTest, ACallerWithoutATokenStillGetsAStoppableOne) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
   CallContext ctx;
   Status s = p.Execute(ctx, [&](CallContext& c) {
     EXPECT_TRUE(c.stop.stop_possible());
@@ -137,7 +137,7 @@ TEST(TimeoutTest, ACallerWithoutATokenStillGetsAStoppableOne) {
 
 TEST(TimeoutTest, NeverExtendsTheCallersDeadline) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(1s).Build());
   CallContext ctx{.deadline = Deadline::After(env.clock.Now(), 50ms)};
   const Deadline callers = ctx.deadline;
   Status s = p.Execute(ctx, [&](CallContext& c) {
@@ -150,7 +150,7 @@ TEST(TimeoutTest, NeverExtendsTheCallersDeadline) {
 
 TEST(TimeoutTest, AttemptTimeoutCancelsOneAttemptAndRetryTriesAgain) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddRetry({.max_attempts = 3,
                                      .backoff = {.kind = BackoffKind::kConstant, .base = 10ms, .cap = 10ms},
                                      .idempotent = true})
@@ -161,12 +161,12 @@ TEST(TimeoutTest, AttemptTimeoutCancelsOneAttemptAndRetryTriesAgain) {
     return c.attempt == 1 ? WaitsUntilStopped(env, c) : Status::Ok();
   });
   EXPECT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(TimeoutAt(p, 1).timed_out(), 1u);
+  EXPECT_EQ(TimeoutAt(*p, 1).timed_out(), 1u);
 }
 
 TEST(TimeoutTest, OverallTimeoutEndsTheRetriesWhenItPasses) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddTimeout(250ms)
                           .AddRetry({.max_attempts = 5,
                                      .backoff = {.kind = BackoffKind::kConstant, .base = 10ms, .cap = 10ms},
@@ -184,13 +184,13 @@ TEST(TimeoutTest, OverallTimeoutEndsTheRetriesWhenItPasses) {
   EXPECT_EQ(s.source(), "timeout");
   EXPECT_EQ(attempts, 3);
   EXPECT_EQ(env.clock.Now(), start + 250ms);
-  EXPECT_EQ(TimeoutAt(p, 0).timed_out(), 1u);
-  EXPECT_EQ(TimeoutAt(p, 2).timed_out(), 3u);
+  EXPECT_EQ(TimeoutAt(*p, 0).timed_out(), 1u);
+  EXPECT_EQ(TimeoutAt(*p, 2).timed_out(), 3u);
 }
 
 TEST(TimeoutTest, NeverStoppedSourcesAreReusedStoppedOnesAreNot) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
   CallContext ctx;
   std::stop_token first, second, third;
   p.Execute(ctx, [&](CallContext& c) { first = c.stop; return Status::Ok(); });
@@ -207,7 +207,7 @@ TEST(TimeoutTest, NeverStoppedSourcesAreReusedStoppedOnesAreNot) {
 
 TEST(TimeoutTest, CallableThatReplacesItsTokenDoesNotPoisonThePool) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
   std::stop_source foreign;
   CallContext ctx;
   p.Execute(ctx, [&](CallContext& c) { c.stop = foreign.get_token(); return Status::Ok(); });
@@ -220,7 +220,7 @@ TEST(TimeoutTest, CallableThatReplacesItsTokenDoesNotPoisonThePool) {
 }
 
 TEST(TimeoutTest, RealTimerServiceCancelsABlockingWait) {
-  Pipeline p = Unwrap(PipelineBuilder().AddTimeout(20ms).Build());
+  PipelineRef p = Unwrap(PipelineBuilder().AddTimeout(20ms).Build());
   CallContext ctx;
   const TimePoint start = Clock::Real().Now();
   Status s = p.Execute(ctx, [](CallContext& c) {

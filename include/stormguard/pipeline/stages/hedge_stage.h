@@ -53,6 +53,7 @@ class HedgeStage final : public Stage, public AsyncStage {
       .kind = "hedge", .once = true, .rules = kRules, .reports_attempt_end = true, .concurrent = true};
   StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return "hedge"; }
+  bool repeats_every_call() const noexcept override { return policy_.options().idempotent; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
   const AsyncStage* async() const noexcept override { return this; }

@@ -33,6 +33,7 @@ class RetryStage final : public Stage, public AsyncStage {
   static constexpr StagePlacement kPlacement{.kind = "retry", .once = true, .reports_attempt_end = true};
   StagePlacement placement() const noexcept override { return kPlacement; }
   std::string_view name() const noexcept override { return "retry"; }
+  bool repeats_every_call() const noexcept override { return policy_.options().idempotent; }
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
   const AsyncStage* async() const noexcept override { return this; }

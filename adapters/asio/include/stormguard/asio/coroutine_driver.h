@@ -1,6 +1,6 @@
 // stormguard/asio/coroutine_driver.h: co_await a pipeline from a C++20 coroutine on Asio.
 //
-//   Result<Stock> r = co_await pipeline->Execute(ctx, [&](CallContext& c) -> asio::awaitable<Result<Stock>> {
+//   Result<Stock> r = co_await pipeline.Execute(ctx, [&](CallContext& c) -> asio::awaitable<Result<Stock>> {
 //     co_return co_await inventory.Get(c);
 //   });
 //
@@ -39,7 +39,8 @@
 // suspends the caller.
 //
 // The executor must not run two handlers at once (one io_context thread,
-// or a strand); the pipeline must be alive when the co_await starts.
+// or a strand). `pipeline` is a PipelineRef: the call holds the pipeline it
+// started on (a live handle's, as of the Execute) until it ends.
 #pragma once
 
 #include <asio/any_io_executor.hpp>
@@ -61,7 +62,7 @@
 #include <type_traits>
 
 #include "stormguard/asio/asio_timers.h"
-#include "stormguard/pipeline/pipeline.h"
+#include "stormguard/pipeline/pipeline_ref.h"
 
 namespace stormguard {
 namespace asio_internal {
@@ -314,11 +315,11 @@ void CoroutineCall<R, F, G>::Resume() {
 }
 
 template <class R, class F, class G>
-asio::awaitable<R> Drive(const Pipeline& p, CallContext& ctx, F fn, std::optional<G> fallback) {
+asio::awaitable<R> Drive(PipelineRef pinned, CallContext& ctx, F fn, std::optional<G> fallback) {
   const asio::any_io_executor ex = co_await asio::this_coro::executor;
   CoroutineCall<R, F, G> call(ctx, std::move(fn), std::move(fallback), ex);
   asio::cancellation_state caller = co_await asio::this_coro::cancellation_state;
-  if (!call.Start(p, caller.slot())) {
+  if (!call.Start(*pinned.get(), caller.slot())) {
     // Suspends by detaching this coroutine's thread, as Asio's own
     // operations do, but without async_initiate's extra coroutine frame,
     // which a waiting call would hold the whole wait.
@@ -338,10 +339,10 @@ struct PipelineDriver<asio::awaitable<R>> {
   static_assert(std::is_same_v<R, Status> || IsResult<R>::value,
                 "the attempt must return asio::awaitable<Status> or asio::awaitable<Result<T>>");
   template <class F, class G>
-  static asio::awaitable<R> Execute(const Pipeline& p, CallContext& ctx, F& fn, G* fallback) {
+  static asio::awaitable<R> Execute(PipelineRef pinned, CallContext& ctx, F& fn, G* fallback) {
     std::optional<std::decay_t<G>> fb;
     if constexpr (std::is_invocable_v<G&, const Status&>) fb.emplace(*fallback);  // else: no fallback
-    return asio_internal::Drive<R>(p, ctx, std::decay_t<F>(fn), std::move(fb));
+    return asio_internal::Drive<R>(std::move(pinned), ctx, std::decay_t<F>(fn), std::move(fb));
   }
 };
 

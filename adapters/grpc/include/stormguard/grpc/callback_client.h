@@ -108,7 +108,7 @@ class GrpcCallbackClient {
     const Status refused = grpc_internal::MakeCallContext(o_, parent, options, state->call);
     if (!refused.ok()) return Answer(state, refused, Response());
     Clock* clock = o_.clock;
-    o_.pipeline->ExecuteAsync<Result<Response>>(
+    o_.pipeline.ExecuteAsync<Result<Response>>(
         state->call,
         [state, clock](CallContext& a, Completion<Result<Response>> c) {
           state->attempts.fetch_add(1, std::memory_order_relaxed);

@@ -8,7 +8,7 @@
 // Inside a call served by ServerGuard (server.h), calls inherit that call's
 // deadline, retry flag and stop without being told.
 //
-//   auto client = GrpcClient::Create({.pipeline = pipeline}).value();
+//   auto client = GrpcClient::Create({.pipeline = registry.Follow("inventory")}).value();
 //   EchoReply reply;
 //   GrpcResult r = client.Call(
 //       [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply);
@@ -35,14 +35,17 @@
 #include "stormguard/core/clock.h"
 #include "stormguard/core/function_ref.h"
 #include "stormguard/grpc/chain_metadata.h"
-#include "stormguard/pipeline/pipeline.h"
+#include "stormguard/pipeline/pipeline_ref.h"
 
 namespace stormguard::grpc {
 
 struct GrpcClientOptions {
-  // The policies of the destination (required; shared and immutable). A
-  // pipeline with no stages sends each call once.
-  std::shared_ptr<const Pipeline> pipeline;
+  // The policies of the destination (required): fixed, or live
+  // (registry.Follow("inventory")) to follow every reload; each call runs on
+  // the pipeline in force when it starts. A pipeline with no stages sends
+  // each call once. Refused: a retry or hedge with `idempotent` set (each
+  // call says whether it may repeat, CallOptions).
+  PipelineRef pipeline;
   // The budget of a call made outside any served call and without a deadline.
   Duration default_timeout = std::chrono::seconds(2);
   // Kept from the parent's budget before it is handed down. ServerGuard has

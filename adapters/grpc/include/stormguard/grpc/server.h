@@ -65,7 +65,7 @@
 #include "stormguard/core/clock.h"
 #include "stormguard/core/function_ref.h"
 #include "stormguard/exec/timer_service.h"
-#include "stormguard/pipeline/pipeline.h"
+#include "stormguard/pipeline/pipeline_ref.h"
 #include "stormguard/wire/keyed_answer_store.h"
 #include "stormguard/wire/propagation.h"
 
@@ -80,7 +80,10 @@ struct ServerGuardOptions {
   HopReserve reserve{.fraction = 0.1};     // kept from the handler's deadline
   // Optional load shedding: a stage's refusal sheds the call before the
   // handler runs. A server runs each call once: no retry or hedge stage.
-  std::shared_ptr<const Pipeline> pipeline;
+  // Fixed, or live (registry.Follow("inbound")) to follow every reload; a
+  // reload that brings a retry or hedge is not applied to calls (each runs
+  // unguarded, counted in ServerGuardStats::misconfigured) until fixed.
+  PipelineRef pipeline;
   // Optional, not owned: runs keyed calls served with their messages at
   // most once. One store may serve several guards (and HTTP servers).
   KeyedAnswerStore* idempotency = nullptr;
@@ -105,6 +108,7 @@ struct ServerGuardStats {
   std::uint64_t marked_no_retry = 0;   // answers that carried pushback -1
   std::uint64_t client_cancelled = 0;  // stops fired by the client's cancellation
   std::uint64_t invalid_keys = 0;      // idempotency keys refused unread: the handler never ran
+  std::uint64_t misconfigured = 0;     // run unguarded: a reload gave the pipeline a retry or hedge
 };
 
 using SyncHandler = FunctionRef<::grpc::Status(CallContext&)>;
@@ -183,12 +187,14 @@ class ServerGuard {
                             google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx);
   std::string CallerOf(const ::grpc::ServerContextBase& context) const;
   ::grpc::Status Shed(::grpc::ServerContextBase& context, const Status& refusal);
+  // The pipeline for one call (ServerPipelineFor), null: none.
+  const Pipeline* PipelineFor(PipelineRef& pinned);
   ::grpc::Status PassOn(::grpc::ServerContextBase& context, const CallContext& ctx, ::grpc::Status status);
 
   ServerGuardOptions o_;
   struct Counters {
     std::atomic<std::uint64_t> served{0}, expired_refused{0}, clamped{0}, shed{0}, marked_no_retry{0},
-        client_cancelled{0}, invalid_keys{0};
+        client_cancelled{0}, invalid_keys{0}, misconfigured{0};
   } counters_;
 };
 

@@ -10,8 +10,7 @@
 // stormguard::http::Middleware, calls inherit that request's deadline, retry
 // flag and cancellation without being told.
 //
-//   auto pipeline = std::make_shared<const Pipeline>(presets::UserFacing().Build().value());
-//   auto client = HttpClient::Create({.pipeline = pipeline});
+//   auto client = HttpClient::Create({.pipeline = presets::UserFacing().Build().value()});
 //   HttpResult r = client->Send({.url = "http://127.0.0.1:8081/stock"});
 //   if (r.ok()) use(r.response->body);
 //
@@ -36,7 +35,7 @@
 
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/clock.h"
-#include "stormguard/pipeline/pipeline.h"
+#include "stormguard/pipeline/pipeline_ref.h"
 #include "stormguard/http/message.h"
 
 namespace stormguard::http {
@@ -47,11 +46,12 @@ struct HttpClientOptions {
   // The budget of a call made outside any served request and without a deadline.
   Duration default_timeout = std::chrono::seconds(2);
   HopReserve reserve{.fraction = 0.1};  // keep 10-20% per hop (docs/deadlines.md)
-  // The policies of the destination (required; shared and immutable, e.g. a
-  // preset's, or a configured one). Its retry's `idempotent` should stay
-  // false: the client tells the pipeline per request. A pipeline with no
-  // stages (PipelineBuilder().Build()) sends each request once.
-  std::shared_ptr<const Pipeline> pipeline;
+  // The policies of the destination (required): fixed (a preset's, say), or
+  // live (registry.Follow("inventory")) to follow every reload; each request
+  // runs on the pipeline in force when it starts. A pipeline with no stages
+  // (PipelineBuilder().Build()) sends each request once. Refused: a retry or
+  // hedge with `idempotent` set; the client decides per request (above).
+  PipelineRef pipeline;
   // The largest answer (headers and body) the client holds in memory; a
   // larger or endless one fails the attempt (not retried: it would repeat).
   std::size_t max_response_bytes = kDefaultMaxResponseBytes;

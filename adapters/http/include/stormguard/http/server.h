@@ -40,7 +40,7 @@
 #include "stormguard/core/clock.h"
 #include "stormguard/http/idempotency_store.h"
 #include "stormguard/exec/timer_service.h"
-#include "stormguard/pipeline/pipeline.h"
+#include "stormguard/pipeline/pipeline_ref.h"
 #include "stormguard/wire/propagation.h"
 
 namespace stormguard::http {
@@ -55,8 +55,11 @@ struct MiddlewareOptions {
   // 429 + Retry-After; anything else -> 503 + x-no-retry. The guards judge
   // a 5xx answer by its HTTP status (StatusFromHttp: a 503 is a failure, a
   // 500 is a bug, not overload). A server runs a request once, so a retry or
-  // hedge stage is refused.
-  std::shared_ptr<const Pipeline> pipeline;
+  // hedge stage is refused. Fixed, or live (registry.Follow("inbound")) to
+  // follow every reload; a reload that brings a retry or hedge is not
+  // applied to requests (each is served unguarded, counted in
+  // MiddlewareStats::misconfigured) until fixed.
+  PipelineRef pipeline;
   // Who sent a request, for the idempotency store: the same key from two
   // callers is two operations. Default (empty): all callers share one key
   // space. E.g. [](const httplib::Request& r) { return r.get_header_value("x-api-key"); }
@@ -79,6 +82,7 @@ struct MiddlewareStats {
   std::uint64_t idempotent_conflicts = 0;   // 409: the first is still running
   std::uint64_t idempotent_mismatches = 0;  // 422: a key reused with another body
   std::uint64_t invalid_keys = 0;           // 400: an Idempotency-Key it cannot honour
+  std::uint64_t misconfigured = 0;  // served unguarded: a reload gave the pipeline a retry or hedge
 };
 
 using Handler = std::function<void(const httplib::Request&, httplib::Response&, CallContext&)>;
@@ -105,7 +109,7 @@ class Middleware {
   struct Counters {
     std::atomic<std::uint64_t> served{0}, expired_refused{0}, clamped{0}, shed{0},
         marked_no_retry{0}, idempotent_replays{0}, idempotent_conflicts{0},
-        idempotent_mismatches{0}, invalid_keys{0};
+        idempotent_mismatches{0}, invalid_keys{0}, misconfigured{0};
   } counters_;
 };
 
