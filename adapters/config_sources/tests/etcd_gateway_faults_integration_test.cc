@@ -103,6 +103,32 @@ TEST(EtcdGatewayFaultsTest, AWatchCanceledForAReasonIsReported) {
   EXPECT_TRUE(recorder.entries()[0].update.ok());  // the document came first
 }
 
+// etcd refuses to open a watch by answering it created and canceled at
+// once, its gRPC status in the reason. That is no accepted watch: not
+// counted, and, the reason being the same each time, reported once
+// however often the source tries again.
+TEST(EtcdGatewayFaultsTest, AWatchRefusedAtItsCreationIsNoWatchAndIsReportedOnce) {
+  FakeGateway g;
+  g.range_body = RangeOf(5, {{"/k", "{}"}});
+  g.watch_lines = {R"({"result":{"header":{"revision":"5"},"watch_id":"-1","created":true,"canceled":true,)"
+                   R"("cancel_reason":"rpc error: code = PermissionDenied desc = etcdserver: permission denied"}})"
+                   "\n"};
+  SinkRecorder recorder;
+  EtcdSourceOptions o = Options(g, "/k");
+  o.reconnect = {.kind = BackoffKind::kConstant, .base = milliseconds(5), .cap = milliseconds(5)};
+  auto source = EtcdSource::Start(o, recorder.sink()).value();
+  for (int i = 0; i < 1000 && source->stats().reconnects < 5; ++i) std::this_thread::sleep_for(milliseconds(5));
+  ASSERT_GE(source->stats().reconnects, 5U);
+  source->Stop();
+  const auto entries = recorder.entries();
+  ASSERT_EQ(entries.size(), 2U);  // the document, then the refusal once
+  EXPECT_EQ(entries[1].update.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(entries[1].update.status().message(),
+            "etcd:/k: etcd canceled the watch: rpc error: code = PermissionDenied desc = etcdserver: "
+            "permission denied");
+  EXPECT_EQ(source->stats().watches, 0U);
+}
+
 // A stream cut mid-answer, and one closed cleanly, are said in our words,
 // not curl's ("Transferred a partial file").
 TEST(EtcdGatewayFaultsTest, AnEndedStreamSaysWhy) {
