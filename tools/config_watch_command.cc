@@ -5,8 +5,14 @@
 //   rejected, version 2 stays: etcd:/sg/config revision 42
 //     destinations.inventory.retry_budget.token_bucket.max_tokens: must be at least 1
 //
-// A read failure (file missing, etcd unreachable) is printed as a rejection
-// with its reason. Ends on SIGINT or SIGTERM, or after --count versions.
+// A read failure (file missing, etcd unreachable or refusing us) is printed
+// as a rejection with its reason. Ends on SIGINT or SIGTERM, or after
+// --count versions.
+//
+// An etcd that checks who its clients are: --cacert, --cert and --cert-key
+// for TLS (https:// only; --key already names the watched key), --user and
+// --password-file for etcd authentication. The password is read from a
+// file, never taken from argv, where any user of the host can read it.
 // Exit status: 0 when it ends so, 2 for a bad flag (checked before the
 // source starts: the message names the flag) or a source that cannot start.
 #include <signal.h>
@@ -23,6 +29,7 @@
 
 #include "commands.h"
 #include "duration_flag.h"
+#include "file_input.h"
 #include "number_flag.h"
 #include "stormguard/config/registry.h"
 #include "stormguard/config_sources/etcd_source.h"
@@ -41,13 +48,22 @@ struct WatchFlags {
   bool prefix = false;
   Duration poll = std::chrono::seconds(1);
   Duration stale_after = cs::EtcdSourceOptions{}.stale_after;
+  std::string cacert;
+  std::string cert;
+  std::string cert_key;
+  std::string user;
+  std::string password_file;
+  std::string password;  // read from password_file by CheckFlags
+  Duration token_ttl = cs::EtcdSourceOptions{}.token_ttl;
   int count = 0;  // 0: until a signal
 };
 
 cs::FileSourceOptions FileOptions(const WatchFlags& f) { return {.path = f.file, .poll_interval = f.poll}; }
 
 cs::EtcdSourceOptions EtcdOptions(const WatchFlags& f) {
-  return {.endpoint = f.etcd, .key = f.key, .prefix = f.prefix, .stale_after = f.stale_after};
+  return {.endpoint = f.etcd, .key = f.key, .prefix = f.prefix, .ca_file = f.cacert, .cert_file = f.cert,
+          .key_file = f.cert_key, .user = f.user, .password = f.password, .token_ttl = f.token_ttl,
+          .stale_after = f.stale_after};
 }
 
 // A source option and the flag that sets it.
@@ -68,14 +84,38 @@ void Refuse(const std::vector<std::string>& errors, std::initializer_list<FlagOf
   throw CLI::ValidationError("config watch", error);
 }
 
-void CheckFlags(const WatchFlags& f) {
+// The password: the file's text without one final line break, so that
+// `echo secret > f` works.
+std::string ReadPassword(const std::string& path) {
+  Result<InputFile> file = ReadInputFile(path);
+  if (!file.ok()) throw CLI::ValidationError("--password-file", file.status().message());
+  std::string password = std::move(file->text);
+  if (password.ends_with('\n')) password.pop_back();
+  if (password.ends_with('\r')) password.pop_back();
+  if (password.empty()) throw CLI::ValidationError("--password-file", path + ": empty");
+  return password;
+}
+
+void CheckFlags(WatchFlags& f) {
   if (f.file.empty() == f.etcd.empty()) throw CLI::ValidationError("config watch", "give either --file or --etcd");
   if (!f.file.empty()) {
+    for (const auto& [flag, value] : {std::pair{"--cacert", &f.cacert}, {"--cert", &f.cert},
+                                      {"--cert-key", &f.cert_key}, {"--user", &f.user},
+                                      {"--password-file", &f.password_file}}) {
+      if (!value->empty()) throw CLI::ValidationError(flag, "applies to --etcd only");
+    }
     Refuse(FileOptions(f).Validate(), {{"path", "--file"}, {"poll_interval", "--poll"}});
     return;
   }
   if (f.key.empty()) throw CLI::ValidationError("--key", "--etcd needs the key to watch");
-  Refuse(EtcdOptions(f).Validate(), {{"endpoint", "--etcd"}, {"key", "--key"}, {"stale_after", "--stale-after"}});
+  if (f.user.empty() != f.password_file.empty()) {
+    throw CLI::ValidationError(f.user.empty() ? "--password-file" : "--user", "--user and --password-file go together");
+  }
+  if (!f.password_file.empty()) f.password = ReadPassword(f.password_file);
+  Refuse(EtcdOptions(f).Validate(),
+         {{"endpoint", "--etcd"}, {"key", "--key"}, {"stale_after", "--stale-after"}, {"ca_file", "--cacert"},
+          {"cert_file", "--cert"}, {"key_file", "--cert-key"}, {"user", "--user"}, {"password", "--password-file"},
+          {"token_ttl", "--token-ttl"}});
 }
 
 // Prints registry events; counts the versions printed.
@@ -143,7 +183,7 @@ sigset_t BlockStopSignals() {
   return set;
 }
 
-void Watch(const WatchFlags& f) {
+void Watch(WatchFlags& f) {
   CheckFlags(f);
   const sigset_t stop = BlockStopSignals();
   Printer printer(f.count);
@@ -174,6 +214,14 @@ void RegisterConfigWatchCommand(CLI::App& config) {
   AddDurationOption(*watch, "--stale-after", flags->stale_after,
                     "a watch silent this long (no event, no progress notice) is reported and reopened, in "
                     "[10ms, 24h]; keep it above twice etcd's progress-notify interval");
+  watch->add_option("--cacert", flags->cacert, "PEM file of the CAs etcd's certificate must chain to (https only)");
+  watch->add_option("--cert", flags->cert, "PEM file of this client's certificate, for etcd's --client-cert-auth");
+  watch->add_option("--cert-key", flags->cert_key, "PEM file of --cert's private key");
+  watch->add_option("--user", flags->user, "etcd user to authenticate as (with --password-file)");
+  watch->add_option("--password-file", flags->password_file,
+                    "file holding --user's password (one final line break is ignored)");
+  AddDurationOption(*watch, "--token-ttl", flags->token_ttl,
+                    "etcd's --auth-token-ttl; the token is renewed at half of it, in [1s, 24h]");
   watch->add_option("--count", flags->count, "end after this many versions (default: at SIGINT or SIGTERM)")
       ->check(FiniteRange(1, 1'000'000));
   watch->callback([flags] { Watch(*flags); });

@@ -1,5 +1,6 @@
 #include "etcd_codec.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <limits>
@@ -154,6 +155,10 @@ std::string WatchRequest(std::string_view key, std::string_view range_end, std::
   return Json{{"create_request", create}}.dump();
 }
 
+std::string AuthenticateRequest(std::string_view user, std::string_view password) {
+  return Json{{"name", user}, {"password", password}}.dump();
+}
+
 Result<RangeReply> ParseRangeReply(std::string_view body) {
   const Json reply = Parse(body);
   if (!reply.is_object()) return Malformed("range answer is not a JSON object");
@@ -172,6 +177,18 @@ Result<RangeReply> ParseRangeReply(std::string_view body) {
     }
   }
   return out;
+}
+
+Result<std::string> ParseAuthenticateReply(std::string_view body) {
+  const Json reply = Parse(body);
+  const auto token = reply.is_object() ? reply.find("token") : reply.end();
+  if (!reply.is_object() || token == reply.end() || !token->is_string()) {
+    return Malformed("authenticate answer has no token");
+  }
+  const std::string& text = token->get_ref<const std::string&>();
+  const bool printable = std::all_of(text.begin(), text.end(), [](unsigned char c) { return c > ' ' && c < 0x7F; });
+  if (text.empty() || text.size() > 4096 || !printable) return Malformed("the token is not 1 to 4096 printable bytes");
+  return text;
 }
 
 Result<WatchReply> ParseWatchLine(std::string_view line) {
@@ -215,8 +232,14 @@ Result<WatchReply> ParseWatchLine(std::string_view line) {
 Status ParseErrorReply(long http_status, std::string_view body) {
   const Json error = Parse(body);
   const std::string where = "etcd answered HTTP " + std::to_string(http_status);
-  if (!error.is_object()) return Status::Unavailable(where);
-  return Status(CodeFromGrpc(error), where + ": " + MessageOf(error));
+  if (error.is_object()) return Status(CodeFromGrpc(error), where + ": " + MessageOf(error));
+  // Some refusals are plain text (etcd's gateway refuses a client
+  // certificate with a CommonName while auth is on so): kept when it is
+  // one short printable line, not a proxy's HTML page.
+  std::string_view text = body.substr(0, body.find_last_not_of("\r\n") + 1);
+  const bool line = !text.empty() && text.size() <= 200 && text.front() != '<' &&
+                    std::all_of(text.begin(), text.end(), [](unsigned char c) { return c >= ' ' && c < 0x7F; });
+  return Status::Unavailable(line ? where + ": " + std::string(text) : where);
 }
 
 }  // namespace stormguard::config_sources

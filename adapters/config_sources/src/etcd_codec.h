@@ -1,6 +1,8 @@
 // The etcd v3 JSON gateway's messages, as stormguard needs them: building
 // Range and Watch requests and reading their answers.
 //
+// Also the authentication exchange: a user name and password for a token.
+//
 // The gateway speaks protobuf's JSON mapping: bytes are base64, int64 are
 // strings ("revision":"4"), and fields at their proto3 default are omitted
 // (a PUT event has no "type"; a first watch has no "watch_id"). Every
@@ -61,7 +63,12 @@ struct WatchReply {
 std::string RangeRequest(std::string_view key, std::string_view range_end, std::int64_t limit);
 std::string WatchRequest(std::string_view key, std::string_view range_end, std::int64_t start_revision);
 
+std::string AuthenticateRequest(std::string_view user, std::string_view password);
+
 Result<RangeReply> ParseRangeReply(std::string_view body);
+// The token of a /v3/auth/authenticate answer: printable, no spaces, since
+// it goes into a header as it is.
+Result<std::string> ParseAuthenticateReply(std::string_view body);
 // One line of the watch stream: {"result": {...}} or {"error": {...}}; the
 // latter, and anything malformed, is an error Status.
 Result<WatchReply> ParseWatchLine(std::string_view line);

@@ -17,9 +17,44 @@ long Millis(Duration d) {
       std::chrono::ceil<std::chrono::milliseconds>(d).count(), 1, 24LL * 3600 * 1000));
 }
 
+// A TLS failure in an operator's words, or "" when `code` is none. curl's
+// error buffer (`detail`) names the check or the file. With TLS 1.3 a
+// server's refusal of our certificate comes after curl thinks the
+// handshake is done: as an alert on the first read, or, when curl is
+// still sending the request, as a reset (`unanswered`: over TLS, before
+// any answer).
+std::string TlsCause(CURLcode code, const std::string& detail, bool unanswered) {
+  const bool alert = detail.find("alert") != std::string::npos;
+  const bool about_our_cert = alert && (detail.find("certificate") != std::string::npos ||
+                                        detail.find("unknown ca") != std::string::npos);
+  switch (code) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      return "TLS: etcd's certificate is not trusted (" + detail + ")";
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CLIENTCERT:
+      return "TLS: " + detail;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+      if (about_our_cert) return "TLS: etcd refused our client certificate (" + detail + ")";
+      if (alert || code == CURLE_SSL_CONNECT_ERROR) return "TLS: the handshake failed (" + detail + ")";
+      if (unanswered) {
+        return "TLS: etcd closed the connection right after the handshake, as it does when it refuses our "
+               "client certificate (" + detail + ")";
+      }
+      return "";
+    default:
+      return "";
+  }
+}
+
 // curl's failure in our words, with the system's reason when there is one
 // (curl's own, "Transferred a partial file", says little to an operator).
-std::string Cause(CURLcode code, long os_errno) {
+std::string Cause(CURLcode code, long os_errno, const std::string& detail, bool tls_unanswered) {
+  if (std::string tls = TlsCause(code, detail, tls_unanswered); !tls.empty()) return tls;
   std::string why;
   switch (code) {
     case CURLE_PARTIAL_FILE: why = "the connection closed in the middle of an answer"; break;
@@ -38,8 +73,8 @@ std::string Cause(CURLcode code, long os_errno) {
 // One POST on its own easy and multi handles, freed on every path.
 class Transfer {
  public:
-  Transfer(const std::string& url, const std::string& body, const EtcdHttpLimits& limits, LineHandler* lines,
-           const std::stop_token& stop);
+  Transfer(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
+           const EtcdIdentity& identity, LineHandler* lines, const std::stop_token& stop);
   ~Transfer();
   Transfer(const Transfer&) = delete;
   Transfer& operator=(const Transfer&) = delete;
@@ -54,6 +89,7 @@ class Transfer {
   Status Finished(CURLcode code);
   bool Take(std::string_view data);
   bool Streaming();
+  void SetIdentity(const EtcdIdentity& identity);
 
   CURL* easy_;
   CURLM* multi_;
@@ -64,10 +100,11 @@ class Transfer {
   const std::stop_token& stop_;
   std::string body_;  // the answer, or the unfinished stream line
   Status failure_;    // set by a callback that ended the transfer
+  char detail_[CURL_ERROR_SIZE] = {};  // curl's words for a failure
 };
 
 Transfer::Transfer(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
-                   LineHandler* lines, const std::stop_token& stop)
+                   const EtcdIdentity& identity, LineHandler* lines, const std::stop_token& stop)
     : easy_(curl_easy_init()), multi_(curl_multi_init()), url_(url), max_bytes_(limits.max_bytes),
       lines_(lines), stop_(stop) {
   headers_ = curl_slist_append(headers_, "Content-Type: application/json");
@@ -76,8 +113,14 @@ Transfer::Transfer(const std::string& url, const std::string& body, const EtcdHt
   // watch instead of leaving it silent (grpc-gateway maps the header to
   // the gRPC metadata hasleader=true).
   headers_ = curl_slist_append(headers_, "Grpc-Metadata-Hasleader: true");
+  SetIdentity(identity);
   curl_easy_setopt(easy_, CURLOPT_URL, url.c_str());
   curl_easy_setopt(easy_, CURLOPT_NOSIGNAL, 1L);
+  // HTTP/1.1 over TLS too, as over http://: the gateway serves both, and
+  // a refused client certificate then surfaces as TLS's alert rather than
+  // as an HTTP/2 framing error.
+  curl_easy_setopt(easy_, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  curl_easy_setopt(easy_, CURLOPT_ERRORBUFFER, detail_);
   curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_);
   curl_easy_setopt(easy_, CURLOPT_POSTFIELDS, body.data());
   curl_easy_setopt(easy_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
@@ -94,6 +137,15 @@ Transfer::Transfer(const std::string& url, const std::string& body, const EtcdHt
   curl_easy_setopt(easy_, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(easy_, CURLOPT_TCP_KEEPIDLE, 10L);
   curl_easy_setopt(easy_, CURLOPT_TCP_KEEPINTVL, 5L);
+}
+
+// curl copies the strings it is given, so `identity` need not outlive it.
+void Transfer::SetIdentity(const EtcdIdentity& identity) {
+  // etcd's gateway hands the Authorization header to etcd as the token.
+  if (!identity.token.empty()) headers_ = curl_slist_append(headers_, ("Authorization: " + identity.token).c_str());
+  if (!identity.ca_file.empty()) curl_easy_setopt(easy_, CURLOPT_CAINFO, identity.ca_file.c_str());
+  if (!identity.cert_file.empty()) curl_easy_setopt(easy_, CURLOPT_SSLCERT, identity.cert_file.c_str());
+  if (!identity.key_file.empty()) curl_easy_setopt(easy_, CURLOPT_SSLKEY, identity.key_file.c_str());
 }
 
 Transfer::~Transfer() {
@@ -134,11 +186,14 @@ Status Transfer::Finished(CURLcode code) {
   curl_easy_getinfo(easy_, CURLINFO_OS_ERRNO, &os_errno);
   if (code == CURLE_OK && http != 200) return ParseErrorReply(http, body_);
   if (lines_ != nullptr && http == 200) {
-    return Status::Unavailable("etcd watch stream ended: " +
-                               (code == CURLE_OK ? std::string("etcd closed it") : Cause(code, os_errno)));
+    const std::string why = code == CURLE_OK ? "etcd closed it" : Cause(code, os_errno, detail_, false);
+    return Status::Unavailable("etcd watch stream ended: " + why);
   }
   if (code == CURLE_OPERATION_TIMEDOUT) return Status::DeadlineExceeded("etcd at " + url_ + ": timed out");
-  if (code != CURLE_OK) return Status::Unavailable("etcd at " + url_ + ": " + Cause(code, os_errno));
+  const bool tls_unanswered = http == 0 && url_.starts_with("https://");
+  if (code != CURLE_OK) {
+    return Status::Unavailable("etcd at " + url_ + ": " + Cause(code, os_errno, detail_, tls_unanswered));
+  }
   return Status::Ok();
 }
 
@@ -199,18 +254,18 @@ void InitCurlOnce() {
 }  // namespace
 
 Result<std::string> EtcdPost(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
-                             std::stop_token stop) {
+                             const EtcdIdentity& identity, std::stop_token stop) {
   InitCurlOnce();
-  Transfer transfer(url, body, limits, nullptr, stop);
+  Transfer transfer(url, body, limits, identity, nullptr, stop);
   Status s = transfer.Run();
   if (!s.ok()) return s;
   return transfer.body();
 }
 
 Status EtcdStream(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
-                  LineHandler& handler, std::stop_token stop) {
+                  const EtcdIdentity& identity, LineHandler& handler, std::stop_token stop) {
   InitCurlOnce();
-  Transfer transfer(url, body, limits, &handler, stop);
+  Transfer transfer(url, body, limits, identity, &handler, stop);
   return transfer.Run();
 }
 

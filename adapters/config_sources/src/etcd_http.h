@@ -9,8 +9,10 @@
 //
 // Failures: could not connect, broken, timed out -> UNAVAILABLE or
 // DEADLINE_EXCEEDED, in our words ("etcd watch stream ended: the connection
-// closed in the middle of an answer"); an HTTP error -> the gRPC code in
-// etcd's answer.
+// closed in the middle of an answer"); a TLS failure -> UNAVAILABLE
+// "...: TLS: " and what failed (etcd's certificate not trusted, our client
+// certificate refused, a file curl could not use); an HTTP error -> the
+// gRPC code in etcd's answer.
 //
 // Thread safety: each call uses its own curl handles; call from any thread.
 #pragma once
@@ -31,6 +33,16 @@ struct EtcdHttpLimits {
   std::size_t max_bytes = 0;
 };
 
+// Who the client is to etcd: TLS material (PEM files; "" for each: curl's
+// defaults, the system's CAs and no client certificate) and an etcd auth
+// token, sent as the Authorization header when not empty.
+struct EtcdIdentity {
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  std::string token;
+};
+
 class LineHandler {
  public:
   virtual ~LineHandler() = default;
@@ -44,12 +56,12 @@ class LineHandler {
 };
 
 Result<std::string> EtcdPost(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
-                             std::stop_token stop);
+                             const EtcdIdentity& identity, std::stop_token stop);
 
 // Returns when the stream ends: the handler's error, a transport failure,
 // CANCELLED on stop, or UNAVAILABLE "etcd watch stream ended: <why>" once
 // a stream that had begun (a 200 answer) breaks or is closed.
 Status EtcdStream(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
-                  LineHandler& handler, std::stop_token stop);
+                  const EtcdIdentity& identity, LineHandler& handler, std::stop_token stop);
 
 }  // namespace stormguard::config_sources

@@ -1,8 +1,14 @@
 #include "stormguard/config_sources/etcd_source.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <string_view>
+#include <utility>
 
 #include "etcd_watcher.h"
 #include "stormguard/core/validation.h"
@@ -64,6 +70,38 @@ std::string EndpointProblem(std::string_view endpoint) {
   }
   return colon == std::string_view::npos ? "" : PortProblem(authority.substr(colon + 1));
 }
+
+// What is wrong with a PEM file the source names, or "" (curl reads it at
+// each connection, so a missing file would otherwise surface only then).
+std::string FileProblem(const std::string& path) {
+  std::error_code ec;
+  if (path.size() > 4096 || !PlainText(path)) return "must be a path of at most 4096 bytes, without spaces";
+  if (!std::filesystem::is_regular_file(path, ec)) return "\"" + path + "\" is not a regular file";
+  if (::access(path.c_str(), R_OK) != 0) return "\"" + path + "\" cannot be read (" + std::strerror(errno) + ")";
+  return "";
+}
+
+void CheckTls(const EtcdSourceOptions& o, Validator& v) {
+  for (const auto& [field, path] : {std::pair{"ca_file", &o.ca_file}, {"cert_file", &o.cert_file},
+                                    {"key_file", &o.key_file}}) {
+    if (path->empty()) continue;
+    const std::string problem = FileProblem(*path);
+    v.Check(problem.empty(), field, problem);
+    v.Check(o.endpoint.starts_with("https://"), field, "needs an https:// endpoint");
+  }
+  v.Check(o.cert_file.empty() == o.key_file.empty(), o.cert_file.empty() ? "cert_file" : "key_file",
+          "cert_file and key_file go together");
+}
+
+void CheckAuth(const EtcdSourceOptions& o, Validator& v) {
+  v.Check(o.user.size() <= 256 && o.user.find_first_of(std::string_view("\0\n\r", 3)) == std::string::npos, "user",
+          "must be at most 256 bytes, on one line");
+  v.Check(o.password.size() <= 4096, "password", "must be at most 4096 bytes");
+  v.Check(o.user.empty() == o.password.empty(), o.user.empty() ? "user" : "password",
+          "user and password go together");
+  v.Check(Within(o.token_ttl, std::chrono::seconds(1), std::chrono::hours(24)), "token_ttl", "must be in [1s, 24h]");
+}
+
 }  // namespace
 
 std::vector<std::string> EtcdSourceOptions::Validate() const {
@@ -78,6 +116,8 @@ std::vector<std::string> EtcdSourceOptions::Validate() const {
   v.Check(Within(stale_after, milliseconds(10), std::chrono::hours(24)), "stale_after", "must be in [10ms, 24h]");
   v.Nest("reconnect", reconnect.Validate());
   v.Check(reconnect.cap <= minutes(10), "reconnect.cap", "must be at most 10min (an outage must end in a retry)");
+  CheckTls(*this, v);
+  CheckAuth(*this, v);
   return std::move(v).errors();
 }
 

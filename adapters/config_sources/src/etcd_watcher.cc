@@ -21,6 +21,16 @@ std::uint64_t SeedOf(std::uint64_t seed) {
   return (std::uint64_t{device()} << 32) | device();
 }
 
+// A watch etcd would not open comes back created and canceled, its gRPC
+// status in the reason's text: an invalid token keeps its code, so the
+// session renews the token and tries again.
+Status CanceledWatch(const std::string& reason) {
+  StatusCode code = StatusCode::kFailedPrecondition;
+  if (reason.find("code = Unauthenticated") != std::string::npos) code = StatusCode::kUnauthenticated;
+  if (reason.find("code = PermissionDenied") != std::string::npos) code = StatusCode::kPermissionDenied;
+  return Status(code, "etcd canceled the watch: " + (reason.empty() ? "no reason given" : reason));
+}
+
 }  // namespace
 
 EtcdWatcher::EtcdWatcher(EtcdSourceOptions options, Backoff reconnect, ConfigSink sink)
@@ -31,6 +41,7 @@ EtcdWatcher::EtcdWatcher(EtcdSourceOptions options, Backoff reconnect, ConfigSin
       range_end_(options_.prefix ? PrefixEnd(options_.key) : std::string()),
       origin_("etcd:" + options_.key),
       view_(options_.key, options_.prefix),
+      token_(options_, clock_),
       throttle_(options_.coalesce),
       rng_(SeedOf(options_.seed)) {}
 
@@ -76,23 +87,42 @@ void EtcdWatcher::Loop() {
   }
 }
 
+// etcd drops a token a TTL after its last use (sooner than token_ttl
+// says, if that is wrong), and a user's tokens when the password changes:
+// a token it calls invalid is replaced and the request tried once more,
+// so that costs no failure, report or backoff.
 Status EtcdWatcher::Session() {
+  Status s = Attempt();
+  if (s.code() != StatusCode::kUnauthenticated || stop_.stop_requested() || !token_.Forget()) return s;
+  return Attempt();
+}
+
+Status EtcdWatcher::Attempt() {
+  Result<EtcdIdentity> identity = Identity();
+  if (!identity.ok()) return identity.status();
   if (need_read_) {
-    if (Status s = ReadAll(); !s.ok()) return s;
+    if (Status s = ReadAll(*identity); !s.ok()) return s;
   }
   const EtcdHttpLimits limits{.connect_timeout = options_.connect_timeout, .max_bytes = kMaxLineBytes};
   heard_ = clock_.Now();
   return EtcdStream(options_.endpoint + "/v3/watch",
-                    WatchRequest(options_.key, range_end_, view_.next_revision()), limits, *this,
+                    WatchRequest(options_.key, range_end_, view_.next_revision()), limits, *identity, *this,
                     stop_.get_token());
 }
 
-Status EtcdWatcher::ReadAll() {
+Result<EtcdIdentity> EtcdWatcher::Identity() {
+  Result<std::string> token = token_.Get(stop_.get_token());
+  if (!token.ok()) return token.status();
+  return EtcdIdentity{options_.ca_file, options_.cert_file, options_.key_file, std::move(*token)};
+}
+
+Status EtcdWatcher::ReadAll(const EtcdIdentity& identity) {
   const EtcdHttpLimits limits{options_.connect_timeout, options_.request_timeout, kMaxRangeBytes};
   // One key past the bound is enough to know the bound is passed.
   const std::int64_t limit = options_.prefix ? static_cast<std::int64_t>(config::kMaxDestinations) + 1 : 0;
   Result<std::string> body = EtcdPost(options_.endpoint + "/v3/kv/range",
-                                      RangeRequest(options_.key, range_end_, limit), limits, stop_.get_token());
+                                      RangeRequest(options_.key, range_end_, limit), limits, identity,
+                                      stop_.get_token());
   if (!body.ok()) return body.status();
   Result<RangeReply> reply = ParseRangeReply(*body);
   if (!reply.ok()) return reply.status();
@@ -117,7 +147,7 @@ Status EtcdWatcher::OnLine(std::string_view line) {
     return reply.status();
   }
   if (!reply.ok()) return reply.status();
-  if (reply->created && !watching_) {
+  if (reply->created && !reply->canceled && !watching_) {  // created and canceled: refused
     watching_ = true;
     reported_.clear();
     watches_.fetch_add(1, std::memory_order_relaxed);
@@ -128,8 +158,7 @@ Status EtcdWatcher::OnLine(std::string_view line) {
       return Status(StatusCode::kOutOfRange, "revision " + std::to_string(view_.next_revision()) +
                                 " was compacted (now " + std::to_string(reply->compact_revision) + ")");
     }
-    return Status::FailedPrecondition("etcd canceled the watch: " +
-                                      (reply->cancel_reason.empty() ? "no reason given" : reply->cancel_reason));
+    return CanceledWatch(reply->cancel_reason);
   }
   switch (view_.Apply(*reply)) {
     case EtcdView::kOverflow:  // the view is empty now: nothing to deliver until read again
@@ -159,7 +188,14 @@ Result<Duration> EtcdWatcher::Idle() {
                                     " (no event, no progress notification): watching again from revision " +
                                     std::to_string(view_.next_revision()));
   }
-  return std::min(throttle_.Wait(now, kIdleWait), stale_at - now);
+  // A renewal keeps this stream (etcd checked the token when it opened it);
+  // one that fails ends it, and the loop reports why.
+  if (now >= token_.renew_at()) {
+    if (Result<std::string> token = token_.Get(stop_.get_token()); !token.ok()) return token.status();
+  }
+  Duration wait = std::min(throttle_.Wait(now, kIdleWait), stale_at - now);
+  if (token_.enabled()) wait = std::min(wait, token_.renew_at() - now);
+  return wait;
 }
 
 void EtcdWatcher::Offer() {
@@ -187,8 +223,8 @@ void EtcdWatcher::Report(const Status& failure) {
 
 EtcdSourceStats EtcdWatcher::stats() const {
   constexpr auto r = std::memory_order_relaxed;
-  return {watches_.load(r), failures_.load(r), reconnects_.load(r), compactions_.load(r), deliveries_.load(r),
-          stale_.load(r), revision_.load(r)};
+  return {watches_.load(r),    failures_.load(r), reconnects_.load(r),      compactions_.load(r),
+          deliveries_.load(r), stale_.load(r),    token_.authentications(), revision_.load(r)};
 }
 
 }  // namespace stormguard::config_sources

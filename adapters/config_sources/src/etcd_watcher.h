@@ -13,6 +13,7 @@
 
 #include "delivery_throttle.h"
 #include "etcd_http.h"
+#include "etcd_token.h"
 #include "etcd_view.h"
 #include "stormguard/config_sources/etcd_source.h"
 #include "stormguard/core/random.h"
@@ -34,7 +35,9 @@ class EtcdWatcher final : private LineHandler {
  private:
   void Loop();
   Status Session();
-  Status ReadAll();
+  Status Attempt();
+  Status ReadAll(const EtcdIdentity& identity);
+  Result<EtcdIdentity> Identity();
   Status OnLine(std::string_view line) override;
   Result<Duration> Idle() override;
   void Offer();
@@ -47,6 +50,7 @@ class EtcdWatcher final : private LineHandler {
   std::string range_end_;  // empty for a single key
   std::string origin_;
   EtcdView view_;
+  EtcdToken token_;
   DeliveryThrottle throttle_;
   Random rng_;
   std::stop_source stop_;

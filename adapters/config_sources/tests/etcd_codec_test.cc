@@ -107,8 +107,27 @@ TEST(EtcdCodecTest, AnErrorLineOrAnErrorAnswerKeepsEtcdsCode) {
       400, R"({"error":"etcdserver: mvcc: required revision has been compacted","code":11})");
   EXPECT_EQ(compacted.code(), StatusCode::kOutOfRange);
   EXPECT_EQ(ParseErrorReply(502, "<html>").code(), StatusCode::kUnavailable);
+  EXPECT_EQ(ParseErrorReply(502, "<html>").message(), "etcd answered HTTP 502");
+  EXPECT_EQ(ParseErrorReply(400, "CommonName of client ... not used as expected\n").message(),
+            "etcd answered HTTP 400: CommonName of client ... not used as expected");
+  EXPECT_EQ(ParseErrorReply(400, "a\x01b").message(), "etcd answered HTTP 400");
   EXPECT_EQ(ParseErrorReply(500, R"({"code":99})").code(), StatusCode::kUnknown);
   EXPECT_FALSE(ParseWatchLine(R"({"result":{"events":[{"type":"PATCH","kv":{}}]}})").ok());
+}
+
+// The token goes into the Authorization header as it is: anything that
+// could end the header or add another is refused.
+TEST(EtcdCodecTest, AnAuthenticateAnswerGivesAPrintableToken) {
+  const auto request = nlohmann::json::parse(AuthenticateRequest("app", "p\"w"));
+  EXPECT_EQ(request["name"], "app");
+  EXPECT_EQ(request["password"], "p\"w");
+  const Result<std::string> token = ParseAuthenticateReply(R"({"header":{"revision":"1"},"token":"abcDEF.12"})");
+  ASSERT_TRUE(token.ok()) << token.status().ToString();
+  EXPECT_EQ(*token, "abcDEF.12");
+  for (const char* bad : {R"({"token":"a\r\nX-Evil: 1"})", R"({"token":"a b"})", R"({"token":""})", R"({"token":7})",
+                          R"({"header":{}})", "[]"}) {
+    EXPECT_FALSE(ParseAuthenticateReply(bad).ok()) << bad;
+  }
 }
 
 }  // namespace

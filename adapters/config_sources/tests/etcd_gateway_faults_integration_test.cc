@@ -1,6 +1,7 @@
 // EtcdSource against a fake gateway on loopback (cpp-httplib), for what a
 // real etcd will not readily do: refuse, cancel a watch for a reason, send
-// an error line, a line over the bound, or more keys than the bounds.
+// an error line, a line over the bound, or more keys than the bounds; and
+// the token's renewal schedule, on a ManualClock.
 #include <httplib.h>
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "etcd_codec.h"
+#include "etcd_token.h"
 #include "sink_recorder.h"
 #include "stormguard/config/config_json.h"
 #include "stormguard/config_sources/etcd_source.h"
@@ -26,6 +28,14 @@ class FakeGateway {
       ranges_.fetch_add(1);
       res.status = range_status;
       res.set_content(range_body, "application/json");
+    });
+    server_.Post("/v3/auth/authenticate", [this](const httplib::Request&, httplib::Response& res) {
+      const int n = authentications_.fetch_add(1) + 1;
+      res.status = authenticate_status;
+      res.set_content(authenticate_status == 200 ? R"({"token":"t)" + std::to_string(n) + R"("})"
+                                                 : std::string(R"({"error":"etcdserver: authentication failed, )"
+                                                               R"(invalid user ID or password","code":3})"),
+                      "application/json");
     });
     server_.Post("/v3/watch", [this](const httplib::Request&, httplib::Response& res) {
       res.set_chunked_content_provider("application/json", [this](std::size_t, httplib::DataSink& sink) {
@@ -46,18 +56,21 @@ class FakeGateway {
 
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int ranges() const { return ranges_.load(); }
+  int authentications() const { return authentications_.load(); }
 
   // Set before the source starts.
   int range_status = 200;
   std::string range_body;
   std::vector<std::string> watch_lines;
   bool break_stream = false;  // after watch_lines, instead of ending the answer
+  std::atomic<int> authenticate_status{200};  // else etcd's answer to a wrong password
 
  private:
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;
   std::atomic<int> ranges_{0};
+  std::atomic<int> authentications_{0};
 };
 
 std::string RangeOf(std::int64_t revision, const std::vector<std::pair<std::string, std::string>>& kvs) {
@@ -101,6 +114,65 @@ TEST(EtcdGatewayFaultsTest, AWatchCanceledForAReasonIsReported) {
                     "etcd:/k: etcd canceled the watch: etcdserver: permission denied");
   }));
   EXPECT_TRUE(recorder.entries()[0].update.ok());  // the document came first
+}
+
+// etcd refuses to open a watch by answering it created and canceled at
+// once, its gRPC status in the reason. That is no accepted watch: not
+// counted, and, the reason being the same each time, reported once
+// however often the source tries again.
+TEST(EtcdGatewayFaultsTest, AWatchRefusedAtItsCreationIsNoWatchAndIsReportedOnce) {
+  FakeGateway g;
+  g.range_body = RangeOf(5, {{"/k", "{}"}});
+  g.watch_lines = {R"({"result":{"header":{"revision":"5"},"watch_id":"-1","created":true,"canceled":true,)"
+                   R"("cancel_reason":"rpc error: code = PermissionDenied desc = etcdserver: permission denied"}})"
+                   "\n"};
+  SinkRecorder recorder;
+  EtcdSourceOptions o = Options(g, "/k");
+  o.reconnect = {.kind = BackoffKind::kConstant, .base = milliseconds(5), .cap = milliseconds(5)};
+  auto source = EtcdSource::Start(o, recorder.sink()).value();
+  for (int i = 0; i < 1000 && source->stats().reconnects < 5; ++i) std::this_thread::sleep_for(milliseconds(5));
+  ASSERT_GE(source->stats().reconnects, 5U);
+  source->Stop();
+  const auto entries = recorder.entries();
+  ASSERT_EQ(entries.size(), 2U);  // the document, then the refusal once
+  EXPECT_EQ(entries[1].update.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(entries[1].update.status().message(),
+            "etcd:/k: etcd canceled the watch: rpc error: code = PermissionDenied desc = etcdserver: "
+            "permission denied");
+  EXPECT_EQ(source->stats().watches, 0U);
+}
+
+// The token's schedule on a ManualClock: kept until half its TTL, then
+// renewed; replaced at once after Forget; a refusal is said as one, and
+// leaves no token to forget, so the caller does not try again.
+TEST(EtcdGatewayFaultsTest, ATokenIsRenewedAtHalfItsTtlAndAfterForget) {
+  FakeGateway g;
+  ManualClock clock;
+  EtcdSourceOptions o = Options(g, "/k");
+  o.user = "app";
+  o.password = "pw";
+  o.token_ttl = std::chrono::seconds(10);
+  EtcdToken token(o, clock);
+  EXPECT_EQ(token.Get({}).value(), "t1");
+  clock.Advance(std::chrono::milliseconds(4999));
+  EXPECT_EQ(token.Get({}).value(), "t1");
+  EXPECT_EQ(token.renew_at(), clock.Now() + std::chrono::milliseconds(1));
+  clock.Advance(std::chrono::milliseconds(1));
+  EXPECT_EQ(token.Get({}).value(), "t2");
+  EXPECT_TRUE(token.Forget());
+  EXPECT_EQ(token.Get({}).value(), "t3");
+  EXPECT_EQ(token.authentications(), 3U);
+  g.authenticate_status = 400;
+  EXPECT_TRUE(token.Forget());
+  const Result<std::string> refused = token.Get({});
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnauthenticated);
+  EXPECT_EQ(refused.status().message(),
+            "etcd authentication as user \"app\" failed: etcdserver: authentication failed, invalid user ID or "
+            "password");
+  EXPECT_FALSE(token.Forget());
+  EXPECT_EQ(g.authentications(), 4);
+  EXPECT_EQ(EtcdToken(Options(g, "/k"), clock).Get({}).value(), "");  // no user: no token, no question
+  EXPECT_EQ(g.authentications(), 4);
 }
 
 // A stream cut mid-answer, and one closed cleanly, are said in our words,

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "etcd_process.h"
+#include "eventually.h"
 #include "sink_recorder.h"
 #include "stormguard/config/config_json.h"
 #include "stormguard/config_sources/etcd_source.h"
@@ -13,24 +14,11 @@ namespace stormguard::config_sources {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::Doc;
 using testing::EtcdProcess;
+using testing::Eventually;
 using testing::SinkRecorder;
 using Clock = std::chrono::steady_clock;
-
-std::string Doc(int attempts) {
-  return R"({"destinations": {"inventory": {"pipeline": {"stages": [{"retry": {"max_attempts": )" +
-         std::to_string(attempts) + "}}]}}}}";
-}
-
-// Polls `done` (bounded) for what the sink does not show, such as stats.
-template <class F>
-bool Eventually(F done, milliseconds limit = milliseconds(5000)) {
-  for (const auto until = Clock::now() + limit; Clock::now() < until;) {
-    if (done()) return true;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
-  return done();
-}
 
 class EtcdSourceIntegrationTest : public ::testing::Test {
  protected:

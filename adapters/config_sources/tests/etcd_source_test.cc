@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "temp_dir.h"
+
 namespace stormguard::config_sources {
 namespace {
 
@@ -36,6 +38,36 @@ TEST(EtcdSourceOptionsTest, AnEndpointIsASchemeAHostAndAnOptionalPort) {
                           "http://[::1", "http://h:2379?x", "https:/h"}) {
     EXPECT_FALSE((EtcdSourceOptions{.endpoint = bad, .key = "/k"}).Validate().empty()) << bad;
   }
+}
+
+// Each error names the field; the files are checked when the source starts,
+// not at its first connection.
+TEST(EtcdSourceOptionsTest, TlsAndAuthenticationAreCheckedFieldByField) {
+  testing::TempDir dir;
+  const std::string pem = dir.File("a.pem");
+  testing::TempDir::WriteInPlace(pem, "x");
+  const EtcdSourceOptions good{.endpoint = "https://h:2379", .key = "/k", .ca_file = pem, .cert_file = pem,
+                               .key_file = pem, .user = "app", .password = "pw"};
+  EXPECT_TRUE(good.Validate().empty());
+  const auto errors = [&](auto change) {
+    EtcdSourceOptions o = good;
+    change(o);
+    const std::vector<std::string> e = o.Validate();
+    return e.empty() ? std::string() : e.front();
+  };
+  EXPECT_EQ(errors([](auto& o) { o.endpoint = "http://h:2379"; }), "ca_file: needs an https:// endpoint");
+  EXPECT_EQ(errors([&](auto& o) { o.ca_file = dir.File("none"); }),
+            "ca_file: \"" + dir.File("none") + "\" is not a regular file");
+  EXPECT_EQ(errors([&](auto& o) { o.cert_file = dir.path(); }),
+            "cert_file: \"" + dir.path() + "\" is not a regular file");
+  EXPECT_EQ(errors([](auto& o) { o.key_file.clear(); }), "key_file: cert_file and key_file go together");
+  EXPECT_EQ(errors([](auto& o) { o.cert_file.clear(); }), "cert_file: cert_file and key_file go together");
+  EXPECT_EQ(errors([](auto& o) { o.password.clear(); }), "password: user and password go together");
+  EXPECT_EQ(errors([](auto& o) { o.user.clear(); }), "user: user and password go together");
+  EXPECT_EQ(errors([](auto& o) { o.user = "a\nb"; }), "user: must be at most 256 bytes, on one line");
+  EXPECT_EQ(errors([](auto& o) { o.token_ttl = std::chrono::milliseconds(999); }), "token_ttl: must be in [1s, 24h]");
+  // Authentication alone needs no TLS (a loopback etcd).
+  EXPECT_TRUE((EtcdSourceOptions{.key = "/k", .user = "app", .password = "pw"}).Validate().empty());
 }
 
 }  // namespace

@@ -11,6 +11,24 @@
 // no generated gRPC code and none of the Go source packages etcd's .proto
 // files pull in, and libcurl is a dependency already.
 //
+// Who may change a fleet's limits is whoever can write the key, so the
+// source speaks what etcd deployments use to know who is who:
+//   - TLS (https://) that checks etcd's certificate against `ca_file`, and
+//     a client certificate (`cert_file` + `key_file`) for an etcd started
+//     with --client-cert-auth;
+//   - etcd's own authentication: `user` and `password` exchanged at
+//     /v3/auth/authenticate for a token that each read and watch carries,
+//     renewed every token_ttl / 2 while the watch runs, and once more at
+//     once when etcd calls it invalid (then the request is tried again).
+// A watch stream stays open across renewals (etcd checks the token when a
+// stream opens). A refusal (etcd's certificate not trusted, ours refused,
+// a wrong password, a token that can no longer be renewed) ends the
+// stream and is reported like any other failure: "etcd:KEY: TLS: etcd's
+// certificate is not trusted (...)", "etcd:KEY: etcd authentication as user
+// "app" failed: etcdserver: authentication failed, invalid user ID or
+// password". Nothing is delivered meanwhile, so the last good document
+// stays in force; the source keeps trying with `reconnect` backoff.
+//
 // How it follows the key (on one executor thread, until Stop):
 //   1. Range (linearizable) -> the data as of revision R; deliver.
 //   2. Watch from R + 1 with progress notifications; each reply's events are
@@ -53,6 +71,20 @@ struct EtcdSourceOptions {
   std::string endpoint = "http://127.0.0.1:2379";
   std::string key;                                  // the key, or the prefix
   bool prefix = false;
+  // TLS, for an https:// endpoint only; PEM files, each readable when the
+  // source starts. ca_file: the CAs etcd's certificate must chain to ("":
+  // the system's). cert_file and key_file, both or neither: this client's
+  // certificate and its private key.
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  // etcd authentication: both or neither. Over http:// the password
+  // crosses the network in clear; use https:// beyond loopback.
+  std::string user;
+  std::string password;
+  // etcd's --auth-token-ttl (a simple token's life past its last use); the
+  // token is renewed at half of it. In [1s, 24h].
+  Duration token_ttl = std::chrono::minutes(5);
   Duration connect_timeout = std::chrono::seconds(1);  // in [1ms, 1min]
   Duration request_timeout = std::chrono::seconds(5);  // a Range, in [1ms, 10min]
   // Waits between attempts to reach etcd (reset once a watch is running).
@@ -81,6 +113,7 @@ struct EtcdSourceStats {
   std::uint64_t compactions = 0;  // full reads after a compaction
   std::uint64_t deliveries = 0;   // documents handed to the sink
   std::uint64_t stale = 0;        // streams ended for silence (stale_after)
+  std::uint64_t authentications = 0;  // tokens obtained from etcd
   std::int64_t revision = 0;      // of the last document delivered
 };
 
