@@ -28,15 +28,14 @@ namespace config_internal {
 // everyone's). Handles count on it, not on the snapshot, so threads never
 // write a shared counter. Aligned so that two threads' references never
 // share a cache line, nor a pair of lines the hardware prefetches together.
-struct alignas(128) Holder : pipeline_internal::SplitCount {
+struct alignas(128) Holder : PipelineRefCount {
   explicit Holder(std::shared_ptr<const Snapshot> s)
-      : SplitCount([](SplitCount* c) noexcept { delete static_cast<Holder*>(c); }), snapshot(std::move(s)) {}
+      : PipelineRefCount([](PipelineRefCount* c) noexcept { delete static_cast<Holder*>(c); }), snapshot(std::move(s)) {}
   std::shared_ptr<const Snapshot> snapshot;
 };
 
 }  // namespace config_internal
 
-using pipeline_internal::Retire;
 
 // Aligned like Holder: two threads' slots never share a prefetched pair of lines.
 struct alignas(128) Registry::Slot {
@@ -58,9 +57,9 @@ Registry::Registry(RegistryOptions options)
 // handles still out free their configuration when the last one goes.
 Registry::~Registry() {
   for (int i = 0; i < kThreadSlots; ++i) {
-    if (Holder* h = slots_[static_cast<std::size_t>(i)].holder) Retire(h);
+    if (Holder* h = slots_[static_cast<std::size_t>(i)].holder) PipelineRefCount::Retire(h);
   }
-  Retire(shared_);
+  PipelineRefCount::Retire(shared_);
 }
 
 // The hit path: this thread has a slot (a negative index: none yet, or
@@ -101,7 +100,7 @@ PipelineRef Registry::Resolve(std::string_view destination, std::string_view met
 // The first Get on this thread, or the first since a reload.
 [[gnu::noinline]] void Registry::Refresh(Slot& slot) const {
   // May free the old snapshot: outside the lock.
-  if (Holder* old = std::exchange(slot.holder, nullptr)) Retire(old);
+  if (Holder* old = std::exchange(slot.holder, nullptr)) PipelineRefCount::Retire(old);
   auto* fresh = new Holder(nullptr);
   std::lock_guard<std::mutex> lock(current_mu_);
   fresh->snapshot = current_;
@@ -144,7 +143,7 @@ Status Registry::Apply(const Config& config, std::string_view origin) {
     std::swap(shared_, retired);
     generation_.fetch_add(1, std::memory_order_release);
   }
-  Retire(retired);
+  PipelineRefCount::Retire(retired);
   accepted_.fetch_add(1, std::memory_order_relaxed);
   version_.fetch_add(1, std::memory_order_relaxed);
   Report(origin, true, {});

@@ -277,8 +277,8 @@ std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPl
 namespace pipeline_internal {
 
 // A pipeline owned by the handles Build() hands out.
-struct OwnedPipeline : SplitCount {
-  OwnedPipeline() : SplitCount([](SplitCount* c) noexcept { delete static_cast<OwnedPipeline*>(c); }, 1) {}
+struct OwnedPipeline : PipelineRefCount {
+  OwnedPipeline() : PipelineRefCount([](PipelineRefCount* c) noexcept { delete static_cast<OwnedPipeline*>(c); }, 1) {}
   Pipeline pipeline;
 };
 

@@ -7,9 +7,9 @@ namespace stormguard {
 
 namespace pipeline_internal {
 
-struct LiveBinding : SplitCount {
+struct LiveBinding : PipelineRefCount {
   LiveBinding(const PipelineSource& s, std::string d, std::string m)
-      : SplitCount([](SplitCount* c) noexcept { delete static_cast<LiveBinding*>(c); }, 1),
+      : PipelineRefCount([](PipelineRefCount* c) noexcept { delete static_cast<LiveBinding*>(c); }, 1),
         source(s),
         destination(std::move(d)),
         method(std::move(m)) {}

@@ -144,7 +144,7 @@ class Registry final : public PipelineSource {
 
   void Refresh(Slot& slot) const;
   // A pipeline and the reference that already counts one handle of it.
-  using Counted = std::pair<const Pipeline*, pipeline_internal::SplitCount*>;
+  using Counted = std::pair<const Pipeline*, PipelineRefCount*>;
   Counted GetAndRemember(std::string_view destination, std::string_view method) const;
   Counted GetShared(std::string_view destination, std::string_view method) const;
 

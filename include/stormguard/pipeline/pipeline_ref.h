@@ -51,33 +51,34 @@ class PipelineSource {
   ~PipelineSource() = default;
 };
 
-namespace pipeline_internal {
-
-// The owner of a handle's target, shared by the handles of one owner.
-// Live handles = `gets` + `others` - kUnretired until the owner is retired,
-// which folds `gets` into `others`; then the release that brings `others`
-// to 0 frees it. An owner made already retired (others = 1) never uses
-// `gets`.
-struct SplitCount {
+// The owner of what fixed handles point to, shared by the handles of one
+// owner; a PipelineSource derives its own (with its `free`). Handles alive =
+// `gets` + `others` - kUnretired until the owner is retired, which folds
+// `gets` into `others`; then the release that brings `others` to 0 frees
+// it. An owner made already retired (others = 1) never uses `gets`.
+struct PipelineRefCount {
   static constexpr std::int64_t kUnretired = std::int64_t{1} << 62;
-  using FreeFn = void (*)(SplitCount*) noexcept;
+  using FreeFn = void (*)(PipelineRefCount*) noexcept;
 
-  explicit SplitCount(FreeFn f, std::int64_t first = kUnretired) noexcept : others(first), free(f) {}
+  explicit PipelineRefCount(FreeFn f, std::int64_t first = kUnretired) noexcept : others(first), free(f) {}
 
-  // Handles handed out by the registry's Get; written only by the owning
-  // thread, read by whoever retires the owner (that thread, or the
-  // registry's destructor, which every Get happens before).
+  // Folds `gets` in: the owner is freed when its last handle goes.
+  static void Retire(PipelineRefCount* count) noexcept {
+    const std::int64_t delta = count->gets - kUnretired;
+    if (count->others.fetch_add(delta, std::memory_order_acq_rel) + delta == 0) count->free(count);
+  }
+
+  // Handles handed out without an atomic instruction (the registry's Get);
+  // written only by the owning thread, read by whoever retires the owner
+  // (that thread, or the registry's destructor, which every Get happens
+  // before).
   std::int64_t gets = 0;
   // kUnretired + copies - releases, until retired.
   std::atomic<std::int64_t> others;
   FreeFn free;
 };
 
-// Folds `gets` in: the owner is freed when its last handle goes.
-inline void Retire(SplitCount* count) noexcept {
-  const std::int64_t delta = count->gets - SplitCount::kUnretired;
-  if (count->others.fetch_add(delta, std::memory_order_acq_rel) + delta == 0) count->free(count);
-}
+namespace pipeline_internal {
 
 struct LiveBinding;    // a live handle's source and names
 struct PipelineRefPeer;  // tests: which owner a handle counts on
@@ -104,7 +105,7 @@ class PipelineRef {
 
   void reset() noexcept {
     pipeline_ = nullptr;
-    if (pipeline_internal::SplitCount* c = std::exchange(count_, nullptr)) {
+    if (PipelineRefCount* c = std::exchange(count_, nullptr)) {
       if (c->others.fetch_sub(1, std::memory_order_acq_rel) == 1) c->free(c);
     }
   }
@@ -157,7 +158,7 @@ class PipelineRef {
 
   // For a source (or the builder): a handle on `pipeline`, taking over one
   // reference already counted on `count`.
-  static PipelineRef Adopt(const Pipeline* pipeline, pipeline_internal::SplitCount* count) noexcept {
+  static PipelineRef Adopt(const Pipeline* pipeline, PipelineRefCount* count) noexcept {
     PipelineRef r;
     r.pipeline_ = pipeline;
     r.count_ = count;
@@ -180,7 +181,7 @@ class PipelineRef {
   }
 
   const Pipeline* pipeline_ = nullptr;
-  pipeline_internal::SplitCount* count_ = nullptr;
+  PipelineRefCount* count_ = nullptr;
 };
 
 }  // namespace stormguard
