@@ -13,7 +13,6 @@
 #include "follow_testing.h"
 #include "middleware_test_util.h"
 #include "stormguard/config/registry.h"
-#include "stormguard/exec/executor.h"
 #include "stormguard/http/client.h"
 #include "stormguard/http/server.h"
 #include "test_server.h"
@@ -21,6 +20,7 @@
 namespace stormguard::http {
 namespace {
 using namespace std::chrono_literals;
+using reload_testing::ExpectRefusedAsRepeatingEveryCall;
 using reload_testing::FirstCallHeld;
 using reload_testing::Reload;
 using testing::MakeMiddleware;
@@ -93,29 +93,15 @@ TEST(HttpFollowReload, PostWithoutKeyIsSentOnceWhateverAReloadedRetryClaims) {
   EXPECT_EQ(s.gets.load(), 3);
 }
 
-void ExpectRefusedAsRepeatingEveryCall(const PipelineRef& pipeline, const std::string& stage) {
-  auto c = HttpClient::Create({.pipeline = pipeline});
-  ASSERT_FALSE(c.ok());
-  const std::string why = c.status().ToString();
-  EXPECT_NE(why.find("pipeline"), std::string::npos) << why;
-  EXPECT_NE(why.find(stage + " has idempotent = true"), std::string::npos) << why;
-  EXPECT_NE(why.find("may then take effect twice"), std::string::npos) << why;
-}
-
 TEST(HttpFollowReload, CreateRefusesARetryOrHedgeThatClaimsEveryCallIdempotent) {
-  RetryOptions retry;
-  retry.idempotent = true;
-  ExpectRefusedAsRepeatingEveryCall(PipelineBuilder().AddRetry(retry).Build().value(), "stages[0] (retry)");
-  HedgeOptions hedge{.delay = 50ms};
-  hedge.idempotent = true;
-  auto executor = Executor::Create();
-  ASSERT_TRUE(executor.ok()) << executor.status().ToString();
-  ExpectRefusedAsRepeatingEveryCall(PipelineBuilder().AddHedge(hedge, std::move(executor).value()).Build().value(),
-                                    "stages[0] (hedge)");
+  for (const auto& [pipeline, stage] : reload_testing::PipelinesClaimingEveryCallIdempotent()) {
+    ExpectRefusedAsRepeatingEveryCall(HttpClient::Create({.pipeline = pipeline}).status(), stage);
+  }
   // A live handle is judged by the configuration in force at Create.
   config::Registry registry;
   Reload(registry, reload_testing::kIdempotentRetry);
-  ExpectRefusedAsRepeatingEveryCall(registry.Follow("d"), "stages[0] (retry)");
+  ExpectRefusedAsRepeatingEveryCall(HttpClient::Create({.pipeline = registry.Follow("d")}).status(),
+                                    "stages[0] (retry)");
 }
 
 // A plain client of the server and the statuses of `n` GETs of /work.

@@ -9,9 +9,13 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "stormguard/config/registry.h"
+#include "stormguard/exec/executor.h"
 
 namespace stormguard::reload_testing {
 
@@ -34,6 +38,29 @@ inline constexpr std::string_view kOneCallThenShed = R"({"destinations": {"d": {
 inline void Reload(config::Registry& registry, std::string_view config) {
   const Status s = registry.Apply(config, "test");
   ASSERT_TRUE(s.ok()) << s.ToString();
+}
+
+// A client decides per call what may repeat, so it refuses these at Create:
+// each pipeline, with the stage its refusal must name.
+inline std::vector<std::pair<PipelineRef, std::string>> PipelinesClaimingEveryCallIdempotent() {
+  RetryOptions retry;
+  retry.idempotent = true;
+  HedgeOptions hedge{.delay = std::chrono::milliseconds(50)};
+  hedge.idempotent = true;
+  auto executor = Executor::Create();
+  EXPECT_TRUE(executor.ok()) << executor.status().ToString();
+  if (!executor.ok()) return {};
+  return {{PipelineBuilder().AddRetry(retry).Build().value(), "stages[0] (retry)"},
+          {PipelineBuilder().AddHedge(hedge, std::move(executor).value()).Build().value(), "stages[0] (hedge)"}};
+}
+
+// The refusal names the option, the stage and why (Pipeline::RepeatsEveryCall).
+inline void ExpectRefusedAsRepeatingEveryCall(const Status& refused, const std::string& stage) {
+  ASSERT_FALSE(refused.ok()) << stage;
+  const std::string why = refused.ToString();
+  EXPECT_NE(why.find("pipeline"), std::string::npos) << why;
+  EXPECT_NE(why.find(stage + " has idempotent = true"), std::string::npos) << why;
+  EXPECT_NE(why.find("may then take effect twice"), std::string::npos) << why;
 }
 
 // Call Arrive() in the server's handler: the first call waits there until
