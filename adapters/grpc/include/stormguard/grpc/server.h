@@ -73,7 +73,7 @@ namespace google::protobuf {
 class Message;
 }  // namespace google::protobuf
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 
 struct ServerGuardOptions {
   ServerLimits limits;                     // default and maximum budget per call
@@ -86,7 +86,7 @@ struct ServerGuardOptions {
   KeyedAnswerStore* idempotency = nullptr;
   // Tells callers apart, so that one caller's key never answers another's
   // call: e.g. the authenticated peer identity. Empty: one key space.
-  std::function<std::string(const ::grpc::ServerContextBase&)> caller_identity;
+  std::function<std::string(const grpc::ServerContextBase&)> caller_identity;
   Clock* clock = &Clock::Real();
   // Fires ctx.stop at each call's deadline and runs the cancellation
   // checks; must run on `clock`. nullptr: TimerService::Default() (the real clock).
@@ -107,7 +107,7 @@ struct ServerGuardStats {
   std::uint64_t invalid_keys = 0;      // idempotency keys refused unread: the handler never ran
 };
 
-using SyncHandler = FunctionRef<::grpc::Status(CallContext&)>;
+using SyncHandler = FunctionRef<grpc::Status(CallContext&)>;
 
 namespace grpc_internal {
 class GuardedReactor;
@@ -121,7 +121,7 @@ class ServerAnswer {
   ServerAnswer& operator=(ServerAnswer&&) = delete;
   ~ServerAnswer();
 
-  void operator()(const ::grpc::Status& status);
+  void operator()(const grpc::Status& status);
 
  private:
   friend class grpc_internal::GuardedReactor;
@@ -138,7 +138,7 @@ class ServerGuard {
  public:
   static Result<std::unique_ptr<ServerGuard>> Create(ServerGuardOptions options);
 
-  ::grpc::Status Serve(::grpc::ServerContextBase& context, SyncHandler handler);
+  grpc::Status Serve(grpc::ServerContextBase& context, SyncHandler handler);
   // The same, for a handler that fills `reply`: with options.idempotency, a
   // call carrying an idempotency key runs the handler at most once per
   // (caller, request type, reply type, key):
@@ -157,15 +157,15 @@ class ServerGuard {
   // again. Any other failure may have come before the effect and may pass
   // (UNAVAILABLE, DEADLINE_EXCEEDED, ...): the key is forgotten so that a
   // retry runs. Trailing metadata the handler adds is not recorded.
-  ::grpc::Status Serve(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
+  grpc::Status Serve(grpc::ServerContextBase& context, const google::protobuf::Message& request,
                        google::protobuf::Message& reply, SyncHandler handler);
   // Returns the reactor for the service method to return.
-  ::grpc::ServerUnaryReactor* ServeCallback(::grpc::CallbackServerContext& context, CallbackHandler handler);
+  grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext& context, CallbackHandler handler);
   // The same, for a handler that fills `reply`, with keyed calls run at most
   // once exactly as Serve above runs them. A repeat that finds the first
   // running waits without a thread: the store calls it back when the first
   // answers, and its own deadline or the client's cancellation ends the wait.
-  ::grpc::ServerUnaryReactor* ServeCallback(::grpc::CallbackServerContext& context,
+  grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext& context,
                                             const google::protobuf::Message& request,
                                             google::protobuf::Message& reply, CallbackHandler handler);
 
@@ -175,15 +175,15 @@ class ServerGuard {
   friend class grpc_internal::GuardedReactor;
   explicit ServerGuard(ServerGuardOptions o) : o_(std::move(o)) {}
   // The call's context, or the answer that refuses it before the handler.
-  std::optional<::grpc::Status> Admit(::grpc::ServerContextBase& context, CallContext& ctx);
+  std::optional<grpc::Status> Admit(grpc::ServerContextBase& context, CallContext& ctx);
   // Runs `body` inside the options' pipeline, when there is one.
-  ::grpc::Status Guarded(::grpc::ServerContextBase& context, CallContext& ctx, SyncHandler body);
-  ::grpc::Status Run(::grpc::ServerContextBase& context, SyncHandler handler, CallContext& ctx);
-  ::grpc::Status ServeKeyed(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
+  grpc::Status Guarded(grpc::ServerContextBase& context, CallContext& ctx, SyncHandler body);
+  grpc::Status Run(grpc::ServerContextBase& context, SyncHandler handler, CallContext& ctx);
+  grpc::Status ServeKeyed(grpc::ServerContextBase& context, const google::protobuf::Message& request,
                             google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx);
-  std::string CallerOf(const ::grpc::ServerContextBase& context) const;
-  ::grpc::Status Shed(::grpc::ServerContextBase& context, const Status& refusal);
-  ::grpc::Status PassOn(::grpc::ServerContextBase& context, const CallContext& ctx, ::grpc::Status status);
+  std::string CallerOf(const grpc::ServerContextBase& context) const;
+  grpc::Status Shed(grpc::ServerContextBase& context, const Status& refusal);
+  grpc::Status PassOn(grpc::ServerContextBase& context, const CallContext& ctx, grpc::Status status);
 
   ServerGuardOptions o_;
   struct Counters {
@@ -192,4 +192,4 @@ class ServerGuard {
   } counters_;
 };
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc
