@@ -10,6 +10,7 @@
 #include <string>
 #include <thread>
 
+#include "guard_helpers.h"
 #include "keyed_calls.h"
 #include "stormguard/grpc/server.h"
 #include "test_server.h"
@@ -21,18 +22,8 @@ using namespace std::chrono_literals;
 using testing::CallbackEchoServer;
 using testing::EchoReply;
 using testing::EchoRequest;
-
-std::unique_ptr<ServerGuard> Guard(ServerGuardOptions options = {}) {
-  auto guard = ServerGuard::Create(std::move(options));
-  EXPECT_TRUE(guard.ok()) << guard.status().ToString();
-  return std::move(guard).value();
-}
-
-std::string Pushback(const grpc::ClientContext& context) {
-  const auto trailers = context.GetServerTrailingMetadata();
-  const auto it = trailers.find("grpc-retry-pushback-ms");
-  return it == trailers.end() ? "<none>" : std::string(it->second.data(), it->second.size());
-}
+using testing::Guard;
+using testing::Pushback;
 
 // gRPC's own retries: 3 attempts on UNAVAILABLE, short backoff.
 constexpr const char* kNativeRetries = R"({"methodConfig": [{

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "guard_helpers.h"
 #include "keyed_calls.h"
 #include "stormguard/grpc/client.h"
 #include "stormguard/grpc/server.h"
@@ -20,16 +21,8 @@ using namespace std::chrono_literals;
 using testing::EchoReply;
 using testing::EchoRequest;
 using testing::EchoServer;
-
-std::unique_ptr<ServerGuard> Guard(ServerGuardOptions options = {}) {
-  auto guard = ServerGuard::Create(std::move(options));
-  EXPECT_TRUE(guard.ok()) << guard.status().ToString();
-  return std::move(guard).value();
-}
-
-std::int64_t RemainingMs(const CallContext& ctx) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(ctx.deadline.Remaining(Clock::Real().Now())).count();
-}
+using testing::Guard;
+using testing::RemainingMs;
 
 // gRPC's own retries: 3 attempts on UNAVAILABLE, short backoff.
 constexpr const char* kNativeRetries = R"({"methodConfig": [{
