@@ -7,8 +7,8 @@
 #include <atomic>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "answer_tap.h"
@@ -33,20 +33,22 @@ class CallbackRoute final : public grpc::ServerCallbackUnary, public AnswerTap {
   // Serves the call; `this` deletes itself once the guard's answer left.
   void Start(ServerGuard& guard, grpc::CallbackServerContext& context, const google::protobuf::Message& request,
              TimerService& timers, Duration cancel_poll_interval) {
+    timers_ = &timers;
+    poll_interval_ = cancel_poll_interval;
     CallbackHandler handler = [this](CallContext&, ServerAnswer answer) {
+      refs_.fetch_add(1, std::memory_order_relaxed);  // the method may answer, and the guard finish, meanwhile
       method_answer_.emplace(std::move(answer));
       RunInner(grpc::Status::OK);  // the method runs; its reactor answers through the tap
+      {
+        std::lock_guard lock(poll_mu_);
+        if (!answered_) ArmPoll();
+      }
+      Release();
     };
     grpc::ServerUnaryReactor* reactor = record_ != nullptr
                                             ? guard.ServeCallback(context, request, *record_, std::move(handler))
                                             : guard.ServeCallback(context, std::move(handler));
     reactor_.store(reactor, std::memory_order_release);
-    timers_ = &timers;
-    poll_interval_ = cancel_poll_interval;
-    {
-      std::lock_guard lock(poll_mu_);
-      ArmPoll();
-    }
     BindReactor(reactor);  // runs a Finish the guard already wanted
     Release();
   }
@@ -74,8 +76,9 @@ class CallbackRoute final : public grpc::ServerCallbackUnary, public AnswerTap {
 
  private:
   // gRPC tells only the method's reactor of the client's cancellation, so
-  // the guard's asks, every poll interval, as Serve's sync handlers do.
-  // Under poll_mu_; an armed poll holds a reference.
+  // the guard's asks, every poll interval, as Serve's sync handlers do; from
+  // when the method started (gRPC can tell no earlier) until the guard
+  // answered. Under poll_mu_; an armed poll holds a reference.
   void ArmPoll() {
     refs_.fetch_add(1, std::memory_order_relaxed);
     poll_ = timers_->Schedule(timers_->clock().Now() + poll_interval_, &Poll, this);

@@ -23,7 +23,9 @@
 //     ServerContext::IsCancelled every cancel_poll_interval), the retry flag
 //     and the idempotency key; the method's own GrpcClient and HttpClient
 //     calls inherit it. A callback method keeps the pointer: the context
-//     lives until its reactor finishes;
+//     lives until its reactor finishes. (A keyed repeat that waits for its
+//     first in a callback service ends at its deadline or with the first's
+//     answer: gRPC tells of a cancellation only once a method runs);
 //   - runs inside the options' pipeline, when given, whose guards shed load
 //     before the method runs;
 //   - answers grpc-retry-pushback-ms: -1 when a downstream call gave up or
