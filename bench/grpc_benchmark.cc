@@ -30,9 +30,9 @@ using test::EchoReply;
 using test::EchoRequest;
 
 class EchoService final : public test::Echo::Service {
-  ::grpc::Status Say(::grpc::ServerContext*, const EchoRequest* request, EchoReply* reply) override {
+  grpc::Status Say(grpc::ServerContext*, const EchoRequest* request, EchoReply* reply) override {
     reply->set_text(request->text());
-    return ::grpc::Status::OK;
+    return grpc::Status::OK;
   }
 };
 
@@ -40,15 +40,15 @@ class EchoService final : public test::Echo::Service {
 test::Echo::Stub& Stub() {
   static test::Echo::Stub* const stub = [] {
     static EchoService service;
-    ::grpc::ServerBuilder builder;
+    grpc::ServerBuilder builder;
     int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", ::grpc::InsecureServerCredentials(), &port);
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
     builder.RegisterService(&service);
-    static std::unique_ptr<::grpc::Server> server = builder.BuildAndStart();
-    ::grpc::ChannelArguments args;
+    static std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+    grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);  // the pipeline retries, not gRPC
-    auto channel = ::grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
-                                               ::grpc::InsecureChannelCredentials(), args);
+    auto channel = grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
+                                               grpc::InsecureChannelCredentials(), args);
     // Connected before the first timed call, which would otherwise pay for it.
     channel->WaitForConnected(std::chrono::system_clock::now() + 30s);
     return test::Echo::NewStub(channel).release();
@@ -81,13 +81,13 @@ class LatencyLog {
   std::vector<std::int64_t> ns_;
 };
 
-const grpc::GrpcClient& Client() {
-  static const grpc::GrpcClient* const client = [] {
+const rpc::GrpcClient& Client() {
+  static const rpc::GrpcClient* const client = [] {
     PipelineBuilder b;
     b.AddTimeout(1s).AddRetry({.max_attempts = 3, .budget = TokenBucketBudget::Create({}).value()});
     b.AddCircuitBreaker({}).AddBulkhead({.max_concurrent = 1000}).AddRateLimiter({.rate = 1e9, .burst = 1'000'000'000});
     auto pipeline = std::move(b.Build()).value();
-    return new grpc::GrpcClient(grpc::GrpcClient::Create({.pipeline = std::move(pipeline)}).value());
+    return new rpc::GrpcClient(rpc::GrpcClient::Create({.pipeline = std::move(pipeline)}).value());
   }();
   return *client;
 }
@@ -101,7 +101,7 @@ void BM_Grpc_Unary_Bare(benchmark::State& state) {
   AllocationMeter allocs(state);
   for (auto _ : state) {
     latency.Time([&] {
-      ::grpc::ClientContext c;
+      grpc::ClientContext c;
       c.set_deadline(std::chrono::system_clock::now() + 1s);
       EchoReply reply;
       if (!stub.Say(&c, request, &reply).ok()) ++failed;
@@ -112,7 +112,7 @@ void BM_Grpc_Unary_Bare(benchmark::State& state) {
 
 void BM_Grpc_Unary_Pipeline(benchmark::State& state) {
   test::Echo::Stub& stub = Stub();
-  const grpc::GrpcClient& client = Client();
+  const rpc::GrpcClient& client = Client();
   EchoRequest request;
   request.set_text("ping");
   std::int64_t failed = 0;
@@ -121,8 +121,8 @@ void BM_Grpc_Unary_Pipeline(benchmark::State& state) {
   for (auto _ : state) {
     latency.Time([&] {
       EchoReply reply;
-      const grpc::GrpcResult r = client.Call<EchoReply>(
-          [&](::grpc::ClientContext& c, EchoReply* out) { return stub.Say(&c, request, out); }, &reply,
+      const rpc::GrpcResult r = client.Call<EchoReply>(
+          [&](grpc::ClientContext& c, EchoReply* out) { return stub.Say(&c, request, out); }, &reply,
           {.idempotent = true});
       if (!r.ok()) ++failed;
     });

@@ -4,9 +4,9 @@
 #include <cstdint>
 
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 
-void PrepareAttempt(const CallContext& attempt, TimePoint now, ::grpc::ClientContext& out) {
+void PrepareAttempt(const CallContext& attempt, TimePoint now, grpc::ClientContext& out) {
   if (!attempt.deadline.is_infinite()) {
     // A finite deadline may still lie centuries away: saturate, never overflow.
     const auto sys_now = std::chrono::system_clock::now();
@@ -43,7 +43,7 @@ IncomingChain ReadIncomingChain(const ClientMetadata& metadata, std::size_t max_
   return in;
 }
 
-Duration RemainingOf(const ::grpc::ServerContextBase& context) {
+Duration RemainingOf(const grpc::ServerContextBase& context) {
   const gpr_timespec deadline = context.raw_deadline();
   return RemainingUntil(deadline, gpr_now(deadline.clock_type));
 }
@@ -62,4 +62,4 @@ Duration RemainingUntil(gpr_timespec deadline, gpr_timespec now) noexcept {
   return std::clamp(left, Duration::zero(), kMaxWireDuration);
 }
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

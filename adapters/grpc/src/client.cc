@@ -6,7 +6,7 @@
 #include "stormguard/grpc/callback_client.h"
 #include "stormguard/grpc/internal/call_setup.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 
 std::vector<std::string> GrpcClientOptions::Validate() const {
   Validator v;
@@ -62,7 +62,7 @@ void ReportToParent(const CallContext& call, const Status& status, CallContext& 
 }  // namespace grpc_internal
 
 GrpcResult GrpcClient::Run(CallContext& parent, const CallOptions& options,
-                           FunctionRef<::grpc::Status(::grpc::ClientContext&)> attempt) const {
+                           FunctionRef<grpc::Status(grpc::ClientContext&)> attempt) const {
   GrpcResult result;
   CallContext call;
   result.status = grpc_internal::MakeCallContext(o_, parent, options, call);
@@ -71,12 +71,12 @@ GrpcResult GrpcClient::Run(CallContext& parent, const CallOptions& options,
   std::atomic<int> attempts{0};
   auto one = [&](CallContext& a) -> Status {
     attempts.fetch_add(1, std::memory_order_relaxed);
-    ::grpc::ClientContext context;
+    grpc::ClientContext context;
     PrepareAttempt(a, clock.Now(), context);
     // Runs at once when stop was already requested; gRPC then cancels the
     // call as soon as it starts.
     std::stop_callback cancel(a.stop, [&context] { context.TryCancel(); });
-    const ::grpc::Status s = attempt(context);
+    const grpc::Status s = attempt(context);
     // The pipeline's retry and hedge clamp the pause to their own max_pushback.
     return FromGrpc(s, context.GetServerTrailingMetadata(), kInfiniteDuration);
   };
@@ -86,4 +86,4 @@ GrpcResult GrpcClient::Run(CallContext& parent, const CallOptions& options,
   return result;
 }
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

@@ -14,7 +14,7 @@
 #include "stormguard/core/time.h"
 #include "stormguard/wire/keyed_answer_store.h"
 
-namespace stormguard::grpc::grpc_internal {
+namespace stormguard::rpc::grpc_internal {
 
 class KeyedCall {
  public:
@@ -26,16 +26,16 @@ class KeyedCall {
   // store's AwaitCompletion or Watch), then Waited. Otherwise `answer`.
   struct Claim {
     AnswerClaim::State state;
-    ::grpc::Status answer;
+    grpc::Status answer;
   };
   Claim Begin(TimePoint now);
   // The handler answered (the reply filled): records what a repeat would
   // get again, or forgets the key so that a retry runs.
-  void Finish(const ::grpc::Status& status, TimePoint now);
+  void Finish(const grpc::Status& status, TimePoint now);
   // A repeat's answer once its wait ended: the first's recorded answer, or,
   // with none, a refusal a keyed call retries (DEADLINE_EXCEEDED when its
   // own time ran out, UNAVAILABLE when the first failed and was forgotten).
-  ::grpc::Status Waited(const std::optional<RecordedAnswer>& done, bool out_of_time);
+  grpc::Status Waited(const std::optional<RecordedAnswer>& done, bool out_of_time);
 
   IdempotencyScope scope() const noexcept;
   std::uint64_t fingerprint() const noexcept { return fingerprint_; }
@@ -50,4 +50,4 @@ class KeyedCall {
   const std::uint64_t fingerprint_;
 };
 
-}  // namespace stormguard::grpc::grpc_internal
+}  // namespace stormguard::rpc::grpc_internal

@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <utility>
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
 // gRPC's codegen API, which generated services use: named apart from
 // stormguard's own internal namespaces, which the layering check guards.
-namespace codegen = ::grpc::internal;
+namespace codegen = grpc::internal;
 
 void AppendVarint(std::string& out, std::uint64_t v) {
   while (v >= 0x80) {
@@ -40,12 +40,12 @@ std::string EncodeScrapeReply(std::string_view text, std::string_view content_ty
 }
 
 MetricsService::MetricsService(const MetricsListener& metrics) {
-  using ::grpc::ByteBuffer;
-  auto scrape = [&metrics](::grpc::CallbackServerContext* context, const ByteBuffer*, ByteBuffer* reply) {
-    const ::grpc::Slice encoded(EncodeScrapeReply(metrics.Scrape(), MetricsListener::kContentType));
+  using grpc::ByteBuffer;
+  auto scrape = [&metrics](grpc::CallbackServerContext* context, const ByteBuffer*, ByteBuffer* reply) {
+    const grpc::Slice encoded(EncodeScrapeReply(metrics.Scrape(), MetricsListener::kContentType));
     *reply = ByteBuffer(&encoded, 1);
-    ::grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(::grpc::Status::OK);
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(grpc::Status::OK);
     return reactor;
   };
   // As generated code adds a raw callback method: its path, then its handler.
@@ -53,4 +53,4 @@ MetricsService::MetricsService(const MetricsListener& metrics) {
   MarkMethodRawCallback(0, new codegen::CallbackUnaryHandler<ByteBuffer, ByteBuffer>(std::move(scrape)));
 }
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

@@ -10,10 +10,10 @@
 #include "stormguard/grpc/chain_metadata.h"
 #include "stormguard/grpc/status_map.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
-void MarkDoNotRetry(::grpc::ServerContextBase& context) {
+void MarkDoNotRetry(grpc::ServerContextBase& context) {
   context.AddTrailingMetadata(std::string(kPushbackKey), std::string(kGrpcPushbackStopValue));
 }
 
@@ -37,7 +37,7 @@ Result<std::unique_ptr<ServerGuard>> ServerGuard::Create(ServerGuardOptions opti
   return std::unique_ptr<ServerGuard>(new ServerGuard(std::move(options)));
 }
 
-std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& context, CallContext& ctx) {
+std::optional<grpc::Status> ServerGuard::Admit(grpc::ServerContextBase& context, CallContext& ctx) {
   counters_.served.fetch_add(1, std::memory_order_relaxed);
   const TimePoint now = o_.clock->Now();
   Duration budget = RemainingOf(context);
@@ -50,7 +50,7 @@ std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& cont
   if (ctx.deadline.Expired(now)) {
     counters_.expired_refused.fetch_add(1, std::memory_order_relaxed);
     MarkDoNotRetry(context);
-    return ::grpc::Status(::grpc::StatusCode::DEADLINE_EXCEEDED, "deadline already spent on arrival");
+    return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "deadline already spent on arrival");
   }
   const std::size_t max_key = o_.limits.max_idempotency_key_length;
   IncomingChain in = ReadIncomingChain(context.client_metadata(), max_key);
@@ -58,7 +58,7 @@ std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& cont
     // Run without it, the call's retries could each take effect, here or
     // below (the key goes on with the handler's own calls).
     counters_.invalid_keys.fetch_add(1, std::memory_order_relaxed);
-    return ::grpc::Status(::grpc::StatusCode::INVALID_ARGUMENT,
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                           std::string(kIdempotencyKey) + ": must be sent once, 1 to " + std::to_string(max_key) +
                               " printable ASCII characters");
   }
@@ -67,17 +67,17 @@ std::optional<::grpc::Status> ServerGuard::Admit(::grpc::ServerContextBase& cont
   return std::nullopt;
 }
 
-::grpc::Status ServerGuard::Serve(::grpc::ServerContextBase& context, SyncHandler handler) {
+grpc::Status ServerGuard::Serve(grpc::ServerContextBase& context, SyncHandler handler) {
   CallContext ctx;
-  if (std::optional<::grpc::Status> refused = Admit(context, ctx)) return *refused;
+  if (std::optional<grpc::Status> refused = Admit(context, ctx)) return *refused;
   return Guarded(context, ctx, [&](CallContext& c) { return Run(context, handler, c); });
 }
 
-::grpc::Status ServerGuard::Guarded(::grpc::ServerContextBase& context, CallContext& ctx, SyncHandler body) {
+grpc::Status ServerGuard::Guarded(grpc::ServerContextBase& context, CallContext& ctx, SyncHandler body) {
   PipelineRef pinned;
   const Pipeline* pipeline = PipelineFor(pinned);
   if (pipeline == nullptr) return body(ctx);
-  std::optional<::grpc::Status> answer;
+  std::optional<grpc::Status> answer;
   const Status s = pipeline->Execute(ctx, [&](CallContext& c) {
     answer = body(c);
     return FromGrpc(*answer, {}, Duration::zero());
@@ -93,12 +93,12 @@ const Pipeline* ServerGuard::PipelineFor(PipelineRef& pinned) {
 }
 
 // A guard of the pipeline refused the call before it ran.
-::grpc::Status ServerGuard::Shed(::grpc::ServerContextBase& context, const Status& refusal) {
+grpc::Status ServerGuard::Shed(grpc::ServerContextBase& context, const Status& refusal) {
   counters_.shed.fetch_add(1, std::memory_order_relaxed);
   const RetryHints& h = refusal.hints();
   if (refusal.code() == StatusCode::kResourceExhausted && h.pushback) {
     context.AddTrailingMetadata(std::string(kPushbackKey), EncodeGrpcPushback(*h.pushback).str());
-    return {::grpc::StatusCode::RESOURCE_EXHAUSTED, refusal.ToString()};
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED, refusal.ToString()};
   }
   counters_.marked_no_retry.fetch_add(1, std::memory_order_relaxed);
   MarkDoNotRetry(context);
@@ -107,11 +107,11 @@ const Pipeline* ServerGuard::PipelineFor(PipelineRef& pinned) {
 
 // Runs the handler under the call's context, stopped at its deadline or when
 // the client cancels.
-::grpc::Status ServerGuard::Run(::grpc::ServerContextBase& context, SyncHandler handler, CallContext& ctx) {
+grpc::Status ServerGuard::Run(grpc::ServerContextBase& context, SyncHandler handler, CallContext& ctx) {
   std::stop_source stop;
   ctx.stop = stop.get_token();
   TimerService& timers = o_.timers != nullptr ? *o_.timers : TimerService::Default();
-  ::grpc::Status status;
+  grpc::Status status;
   {
     ScopedTimer stop_at_deadline(timers, ctx.deadline.time(), stop);
     // A sync handler gets no notice of the client's cancellation: ask.
@@ -121,9 +121,9 @@ const Pipeline* ServerGuard::PipelineFor(PipelineRef& pinned) {
     try {
       status = handler(ctx);
     } catch (const std::exception& e) {
-      status = {::grpc::StatusCode::UNKNOWN, std::string("handler threw: ") + e.what()};
+      status = {grpc::StatusCode::UNKNOWN, std::string("handler threw: ") + e.what()};
     } catch (...) {
-      status = {::grpc::StatusCode::UNKNOWN, "handler threw"};
+      status = {grpc::StatusCode::UNKNOWN, "handler threw"};
     }
     if (client_gone.Stop()) counters_.client_cancelled.fetch_add(1, std::memory_order_relaxed);
   }
@@ -132,8 +132,8 @@ const Pipeline* ServerGuard::PipelineFor(PipelineRef& pinned) {
 
 // A failure after a downstream call gave up tells the layers above not to
 // retry it either.
-::grpc::Status ServerGuard::PassOn(::grpc::ServerContextBase& context, const CallContext& ctx,
-                                   ::grpc::Status status) {
+grpc::Status ServerGuard::PassOn(grpc::ServerContextBase& context, const CallContext& ctx,
+                                   grpc::Status status) {
   if (ctx.downstream_gave_up && !status.ok()) {
     counters_.marked_no_retry.fetch_add(1, std::memory_order_relaxed);
     MarkDoNotRetry(context);
@@ -148,4 +148,4 @@ ServerGuardStats ServerGuard::stats() const noexcept {
           get(counters_.invalid_keys),   get(counters_.misconfigured)};
 }
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

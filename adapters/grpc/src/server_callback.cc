@@ -12,18 +12,18 @@
 #include "stormguard/grpc/server.h"
 #include "stormguard/grpc/status_map.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace grpc_internal {
 
-class GuardedReactor final : public ::grpc::ServerUnaryReactor {
+class GuardedReactor final : public grpc::ServerUnaryReactor {
  public:
   // `request` and `reply`: both null, or both the call's messages.
-  GuardedReactor(ServerGuard& guard, ::grpc::CallbackServerContext& context, CallbackHandler handler,
+  GuardedReactor(ServerGuard& guard, grpc::CallbackServerContext& context, CallbackHandler handler,
                  const google::protobuf::Message* request, google::protobuf::Message* reply)
       : guard_(guard), context_(context), handler_(std::move(handler)), request_(request), reply_(reply) {}
 
   void Start() {
-    if (std::optional<::grpc::Status> refused = guard_.Admit(context_, ctx_)) return Finish(*refused);
+    if (std::optional<grpc::Status> refused = guard_.Admit(context_, ctx_)) return Finish(*refused);
     KeyedAnswerStore* store = guard_.o_.idempotency;
     if (store != nullptr && reply_ != nullptr && !ctx_.idempotency_key.empty()) {
       keyed_.emplace(*store, guard_.CallerOf(context_), ctx_.idempotency_key, *request_, *reply_);
@@ -42,7 +42,7 @@ class GuardedReactor final : public ::grpc::ServerUnaryReactor {
   }
 
   // The call was answered: kept unless the pipeline already ended the call.
-  void Answered(const ::grpc::Status& status) {
+  void Answered(const grpc::Status& status) {
     // Recorded before the answer leaves, so a repeat that follows it finds it.
     if (first_) keyed_->Finish(status, guard_.o_.clock->Now());
     std::lock_guard lock(mu_);
@@ -106,12 +106,12 @@ class GuardedReactor final : public ::grpc::ServerUnaryReactor {
       if (r->wait_deadline_.Expired(r->guard_.o_.clock->Now())) {
         r->EndWait(r->keyed_->Waited(std::nullopt, /*out_of_time=*/true));
       } else {
-        r->EndWait({::grpc::StatusCode::CANCELLED, "cancelled while the first call with this idempotency key ran"});
+        r->EndWait({grpc::StatusCode::CANCELLED, "cancelled while the first call with this idempotency key ran"});
       }
     }
   };
 
-  void EndWait(const ::grpc::Status& status) {
+  void EndWait(const grpc::Status& status) {
     ServerAnswer answer(std::move(*waiting_));
     answer(status);
   }
@@ -128,7 +128,7 @@ class GuardedReactor final : public ::grpc::ServerUnaryReactor {
 
   // The pipeline ended the call: with the handler's answer, or refused.
   void Complete(const Status& s) {
-    std::optional<::grpc::Status> answer;
+    std::optional<grpc::Status> answer;
     {
       std::lock_guard lock(mu_);
       finished_ = true;
@@ -138,7 +138,7 @@ class GuardedReactor final : public ::grpc::ServerUnaryReactor {
   }
 
   ServerGuard& guard_;
-  ::grpc::CallbackServerContext& context_;
+  grpc::CallbackServerContext& context_;
   CallbackHandler handler_;
   const google::protobuf::Message* request_;
   google::protobuf::Message* reply_;
@@ -149,7 +149,7 @@ class GuardedReactor final : public ::grpc::ServerUnaryReactor {
   TimerHandle timer_;
   std::atomic<int> refs_{1};  // gRPC's, dropped at OnDone
   std::mutex mu_;
-  std::optional<::grpc::Status> answer_;  // guarded by mu_
+  std::optional<grpc::Status> answer_;  // guarded by mu_
   bool finished_ = false;                 // guarded by mu_
   // A repeat waiting for its first: the answer that ends the wait, the
   // store's ticket and the attempt's deadline, read by whichever side wins.
@@ -171,13 +171,13 @@ ServerAnswer::ServerAnswer(ServerAnswer&& o) noexcept
 ServerAnswer::~ServerAnswer() {
   if (reactor_ == nullptr) return;
   if (std::uncaught_exceptions() > unwinding_) {
-    (*this)(::grpc::Status(::grpc::StatusCode::UNKNOWN, "handler threw"));
+    (*this)(grpc::Status(grpc::StatusCode::UNKNOWN, "handler threw"));
   } else {
-    (*this)(::grpc::Status(::grpc::StatusCode::INTERNAL, "handler dropped its answer"));
+    (*this)(grpc::Status(grpc::StatusCode::INTERNAL, "handler dropped its answer"));
   }
 }
 
-void ServerAnswer::operator()(const ::grpc::Status& status) {
+void ServerAnswer::operator()(const grpc::Status& status) {
   grpc_internal::GuardedReactor* reactor = std::exchange(reactor_, nullptr);
   if (reactor == nullptr) return;
   reactor->Answered(status);
@@ -185,14 +185,14 @@ void ServerAnswer::operator()(const ::grpc::Status& status) {
   done_(FromGrpc(status, {}, Duration::zero()));
 }
 
-::grpc::ServerUnaryReactor* ServerGuard::ServeCallback(::grpc::CallbackServerContext& context,
+grpc::ServerUnaryReactor* ServerGuard::ServeCallback(grpc::CallbackServerContext& context,
                                                        CallbackHandler handler) {
   auto* reactor = new grpc_internal::GuardedReactor(*this, context, std::move(handler), nullptr, nullptr);
   reactor->Start();  // may finish the call already: gRPC calls OnDone only after we return
   return reactor;
 }
 
-::grpc::ServerUnaryReactor* ServerGuard::ServeCallback(::grpc::CallbackServerContext& context,
+grpc::ServerUnaryReactor* ServerGuard::ServeCallback(grpc::CallbackServerContext& context,
                                                        const google::protobuf::Message& request,
                                                        google::protobuf::Message& reply, CallbackHandler handler) {
   auto* reactor = new grpc_internal::GuardedReactor(*this, context, std::move(handler), &request, &reply);
@@ -200,4 +200,4 @@ void ServerAnswer::operator()(const ::grpc::Status& status) {
   return reactor;
 }
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

@@ -12,7 +12,7 @@
 #include "keyed_call.h"
 #include "stormguard/grpc/server.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace grpc_internal {
 namespace {
 
@@ -30,8 +30,8 @@ std::string Serialized(const google::protobuf::Message& message) {
 }
 
 // Answers that a repeat of the same request would get again.
-bool Recorded(::grpc::StatusCode code) {
-  using C = ::grpc::StatusCode;
+bool Recorded(grpc::StatusCode code) {
+  using C = grpc::StatusCode;
   switch (code) {
     case C::OK:
     case C::INVALID_ARGUMENT:
@@ -47,11 +47,11 @@ bool Recorded(::grpc::StatusCode code) {
   }
 }
 
-::grpc::Status Replay(const RecordedAnswer& answer, google::protobuf::Message& reply) {
+grpc::Status Replay(const RecordedAnswer& answer, google::protobuf::Message& reply) {
   if (!reply.ParsePartialFromString(answer.body)) {
-    return {::grpc::StatusCode::INTERNAL, "the recorded reply of this idempotency key does not parse"};
+    return {grpc::StatusCode::INTERNAL, "the recorded reply of this idempotency key does not parse"};
   }
-  return {static_cast<::grpc::StatusCode>(answer.code), answer.message};
+  return {static_cast<grpc::StatusCode>(answer.code), answer.message};
 }
 
 }  // namespace
@@ -73,17 +73,17 @@ KeyedCall::Claim KeyedCall::Begin(TimePoint now) {
   switch (claim.state) {
     case AnswerClaim::kFirst:
     case AnswerClaim::kRunning:
-      return {claim.state, ::grpc::Status::OK};
+      return {claim.state, grpc::Status::OK};
     case AnswerClaim::kDone:
       return {claim.state, Replay(*claim.answer, reply_)};
     case AnswerClaim::kMismatch:
       break;
   }
   return {AnswerClaim::kMismatch,
-          {::grpc::StatusCode::INVALID_ARGUMENT, std::string(kIdempotencyKey) + ": already used for a different request"}};
+          {grpc::StatusCode::INVALID_ARGUMENT, std::string(kIdempotencyKey) + ": already used for a different request"}};
 }
 
-void KeyedCall::Finish(const ::grpc::Status& status, TimePoint now) {
+void KeyedCall::Finish(const grpc::Status& status, TimePoint now) {
   if (!Recorded(status.error_code())) return store_.Abandon(scope());
   // gRPC sends no reply message with a failure: record none.
   store_.Complete(scope(),
@@ -92,21 +92,21 @@ void KeyedCall::Finish(const ::grpc::Status& status, TimePoint now) {
                   now);
 }
 
-::grpc::Status KeyedCall::Waited(const std::optional<RecordedAnswer>& done, bool out_of_time) {
+grpc::Status KeyedCall::Waited(const std::optional<RecordedAnswer>& done, bool out_of_time) {
   if (done) return Replay(*done, reply_);
   if (out_of_time) {
-    return {::grpc::StatusCode::DEADLINE_EXCEEDED, "the first call with this idempotency key is still running"};
+    return {grpc::StatusCode::DEADLINE_EXCEEDED, "the first call with this idempotency key is still running"};
   }
   // Only a failure that may pass forgets a key.
-  return {::grpc::StatusCode::UNAVAILABLE, "the first call with this idempotency key failed"};
+  return {grpc::StatusCode::UNAVAILABLE, "the first call with this idempotency key failed"};
 }
 
 }  // namespace grpc_internal
 
-::grpc::Status ServerGuard::Serve(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
+grpc::Status ServerGuard::Serve(grpc::ServerContextBase& context, const google::protobuf::Message& request,
                                   google::protobuf::Message& reply, SyncHandler handler) {
   CallContext ctx;
-  if (std::optional<::grpc::Status> refused = Admit(context, ctx)) return *refused;
+  if (std::optional<grpc::Status> refused = Admit(context, ctx)) return *refused;
   if (o_.idempotency == nullptr || ctx.idempotency_key.empty()) {
     return Guarded(context, ctx, [&](CallContext& c) { return Run(context, handler, c); });
   }
@@ -114,7 +114,7 @@ void KeyedCall::Finish(const ::grpc::Status& status, TimePoint now) {
                  [&](CallContext& c) { return ServeKeyed(context, request, reply, handler, c); });
 }
 
-::grpc::Status ServerGuard::ServeKeyed(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
+grpc::Status ServerGuard::ServeKeyed(grpc::ServerContextBase& context, const google::protobuf::Message& request,
                                        google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx) {
   grpc_internal::KeyedCall call(*o_.idempotency, CallerOf(context), ctx.idempotency_key, request, reply);
   const grpc_internal::KeyedCall::Claim claim = call.Begin(o_.clock->Now());
@@ -126,13 +126,13 @@ void KeyedCall::Finish(const ::grpc::Status& status, TimePoint now) {
     return call.Waited(done, ctx.deadline.Expired(o_.clock->Now()));
   }
   if (claim.state != AnswerClaim::kFirst) return claim.answer;
-  ::grpc::Status status = Run(context, handler, ctx);
+  grpc::Status status = Run(context, handler, ctx);
   call.Finish(status, o_.clock->Now());
   return status;
 }
 
-std::string ServerGuard::CallerOf(const ::grpc::ServerContextBase& context) const {
+std::string ServerGuard::CallerOf(const grpc::ServerContextBase& context) const {
   return o_.caller_identity ? o_.caller_identity(context) : std::string();
 }
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

@@ -15,7 +15,7 @@
 #include "stormguard/grpc/callback_client.h"
 #include "test_server.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
@@ -44,7 +44,7 @@ Answer CallAndWait(const GrpcCallbackClient& client, test::Echo::Stub& stub, Cal
   std::promise<Answer> answered;
   client.Call<EchoReply>(
       parent,
-      [&stub, &request](::grpc::ClientContext* c, EchoReply* out, std::function<void(::grpc::Status)> cb) {
+      [&stub, &request](grpc::ClientContext* c, EchoReply* out, std::function<void(grpc::Status)> cb) {
         stub.async()->Say(c, &request, out, std::move(cb));
       },
       [&answered](GrpcResult r, EchoReply reply) { answered.set_value({std::move(r), std::move(reply)}); },
@@ -59,13 +59,13 @@ CallContext Parent(Duration budget = 5s) { return {.deadline = Deadline::After(C
 TEST(GrpcCallbackClient, RetriesWithAFreshContextAndTheChainMetadata) {
   std::atomic<int> arrivals{0};
   std::string attempt_header, key_header;
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
-    if (++arrivals == 1) return ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "warming up");
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
+    if (++arrivals == 1) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "warming up");
     const auto& m = sc.client_metadata();
     if (auto it = m.find("x-stormguard-attempt"); it != m.end()) attempt_header.assign(it->second.data(), it->second.size());
     if (auto it = m.find("idempotency-key"); it != m.end()) key_header.assign(it->second.data(), it->second.size());
     out.set_text(in.text());
-    return ::grpc::Status::OK;
+    return grpc::Status::OK;
   });
   auto stub = testing::Stub(server.address());
   CallContext parent = Parent();
@@ -80,10 +80,10 @@ TEST(GrpcCallbackClient, RetriesWithAFreshContextAndTheChainMetadata) {
 
 TEST(GrpcCallbackClient, PushbackStopEndsTheRetriesAndTellsTheCaller) {
   std::atomic<int> arrivals{0};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
     ++arrivals;
     sc.AddTrailingMetadata("grpc-retry-pushback-ms", "-1");
-    return ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "gave up below");
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "gave up below");
   });
   auto stub = testing::Stub(server.address());
   CallContext parent = Parent();
@@ -97,9 +97,9 @@ TEST(GrpcCallbackClient, PushbackStopEndsTheRetriesAndTellsTheCaller) {
 
 TEST(GrpcCallbackClient, AnInvalidIdempotencyKeyIsRefusedBeforeAnythingIsSent) {
   std::atomic<int> arrivals{0};
-  EchoServer server([&](::grpc::ServerContext&, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext&, const EchoRequest&, EchoReply&) {
     ++arrivals;
-    return ::grpc::Status::OK;
+    return grpc::Status::OK;
   });
   auto stub = testing::Stub(server.address());
   CallContext parent = Parent();
@@ -116,7 +116,7 @@ struct SlowPrimaryServer {
   std::atomic<int> arrivals{0};
   std::atomic<int> cancelled_at_server{0};
   std::promise<void> primary_finished;
-  EchoServer server{[this](::grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
+  EchoServer server{[this](grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
     if (++arrivals == 1) {
       const auto arrived = std::chrono::steady_clock::now();
       for (int i = 0; i < 500 && !sc.IsCancelled(); ++i) std::this_thread::sleep_for(10ms);
@@ -124,10 +124,10 @@ struct SlowPrimaryServer {
       if (sc.IsCancelled() && std::chrono::steady_clock::now() - arrived < 1s) ++cancelled_at_server;
       primary_finished.set_value();
       out.set_text("slow");
-      return ::grpc::Status::OK;
+      return grpc::Status::OK;
     }
     out.set_text("hedge " + in.text());
-    return ::grpc::Status::OK;
+    return grpc::Status::OK;
   }};
 
   void ExpectPrimaryCancelled() {
@@ -166,7 +166,7 @@ TEST(GrpcClient, BlockingHedgeWinsAndTheSlowPrimaryIsCancelledAtItsServer) {
   EchoReply reply;
   CallContext parent = Parent();
   const GrpcResult r = client.Call<EchoReply>(
-      parent, [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
+      parent, [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
       {.idempotent = true});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(reply.text(), "hedge hello");
@@ -177,14 +177,14 @@ TEST(GrpcClient, BlockingHedgeWinsAndTheSlowPrimaryIsCancelledAtItsServer) {
 TEST(GrpcCallbackClient, ManyCallsInFlightFromOneThread) {
   constexpr int kCalls = 8;
   std::latch all_arrived(kCalls);
-  EchoServer server([&](::grpc::ServerContext&, const EchoRequest& in, EchoReply& out) {
+  EchoServer server([&](grpc::ServerContext&, const EchoRequest& in, EchoReply& out) {
     all_arrived.count_down();
     // Bounded: each waits for the others, which only a client that parks
     // no thread per call can have in flight from one thread.
     const auto until = std::chrono::steady_clock::now() + 5s;
     while (!all_arrived.try_wait() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(1ms);
     out.set_text(all_arrived.try_wait() ? in.text() : "alone");
-    return ::grpc::Status::OK;
+    return grpc::Status::OK;
   });
   auto stub = testing::Stub(server.address());
   GrpcCallbackClient client = RetryingClient(1);
@@ -195,7 +195,7 @@ TEST(GrpcCallbackClient, ManyCallsInFlightFromOneThread) {
   for (int i = 0; i < kCalls; ++i) {
     client.Call<EchoReply>(
         parents[i],
-        [&](::grpc::ClientContext* c, EchoReply* out, std::function<void(::grpc::Status)> cb) {
+        [&](grpc::ClientContext* c, EchoReply* out, std::function<void(grpc::Status)> cb) {
           stub->async()->Say(c, &request, out, std::move(cb));
         },
         [&answers, i](GrpcResult r, EchoReply reply) { answers[i].set_value({std::move(r), std::move(reply)}); });
@@ -210,4 +210,4 @@ TEST(GrpcCallbackClient, ManyCallsInFlightFromOneThread) {
 }
 
 }  // namespace
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

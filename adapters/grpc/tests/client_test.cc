@@ -12,7 +12,7 @@
 #include "stormguard/grpc/server.h"
 #include "test_server.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
@@ -20,9 +20,9 @@ using testing::EchoReply;
 using testing::EchoRequest;
 using testing::EchoServer;
 
-std::string Header(const ::grpc::ServerContext& sc, std::string_view name) {
+std::string Header(const grpc::ServerContext& sc, std::string_view name) {
   const auto& m = sc.client_metadata();
-  const auto it = m.find(::grpc::string_ref(name.data(), name.size()));
+  const auto it = m.find(grpc::string_ref(name.data(), name.size()));
   return it == m.end() ? "<none>" : std::string(it->second.data(), it->second.size());
 }
 
@@ -43,14 +43,14 @@ struct Arrival {
 TEST(GrpcClient, RetriesAPlainServerWithOnlyTheStandardDeadline) {
   std::mutex mu;
   std::vector<Arrival> arrivals;
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
     std::lock_guard lock(mu);
     arrivals.push_back({std::chrono::duration_cast<std::chrono::milliseconds>(
                             sc.deadline() - std::chrono::system_clock::now()).count(),
                         Header(sc, "x-stormguard-attempt"), Header(sc, "idempotency-key")});
-    if (arrivals.size() == 1) return ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "warming up");
+    if (arrivals.size() == 1) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "warming up");
     out.set_text(in.text());
-    return ::grpc::Status::OK;
+    return grpc::Status::OK;
   });
   auto stub = testing::Stub(server.address());
   GrpcClient client = Client(3);
@@ -58,7 +58,7 @@ TEST(GrpcClient, RetriesAPlainServerWithOnlyTheStandardDeadline) {
   request.set_text("hello");
   EchoReply reply;
   const GrpcResult r = client.Call<EchoReply>(
-      [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
+      [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
       {.idempotency_key = "order-7"});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(r.attempts, 2);
@@ -77,17 +77,17 @@ TEST(GrpcClient, RetriesAPlainServerWithOnlyTheStandardDeadline) {
 
 TEST(GrpcClient, PushbackStopEndsTheRetriesAndTellsTheCaller) {
   std::atomic<int> arrivals{0};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
     ++arrivals;
     sc.AddTrailingMetadata("grpc-retry-pushback-ms", "-1");
-    return ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "gave up below");
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "gave up below");
   });
   auto stub = testing::Stub(server.address());
   GrpcClient client = Client(3);
   CallContext parent{.deadline = Deadline::After(Clock::Real().Now(), 5s)};
   EchoReply reply;
   const GrpcResult r = client.Call<EchoReply>(
-      parent, [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); },
+      parent, [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); },
       &reply);
   EXPECT_EQ(r.status.code(), StatusCode::kUnavailable);
   EXPECT_TRUE(r.status.hints().pushback_stop);
@@ -101,9 +101,9 @@ TEST(GrpcClient, AnInvalidIdempotencyKeyIsRefusedBeforeAnythingIsSent) {
   int attempts = 0;
   EchoReply reply;
   const GrpcResult r = client.Call<EchoReply>(
-      [&](::grpc::ClientContext&, EchoReply*) {
+      [&](grpc::ClientContext&, EchoReply*) {
         ++attempts;
-        return ::grpc::Status::OK;
+        return grpc::Status::OK;
       },
       &reply, {.idempotency_key = "bad\nkey"});
   EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
@@ -114,13 +114,13 @@ TEST(GrpcClient, AnInvalidIdempotencyKeyIsRefusedBeforeAnythingIsSent) {
 TEST(GrpcClient, StopCancelsTheAttemptInFlight) {
   std::latch inside(1), done(1);
   std::atomic<bool> server_saw_cancel{false};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
     inside.count_down();
     // Bounded wait for the client's cancellation, as a plain handler polls.
     for (int i = 0; i < 500 && !sc.IsCancelled(); ++i) std::this_thread::sleep_for(10ms);
     server_saw_cancel = sc.IsCancelled();
     done.count_down();
-    return ::grpc::Status::OK;
+    return grpc::Status::OK;
   });
   auto stub = testing::Stub(server.address());
   GrpcClient client = Client(3);
@@ -132,7 +132,7 @@ TEST(GrpcClient, StopCancelsTheAttemptInFlight) {
   });
   EchoReply reply;
   const GrpcResult r = client.Call<EchoReply>(
-      parent, [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); },
+      parent, [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); },
       &reply);
   canceller.join();
   done.wait();
@@ -144,19 +144,19 @@ TEST(GrpcClient, StopCancelsTheAttemptInFlight) {
 TEST(GrpcClient, RetryFlagAndKeyReachAGuardedHandler) {
   auto guard = ServerGuard::Create({}).value();
   std::atomic<int> arrivals{0};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply& out) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply& out) {
     const bool first = ++arrivals == 1;
     return guard->Serve(sc, [&](CallContext& ctx) {
       out.set_retry_flag(ctx.incoming_is_retry);
       out.set_idempotency_key(ctx.idempotency_key);
-      return first ? ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "once") : ::grpc::Status::OK;
+      return first ? grpc::Status(grpc::StatusCode::UNAVAILABLE, "once") : grpc::Status::OK;
     });
   });
   auto stub = testing::Stub(server.address());
   GrpcClient client = Client(3);
   EchoReply reply;
   const GrpcResult r = client.Call<EchoReply>(
-      [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); }, &reply,
+      [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); }, &reply,
       {.idempotency_key = "pay-42"});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_TRUE(reply.retry_flag());
@@ -164,4 +164,4 @@ TEST(GrpcClient, RetryFlagAndKeyReachAGuardedHandler) {
 }
 
 }  // namespace
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

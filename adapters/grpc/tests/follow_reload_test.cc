@@ -20,7 +20,7 @@
 #include "stormguard/grpc/server.h"
 #include "test_server.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
@@ -33,10 +33,10 @@ using testing::EchoServer;
 
 // A server that fails every call with `code`, counting them.
 struct Failing {
-  explicit Failing(::grpc::StatusCode code)
-      : server([this, code](::grpc::ServerContext&, const EchoRequest&, EchoReply&) {
+  explicit Failing(grpc::StatusCode code)
+      : server([this, code](grpc::ServerContext&, const EchoRequest&, EchoReply&) {
           ++arrivals;
-          return ::grpc::Status(code, "failing");
+          return grpc::Status(code, "failing");
         }) {}
   std::atomic<int> arrivals{0};
   EchoServer server;  // after the counter: stops before it goes
@@ -53,7 +53,7 @@ GrpcResult CallOnce(const GrpcClient& client, test::Echo::Stub& stub,
                     const CallOptions& options = {.idempotent = true}) {
   EchoReply reply;
   return client.Call<EchoReply>(
-      [&](::grpc::ClientContext& c, EchoReply* out) { return stub.Say(&c, EchoRequest(), out); }, &reply, options);
+      [&](grpc::ClientContext& c, EchoReply* out) { return stub.Say(&c, EchoRequest(), out); }, &reply, options);
 }
 
 // What the callback client's call needs until it answers, shared with it so
@@ -69,7 +69,7 @@ GrpcResult CallOnce(const GrpcCallbackClient& client, test::Echo::Stub& stub) {
   std::future<GrpcResult> answer = call->answered.get_future();
   client.Call<EchoReply>(
       call->parent,
-      [call, &stub](::grpc::ClientContext* c, EchoReply* out, std::function<void(::grpc::Status)> cb) {
+      [call, &stub](grpc::ClientContext* c, EchoReply* out, std::function<void(grpc::Status)> cb) {
         stub.async()->Say(c, &call->request, out, std::move(cb));
       },
       [call](GrpcResult r, EchoReply) { call->answered.set_value(std::move(r)); }, {.idempotent = true});
@@ -86,7 +86,7 @@ template <class Client>
 void ExpectAttemptsFollowTheReload() {
   config::Registry registry;
   Reload(registry, reload_testing::kOneAttempt);
-  Failing s(::grpc::StatusCode::UNAVAILABLE);
+  Failing s(grpc::StatusCode::UNAVAILABLE);
   const Client client = Made(Client::Create({.pipeline = registry.Follow("d")}));
   EXPECT_EQ(CallOnce(client, *s.stub).attempts, 1);
   Reload(registry, reload_testing::kThreeAttempts);
@@ -102,9 +102,9 @@ TEST(GrpcFollowReload, ClientCallInFlightFinishesOnThePipelineItStartedOn) {
   config::Registry registry;
   Reload(registry, reload_testing::kOneAttempt);
   FirstCallHeld held;
-  EchoServer server([&](::grpc::ServerContext&, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext&, const EchoRequest&, EchoReply&) {
     held.Arrive();
-    return ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "failing");
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "failing");
   });
   auto stub = testing::Stub(server.address());
   const GrpcClient client = Made(GrpcClient::Create({.pipeline = registry.Follow("d")}));
@@ -123,7 +123,7 @@ TEST(GrpcFollowReload, ClientCallInFlightFinishesOnThePipelineItStartedOn) {
 TEST(GrpcFollowReload, NonIdempotentCallIsSentOnceWhateverAReloadedRetryClaims) {
   config::Registry registry;
   Reload(registry, reload_testing::kOneAttempt);
-  Failing s(::grpc::StatusCode::UNKNOWN);
+  Failing s(grpc::StatusCode::UNKNOWN);
   const GrpcClient client = Made(GrpcClient::Create({.pipeline = registry.Follow("d")}));
   Reload(registry, reload_testing::kIdempotentRetry);
   EXPECT_EQ(CallOnce(client, *s.stub, {.idempotent = false}).attempts, 1);
@@ -153,8 +153,8 @@ struct FollowingGuard {
   std::atomic<int> handled{0};
 };
 
-std::vector<::grpc::StatusCode> CodesOfTwoCalls(test::Echo::Stub& stub) {
-  std::vector<::grpc::StatusCode> codes;
+std::vector<grpc::StatusCode> CodesOfTwoCalls(test::Echo::Stub& stub) {
+  std::vector<grpc::StatusCode> codes;
   for (int i = 0; i < 2; ++i) {
     EchoReply reply;
     codes.push_back(testing::CallWithin(stub, 5s, &reply).error_code());
@@ -165,19 +165,19 @@ std::vector<::grpc::StatusCode> CodesOfTwoCalls(test::Echo::Stub& stub) {
 // Two calls on no stages, then two on a rate limiter that lets one through.
 void ExpectShedOnlyAfterTheReload(FollowingGuard& g, const std::string& address) {
   auto stub = testing::Stub(address);
-  EXPECT_THAT(CodesOfTwoCalls(*stub), ElementsAre(::grpc::StatusCode::OK, ::grpc::StatusCode::OK));
+  EXPECT_THAT(CodesOfTwoCalls(*stub), ElementsAre(grpc::StatusCode::OK, grpc::StatusCode::OK));
   Reload(g.registry, reload_testing::kOneCallThenShed);
-  EXPECT_THAT(CodesOfTwoCalls(*stub), ElementsAre(::grpc::StatusCode::OK, ::grpc::StatusCode::RESOURCE_EXHAUSTED));
+  EXPECT_THAT(CodesOfTwoCalls(*stub), ElementsAre(grpc::StatusCode::OK, grpc::StatusCode::RESOURCE_EXHAUSTED));
   EXPECT_EQ(g.handled.load(), 3);
   EXPECT_EQ(g.guard->stats().shed, 1u);
 }
 
 TEST(GrpcFollowReload, ServeTakesEachReload) {
   FollowingGuard g;
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
     return g.guard->Serve(sc, [&](CallContext&) {
       ++g.handled;
-      return ::grpc::Status::OK;
+      return grpc::Status::OK;
     });
   });
   ExpectShedOnlyAfterTheReload(g, server.address());
@@ -185,10 +185,10 @@ TEST(GrpcFollowReload, ServeTakesEachReload) {
 
 TEST(GrpcFollowReload, ServeCallbackTakesEachReload) {
   FollowingGuard g;
-  testing::CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
+  testing::CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     return g.guard->ServeCallback(sc, [&](CallContext&, ServerAnswer answer) {
       ++g.handled;
-      answer(::grpc::Status::OK);
+      answer(grpc::Status::OK);
     });
   });
   ExpectShedOnlyAfterTheReload(g, server.address());
@@ -198,19 +198,19 @@ TEST(GrpcFollowReload, ServeCallbackTakesEachReload) {
 // around the handler; the call is served unguarded and counted.
 TEST(GrpcFollowReload, ServeRunsOnceAndCountsAReloadThatBringsARetry) {
   FollowingGuard g;
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
     return g.guard->Serve(sc, [&](CallContext&) {
       ++g.handled;
-      return ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "failing");
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "failing");
     });
   });
   Reload(g.registry, reload_testing::kThreeAttempts);
   auto stub = testing::Stub(server.address());
   EchoReply reply;
-  EXPECT_EQ(testing::CallWithin(*stub, 5s, &reply).error_code(), ::grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(testing::CallWithin(*stub, 5s, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(g.handled.load(), 1);
   EXPECT_EQ(g.guard->stats().misconfigured, 1u);
 }
 
 }  // namespace
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

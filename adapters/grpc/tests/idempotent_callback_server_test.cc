@@ -16,7 +16,7 @@
 #include "keyed_calls.h"
 #include "stormguard/grpc/server.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
@@ -33,21 +33,21 @@ class HoldingChargeServer {
     options.idempotency = store_.get();
     guard_ = ServerGuard::Create(std::move(options)).value();
     server_ = std::make_unique<testing::CallbackEchoServer>(
-        [this](::grpc::CallbackServerContext& sc, const testing::EchoRequest& in, EchoReply& out) {
+        [this](grpc::CallbackServerContext& sc, const testing::EchoRequest& in, EchoReply& out) {
           ++arrivals_;
           return guard_->ServeCallback(sc, in, out, [this, &in, &out](CallContext&, ServerAnswer answer) {
             const int charge = ++charges_;
             out.set_text(in.text() + " charge " + std::to_string(charge));
-            if (charge > 1) return answer(::grpc::Status::OK);
+            if (charge > 1) return answer(grpc::Status::OK);
             std::lock_guard lock(mu_);
             held_.emplace(std::move(answer));
           });
         });
   }
-  ~HoldingChargeServer() { Release(::grpc::Status::OK); }  // a test that failed early still answers
+  ~HoldingChargeServer() { Release(grpc::Status::OK); }  // a test that failed early still answers
 
   // Answers the held first charge with `status`; false when none is held.
-  bool Release(const ::grpc::Status& status) {
+  bool Release(const grpc::Status& status) {
     std::optional<ServerAnswer> answer;
     {
       std::lock_guard lock(mu_);
@@ -72,10 +72,10 @@ class HoldingChargeServer {
   }
   // Sends the first "pay 10" under order-1 from a thread of its own and
   // waits (bounded) until its handler holds the answer.
-  std::thread StartFirst(test::Echo::Stub& stub, ::grpc::Status* status = nullptr) {
+  std::thread StartFirst(test::Echo::Stub& stub, grpc::Status* status = nullptr) {
     std::thread caller([&stub, status] {
       EchoReply reply;
-      const ::grpc::Status s = SayKeyed(stub, "pay 10", {"order-1"}, &reply);
+      const grpc::Status s = SayKeyed(stub, "pay 10", {"order-1"}, &reply);
       if (status != nullptr) *status = s;
     });
     EXPECT_TRUE(Within5s([this] { return Holding(); }));
@@ -103,7 +103,7 @@ TEST(IdempotentServeCallback, RetryAfterALostAnswerTakesEffectOnceAndGetsTheReco
   // and its retry arrived.
   std::thread releaser([&] {
     HoldingChargeServer::Within5s([&] { return server.arrivals() >= 2; });
-    server.Release(::grpc::Status::OK);
+    server.Release(grpc::Status::OK);
   });
   testing::ExpectTheRetryOfALostAnswerGetsTheFirstsReply(server.address());
   releaser.join();
@@ -114,11 +114,11 @@ TEST(IdempotentServeCallback, RetryAfterALostAnswerTakesEffectOnceAndGetsTheReco
 TEST(IdempotentServeCallback, ConcurrentRepeatsWaitForTheRunningFirstAndGetItsReply) {
   HoldingChargeServer server;
   auto stub = testing::Stub(server.address());
-  ::grpc::Status first_status;
+  grpc::Status first_status;
   std::thread caller = server.StartFirst(*stub, &first_status);
   constexpr int kRepeats = 4;
   std::vector<EchoReply> repeats(kRepeats);
-  std::vector<::grpc::Status> statuses(kRepeats);
+  std::vector<grpc::Status> statuses(kRepeats);
   std::vector<std::thread> repeaters;
   for (int i = 0; i < kRepeats; ++i) {
     repeaters.emplace_back([&, i] { statuses[i] = SayKeyed(*stub, "pay 10", {"order-1"}, &repeats[i]); });
@@ -128,7 +128,7 @@ TEST(IdempotentServeCallback, ConcurrentRepeatsWaitForTheRunningFirstAndGetItsRe
   EchoReply other;
   EXPECT_TRUE(SayKeyed(*stub, "pay 5", {"order-2"}, &other).ok());
   EXPECT_EQ(other.text(), "pay 5 charge 2");
-  EXPECT_TRUE(server.Release(::grpc::Status::OK));
+  EXPECT_TRUE(server.Release(grpc::Status::OK));
   caller.join();
   for (std::thread& t : repeaters) t.join();
   EXPECT_TRUE(first_status.ok()) << first_status.error_message();
@@ -145,13 +145,13 @@ TEST(IdempotentServeCallback, ARepeatAfterTheFirstFinishedIsReplayedWithoutTheHa
   auto stub = testing::Stub(server.address());
   std::thread releaser([&] {
     HoldingChargeServer::Within5s([&] { return server.Holding(); });
-    server.Release(::grpc::Status(::grpc::StatusCode::FAILED_PRECONDITION, "insufficient funds"));
+    server.Release(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "insufficient funds"));
   });
   EchoReply reply;
-  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-1"}, &reply).error_code(), ::grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-1"}, &reply).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   releaser.join();
-  const ::grpc::Status repeat = SayKeyed(*stub, "pay 10", {"order-1"}, &reply);
-  EXPECT_EQ(repeat.error_code(), ::grpc::StatusCode::FAILED_PRECONDITION);
+  const grpc::Status repeat = SayKeyed(*stub, "pay 10", {"order-1"}, &reply);
+  EXPECT_EQ(repeat.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(repeat.error_message(), "insufficient funds");
   EXPECT_EQ(server.charges(), 1);
   EXPECT_EQ(server.store_stats().replayed, 1u);
@@ -162,13 +162,13 @@ TEST(IdempotentServeCallback, AFirstThatFailsTransientlyIsForgottenAndItsWaiterR
   auto stub = testing::Stub(server.address());
   std::thread caller = server.StartFirst(*stub);
   EchoReply repeat;
-  ::grpc::Status waited;
+  grpc::Status waited;
   std::thread repeater([&] { waited = SayKeyed(*stub, "pay 10", {"order-1"}, &repeat); });
   EXPECT_TRUE(HoldingChargeServer::Within5s([&] { return server.store_stats().waiting == 1; }));
-  server.Release(::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "before any effect"));
+  server.Release(grpc::Status(grpc::StatusCode::UNAVAILABLE, "before any effect"));
   caller.join();
   repeater.join();
-  EXPECT_EQ(waited.error_code(), ::grpc::StatusCode::UNAVAILABLE) << waited.error_message();
+  EXPECT_EQ(waited.error_code(), grpc::StatusCode::UNAVAILABLE) << waited.error_message();
   ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &repeat).ok());  // the key was forgotten: it runs
   EXPECT_EQ(repeat.text(), "pay 10 charge 2");
 }
@@ -178,12 +178,12 @@ TEST(IdempotentServeCallback, KeyReusedWithADifferentRequestIsRefused) {
   auto stub = testing::Stub(server.address());
   std::thread caller = server.StartFirst(*stub);
   EchoReply other;
-  const ::grpc::Status running = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
-  server.Release(::grpc::Status::OK);
+  const grpc::Status running = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
+  server.Release(grpc::Status::OK);
   caller.join();
-  const ::grpc::Status done = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
-  for (const ::grpc::Status& s : {running, done}) {
-    EXPECT_EQ(s.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT);
+  const grpc::Status done = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
+  for (const grpc::Status& s : {running, done}) {
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_NE(s.error_message().find("different request"), std::string::npos) << s.error_message();
   }
   EXPECT_EQ(server.charges(), 1);
@@ -197,13 +197,13 @@ TEST(IdempotentServeCallback, TheRepeatsOwnDeadlineEndsItsWait) {
   std::thread caller = server.StartFirst(*stub);
   EchoReply repeat;
   const auto start = std::chrono::steady_clock::now();
-  const ::grpc::Status s = SayKeyed(*stub, "pay 10", {"order-1"}, &repeat, 1s);
+  const grpc::Status s = SayKeyed(*stub, "pay 10", {"order-1"}, &repeat, 1s);
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
-  EXPECT_EQ(s.error_code(), ::grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_EQ(s.error_message(), "the first call with this idempotency key is still running");
   EXPECT_EQ(server.store_stats().waiting, 0u);
   EXPECT_TRUE(server.Holding());  // the first is still running
-  server.Release(::grpc::Status::OK);
+  server.Release(grpc::Status::OK);
   caller.join();
   EXPECT_EQ(server.charges(), 1);
 }
@@ -212,17 +212,17 @@ TEST(IdempotentServeCallback, TheRepeatsCancellationEndsItsWait) {
   HoldingChargeServer server;
   auto stub = testing::Stub(server.address());
   std::thread caller = server.StartFirst(*stub);
-  ::grpc::ClientContext context;
+  grpc::ClientContext context;
   std::thread canceller([&] {
     HoldingChargeServer::Within5s([&] { return server.store_stats().waiting == 1; });
     context.TryCancel();
   });
   EchoReply repeat;
-  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-1"}, &repeat, 10s, &context).error_code(), ::grpc::StatusCode::CANCELLED);
+  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-1"}, &repeat, 10s, &context).error_code(), grpc::StatusCode::CANCELLED);
   canceller.join();
   // The server's side of the wait ends too (bounded), long before 10 s.
   EXPECT_TRUE(HoldingChargeServer::Within5s([&] { return server.store_stats().waiting == 0; }));
-  server.Release(::grpc::Status::OK);
+  server.Release(grpc::Status::OK);
   caller.join();
 }
 
@@ -232,7 +232,7 @@ TEST(IdempotentServeCallback, KeysItCannotReadExactlyAreRefusedBeforeTheHandler)
   EchoReply reply;
   for (const auto& keys : testing::UnreadableKeys()) {
     SCOPED_TRACE(keys.size() == 1 ? "key '" + keys[0].substr(0, 8) + "'" : "two keys");
-    EXPECT_EQ(SayKeyed(*stub, "pay 10", keys, &reply).error_code(), ::grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(SayKeyed(*stub, "pay 10", keys, &reply).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   }
   testing::ExpectHostileKeysRefused(server.address());
   EXPECT_EQ(server.arrivals(), 3 + 12);  // refused by the guard, not by gRPC
@@ -241,4 +241,4 @@ TEST(IdempotentServeCallback, KeysItCannotReadExactlyAreRefusedBeforeTheHandler)
 }
 
 }  // namespace
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

@@ -12,7 +12,7 @@
 #include "keyed_calls.h"
 #include "stormguard/grpc/server.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
@@ -24,19 +24,19 @@ using testing::EchoServer;
 // charge it was; `behaviour` decides what the handler answers after that.
 class ChargingServer {
  public:
-  using Behaviour = std::function<::grpc::Status(const ChargingServer& self, int charge)>;
+  using Behaviour = std::function<grpc::Status(const ChargingServer& self, int charge)>;
 
   explicit ChargingServer(Behaviour behaviour = {}, ServerGuardOptions options = {})
       : behaviour_(std::move(behaviour)) {
     store_ = KeyedAnswerStore::Create({.max_entries = 100, .ttl = 1h}).value();
     options.idempotency = store_.get();
     guard_ = ServerGuard::Create(std::move(options)).value();
-    server_ = std::make_unique<EchoServer>([this](::grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
+    server_ = std::make_unique<EchoServer>([this](grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
       ++arrivals_;
       return guard_->Serve(sc, in, out, [&](CallContext&) {
         const int charge = ++charges_;
         out.set_text(in.text() + " charge " + std::to_string(charge));
-        return behaviour_ ? behaviour_(*this, charge) : ::grpc::Status::OK;
+        return behaviour_ ? behaviour_(*this, charge) : grpc::Status::OK;
       });
     });
   }
@@ -62,7 +62,7 @@ TEST(IdempotentServe, RetryAfterALostAnswerTakesEffectOnceAndGetsTheRecordedRepl
     // Committed; the answer comes only once the client gave up on this
     // attempt and sent its retry (bounded).
     for (int i = 0; charge == 1 && i < 3000 && self.arrivals() < 2; ++i) std::this_thread::sleep_for(1ms);
-    return ::grpc::Status::OK;
+    return grpc::Status::OK;
   });
   testing::ExpectTheRetryOfALostAnswerGetsTheFirstsReply(server.address());
   EXPECT_EQ(server.charges(), 1);
@@ -98,22 +98,22 @@ TEST(IdempotentServe, KeyReusedWithADifferentRequestIsRefused) {
   auto stub = testing::Stub(server.address());
   EchoReply first, other;
   ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &first).ok());
-  const ::grpc::Status s = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
-  EXPECT_EQ(s.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT);
+  const grpc::Status s = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(s.error_message().find("different request"), std::string::npos) << s.error_message();
   EXPECT_EQ(server.charges(), 1);
 }
 
 TEST(IdempotentServe, OneCallersKeyNeverAnswersAnothersCall) {
   ServerGuardOptions options;
-  options.caller_identity = [](const ::grpc::ServerContextBase& sc) {
+  options.caller_identity = [](const grpc::ServerContextBase& sc) {
     const auto it = sc.client_metadata().find("x-caller");
     return it == sc.client_metadata().end() ? std::string() : std::string(it->second.data(), it->second.size());
   };
   ChargingServer server({}, std::move(options));
   auto stub = testing::Stub(server.address());
   for (const char* caller : {"alice", "bob"}) {
-    ::grpc::ClientContext c;
+    grpc::ClientContext c;
     c.AddMetadata("idempotency-key", "order-1");
     c.AddMetadata("x-caller", caller);
     EchoRequest request;
@@ -125,18 +125,18 @@ TEST(IdempotentServe, OneCallersKeyNeverAnswersAnothersCall) {
 
 TEST(IdempotentServe, CallersOwnErrorsAreRecordedTransientFailuresAreNot) {
   ChargingServer server([](const ChargingServer&, int charge) {
-    if (charge == 1) return ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "before any effect");
-    if (charge == 3) return ::grpc::Status(::grpc::StatusCode::FAILED_PRECONDITION, "insufficient funds");
-    return ::grpc::Status::OK;
+    if (charge == 1) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "before any effect");
+    if (charge == 3) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "insufficient funds");
+    return grpc::Status::OK;
   });
   auto stub = testing::Stub(server.address());
   EchoReply reply;
-  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-1"}, &reply).error_code(), ::grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-1"}, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &reply).ok());  // runs again: charge 2
   EXPECT_EQ(reply.text(), "pay 10 charge 2");
-  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-2"}, &reply).error_code(), ::grpc::StatusCode::FAILED_PRECONDITION);
-  const ::grpc::Status repeat = SayKeyed(*stub, "pay 10", {"order-2"}, &reply);
-  EXPECT_EQ(repeat.error_code(), ::grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-2"}, &reply).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  const grpc::Status repeat = SayKeyed(*stub, "pay 10", {"order-2"}, &reply);
+  EXPECT_EQ(repeat.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(repeat.error_message(), "insufficient funds");
   EXPECT_EQ(server.charges(), 3);
 }
@@ -148,11 +148,11 @@ TEST(IdempotentServe, ARepeatWaitsForTheRunningFirstAndGetsItsAnswer) {
       arrived.count_down();
       release.wait();
     }
-    return ::grpc::Status::OK;
+    return grpc::Status::OK;
   });
   auto stub = testing::Stub(server.address());
   EchoReply first, repeat;
-  ::grpc::Status first_status;
+  grpc::Status first_status;
   std::thread caller([&] { first_status = SayKeyed(*stub, "pay 10", {"order-1"}, &first); });
   arrived.wait();
   std::thread repeater([&] { EXPECT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &repeat).ok()); });
@@ -173,8 +173,8 @@ TEST(IdempotentServe, KeysItCannotReadExactlyAreRefusedBeforeTheHandler) {
   EchoReply reply;
   for (const auto& keys : testing::UnreadableKeys()) {
     SCOPED_TRACE(keys.size() == 1 ? "key '" + keys[0].substr(0, 8) + "'" : "two keys");
-    const ::grpc::Status s = SayKeyed(*stub, "pay 10", keys, &reply);
-    EXPECT_EQ(s.error_code(), ::grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+    const grpc::Status s = SayKeyed(*stub, "pay 10", keys, &reply);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
   }
   testing::ExpectHostileKeysRefused(server.address());
   EXPECT_EQ(server.arrivals(), 3 + 12);  // refused by the guard, not by gRPC
@@ -183,4 +183,4 @@ TEST(IdempotentServe, KeysItCannotReadExactlyAreRefusedBeforeTheHandler) {
 }
 
 }  // namespace
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

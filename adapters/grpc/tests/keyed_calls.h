@@ -16,15 +16,15 @@
 #include "stormguard/grpc/client.h"
 #include "test_server.h"
 
-namespace stormguard::grpc::testing {
+namespace stormguard::rpc::testing {
 
 // A plain gRPC call "text" with the given idempotency-key metadata values;
 // `context`, when given, is the call's (to cancel it).
-inline ::grpc::Status SayKeyed(test::Echo::Stub& stub, const std::string& text, const std::vector<std::string>& keys,
+inline grpc::Status SayKeyed(test::Echo::Stub& stub, const std::string& text, const std::vector<std::string>& keys,
                                EchoReply* reply, Duration budget = std::chrono::seconds(5),
-                               ::grpc::ClientContext* context = nullptr) {
-  ::grpc::ClientContext own;
-  ::grpc::ClientContext& c = context != nullptr ? *context : own;
+                               grpc::ClientContext* context = nullptr) {
+  grpc::ClientContext own;
+  grpc::ClientContext& c = context != nullptr ? *context : own;
   c.set_deadline(std::chrono::system_clock::now() + budget);
   for (const std::string& k : keys) c.AddMetadata("idempotency-key", k);
   EchoRequest request;
@@ -49,7 +49,7 @@ inline void ExpectTheRetryOfALostAnswerGetsTheFirstsReply(const std::string& add
   request.set_text("pay 10");
   EchoReply reply;
   const GrpcResult r = client.Call<EchoReply>(
-      [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
+      [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
       {.idempotency_key = "order-1"});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(r.attempts, 2);  // the first lost its answer
@@ -87,4 +87,4 @@ inline void ExpectHostileKeysRefused(const std::string& address) {
   }
 }
 
-}  // namespace stormguard::grpc::testing
+}  // namespace stormguard::rpc::testing

@@ -13,24 +13,24 @@
 #include "stormguard/grpc/server.h"
 #include "stormguard/grpc/status_map.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
-using Meta = std::multimap<::grpc::string_ref, ::grpc::string_ref>;
+using Meta = std::multimap<grpc::string_ref, grpc::string_ref>;
 
 TEST(GrpcStatusMap, CodesMapOneToOneAndForeignCodesAreUnknown) {
   for (int n = 0; n <= 16; ++n) {
-    const auto g = static_cast<::grpc::StatusCode>(n);
+    const auto g = static_cast<grpc::StatusCode>(n);
     EXPECT_EQ(static_cast<int>(FromGrpcCode(g)), n);
     EXPECT_EQ(ToGrpcCode(FromGrpcCode(g)), g);
   }
-  EXPECT_EQ(FromGrpcCode(static_cast<::grpc::StatusCode>(99)), StatusCode::kUnknown);
-  EXPECT_EQ(FromGrpcCode(static_cast<::grpc::StatusCode>(-1)), StatusCode::kUnknown);
+  EXPECT_EQ(FromGrpcCode(static_cast<grpc::StatusCode>(99)), StatusCode::kUnknown);
+  EXPECT_EQ(FromGrpcCode(static_cast<grpc::StatusCode>(-1)), StatusCode::kUnknown);
 }
 
 TEST(GrpcStatusMap, OutcomeClassesFollowGrpcsRetryableCodes) {
-  using C = ::grpc::StatusCode;
+  using C = grpc::StatusCode;
   EXPECT_EQ(ClassifyGrpcStatus(C::OK), OutcomeClass::kSuccess);
   EXPECT_EQ(ClassifyGrpcStatus(C::UNAVAILABLE), OutcomeClass::kTransient);
   EXPECT_EQ(ClassifyGrpcStatus(C::RESOURCE_EXHAUSTED), OutcomeClass::kOverloaded);
@@ -43,15 +43,15 @@ TEST(GrpcStatusMap, OutcomeClassesFollowGrpcsRetryableCodes) {
 }
 
 TEST(GrpcStatusMap, FromGrpcKeepsCodeMessageAndClass) {
-  const Status s = FromGrpc({::grpc::StatusCode::UNAVAILABLE, "down"}, {}, 30s);
+  const Status s = FromGrpc({grpc::StatusCode::UNAVAILABLE, "down"}, {}, 30s);
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ(s.message(), "down");
   EXPECT_EQ(s.hints().outcome, OutcomeClass::kTransient);
   EXPECT_FALSE(s.hints().pushback_stop);
   EXPECT_FALSE(s.hints().pushback);
-  EXPECT_TRUE(FromGrpc(::grpc::Status::OK, {}, 30s).ok());
-  const ::grpc::Status g = ToGrpc(Status::ResourceExhausted("full"));
-  EXPECT_EQ(g.error_code(), ::grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(FromGrpc(grpc::Status::OK, {}, 30s).ok());
+  const grpc::Status g = ToGrpc(Status::ResourceExhausted("full"));
+  EXPECT_EQ(g.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_EQ(g.error_message(), "full");
   EXPECT_TRUE(ToGrpc(Status::Ok()).ok());
 }
@@ -59,7 +59,7 @@ TEST(GrpcStatusMap, FromGrpcKeepsCodeMessageAndClass) {
 RetryHints HintsOf(std::initializer_list<const char*> pushbacks, Duration max = 30s) {
   Meta trailers;
   for (const char* v : pushbacks) trailers.emplace("grpc-retry-pushback-ms", v);
-  return FromGrpc({::grpc::StatusCode::UNAVAILABLE, ""}, trailers, max).hints();
+  return FromGrpc({grpc::StatusCode::UNAVAILABLE, ""}, trailers, max).hints();
 }
 
 TEST(GrpcStatusMap, NegativeOrUnparseablePushbackMeansDoNotRetry) {
@@ -83,7 +83,7 @@ TEST(GrpcStatusMap, PushbackIsAPauseBoundedByTheCallersMaximum) {
 
 TEST(GrpcStatusMap, HttpRetryHeadersInTrailersAreNotGrpc) {
   Meta trailers{{"x-no-retry", "1"}, {"retry-after", "5"}};
-  const RetryHints h = FromGrpc({::grpc::StatusCode::UNAVAILABLE, ""}, trailers, 30s).hints();
+  const RetryHints h = FromGrpc({grpc::StatusCode::UNAVAILABLE, ""}, trailers, 30s).hints();
   EXPECT_FALSE(h.do_not_retry);
   EXPECT_FALSE(h.pushback);
 }
@@ -155,7 +155,7 @@ TEST(GrpcChainMetadata, RemainingUntilADeadlineCenturiesAwayIsTheWireMaximum) {
   EXPECT_EQ(RemainingUntil(At(now.tv_sec + 2'067'000 * kHour), now), kMaxWireDuration);
   EXPECT_EQ(RemainingUntil(At(now.tv_sec + 99'999'999 * kHour), now), kMaxWireDuration);
   gpr_timespec system_max;  // system_clock's own end, a finite deadline to gRPC
-  ::grpc::Timepoint2Timespec(std::chrono::system_clock::time_point::max() - std::chrono::hours(1), &system_max);
+  grpc::Timepoint2Timespec(std::chrono::system_clock::time_point::max() - std::chrono::hours(1), &system_max);
   ASSERT_NE(system_max.tv_sec, gpr_inf_future(GPR_CLOCK_REALTIME).tv_sec);
   EXPECT_EQ(RemainingUntil(system_max, now), kMaxWireDuration);
   const std::int64_t max_seconds = kMaxWireDuration / 1s;
@@ -177,19 +177,19 @@ TEST(GrpcChainMetadata, RemainingUntilADeadlineCenturiesAwayIsTheWireMaximum) {
 TEST(GrpcChainMetadata, AttemptDeadlineBecomesTheContextsDeadline) {
   ManualClock clock;
   const TimePoint now = clock.Now();
-  ::grpc::ClientContext finite;
+  grpc::ClientContext finite;
   PrepareAttempt({.deadline = Deadline::After(now, 500ms)}, now, finite);
   const gpr_timespec deadline = finite.raw_deadline();
   const Duration left = RemainingUntil(deadline, gpr_now(deadline.clock_type));
   EXPECT_LE(left, Duration(500ms));
   EXPECT_GT(left, Duration(400ms));
 
-  ::grpc::ClientContext infinite;
+  grpc::ClientContext infinite;
   PrepareAttempt({}, now, infinite);
   EXPECT_EQ(infinite.deadline(), std::chrono::system_clock::time_point::max());
 
   // Centuries away: saturates instead of overflowing into the past.
-  ::grpc::ClientContext far;
+  grpc::ClientContext far;
   PrepareAttempt({.deadline = Deadline::After(now, kInfiniteDuration - 1ns)}, now, far);
   EXPECT_GT(far.deadline(), std::chrono::system_clock::now() + std::chrono::hours(24 * 365 * 100));
 }
@@ -212,4 +212,4 @@ TEST(GrpcOptions, InvalidOptionsNameTheField) {
 }
 
 }  // namespace
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

@@ -14,7 +14,7 @@
 #include "stormguard/v1/metrics.grpc.pb.h"
 #include "test_server.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
@@ -24,19 +24,19 @@ using testing::EchoRequest;
 // Fails its first call, so the scrape shows a retry too.
 class FlakyEcho final : public test::Echo::Service {
  public:
-  ::grpc::Status Say(::grpc::ServerContext*, const EchoRequest* in, EchoReply* out) override {
-    if (calls_.fetch_add(1) == 0) return ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "warming up");
+  grpc::Status Say(grpc::ServerContext*, const EchoRequest* in, EchoReply* out) override {
+    if (calls_.fetch_add(1) == 0) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "warming up");
     out->set_text(in->text());
-    return ::grpc::Status::OK;
+    return grpc::Status::OK;
   }
 
  private:
   std::atomic<int> calls_{0};
 };
 
-::grpc::Status Scrape(const std::string& address, v1::ScrapeReply* reply) {
+grpc::Status Scrape(const std::string& address, v1::ScrapeReply* reply) {
   auto stub = v1::Metrics::NewStub(testing::Channel(address));
-  ::grpc::ClientContext context;
+  grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 5s);
   return stub->Scrape(&context, v1::ScrapeRequest(), reply);
 }
@@ -55,12 +55,12 @@ TEST(MetricsService, ServesTheScrapeNextToTheServiceItMeasures) {
   for (int i = 0; i < 3; ++i) {
     EchoReply reply;
     const GrpcResult r = client.Call<EchoReply>(
-        [&](::grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); }, &reply);
+        [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); }, &reply);
     ASSERT_TRUE(r.ok()) << r.status.ToString();
   }
 
   v1::ScrapeReply reply;
-  const ::grpc::Status s = Scrape(server.address(), &reply);
+  const grpc::Status s = Scrape(server.address(), &reply);
   ASSERT_TRUE(s.ok()) << s.error_message();
   EXPECT_EQ(reply.content_type(), MetricsListener::kContentType);
   EXPECT_EQ(reply.text(), metrics.Scrape());  // nothing ran since: the same text
@@ -99,11 +99,11 @@ TEST(MetricsService, AnotherMethodIsUnimplemented) {
   testing::Loopback server({&metrics_service});
   auto stub = testing::Stub(server.address());  // Echo, which this server does not serve
   EchoReply reply;
-  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), ::grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNIMPLEMENTED);
   v1::ScrapeReply scrape;
   ASSERT_TRUE(Scrape(server.address(), &scrape).ok());
   EXPECT_NE(scrape.text().find("stormguard_metrics_overflow_total 0\n"), std::string::npos) << scrape.text();
 }
 
 }  // namespace
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-namespace stormguard::grpc::testing {
+namespace stormguard::rpc::testing {
 
 struct RawAnswer {
   std::string grpc_status;   // empty when none arrived
@@ -173,4 +173,4 @@ inline RawAnswer RawUnaryCall(const std::string& address, std::string_view path,
   return answer;
 }
 
-}  // namespace stormguard::grpc::testing
+}  // namespace stormguard::rpc::testing

@@ -10,29 +10,20 @@
 #include <string>
 #include <thread>
 
+#include "guard_helpers.h"
 #include "keyed_calls.h"
 #include "stormguard/grpc/server.h"
 #include "test_server.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
 using testing::CallbackEchoServer;
 using testing::EchoReply;
 using testing::EchoRequest;
-
-std::unique_ptr<ServerGuard> Guard(ServerGuardOptions options = {}) {
-  auto guard = ServerGuard::Create(std::move(options));
-  EXPECT_TRUE(guard.ok()) << guard.status().ToString();
-  return std::move(guard).value();
-}
-
-std::string Pushback(const ::grpc::ClientContext& context) {
-  const auto trailers = context.GetServerTrailingMetadata();
-  const auto it = trailers.find("grpc-retry-pushback-ms");
-  return it == trailers.end() ? "<none>" : std::string(it->second.data(), it->second.size());
-}
+using testing::Guard;
+using testing::Pushback;
 
 // gRPC's own retries: 3 attempts on UNAVAILABLE, short backoff.
 constexpr const char* kNativeRetries = R"({"methodConfig": [{
@@ -68,7 +59,7 @@ struct HeldCall {
     }
     return false;
   }
-  void Answer(const ::grpc::Status& s) {
+  void Answer(const grpc::Status& s) {
     std::lock_guard lock(mu);
     (*answer)(s);
   }
@@ -77,12 +68,12 @@ struct HeldCall {
 TEST(GrpcCallbackGuard, DeadlineIsClampedAndKeepsTheReserve) {
   auto guard = Guard({.limits = {.default_budget = 1s, .max_budget = 3s}, .reserve = {.fraction = 0.1}});
   std::atomic<std::int64_t> seen{0};
-  CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply& out) {
+  CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply& out) {
     return guard->ServeCallback(sc, [&](CallContext& ctx, ServerAnswer answer) {
       seen = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.deadline.Remaining(Clock::Real().Now()))
                  .count();
       out.set_remaining_ms(seen);
-      answer(::grpc::Status::OK);
+      answer(grpc::Status::OK);
     });
   });
   auto stub = testing::Stub(server.address());
@@ -109,10 +100,10 @@ TEST(GrpcCallbackGuard, DeadlineIsClampedAndKeepsTheReserve) {
 TEST(GrpcCallbackGuard, AnUnreadableIdempotencyKeyIsRefusedBeforeTheHandlerWithoutAStore) {
   auto guard = Guard();
   std::atomic<int> handled{0};
-  CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
+  CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->ServeCallback(sc, [&](CallContext&, ServerAnswer answer) {
       ++handled;
-      answer(::grpc::Status::OK);
+      answer(grpc::Status::OK);
     });
   });
   testing::ExpectHostileKeysRefused(server.address());
@@ -123,17 +114,17 @@ TEST(GrpcCallbackGuard, AnUnreadableIdempotencyKeyIsRefusedBeforeTheHandlerWitho
 TEST(GrpcCallbackGuard, ASpentCallIsRefusedBeforeItsHandler) {
   auto guard = Guard({.reserve = {.overhead = 500ms}});
   std::atomic<int> handled{0};
-  CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
+  CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->ServeCallback(sc, [&](CallContext&, ServerAnswer answer) {
       ++handled;
-      answer(::grpc::Status::OK);
+      answer(grpc::Status::OK);
     });
   });
   auto stub = testing::Stub(server.address());
-  ::grpc::ClientContext context;
+  grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 100ms);
   EchoReply reply;
-  EXPECT_EQ(stub->Say(&context, EchoRequest(), &reply).error_code(), ::grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_EQ(stub->Say(&context, EchoRequest(), &reply).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_EQ(handled.load(), 0);
   EXPECT_EQ(guard->stats().expired_refused, 1u);
   EXPECT_EQ(Pushback(context), "-1");
@@ -143,85 +134,85 @@ TEST(GrpcCallbackGuard, ADownstreamGiveUpStopsAPlainClientsNativeRetries) {
   auto guard = Guard();
   std::atomic<int> arrivals{0};
   std::atomic<bool> gave_up{true};
-  CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
+  CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     ++arrivals;
     return guard->ServeCallback(sc, [&](CallContext& ctx, ServerAnswer answer) {
       ctx.downstream_gave_up = gave_up.load();
-      answer(::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "downstream down"));
+      answer(grpc::Status(grpc::StatusCode::UNAVAILABLE, "downstream down"));
     });
   });
   auto stub = testing::Stub(server.address(), kNativeRetries);
   EchoReply reply;
-  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), ::grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(arrivals.load(), 1);
   EXPECT_EQ(guard->stats().marked_no_retry, 1u);
 
   gave_up = false;  // the same failure without a give-up is retried by gRPC
   arrivals = 0;
-  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), ::grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(arrivals.load(), 3);
 }
 
 TEST(GrpcCallbackGuard, HandlersStopFiresWhenTheClientCancels) {
   auto guard = Guard();
   HeldCall held;
-  CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
+  CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->ServeCallback(sc, held.Handler());
   });
   auto stub = testing::Stub(server.address());
-  ::grpc::ClientContext context;
+  grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 10s);
   std::thread canceller([&] {
     held.inside.wait();
     context.TryCancel();
   });
   EchoReply reply;
-  EXPECT_EQ(stub->Say(&context, EchoRequest(), &reply).error_code(), ::grpc::StatusCode::CANCELLED);
+  EXPECT_EQ(stub->Say(&context, EchoRequest(), &reply).error_code(), grpc::StatusCode::CANCELLED);
   canceller.join();
   EXPECT_TRUE(held.WaitForStop());  // long before the 10 s deadline
   EXPECT_EQ(guard->stats().client_cancelled, 1u);
-  held.Answer(::grpc::Status(::grpc::StatusCode::CANCELLED, "stopped"));
+  held.Answer(grpc::Status(grpc::StatusCode::CANCELLED, "stopped"));
 }
 
 TEST(GrpcCallbackGuard, HandlersStopFiresAtTheServersDeadline) {
   // The caller grants 10 s; the server allows 300 ms.
   auto guard = Guard({.limits = {.default_budget = 300ms, .max_budget = 300ms}});
   HeldCall held;
-  CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
+  CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->ServeCallback(sc, held.Handler());
   });
   auto stub = testing::Stub(server.address());
-  ::grpc::Status status;
+  grpc::Status status;
   std::thread caller([&] {
     EchoReply reply;
     status = testing::CallWithin(*stub, 10s, &reply);
   });
   EXPECT_TRUE(held.WaitForStop());
   EXPECT_EQ(guard->stats().client_cancelled, 0u);
-  held.Answer(::grpc::Status(::grpc::StatusCode::DEADLINE_EXCEEDED, "out of time"));
+  held.Answer(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "out of time"));
   caller.join();
-  EXPECT_EQ(status.error_code(), ::grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
 }
 
 TEST(GrpcCallbackGuard, AShedCallAnswersDoNotRetryWhileThePermitIsHeldUntilTheAnswer) {
   auto shed = PipelineBuilder().AddBulkhead(BulkheadOptions{.max_concurrent = 1}).Build().value();
   auto guard = Guard({.pipeline = shed});
   HeldCall held;
-  CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
+  CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->ServeCallback(sc, held.Handler());
   });
   auto stub = testing::Stub(server.address(), kNativeRetries);
-  ::grpc::Status first;
+  grpc::Status first;
   std::thread holder([&] {
     EchoReply reply;
     first = testing::CallWithin(*stub, 5s, &reply);
   });
   held.inside.wait();  // the first call's handler returned, its answer still open
-  ::grpc::ClientContext context;
+  grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 5s);
   EchoReply reply;
-  const ::grpc::Status second = stub->Say(&context, EchoRequest(), &reply);
-  held.Answer(::grpc::Status::OK);
+  const grpc::Status second = stub->Say(&context, EchoRequest(), &reply);
+  held.Answer(grpc::Status::OK);
   holder.join();
   EXPECT_TRUE(first.ok()) << first.error_message();
   EXPECT_FALSE(second.ok());
@@ -232,7 +223,7 @@ TEST(GrpcCallbackGuard, AShedCallAnswersDoNotRetryWhileThePermitIsHeldUntilTheAn
 
 TEST(GrpcCallbackGuard, AThrowingOrSilentHandlerStillAnswers) {
   auto guard = Guard();
-  CallbackEchoServer server([&](::grpc::CallbackServerContext& sc, const EchoRequest& in, EchoReply&) {
+  CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest& in, EchoReply&) {
     return guard->ServeCallback(sc, [throws = in.text() == "throw"](CallContext&, ServerAnswer) {
       if (throws) throw std::runtime_error("boom");
     });
@@ -241,11 +232,11 @@ TEST(GrpcCallbackGuard, AThrowingOrSilentHandlerStillAnswers) {
   EchoRequest request;
   request.set_text("throw");
   EchoReply reply;
-  ::grpc::ClientContext a;
-  EXPECT_EQ(stub->Say(&a, request, &reply).error_code(), ::grpc::StatusCode::UNKNOWN);
-  ::grpc::ClientContext b;
-  EXPECT_EQ(stub->Say(&b, EchoRequest(), &reply).error_code(), ::grpc::StatusCode::INTERNAL);
+  grpc::ClientContext a;
+  EXPECT_EQ(stub->Say(&a, request, &reply).error_code(), grpc::StatusCode::UNKNOWN);
+  grpc::ClientContext b;
+  EXPECT_EQ(stub->Say(&b, EchoRequest(), &reply).error_code(), grpc::StatusCode::INTERNAL);
 }
 
 }  // namespace
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

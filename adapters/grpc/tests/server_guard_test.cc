@@ -8,28 +8,21 @@
 #include <mutex>
 #include <thread>
 
+#include "guard_helpers.h"
 #include "keyed_calls.h"
 #include "stormguard/grpc/client.h"
 #include "stormguard/grpc/server.h"
 #include "test_server.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
 using testing::EchoReply;
 using testing::EchoRequest;
 using testing::EchoServer;
-
-std::unique_ptr<ServerGuard> Guard(ServerGuardOptions options = {}) {
-  auto guard = ServerGuard::Create(std::move(options));
-  EXPECT_TRUE(guard.ok()) << guard.status().ToString();
-  return std::move(guard).value();
-}
-
-std::int64_t RemainingMs(const CallContext& ctx) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(ctx.deadline.Remaining(Clock::Real().Now())).count();
-}
+using testing::Guard;
+using testing::RemainingMs;
 
 // gRPC's own retries: 3 attempts on UNAVAILABLE, short backoff.
 constexpr const char* kNativeRetries = R"({"methodConfig": [{
@@ -42,20 +35,20 @@ TEST(GrpcServerGuard, DeadlineShrinksByTheReserveAtEachOfThreeHops) {
                     .value();
   auto guard = Guard();  // 10% reserve per hop
   std::atomic<std::int64_t> seen_a{0}, seen_b{0}, seen_c{0};
-  EchoServer c([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply& out) {
+  EchoServer c([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply& out) {
     return guard->Serve(sc, [&](CallContext& ctx) {
       seen_c = RemainingMs(ctx);
       out.set_remaining_ms(seen_c);
-      return ::grpc::Status::OK;
+      return grpc::Status::OK;
     });
   });
   auto relay = [&](test::Echo::Stub& next, std::atomic<std::int64_t>& seen) {
-    return [&](::grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
+    return [&](grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
       return guard->Serve(sc, [&](CallContext& ctx) {
         seen = RemainingMs(ctx);
         // No context passed: the call inherits the served call's.
         const GrpcResult r = client.Call<EchoReply>(
-            [&](::grpc::ClientContext& cc, EchoReply* reply) { return next.Say(&cc, in, reply); }, &out);
+            [&](grpc::ClientContext& cc, EchoReply* reply) { return next.Say(&cc, in, reply); }, &out);
         return ToGrpc(r.status);
       });
     };
@@ -67,7 +60,7 @@ TEST(GrpcServerGuard, DeadlineShrinksByTheReserveAtEachOfThreeHops) {
   auto to_a = testing::Stub(a.address());
 
   EchoReply reply;
-  const ::grpc::Status s = testing::CallWithin(*to_a, 2000ms, &reply);
+  const grpc::Status s = testing::CallWithin(*to_a, 2000ms, &reply);
   ASSERT_TRUE(s.ok()) << s.error_message();
   EXPECT_EQ(reply.remaining_ms(), seen_c.load());
   // 2000 ms less 10% at each hop: 1800, 1620, 1458 ms, plus up to 20 ms a
@@ -83,10 +76,10 @@ TEST(GrpcServerGuard, DeadlineShrinksByTheReserveAtEachOfThreeHops) {
 TEST(GrpcServerGuard, DeadlineIsClampedToTheServersMaximum) {
   auto guard = Guard({.limits = {.default_budget = 1s, .max_budget = 3s}, .reserve = {}});
   std::atomic<std::int64_t> seen{0};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->Serve(sc, [&](CallContext& ctx) {
       seen = RemainingMs(ctx);
-      return ::grpc::Status::OK;
+      return grpc::Status::OK;
     });
   });
   auto stub = testing::Stub(server.address());
@@ -109,7 +102,7 @@ TEST(GrpcServerGuard, DeadlineIsClampedToTheServersMaximum) {
   EXPECT_EQ(guard->stats().clamped, 3u);
   EXPECT_EQ(guard->stats().expired_refused, 0u);
 
-  ::grpc::ClientContext no_deadline;  // gets the server's default
+  grpc::ClientContext no_deadline;  // gets the server's default
   ASSERT_TRUE(stub->Say(&no_deadline, EchoRequest(), &reply).ok());
   EXPECT_LE(seen.load(), 1000);
   EXPECT_GT(seen.load(), 500);
@@ -121,10 +114,10 @@ TEST(GrpcServerGuard, DeadlineIsClampedToTheServersMaximum) {
 TEST(GrpcServerGuard, AnUnreadableIdempotencyKeyIsRefusedBeforeTheHandlerWithoutAStore) {
   auto guard = Guard();
   std::atomic<int> handled{0};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->Serve(sc, [&](CallContext&) {
       ++handled;
-      return ::grpc::Status::OK;
+      return grpc::Status::OK;
     });
   });
   testing::ExpectHostileKeysRefused(server.address());
@@ -136,18 +129,18 @@ TEST(GrpcServerGuard, ASpentCallIsRefusedBeforeItsHandler) {
   // The hop keeps 500 ms to answer; a caller granting 100 ms leaves nothing.
   auto guard = Guard({.reserve = {.overhead = 500ms}});
   std::atomic<int> handled{0};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->Serve(sc, [&](CallContext&) {
       ++handled;
-      return ::grpc::Status::OK;
+      return grpc::Status::OK;
     });
   });
   auto stub = testing::Stub(server.address());
-  ::grpc::ClientContext context;
+  grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 100ms);
   EchoReply reply;
-  const ::grpc::Status s = stub->Say(&context, EchoRequest(), &reply);
-  EXPECT_EQ(s.error_code(), ::grpc::StatusCode::DEADLINE_EXCEEDED);
+  const grpc::Status s = stub->Say(&context, EchoRequest(), &reply);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_EQ(handled.load(), 0);
   EXPECT_EQ(guard->stats().expired_refused, 1u);
   const auto trailers = context.GetServerTrailingMetadata();
@@ -160,16 +153,16 @@ TEST(GrpcServerGuard, PushbackStopEndsAPlainClientsNativeRetries) {
   auto guard = Guard();
   std::atomic<int> arrivals{0};
   std::atomic<bool> gave_up{true};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
     ++arrivals;
     return guard->Serve(sc, [&](CallContext& ctx) {
       ctx.downstream_gave_up = gave_up.load();
-      return ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "downstream down");
+      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "downstream down");
     });
   });
   auto stub = testing::Stub(server.address(), kNativeRetries);
   EchoReply reply;
-  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), ::grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(arrivals.load(), 1);
   EXPECT_EQ(guard->stats().marked_no_retry, 1u);
 
@@ -177,18 +170,18 @@ TEST(GrpcServerGuard, PushbackStopEndsAPlainClientsNativeRetries) {
   // is the pushback's doing.
   gave_up = false;
   arrivals = 0;
-  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), ::grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(arrivals.load(), 3);
 }
 
 TEST(GrpcServerGuard, GrpcsOwnRetryAttemptCarriesTheRetryFlag) {
   auto guard = Guard();
   std::atomic<int> arrivals{0};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply& out) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply& out) {
     const bool first = ++arrivals == 1;
     return guard->Serve(sc, [&](CallContext& ctx) {
       out.set_retry_flag(ctx.incoming_is_retry);
-      return first ? ::grpc::Status(::grpc::StatusCode::UNAVAILABLE, "once") : ::grpc::Status::OK;
+      return first ? grpc::Status(grpc::StatusCode::UNAVAILABLE, "once") : grpc::Status::OK;
     });
   });
   auto stub = testing::Stub(server.address(), kNativeRetries);
@@ -203,19 +196,19 @@ TEST(GrpcServerGuard, AShedCallAnswersDoNotRetryAndSkipsTheHandler) {
   auto guard = Guard({.pipeline = shed});
   std::latch inside(1), release(1);
   std::atomic<int> handled{0};
-  EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest& in, EchoReply&) {
+  EchoServer server([&](grpc::ServerContext& sc, const EchoRequest& in, EchoReply&) {
     return guard->Serve(sc, [&](CallContext&) {
       ++handled;
       if (in.text() == "hold") {
         inside.count_down();
         release.wait();
       }
-      return ::grpc::Status::OK;
+      return grpc::Status::OK;
     });
   });
   auto stub = testing::Stub(server.address(), kNativeRetries);
   std::thread holder([&] {
-    ::grpc::ClientContext context;
+    grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 5s);
     EchoRequest hold;
     hold.set_text("hold");
@@ -223,10 +216,10 @@ TEST(GrpcServerGuard, AShedCallAnswersDoNotRetryAndSkipsTheHandler) {
     EXPECT_TRUE(stub->Say(&context, hold, &reply).ok());
   });
   inside.wait();
-  ::grpc::ClientContext context;
+  grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 5s);
   EchoReply reply;
-  const ::grpc::Status s = stub->Say(&context, EchoRequest(), &reply);
+  const grpc::Status s = stub->Say(&context, EchoRequest(), &reply);
   release.count_down();
   holder.join();
   EXPECT_FALSE(s.ok());
@@ -244,7 +237,7 @@ TEST(GrpcServerGuard, HandlersStopFiresWhenTheClientCancels) {
   std::atomic<bool> stopped{false};
   const auto start = std::chrono::steady_clock::now();
   {
-    EchoServer server([&](::grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
+    EchoServer server([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply&) {
       return guard->Serve(sc, [&](CallContext& ctx) {
         inside.count_down();
         std::mutex mu;
@@ -253,18 +246,18 @@ TEST(GrpcServerGuard, HandlersStopFiresWhenTheClientCancels) {
         // Bounded: without the stop it gives up after 5 s (the deadline is 10 s).
         cv.wait_for(lock, ctx.stop, 5s, [] { return false; });
         stopped = ctx.stop.stop_requested();
-        return ::grpc::Status(::grpc::StatusCode::CANCELLED, "stopped");
+        return grpc::Status(grpc::StatusCode::CANCELLED, "stopped");
       });
     });
     auto stub = testing::Stub(server.address());
-    ::grpc::ClientContext context;
+    grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 10s);
     std::thread canceller([&] {
       inside.wait();
       context.TryCancel();
     });
     EchoReply reply;
-    EXPECT_EQ(stub->Say(&context, EchoRequest(), &reply).error_code(), ::grpc::StatusCode::CANCELLED);
+    EXPECT_EQ(stub->Say(&context, EchoRequest(), &reply).error_code(), grpc::StatusCode::CANCELLED);
     canceller.join();
   }  // the server's shutdown waits for the handler and the guard's accounting
   // The handler's stop came from the cancellation, long before its deadline.
@@ -274,4 +267,4 @@ TEST(GrpcServerGuard, HandlersStopFiresWhenTheClientCancels) {
 }
 
 }  // namespace
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

@@ -14,7 +14,7 @@
 
 #include "echo.grpc.pb.h"
 
-namespace stormguard::grpc::testing {
+namespace stormguard::rpc::testing {
 
 using test::EchoReply;
 using test::EchoRequest;
@@ -24,10 +24,10 @@ inline constexpr std::string_view kSayPath = "/stormguard.test.Echo/Say";  // fo
 // Serves `services` on a loopback port the system picks, until destroyed.
 class Loopback {
  public:
-  explicit Loopback(std::initializer_list<::grpc::Service*> services) {
-    ::grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", ::grpc::InsecureServerCredentials(), &port_);
-    for (::grpc::Service* service : services) builder.RegisterService(service);
+  explicit Loopback(std::initializer_list<grpc::Service*> services) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    for (grpc::Service* service : services) builder.RegisterService(service);
     server_ = builder.BuildAndStart();
     EXPECT_NE(server_, nullptr);
     EXPECT_GT(port_, 0);
@@ -41,17 +41,17 @@ class Loopback {
 
  private:
   int port_ = 0;
-  std::unique_ptr<::grpc::Server> server_;
+  std::unique_ptr<grpc::Server> server_;
 };
 
-using SayHandler = std::function<::grpc::Status(::grpc::ServerContext&, const EchoRequest&, EchoReply&)>;
+using SayHandler = std::function<grpc::Status(grpc::ServerContext&, const EchoRequest&, EchoReply&)>;
 
 class EchoServer final : public test::Echo::Service {
  public:
   explicit EchoServer(SayHandler handler) : handler_(std::move(handler)), loopback_({this}) {}
   std::string address() const { return loopback_.address(); }
 
-  ::grpc::Status Say(::grpc::ServerContext* context, const EchoRequest* request, EchoReply* reply) override {
+  grpc::Status Say(grpc::ServerContext* context, const EchoRequest* request, EchoReply* reply) override {
     return handler_(*context, *request, *reply);
   }
 
@@ -62,7 +62,7 @@ class EchoServer final : public test::Echo::Service {
 
 // The same service in gRPC's callback API.
 using CallbackSayHandler =
-    std::function<::grpc::ServerUnaryReactor*(::grpc::CallbackServerContext&, const EchoRequest&, EchoReply&)>;
+    std::function<grpc::ServerUnaryReactor*(grpc::CallbackServerContext&, const EchoRequest&, EchoReply&)>;
 
 class CallbackEchoServer final : public test::Echo::CallbackService {
  public:
@@ -70,7 +70,7 @@ class CallbackEchoServer final : public test::Echo::CallbackService {
   std::string address() const { return loopback_.address(); }
 
   using test::Echo::CallbackService::Say;  // the sync form stays hidden behind this one
-  ::grpc::ServerUnaryReactor* Say(::grpc::CallbackServerContext* context, const EchoRequest* request,
+  grpc::ServerUnaryReactor* Say(grpc::CallbackServerContext* context, const EchoRequest* request,
                                   EchoReply* reply) override {
     return handler_(*context, *request, *reply);
   }
@@ -82,22 +82,22 @@ class CallbackEchoServer final : public test::Echo::CallbackService {
 
 // A channel with gRPC's own retries configured only by `service_config`
 // (empty: none), never by a DNS TXT record.
-inline std::shared_ptr<::grpc::Channel> Channel(const std::string& address,
+inline std::shared_ptr<grpc::Channel> Channel(const std::string& address,
                                                 const std::string& service_config = {}) {
-  ::grpc::ChannelArguments args;
+  grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_SERVICE_CONFIG_DISABLE_RESOLUTION, 1);
   if (!service_config.empty()) args.SetServiceConfigJSON(service_config);
-  return ::grpc::CreateCustomChannel(address, ::grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 
 inline std::unique_ptr<test::Echo::Stub> Stub(const std::string& address, const std::string& service_config = {}) {
   return test::Echo::NewStub(Channel(address, service_config));
 }
 
-inline ::grpc::Status CallWithin(test::Echo::Stub& stub, std::chrono::milliseconds budget, EchoReply* reply) {
-  ::grpc::ClientContext context;
+inline grpc::Status CallWithin(test::Echo::Stub& stub, std::chrono::milliseconds budget, EchoReply* reply) {
+  grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + budget);
   return stub.Say(&context, EchoRequest(), reply);
 }
 
-}  // namespace stormguard::grpc::testing
+}  // namespace stormguard::rpc::testing

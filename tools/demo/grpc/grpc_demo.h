@@ -22,7 +22,7 @@ DemoDriver GrpcDriver();
 // As RunService (service.h), serving gRPC; prints "port N" once it accepts calls.
 int RunGrpcService(const ServiceOptions& options);
 
-std::unique_ptr<rpc::Demo::Service> MakeGrpcRelay(const ServiceOptions& options);
-std::unique_ptr<rpc::Demo::Service> MakeGrpcBottom(const ServiceOptions& options);
+std::unique_ptr<v1::Demo::Service> MakeGrpcRelay(const ServiceOptions& options);
+std::unique_ptr<v1::Demo::Service> MakeGrpcBottom(const ServiceOptions& options);
 
 }  // namespace stormguard::demo

@@ -16,11 +16,11 @@ using namespace std::chrono_literals;
 constexpr Duration kEntryBudget = 1s;  // stormguard: the whole chain's deadline, as over HTTP
 
 Result<BottomSnapshot> ReadGrpcLedger(int port) {
-  auto stub = rpc::Demo::NewStub(DemoChannel(port, Mode::kNaive));
-  ::grpc::ClientContext c;
+  auto stub = v1::Demo::NewStub(DemoChannel(port, Mode::kNaive));
+  grpc::ClientContext c;
   c.set_deadline(std::chrono::system_clock::now() + 2s);
-  rpc::StatsReply reply;
-  const ::grpc::Status s = stub->Stats(&c, rpc::StatsRequest(), &reply);
+  v1::StatsReply reply;
+  const grpc::Status s = stub->Stats(&c, v1::StatsRequest(), &reply);
   if (!s.ok()) return Status::Unavailable("C's ledger: " + s.error_message());
   try {
     return BottomSnapshotFromJson(nlohmann::json::parse(reply.json()));
@@ -41,11 +41,11 @@ DemoDriver GrpcDriver() {
                                                ? Deadline::After(Clock::Real().Now(), kEntryBudget)
                                                : Deadline()};
               if (op.charge) root.idempotency_key = "charge-" + std::to_string(op.id);
-              rpc::OpRequest request;
+              v1::OpRequest request;
               request.set_op(std::to_string(op.id));
               request.set_phase(phase);
               request.set_charge(op.charge);
-              rpc::OpReply reply;
+              v1::OpReply reply;
               return hop->Call(request, root, &reply).ok();
             };
           },
@@ -55,13 +55,13 @@ DemoDriver GrpcDriver() {
 int RunGrpcService(const ServiceOptions& options) {
   ::signal(SIGPIPE, SIG_IGN);
   ::alarm(static_cast<unsigned>(std::chrono::ceil<std::chrono::seconds>(options.max_lifetime).count()));
-  std::unique_ptr<rpc::Demo::Service> service =
+  std::unique_ptr<v1::Demo::Service> service =
       options.role == 'C' ? MakeGrpcBottom(options) : MakeGrpcRelay(options);
-  ::grpc::ServerBuilder builder;
+  grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort("127.0.0.1:" + std::to_string(options.port), ::grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort("127.0.0.1:" + std::to_string(options.port), grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(service.get());
-  const std::unique_ptr<::grpc::Server> server = builder.BuildAndStart();
+  const std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     std::fprintf(stderr, "stormguard demo-service %c: cannot serve gRPC on 127.0.0.1:%d\n", options.role,
                  options.port);

@@ -2,7 +2,7 @@
 // retried the way a mode retries.
 //
 //   auto hop = MakeGrpcHop(Mode::kGrpcNative, NextHop::kBottom, c_port);
-//   ::grpc::Status s = hop->Call(request, ctx, &reply);
+//   grpc::Status s = hop->Call(request, ctx, &reply);
 //
 // naive: a hand-written loop, 3 attempts 100 ms apart, 1 s each, every
 // failure retried (charges too), on a channel with gRPC's retries off.
@@ -30,7 +30,7 @@ namespace stormguard::demo {
 // on gRPC's default retryable code, and the retry throttle.
 inline constexpr const char* kNativeServiceConfig = R"({
   "methodConfig": [{
-    "name": [{"service": "stormguard.demo.rpc.Demo", "method": "Operate"}],
+    "name": [{"service": "stormguard.demo.v1.Demo", "method": "Operate"}],
     "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s",
                     "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}],
   "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}})";
@@ -40,7 +40,7 @@ class GrpcHop {
   virtual ~GrpcHop() = default;
   // `parent` is the work the call belongs to (the served call, or the load
   // generator's root context).
-  virtual ::grpc::Status Call(const rpc::OpRequest& request, CallContext& parent, rpc::OpReply* reply) const = 0;
+  virtual grpc::Status Call(const v1::OpRequest& request, CallContext& parent, v1::OpReply* reply) const = 0;
 };
 
 std::unique_ptr<GrpcHop> MakeGrpcHop(Mode mode, NextHop next, int port);
@@ -48,12 +48,12 @@ std::unique_ptr<GrpcHop> MakeStormguardGrpcHop(NextHop next, int port);
 
 // A loopback channel to `port`: the native service config in grpc_native
 // mode, gRPC's retries off otherwise (they would retry under our own).
-std::shared_ptr<::grpc::Channel> DemoChannel(int port, Mode mode);
+std::shared_ptr<grpc::Channel> DemoChannel(int port, Mode mode);
 
 // `t` as wall-clock Unix ms; 0 for gRPC's "no deadline".
 std::int64_t UnixMsOf(std::chrono::system_clock::time_point t) noexcept;
 
 // `request` with giveup_ms lowered to the deadline of the attempt on `c`.
-rpc::OpRequest ForAttempt(const rpc::OpRequest& request, const ::grpc::ClientContext& c);
+v1::OpRequest ForAttempt(const v1::OpRequest& request, const grpc::ClientContext& c);
 
 }  // namespace stormguard::demo

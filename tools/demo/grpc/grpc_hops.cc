@@ -16,13 +16,13 @@ constexpr auto kTimeout = 1s;  // naive: per attempt; grpc_native: the longest a
 
 class NaiveHop final : public GrpcHop {
  public:
-  explicit NaiveHop(int port) : stub_(rpc::Demo::NewStub(DemoChannel(port, Mode::kNaive))) {}
+  explicit NaiveHop(int port) : stub_(v1::Demo::NewStub(DemoChannel(port, Mode::kNaive))) {}
 
-  ::grpc::Status Call(const rpc::OpRequest& request, CallContext&, rpc::OpReply* reply) const override {
-    ::grpc::Status s;
+  grpc::Status Call(const v1::OpRequest& request, CallContext&, v1::OpReply* reply) const override {
+    grpc::Status s;
     for (int attempt = 1; attempt <= kAttempts; ++attempt) {
       if (attempt > 1) std::this_thread::sleep_for(kPause);
-      ::grpc::ClientContext c;
+      grpc::ClientContext c;
       c.set_deadline(std::chrono::system_clock::now() + kTimeout);
       s = stub_->Operate(&c, ForAttempt(request, c), reply);
       if (s.ok()) break;
@@ -31,14 +31,14 @@ class NaiveHop final : public GrpcHop {
   }
 
  private:
-  std::unique_ptr<rpc::Demo::Stub> stub_;
+  std::unique_ptr<v1::Demo::Stub> stub_;
 };
 
 class NativeHop final : public GrpcHop {
  public:
-  explicit NativeHop(int port) : stub_(rpc::Demo::NewStub(DemoChannel(port, Mode::kGrpcNative))) {}
+  explicit NativeHop(int port) : stub_(v1::Demo::NewStub(DemoChannel(port, Mode::kGrpcNative))) {}
 
-  ::grpc::Status Call(const rpc::OpRequest& request, CallContext& parent, rpc::OpReply* reply) const override {
+  grpc::Status Call(const v1::OpRequest& request, CallContext& parent, v1::OpReply* reply) const override {
     // The served call's deadline passed down, as a gRPC service would.
     SystemTime deadline = std::chrono::system_clock::now() + kTimeout;
     if (!parent.deadline.is_infinite()) {
@@ -46,26 +46,26 @@ class NativeHop final : public GrpcHop {
           parent.deadline.Remaining(Clock::Real().Now()));
       deadline = std::min(deadline, std::chrono::system_clock::now() + left);
     }
-    ::grpc::ClientContext c;
+    grpc::ClientContext c;
     c.set_deadline(deadline);
     return stub_->Operate(&c, ForAttempt(request, c), reply);
   }
 
  private:
-  std::unique_ptr<rpc::Demo::Stub> stub_;
+  std::unique_ptr<v1::Demo::Stub> stub_;
 };
 
 }  // namespace
 
-std::shared_ptr<::grpc::Channel> DemoChannel(int port, Mode mode) {
-  ::grpc::ChannelArguments args;
+std::shared_ptr<grpc::Channel> DemoChannel(int port, Mode mode) {
+  grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_SERVICE_CONFIG_DISABLE_RESOLUTION, 1);
   if (mode == Mode::kGrpcNative) {
     args.SetServiceConfigJSON(kNativeServiceConfig);
   } else {
     args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
   }
-  return ::grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), ::grpc::InsecureChannelCredentials(),
+  return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(),
                                      args);
 }
 
@@ -74,8 +74,8 @@ std::int64_t UnixMsOf(std::chrono::system_clock::time_point t) noexcept {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
 
-rpc::OpRequest ForAttempt(const rpc::OpRequest& request, const ::grpc::ClientContext& c) {
-  rpc::OpRequest out = request;
+v1::OpRequest ForAttempt(const v1::OpRequest& request, const grpc::ClientContext& c) {
+  v1::OpRequest out = request;
   out.set_giveup_ms(EarliestGiveup(request.giveup_ms(), UnixMsOf(c.deadline())));
   return out;
 }

@@ -16,22 +16,22 @@ namespace {
 using namespace std::chrono_literals;
 
 // The served call's gRPC deadline on the real clock (none: infinite).
-Deadline DeadlineOf(const ::grpc::ServerContext& c) {
-  const Duration left = grpc::RemainingOf(c);
+Deadline DeadlineOf(const grpc::ServerContext& c) {
+  const Duration left = rpc::RemainingOf(c);
   return left == kInfiniteDuration ? Deadline() : Deadline::After(Clock::Real().Now(), left);
 }
 
-class GrpcRelay final : public rpc::Demo::Service {
+class GrpcRelay final : public v1::Demo::Service {
  public:
   explicit GrpcRelay(const ServiceOptions& o)
       : hop_(MakeGrpcHop(o.mode, o.role == 'B' ? NextHop::kBottom : NextHop::kRelay, o.downstream_port)) {
     if (o.mode == Mode::kStormguard) {
-      guard_ = Must(grpc::ServerGuard::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
+      guard_ = Must(rpc::ServerGuard::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
                                                .pipeline = DemoRegistry().Get("inbound")}));
     }
   }
 
-  ::grpc::Status Operate(::grpc::ServerContext* c, const rpc::OpRequest* request, rpc::OpReply* reply) override {
+  grpc::Status Operate(grpc::ServerContext* c, const v1::OpRequest* request, v1::OpReply* reply) override {
     if (guard_) {
       return guard_->Serve(*c, [&](CallContext& ctx) { return hop_->Call(*request, ctx, reply); });
     }
@@ -41,12 +41,12 @@ class GrpcRelay final : public rpc::Demo::Service {
 
  private:
   std::unique_ptr<GrpcHop> hop_;
-  std::unique_ptr<grpc::ServerGuard> guard_;
+  std::unique_ptr<rpc::ServerGuard> guard_;
 };
 
 }  // namespace
 
-std::unique_ptr<rpc::Demo::Service> MakeGrpcRelay(const ServiceOptions& options) {
+std::unique_ptr<v1::Demo::Service> MakeGrpcRelay(const ServiceOptions& options) {
   return std::make_unique<GrpcRelay>(options);
 }
 

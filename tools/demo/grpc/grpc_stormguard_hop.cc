@@ -16,27 +16,27 @@ using namespace std::chrono_literals;
 class StormguardHop final : public GrpcHop {
  public:
   StormguardHop(NextHop next, int port)
-      : stub_(rpc::Demo::NewStub(DemoChannel(port, Mode::kStormguard))),
+      : stub_(v1::Demo::NewStub(DemoChannel(port, Mode::kStormguard))),
         // The bottom hop's pipeline has a short attempt timeout (its callee
         // answers in milliseconds); a hop above a relay leaves each attempt
         // the whole deadline, so the layer below can finish its own retries.
-        client_(Must(grpc::GrpcClient::Create(
+        client_(Must(rpc::GrpcClient::Create(
             {.pipeline = DemoRegistry().Get(next == NextHop::kBottom ? "bottom" : "relay"),
              .default_timeout = 1s}))) {}
 
-  ::grpc::Status Call(const rpc::OpRequest& request, CallContext& parent, rpc::OpReply* reply) const override {
-    const grpc::CallOptions options{.idempotent = !request.charge(),
+  grpc::Status Call(const v1::OpRequest& request, CallContext& parent, v1::OpReply* reply) const override {
+    const rpc::CallOptions options{.idempotent = !request.charge(),
                                     .idempotency_key = request.charge() ? parent.idempotency_key : ""};
-    const grpc::GrpcResult r = client_.Call<rpc::OpReply>(
+    const rpc::GrpcResult r = client_.Call<v1::OpReply>(
         parent,
-        [&](::grpc::ClientContext& c, rpc::OpReply* out) { return stub_->Operate(&c, ForAttempt(request, c), out); },
+        [&](grpc::ClientContext& c, v1::OpReply* out) { return stub_->Operate(&c, ForAttempt(request, c), out); },
         reply, options);
-    return grpc::ToGrpc(r.status);
+    return rpc::ToGrpc(r.status);
   }
 
  private:
-  std::unique_ptr<rpc::Demo::Stub> stub_;
-  grpc::GrpcClient client_;
+  std::unique_ptr<v1::Demo::Stub> stub_;
+  rpc::GrpcClient client_;
 };
 
 }  // namespace

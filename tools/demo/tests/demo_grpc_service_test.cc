@@ -29,23 +29,23 @@ TEST(GrpcBottomServiceTest, AChargeWithAnUnreadableKeyIsRefusedAndNeverCharged) 
       {std::string(257, 'k')}, {std::string(10 * 1024, 'k')}, {"ab\x01" "cd"}, {"order-1", "order-2"}};
   int op = 0;
   for (const std::vector<std::string>& keys : hostile) {
-    rpc::OpRequest charge;
+    v1::OpRequest charge;
     charge.set_op(std::to_string(++op));
     charge.set_phase("t");
     charge.set_charge(true);
     std::vector<std::pair<std::string, std::string>> metadata;
     for (const std::string& k : keys) metadata.emplace_back("idempotency-key", k);
     for (int attempt = 0; attempt < 2; ++attempt) {  // a retry of the same charge
-      const grpc::testing::RawAnswer a = grpc::testing::RawUnaryCall(
-          address, "/stormguard.demo.rpc.Demo/Operate", charge.SerializeAsString(), metadata);
+      const rpc::testing::RawAnswer a = rpc::testing::RawUnaryCall(
+          address, "/stormguard.demo.v1.Demo/Operate", charge.SerializeAsString(), metadata);
       EXPECT_EQ(a.grpc_status, "3") << "op " << op << ": " << a.grpc_message;  // INVALID_ARGUMENT
     }
   }
-  auto stub = rpc::Demo::NewStub(::grpc::CreateChannel(address, ::grpc::InsecureChannelCredentials()));
-  ::grpc::ClientContext context;
+  auto stub = v1::Demo::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-  rpc::StatsReply stats;
-  ASSERT_TRUE(stub->Stats(&context, rpc::StatsRequest(), &stats).ok());
+  v1::StatsReply stats;
+  ASSERT_TRUE(stub->Stats(&context, v1::StatsRequest(), &stats).ok());
   const BottomCounts t = BottomSnapshotFromJson(nlohmann::json::parse(stats.json())).phases["t"];
   EXPECT_EQ(t.reached, 8u);
   EXPECT_EQ(t.effects, 0u);

@@ -41,7 +41,7 @@
 #include "stormguard/grpc/internal/call_setup.h"
 #include "stormguard/pipeline/pipeline.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 
 namespace grpc_internal {
 
@@ -63,7 +63,7 @@ class CallbackAttempt {
     auto* self = new CallbackAttempt(attempt, now, std::move(done));
     try {
       // gRPC may call back before start returns: `self` is not touched after.
-      start(&self->context_, &self->reply_, [self](::grpc::Status s) { self->Finish(s); });
+      start(&self->context_, &self->reply_, [self](grpc::Status s) { self->Finish(s); });
     } catch (...) {
       // Nothing was started (`start` must not throw after starting the call).
       Completion<Result<Response>> failed = std::move(self->done_);
@@ -74,11 +74,11 @@ class CallbackAttempt {
 
  private:
   struct Canceller {
-    ::grpc::ClientContext* context;
+    grpc::ClientContext* context;
     void operator()() const noexcept { context->TryCancel(); }
   };
 
-  void Finish(const ::grpc::Status& grpc_status) {
+  void Finish(const grpc::Status& grpc_status) {
     // Waits for a TryCancel running on another thread. None runs on this
     // one: gRPC never calls a unary callback inline (its tag is not inlineable).
     cancel_.reset();
@@ -90,7 +90,7 @@ class CallbackAttempt {
     done(std::move(r));
   }
 
-  ::grpc::ClientContext context_;
+  grpc::ClientContext context_;
   Response reply_;
   Completion<Result<Response>> done_;
   std::optional<std::stop_callback<Canceller>> cancel_;
@@ -143,4 +143,4 @@ class GrpcCallbackClient {
   GrpcClientOptions o_;
 };
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

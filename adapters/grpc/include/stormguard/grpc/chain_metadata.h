@@ -25,7 +25,7 @@
 #include "stormguard/grpc/status_map.h"
 #include "stormguard/wire/http_headers.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 
 inline constexpr std::string_view kAttemptKey = "x-stormguard-attempt";
 inline constexpr std::string_view kPreviousAttemptsKey = "grpc-previous-rpc-attempts";
@@ -38,7 +38,7 @@ using ClientMetadata = Trailers;  // the same multimap of views
 // deadline's clock to the system clock gRPC uses; an infinite deadline sets
 // none) and adds the attempt number and the idempotency key. The key must be
 // valid (IsValidIdempotencyKey): the client checks it before the first attempt.
-void PrepareAttempt(const CallContext& attempt, TimePoint now, ::grpc::ClientContext& out);
+void PrepareAttempt(const CallContext& attempt, TimePoint now, grpc::ClientContext& out);
 
 // What the caller's metadata says about the request.
 struct IncomingChain {
@@ -58,7 +58,7 @@ IncomingChain ReadIncomingChain(const ClientMetadata& metadata,
 // ServerContextBase::deadline() is no use for this: its system_clock
 // nanoseconds overflow past the year 2262, so a grpc-timeout of 2067000H or
 // more would read as long past.
-Duration RemainingOf(const ::grpc::ServerContextBase& context);
+Duration RemainingOf(const grpc::ServerContextBase& context);
 
 // The time from `now` until `deadline`, two times on one gRPC clock:
 // kInfiniteDuration when the deadline is gRPC's infinite future ("none"),
@@ -66,4 +66,4 @@ Duration RemainingOf(const ::grpc::ServerContextBase& context);
 // to the server's maximum anyway).
 Duration RemainingUntil(gpr_timespec deadline, gpr_timespec now) noexcept;
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

@@ -37,7 +37,7 @@
 #include "stormguard/grpc/chain_metadata.h"
 #include "stormguard/pipeline/pipeline_ref.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 
 struct GrpcClientOptions {
   // The policies of the destination (required): fixed, or live
@@ -71,7 +71,7 @@ struct GrpcResult {
 
 // One attempt: issue the stub call on the given context, write the reply.
 template <class Response>
-using UnaryAttempt = FunctionRef<::grpc::Status(::grpc::ClientContext&, Response*)>;
+using UnaryAttempt = FunctionRef<grpc::Status(grpc::ClientContext&, Response*)>;
 
 class GrpcClient {
  public:
@@ -93,9 +93,9 @@ class GrpcClient {
                   const CallOptions& options = {}) const {
     std::mutex mu;
     bool answered = false;
-    return Run(parent, options, [&](::grpc::ClientContext& c) {
+    return Run(parent, options, [&](grpc::ClientContext& c) {
       Response mine;
-      ::grpc::Status s = attempt(c, &mine);
+      grpc::Status s = attempt(c, &mine);
       if (s.ok()) {
         std::lock_guard lock(mu);
         if (!answered) *out = std::move(mine);
@@ -108,9 +108,9 @@ class GrpcClient {
  private:
   explicit GrpcClient(GrpcClientOptions o) : o_(std::move(o)) {}
   GrpcResult Run(CallContext& parent, const CallOptions& options,
-                 FunctionRef<::grpc::Status(::grpc::ClientContext&)> attempt) const;
+                 FunctionRef<grpc::Status(grpc::ClientContext&)> attempt) const;
 
   GrpcClientOptions o_;
 };
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

@@ -2,7 +2,7 @@
 // gRPC server, for a service that has no HTTP server for /metrics.
 //
 //   MetricsListener metrics;
-//   stormguard::grpc::MetricsService metrics_service(metrics);
+//   stormguard::rpc::MetricsService metrics_service(metrics);
 //   grpc::ServerBuilder builder;
 //   builder.RegisterService(&my_service);
 //   builder.RegisterService(&metrics_service);  // stormguard.v1.Metrics/Scrape
@@ -31,9 +31,9 @@
 
 #include "stormguard/metrics/metrics_listener.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 
-class MetricsService final : public ::grpc::Service {
+class MetricsService final : public grpc::Service {
  public:
   static constexpr char kMethod[] = "/stormguard.v1.Metrics/Scrape";
 
@@ -43,4 +43,4 @@ class MetricsService final : public ::grpc::Service {
 // The ScrapeReply message's wire encoding: text (field 1), content_type (field 2).
 std::string EncodeScrapeReply(std::string_view text, std::string_view content_type);
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

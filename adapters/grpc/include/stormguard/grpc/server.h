@@ -1,33 +1,55 @@
-// stormguard/grpc/server.h: the chain protocol around a sync gRPC service.
+// stormguard/grpc/server.h: the chain protocol around a gRPC service.
 //
-// ServerGuard::Serve wraps a handler of a sync service and, for every call:
+// One line guards a whole generated service, sync or callback:
+//
+//   auto guard = ServerGuard::Create({}).value();
+//   builder.RegisterService(guard->Wrap(&service));
+//
+// Wrap puts every unary method of the service inside the guard, which, for
+// every call:
 //   - takes the caller's deadline (grpc-timeout, as gRPC read it), clamped to
 //     the server's maximum so a caller can never extend it (one centuries
 //     away too); a call without one gets the server's default;
 //   - keeps this hop's reserve (the time to answer) and refuses the call with
-//     DEADLINE_EXCEEDED before the handler runs when nothing is left;
-//   - refuses with INVALID_ARGUMENT, before the handler runs, a call whose
+//     DEADLINE_EXCEEDED before the method runs when nothing is left;
+//   - refuses with INVALID_ARGUMENT, before the method runs, a call whose
 //     idempotency key it cannot read exactly (empty, repeated, too long, not
 //     printable ASCII): run as if it carried none, the call's retries could
 //     each take effect, whoever deduplicates them (the guard's store, the
-//     handler, a service below that the key would have gone on to);
-//   - hands the handler a CallContext: that deadline, a stop that fires at
-//     the deadline or when the client cancels (a sync handler gets no notice
-//     of that, so the guard asks ServerContext::IsCancelled every
-//     cancel_poll_interval while the handler runs), the retry flag and the
-//     idempotency key, installed as CurrentCallContext() so the handler's
-//     own GrpcClient and HttpClient calls inherit it;
-//   - runs inside the options' pipeline, when given, whose guards shed load;
+//     method, a service below that the key would have gone on to);
+//   - gives the method a CallContext, CurrentCallContext() while it runs:
+//     that deadline, a stop that fires at the deadline or when the client
+//     cancels (gRPC tells only the method of that, so the guard asks
+//     ServerContext::IsCancelled every cancel_poll_interval), the retry flag
+//     and the idempotency key; the method's own GrpcClient and HttpClient
+//     calls inherit it. A callback method keeps the pointer: the context
+//     lives until its reactor finishes. (A keyed repeat that waits for its
+//     first in a callback service ends at its deadline or with the first's
+//     answer: gRPC tells of a cancellation only once a method runs);
+//   - runs inside the options' pipeline, when given, whose guards shed load
+//     before the method runs;
 //   - answers grpc-retry-pushback-ms: -1 when a downstream call gave up or
 //     the call was shed, so no layer above retries it again (plain gRPC
 //     clients with a retryPolicy stop too); a shed with a pause answers
-//     RESOURCE_EXHAUSTED and the pause instead.
-//   - given the request and reply messages and an idempotency store, runs a
-//     call that carries an idempotency key at most once (see Serve below;
-//     ServeCallback does the same for callback services).
+//     RESOURCE_EXHAUSTED and the pause instead;
+//   - with an idempotency store, runs a call that carries an idempotency key
+//     at most once (see Serve below).
+// Streaming methods, and async, raw and generic ones, pass through
+// untouched. Call Wrap before RegisterService, and after any
+// SetMessageAllocatorFor_ (which would cast the guard's handler).
 //
-//   auto guard = ServerGuard::Create({}).value();
-//   // in the service:
+// Why a wrapped handler: gRPC 1.51 has no public hook that both runs before
+// a method (a server interceptor can neither refuse a call nor keep the
+// method from running, and cannot shorten the deadline the method sees) and
+// sees its answer before it leaves (for the pushback mark and the keyed
+// record). Wrap replaces each unary method's gRPC MethodHandler with one
+// that calls the original inside the guard and lets it answer through a Call
+// whose hook shows the guard the answer first; src/grpc_internals.h holds
+// the few gRPC internals that takes, and the tests fail if an upgrade moves
+// them.
+//
+// ServerGuard::Serve guards one handler of a sync service by hand:
+//
 //   grpc::Status Say(grpc::ServerContext* c, const Req* req, Reply* out) override {
 //     return guard->Serve(*c, [&](CallContext& ctx) { ...; return grpc::Status::OK; });
 //   }
@@ -51,6 +73,7 @@
 // outlive the server.
 #pragma once
 
+#include <grpcpp/impl/service_type.h>
 #include <grpcpp/server_context.h>
 #include <grpcpp/support/server_callback.h>
 
@@ -73,7 +96,7 @@ namespace google::protobuf {
 class Message;
 }  // namespace google::protobuf
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 
 struct ServerGuardOptions {
   ServerLimits limits;                     // default and maximum budget per call
@@ -89,7 +112,7 @@ struct ServerGuardOptions {
   KeyedAnswerStore* idempotency = nullptr;
   // Tells callers apart, so that one caller's key never answers another's
   // call: e.g. the authenticated peer identity. Empty: one key space.
-  std::function<std::string(const ::grpc::ServerContextBase&)> caller_identity;
+  std::function<std::string(const grpc::ServerContextBase&)> caller_identity;
   Clock* clock = &Clock::Real();
   // Fires ctx.stop at each call's deadline and runs the cancellation
   // checks; must run on `clock`. nullptr: TimerService::Default() (the real clock).
@@ -111,10 +134,11 @@ struct ServerGuardStats {
   std::uint64_t misconfigured = 0;     // run unguarded: a reload gave the pipeline a retry or hedge
 };
 
-using SyncHandler = FunctionRef<::grpc::Status(CallContext&)>;
+using SyncHandler = FunctionRef<grpc::Status(CallContext&)>;
 
 namespace grpc_internal {
 class GuardedReactor;
+class GuardedMethod;
 }  // namespace grpc_internal
 
 // A callback handler's answer: call it once, from any thread. Dropped
@@ -125,7 +149,7 @@ class ServerAnswer {
   ServerAnswer& operator=(ServerAnswer&&) = delete;
   ~ServerAnswer();
 
-  void operator()(const ::grpc::Status& status);
+  void operator()(const grpc::Status& status);
 
  private:
   friend class grpc_internal::GuardedReactor;
@@ -142,7 +166,7 @@ class ServerGuard {
  public:
   static Result<std::unique_ptr<ServerGuard>> Create(ServerGuardOptions options);
 
-  ::grpc::Status Serve(::grpc::ServerContextBase& context, SyncHandler handler);
+  grpc::Status Serve(grpc::ServerContextBase& context, SyncHandler handler);
   // The same, for a handler that fills `reply`: with options.idempotency, a
   // call carrying an idempotency key runs the handler at most once per
   // (caller, request type, reply type, key):
@@ -161,35 +185,40 @@ class ServerGuard {
   // again. Any other failure may have come before the effect and may pass
   // (UNAVAILABLE, DEADLINE_EXCEEDED, ...): the key is forgotten so that a
   // retry runs. Trailing metadata the handler adds is not recorded.
-  ::grpc::Status Serve(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
+  grpc::Status Serve(grpc::ServerContextBase& context, const google::protobuf::Message& request,
                        google::protobuf::Message& reply, SyncHandler handler);
   // Returns the reactor for the service method to return.
-  ::grpc::ServerUnaryReactor* ServeCallback(::grpc::CallbackServerContext& context, CallbackHandler handler);
+  grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext& context, CallbackHandler handler);
   // The same, for a handler that fills `reply`, with keyed calls run at most
   // once exactly as Serve above runs them. A repeat that finds the first
   // running waits without a thread: the store calls it back when the first
   // answers, and its own deadline or the client's cancellation ends the wait.
-  ::grpc::ServerUnaryReactor* ServeCallback(::grpc::CallbackServerContext& context,
+  grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext& context,
                                             const google::protobuf::Message& request,
                                             google::protobuf::Message& reply, CallbackHandler handler);
+
+  // Guards every unary method of a generated service in place (see above)
+  // and returns it, for RegisterService. Wrapping twice changes nothing.
+  grpc::Service* Wrap(grpc::Service* service);
 
   ServerGuardStats stats() const noexcept;
 
  private:
   friend class grpc_internal::GuardedReactor;
+  friend class grpc_internal::GuardedMethod;
   explicit ServerGuard(ServerGuardOptions o) : o_(std::move(o)) {}
   // The call's context, or the answer that refuses it before the handler.
-  std::optional<::grpc::Status> Admit(::grpc::ServerContextBase& context, CallContext& ctx);
+  std::optional<grpc::Status> Admit(grpc::ServerContextBase& context, CallContext& ctx);
   // Runs `body` inside the options' pipeline, when there is one.
-  ::grpc::Status Guarded(::grpc::ServerContextBase& context, CallContext& ctx, SyncHandler body);
-  ::grpc::Status Run(::grpc::ServerContextBase& context, SyncHandler handler, CallContext& ctx);
-  ::grpc::Status ServeKeyed(::grpc::ServerContextBase& context, const google::protobuf::Message& request,
+  grpc::Status Guarded(grpc::ServerContextBase& context, CallContext& ctx, SyncHandler body);
+  grpc::Status Run(grpc::ServerContextBase& context, SyncHandler handler, CallContext& ctx);
+  grpc::Status ServeKeyed(grpc::ServerContextBase& context, const google::protobuf::Message& request,
                             google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx);
-  std::string CallerOf(const ::grpc::ServerContextBase& context) const;
-  ::grpc::Status Shed(::grpc::ServerContextBase& context, const Status& refusal);
+  std::string CallerOf(const grpc::ServerContextBase& context) const;
+  grpc::Status Shed(grpc::ServerContextBase& context, const Status& refusal);
   // The pipeline for one call (ServerPipelineFor), null: none.
   const Pipeline* PipelineFor(PipelineRef& pinned);
-  ::grpc::Status PassOn(::grpc::ServerContextBase& context, const CallContext& ctx, ::grpc::Status status);
+  grpc::Status PassOn(grpc::ServerContextBase& context, const CallContext& ctx, grpc::Status status);
 
   ServerGuardOptions o_;
   struct Counters {
@@ -198,4 +227,4 @@ class ServerGuard {
   } counters_;
 };
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

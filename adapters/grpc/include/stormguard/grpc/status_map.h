@@ -31,18 +31,18 @@
 
 #include "stormguard/core/status.h"
 
-namespace stormguard::grpc {
+namespace stormguard::rpc {
 
-using Trailers = std::multimap<::grpc::string_ref, ::grpc::string_ref>;
+using Trailers = std::multimap<grpc::string_ref, grpc::string_ref>;
 
-StatusCode FromGrpcCode(::grpc::StatusCode code) noexcept;
-::grpc::StatusCode ToGrpcCode(StatusCode code) noexcept;
+StatusCode FromGrpcCode(grpc::StatusCode code) noexcept;
+grpc::StatusCode ToGrpcCode(StatusCode code) noexcept;
 
 // The outcome class of a gRPC status code, as listed above.
-OutcomeClass ClassifyGrpcStatus(::grpc::StatusCode code) noexcept;
+OutcomeClass ClassifyGrpcStatus(grpc::StatusCode code) noexcept;
 
 // The call's status with its outcome class and the trailers' retry hints.
-Status FromGrpc(const ::grpc::Status& status, const Trailers& trailers, Duration max_pushback);
-::grpc::Status ToGrpc(const Status& status);
+Status FromGrpc(const grpc::Status& status, const Trailers& trailers, Duration max_pushback);
+grpc::Status ToGrpc(const Status& status);
 
-}  // namespace stormguard::grpc
+}  // namespace stormguard::rpc

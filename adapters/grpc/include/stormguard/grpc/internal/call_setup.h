@@ -6,7 +6,7 @@
 #include "stormguard/core/status.h"
 #include "stormguard/grpc/client.h"
 
-namespace stormguard::grpc::grpc_internal {
+namespace stormguard::rpc::grpc_internal {
 
 // Fills `call`, the call's own context handed down from `parent`. An
 // invalid idempotency key is refused (the returned status), before anything
@@ -19,4 +19,4 @@ Status MakeCallContext(const GrpcClientOptions& o, const CallContext& parent, co
 // is still tells the layers above not to retry.
 void ReportToParent(const CallContext& call, const Status& status, CallContext& parent) noexcept;
 
-}  // namespace stormguard::grpc::grpc_internal
+}  // namespace stormguard::rpc::grpc_internal
