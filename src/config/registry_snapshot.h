@@ -57,6 +57,11 @@ struct BuildEnv {
   PipelineOptions pipeline;
   // Runs hedged attempts; called only when a pipeline hedges.
   std::function<std::shared_ptr<Executor>()> executor;
+
+  ComponentEnv components() const {
+    return {.listener = pipeline.listener,
+            .timers = pipeline.timers != nullptr ? pipeline.timers : &TimerService::Default()};
+  }
 };
 
 // The destination unknown names get: see registry.h.

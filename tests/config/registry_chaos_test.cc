@@ -28,10 +28,8 @@ std::string Error(bool enabled, const std::string& rate, const std::string& code
 
 // The chaos policy a pipeline runs, or null.
 const ChaosPolicy* PolicyOf(const Pipeline& p) {
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (const auto* chaos = dynamic_cast<const ChaosStage*>(&p.stage(i))) return &chaos->policy();
-  }
-  return nullptr;
+  const auto* chaos = testing::StageOf<ChaosStage>(p);
+  return chaos != nullptr ? &chaos->policy() : nullptr;
 }
 
 class RegistryChaosTest : public ::testing::Test {

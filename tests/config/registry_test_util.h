@@ -50,4 +50,13 @@ inline Status Call(const Pipeline& p, Status answer, int* calls = nullptr) {
 
 inline std::string Describe(const PipelineRef& p) { return p->Describe(); }
 
+// The first stage of type S in `p`, or null.
+template <class S>
+const S* StageOf(const Pipeline& p) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (const auto* s = dynamic_cast<const S*>(&p.stage(i))) return s;
+  }
+  return nullptr;
+}
+
 }  // namespace stormguard::config::testing

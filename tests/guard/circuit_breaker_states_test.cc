@@ -151,9 +151,11 @@ TEST(CircuitBreakerHalfOpenTest, WithoutMaxWaitHalfOpenWaitsForever) {
 
 TEST(CircuitBreakerTimingTest, AutomaticTransitionHalfOpensOnTickWithoutACall) {
   ManualClock clock;
+  auto timers = TimerService::Create(clock, {.background_thread = false}).value();
   RecordingListener events;
   CircuitBreakerOptions o = Trials(1, &events);
   o.automatic_transition_from_open_to_half_open = true;
+  o.timers = timers.get();
   auto cb = MakeBreaker(o);
   Trip(*cb, clock);
   EXPECT_EQ(cb->NextTick(), clock.Now() + 10s);
