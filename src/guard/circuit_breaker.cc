@@ -111,6 +111,9 @@ Result<std::shared_ptr<CircuitBreaker>> CircuitBreaker::Create(CircuitBreakerOpt
   if (!s.ok()) return s;
   std::shared_ptr<CircuitBreaker> made(new CircuitBreaker(std::move(options)));
   made->self_ = made;
+  Emit(made->o_.listener, Event{.kind = EventKind::kStateReported,
+                                .policy = kCircuitBreakerPolicy,
+                                .reason = CircuitStateName(made->state())});
   return made;
 }
 

@@ -248,7 +248,8 @@ TEST(CircuitBreakerSpecialStateTest, DisabledPermitsEverythingAndRecordsNothing)
   }
   EXPECT_EQ(cb->state(), CircuitState::kDisabled);
   EXPECT_EQ(cb->metrics(clock.Now()).calls, 0);
-  EXPECT_EQ(events.events().size(), 1u);  // only the transition into disabled
+  EXPECT_EQ(events.events().size(), 2u);  // only its first state and the transition into disabled
+  EXPECT_THAT(events.Reasons(EventKind::kStateReported), ElementsAre("closed"));
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->disabled"));
 }
 

@@ -57,6 +57,8 @@
 //
 // Events (to options.listener, policy "circuit_breaker"): kStateChanged for
 // every transition, reason "closed->open" etc. (duration: the wait in open);
+// kStateReported once, from Create, reason "closed" (so a state gauge exists
+// before the first transition; `at` is unset: Create is given no time);
 // kRejected for every refused call; in metrics_only, kAttemptEnded for every
 // recorded call, reason "recorded" or "threshold reached: failure_rate" /
 // "threshold reached: slow_call_rate" (what a closed circuit would have
