@@ -37,6 +37,7 @@ struct Components {
 struct ComponentEnv {
   Listener* listener = nullptr;  // guards and chaos policies report to it unless their options name one
   TimerService* timers = nullptr;  // moves a breaker with automatic_transition_from_open_to_half_open
+  bool allow_chaos = false;        // RegistryOptions::allow_chaos
 };
 
 // `d`'s components and chaos policies, reusing `previous`'s (the same destination's in the

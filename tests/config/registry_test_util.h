@@ -27,7 +27,7 @@ struct RegistryEnv {
   std::shared_ptr<TimerService> timers = TimerService::Create(clock, {.background_thread = false}).value();
   std::vector<std::string> events;  // "accepted v1 origin", "rejected v0 origin: e1; e2"
 
-  RegistryOptions Options() {
+  RegistryOptions Options(bool allow_chaos = false) {
     return {.pipeline = {.clock = &clock, .timers = timers.get()},
             .on_reload = [this](const ReloadEvent& e) {
               std::string line = std::string(e.accepted ? "accepted" : "rejected") + " v" +
@@ -35,7 +35,8 @@ struct RegistryEnv {
                                  std::string(e.origin);
               for (std::size_t i = 0; i < e.errors.size(); ++i) line += (i == 0 ? ": " : "; ") + e.errors[i];
               events.push_back(std::move(line));
-            }};
+            },
+            .allow_chaos = allow_chaos};
   }
 };
 

@@ -25,7 +25,8 @@
 // A preset third_party_api without a configured breaker gets the default
 // breaker, kept the same way. Other per-pipeline state (a hedge's latency
 // tracker) starts afresh with each accepted configuration. A chaos stage's
-// policy is kept when a reload changes only its `enabled` and `rate`: the
+// policy (only with RegistryOptions::allow_chaos) is kept when a reload
+// changes only its `enabled` and `rate`: the
 // same policy, switched once the new configuration is accepted (a refused
 // one switches nothing), so it applies from the next call on the old
 // pipelines too; any other change of its options makes a fresh policy.
@@ -105,6 +106,13 @@ struct RegistryOptions {
   // configuration hedges.
   std::shared_ptr<Executor> hedge_executor;
   std::function<void(const ReloadEvent&)> on_reload;  // optional
+  // Whether a configuration may bring chaos stages (fault injection). Off,
+  // one that does is refused like any invalid one ("destinations.d.
+  // pipeline.stages[1]: chaos from configuration is not allowed in this
+  // process (RegistryOptions::allow_chaos)"): whoever can write the watched
+  // file or key must not be able to make a process fail its calls unless
+  // the process chose, when it started, to rehearse failures.
+  bool allow_chaos = false;
 };
 
 class Registry {
