@@ -303,8 +303,12 @@ void CircuitBreaker::ArmOpenTimerLocked(TimePoint until) noexcept {
   if (!o_.automatic_transition_from_open_to_half_open || o_.timers == nullptr) return;
   // Allocated once per open period, off the call path. Without memory the
   // next call after the wait still moves the circuit.
-  auto* arg = new (std::nothrow) std::weak_ptr<CircuitBreaker>(self_);
-  if (arg == nullptr) return;
+  std::weak_ptr<CircuitBreaker>* arg = nullptr;
+  try {  // plain new, not nothrow new: a program that replaces operator new pairs it with its delete
+    arg = new std::weak_ptr<CircuitBreaker>(self_);
+  } catch (const std::bad_alloc&) {
+    return;
+  }
   open_timer_ = o_.timers->Schedule(until, &CircuitBreaker::OnOpenTimer, arg);
   if (!open_timer_.armed()) {  // an infinite wait: nothing to arm
     delete arg;
