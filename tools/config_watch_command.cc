@@ -188,9 +188,12 @@ void Watch(WatchFlags& f) {
   const sigset_t stop = BlockStopSignals();
   Printer printer(f.count);
   bool started = false;  // the registry's first event is its built-in default: not a version
-  config::Registry registry({.on_reload = [&](const config::ReloadEvent& e) {
-    if (started) printer.Print(e);
-  }});
+  // Chaos allowed: the watch serves no call, and it reports whether each
+  // version is a valid configuration, as config check does; whether a
+  // serving process takes chaos from it is that process's own choice
+  // (RegistryOptions::allow_chaos), which the watch cannot know.
+  config::Registry registry({.on_reload = [&](const config::ReloadEvent& e) { if (started) printer.Print(e); },
+                             .allow_chaos = true});
   started = true;
   Source source = StartSource(f, registry, printer);
   // Wakes every 50 ms to see whether --count is reached.

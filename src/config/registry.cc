@@ -130,7 +130,7 @@ Status Registry::Apply(std::string_view text, std::string_view origin) {
 
 Status Registry::Apply(const Config& config, std::string_view origin) {
   std::lock_guard<std::mutex> lock(apply_mu_);
-  const config_internal::BuildEnv env{options_.pipeline, [this] { return HedgeExecutor(); }};
+  const config_internal::BuildEnv env{options_.pipeline, [this] { return HedgeExecutor(); }, options_.allow_chaos};
   std::shared_ptr<const Snapshot> built;
   // current_ changes only here, under apply_mu_: reading it needs no other lock.
   std::vector<std::string> errors = config_internal::BuildSnapshot(config, current_.get(), env, built);

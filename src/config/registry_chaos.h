@@ -27,11 +27,17 @@ struct KeptChaos {
   double rate = 0.0;
 };
 
+struct ChaosEnv {
+  Listener* listener = nullptr;  // policies report to it unless their options name one
+  bool allowed = false;          // RegistryOptions::allow_chaos: else every chaos stage is an error
+};
+
 // The policies of `d`'s chaos stages, in order, reusing `previous`'s (the
 // same destination's in the configuration in force) where only enabled and
-// rate differ. Errors are "path.pipeline.stages[i].chaos: reason".
+// rate differ. Errors are "path.pipeline.stages[i].chaos: reason", or
+// "path.pipeline.stages[i]: chaos from configuration is not allowed ...".
 std::vector<KeptChaos> ObtainChaos(const DestinationConfig& d, const std::vector<KeptChaos>& previous,
-                                   Listener* listener, const std::string& path, std::vector<std::string>& errors);
+                                   const ChaosEnv& env, const std::string& path, std::vector<std::string>& errors);
 
 // Sets every policy's enabled and rate to what its configuration asks.
 void SwitchChaos(const std::vector<KeptChaos>& chaos);

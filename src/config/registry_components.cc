@@ -10,15 +10,22 @@
 namespace stormguard::config::config_internal {
 namespace {
 
-Result<std::shared_ptr<RetryBudget>> MakeBudget(const BudgetOptions& options, Listener* /*listener*/) {
+Result<std::shared_ptr<RetryBudget>> MakeBudget(const BudgetOptions& options, const ComponentEnv& /*env*/) {
   return config::MakeBudget(options);
 }
 
 // Guards report to the registry's listener unless their options name one.
 template <class G, class O>
-Result<std::shared_ptr<G>> MakeGuard(O options, Listener* listener) {
-  if (options.listener == nullptr) options.listener = listener;
+Result<std::shared_ptr<G>> MakeGuard(O options, const ComponentEnv& env) {
+  if (options.listener == nullptr) options.listener = env.listener;
   return G::Create(options);
+}
+
+// A breaker from JSON names no timers: its automatic transition runs on the
+// registry's, which its pipelines' other timers use too.
+Result<std::shared_ptr<CircuitBreaker>> MakeBreaker(CircuitBreakerOptions options, const ComponentEnv& env) {
+  if (options.timers == nullptr) options.timers = env.timers;
+  return MakeGuard<CircuitBreaker>(std::move(options), env);
 }
 
 // `written` holds the options of every component of the destination in
@@ -26,7 +33,7 @@ Result<std::shared_ptr<G>> MakeGuard(O options, Listener* listener) {
 // file says), whatever the C++ struct holds besides (listeners, stripes).
 template <class T, class O, class Make>
 Shared<T> Obtain(const std::optional<O>& options, const Json& written, std::string_view key,
-                 const Shared<T>* previous, Make make, Listener* listener, const std::string& path,
+                 const Shared<T>* previous, Make make, const ComponentEnv& env, const std::string& path,
                  std::vector<std::string>& errors) {
   Shared<T> out;
   if (!options) return out;
@@ -35,7 +42,7 @@ Shared<T> Obtain(const std::optional<O>& options, const Json& written, std::stri
     out.component = previous->component;
     return out;
   }
-  auto made = make(*options, listener);
+  auto made = make(*options, env);
   if (!made.ok()) {
     errors.push_back(ChildPath(path, key) + ": " + made.status().message());
     return out;
@@ -46,7 +53,7 @@ Shared<T> Obtain(const std::optional<O>& options, const Json& written, std::stri
 
 }  // namespace
 
-Components ObtainComponents(const DestinationConfig& d, const Components* previous, Listener* listener,
+Components ObtainComponents(const DestinationConfig& d, const Components* previous, const ComponentEnv& env,
                             const std::string& path, std::vector<std::string>& errors) {
   DestinationConfig only;  // the components alone: their JSON form is all that is compared
   only.retry_budget = d.retry_budget;
@@ -63,16 +70,15 @@ Components ObtainComponents(const DestinationConfig& d, const Components* previo
   const Components none;
   const Components& p = previous != nullptr ? *previous : none;
   Components c;
-  c.budget = Obtain(only.retry_budget, written, "retry_budget", &p.budget, MakeBudget, listener, path, errors);
-  c.breaker = Obtain(only.circuit_breaker, written, "circuit_breaker", &p.breaker,
-                     MakeGuard<CircuitBreaker, CircuitBreakerOptions>, listener, path, errors);
-  c.bulkhead = Obtain(only.bulkhead, written, "bulkhead", &p.bulkhead, MakeGuard<Bulkhead, BulkheadOptions>,
-                      listener, path, errors);
+  c.budget = Obtain(only.retry_budget, written, "retry_budget", &p.budget, MakeBudget, env, path, errors);
+  c.breaker = Obtain(only.circuit_breaker, written, "circuit_breaker", &p.breaker, MakeBreaker, env, path, errors);
+  c.bulkhead = Obtain(only.bulkhead, written, "bulkhead", &p.bulkhead, MakeGuard<Bulkhead, BulkheadOptions>, env,
+                      path, errors);
   c.rate_limiter = Obtain(only.rate_limiter, written, "rate_limiter", &p.rate_limiter,
-                          MakeGuard<RateLimiter, RateLimiterOptions>, listener, path, errors);
+                          MakeGuard<RateLimiter, RateLimiterOptions>, env, path, errors);
   c.adaptive = Obtain(only.adaptive_concurrency, written, "adaptive_concurrency", &p.adaptive,
-                      MakeGuard<AdaptiveLimiter, AdaptiveLimiterOptions>, listener, path, errors);
-  c.chaos = ObtainChaos(d, p.chaos, listener, path, errors);
+                      MakeGuard<AdaptiveLimiter, AdaptiveLimiterOptions>, env, path, errors);
+  c.chaos = ObtainChaos(d, p.chaos, {.listener = env.listener, .allowed = env.allow_chaos}, path, errors);
   return c;
 }
 

@@ -33,10 +33,17 @@ struct Components {
   std::vector<KeptChaos> chaos;  // one per chaos stage of the pipeline, in order
 };
 
+// What the registry makes components with.
+struct ComponentEnv {
+  Listener* listener = nullptr;  // guards and chaos policies report to it unless their options name one
+  TimerService* timers = nullptr;  // moves a breaker with automatic_transition_from_open_to_half_open
+  bool allow_chaos = false;        // RegistryOptions::allow_chaos
+};
+
 // `d`'s components and chaos policies, reusing `previous`'s (the same destination's in the
 // configuration in force; may be null) where the options are unchanged.
 // Errors are "path.component: reason".
-Components ObtainComponents(const DestinationConfig& d, const Components* previous, Listener* listener,
+Components ObtainComponents(const DestinationConfig& d, const Components* previous, const ComponentEnv& env,
                             const std::string& path, std::vector<std::string>& errors);
 
 }  // namespace stormguard::config::config_internal

@@ -257,12 +257,12 @@ Errors BuildSnapshot(const Config& config, const Snapshot* previous, const Build
     if (previous != nullptr) {
       if (auto it = previous->components.find(name); it != previous->components.end()) before = &it->second;
     }
-    Components& c = s->components[name] = ObtainComponents(dest, before, env.pipeline.listener, path, errors);
+    Components& c = s->components[name] = ObtainComponents(dest, before, env.components(), path, errors);
     DestinationBuild d{c, env, *s, errors};
     entries.emplace_back(name, BuildDestination(dest, d, path));
   }
   s->default_components = ObtainComponents(BuiltInDefault(), previous ? &previous->default_components : nullptr,
-                                           env.pipeline.listener, "built-in default", errors);
+                                           env.components(), "built-in default", errors);
   DestinationBuild d{s->default_components, env, *s, errors};
   s->defaults = BuildDestination(BuiltInDefault(), d, "built-in default");
   if (!errors.empty()) return errors;

@@ -56,6 +56,13 @@ struct BuildEnv {
   PipelineOptions pipeline;
   // Runs hedged attempts; called only when a pipeline hedges.
   std::function<std::shared_ptr<Executor>()> executor;
+  bool allow_chaos = false;  // RegistryOptions::allow_chaos
+
+  ComponentEnv components() const {
+    return {.listener = pipeline.listener,
+            .timers = pipeline.timers != nullptr ? pipeline.timers : &TimerService::Default(),
+            .allow_chaos = allow_chaos};
+  }
 };
 
 // The destination unknown names get: see registry.h.

@@ -16,6 +16,7 @@ std::string_view EventKindName(EventKind k) noexcept {
     case EventKind::kAbandoned: return "abandoned";
     case EventKind::kChaosInjected: return "chaos_injected";
     case EventKind::kHedgeWon: return "hedge_won";
+    case EventKind::kStateReported: return "state_reported";
   }
   return "unknown";
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <new>
 
 #include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
@@ -99,9 +100,21 @@ std::vector<std::string> CircuitBreakerOptions::Validate() const {
 // ---- construction ----------------------------------------------------------
 
 Result<std::shared_ptr<CircuitBreaker>> CircuitBreaker::Create(CircuitBreakerOptions options) {
-  Status s = ValidationStatus("circuit breaker options", options.Validate());
+  std::vector<std::string> errors = options.Validate();
+  // Not in Validate(): options read from a file are complete without timers,
+  // which whoever creates the breaker (a pipeline, the registry) supplies.
+  if (options.automatic_transition_from_open_to_half_open && options.timers == nullptr) {
+    errors.push_back("automatic_transition_from_open_to_half_open: needs options.timers, whose timer moves the "
+                     "circuit to half-open when no call comes");
+  }
+  Status s = ValidationStatus("circuit breaker options", std::move(errors));
   if (!s.ok()) return s;
-  return std::shared_ptr<CircuitBreaker>(new CircuitBreaker(std::move(options)));
+  std::shared_ptr<CircuitBreaker> made(new CircuitBreaker(std::move(options)));
+  made->self_ = made;
+  Emit(made->o_.listener, Event{.kind = EventKind::kStateReported,
+                                .policy = kCircuitBreakerPolicy,
+                                .reason = CircuitStateName(made->state())});
+  return made;
 }
 
 CircuitBreaker::CircuitBreaker(CircuitBreakerOptions options)
@@ -111,7 +124,12 @@ CircuitBreaker::CircuitBreaker(CircuitBreakerOptions options)
       count_window_(dynamic_cast<const CountWindow*>(window_.get())),
       trial_window_(o_.permitted_calls_in_half_open, o_.permitted_calls_in_half_open) {}
 
-CircuitBreaker::~CircuitBreaker() = default;
+// A timer that is firing now holds a strong reference, so this never runs
+// while one is inside the breaker (unless it is that timer's own last one).
+CircuitBreaker::~CircuitBreaker() {
+  std::lock_guard lock(mu_);
+  DisarmOpenTimerLocked();
+}
 
 // ---- permission ------------------------------------------------------------
 
@@ -281,6 +299,41 @@ void CircuitBreaker::Tick(TimePoint now) noexcept {
   }
 }
 
+void CircuitBreaker::ArmOpenTimerLocked(TimePoint until) noexcept {
+  if (!o_.automatic_transition_from_open_to_half_open || o_.timers == nullptr) return;
+  // Allocated once per open period, off the call path. Without memory the
+  // next call after the wait still moves the circuit.
+  std::weak_ptr<CircuitBreaker>* arg = nullptr;
+  try {  // plain new, not nothrow new: a program that replaces operator new pairs it with its delete
+    arg = new std::weak_ptr<CircuitBreaker>(self_);
+  } catch (const std::bad_alloc&) {
+    return;
+  }
+  open_timer_ = o_.timers->Schedule(until, &CircuitBreaker::OnOpenTimer, arg);
+  if (!open_timer_.armed()) {  // an infinite wait: nothing to arm
+    delete arg;
+    return;
+  }
+  open_timer_arg_ = arg;
+}
+
+void CircuitBreaker::DisarmOpenTimerLocked() noexcept {
+  // TryCancel, not Cancel: a firing timer may be waiting for mu_ (or be this
+  // very call's own, from OnOpenTimer). One that fired frees its argument.
+  if (TimerService::TryCancel(open_timer_)) delete open_timer_arg_;
+  open_timer_ = TimerHandle();
+  open_timer_arg_ = nullptr;
+}
+
+void CircuitBreaker::OnOpenTimer(void* self) noexcept {
+  const std::unique_ptr<std::weak_ptr<CircuitBreaker>> weak(static_cast<std::weak_ptr<CircuitBreaker>*>(self));
+  // MoveIfDue checks the state and the wait again under the lock: the
+  // circuit may have left open meanwhile, or begun another open period.
+  if (const std::shared_ptr<CircuitBreaker> cb = weak->lock()) {
+    cb->MoveIfDue(CircuitState::kOpen, CircuitState::kHalfOpen, cb->o_.timers->clock().Now());
+  }
+}
+
 TimePoint CircuitBreaker::NextTick() const noexcept {
   switch (state()) {
     case CircuitState::kOpen:
@@ -334,12 +387,14 @@ void CircuitBreaker::MoveIfDue(CircuitState from, CircuitState to, TimePoint now
 
 void CircuitBreaker::EnterLocked(CircuitState to, TimePoint now) noexcept {
   const CircuitState from = state_.load(std::memory_order_relaxed);
+  if (from == CircuitState::kOpen) DisarmOpenTimerLocked();
   Duration wait = Duration::zero();
   switch (to) {
     case CircuitState::kOpen:
       wait = OpenWait(++consecutive_opens_);
       open_until_ns_.store(Nanos(SaturatingAdd(now, wait)), std::memory_order_relaxed);
       judging_trials_.store(from == CircuitState::kHalfOpen, std::memory_order_relaxed);
+      ArmOpenTimerLocked(SaturatingAdd(now, wait));
       break;
     case CircuitState::kHalfOpen:
       trial_window_.Reset();

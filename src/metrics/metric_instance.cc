@@ -25,6 +25,19 @@ int ChaosKindIndex(std::string_view kind) noexcept {
   return i;
 }
 
+// The state a breaker's kStateChanged ("closed->open") or kStateReported
+// ("closed") event names, as an index of kBreakerStates; -1 for another
+// policy's event or an unknown state.
+int BreakerStateIndex(const Event& e) noexcept {
+  if (e.policy != "circuit_breaker") return -1;
+  std::string_view state = e.reason;
+  if (const std::size_t arrow = state.find("->"); arrow != std::string_view::npos) state.remove_prefix(arrow + 2);
+  for (std::size_t i = 0; i < kBreakerStates.size(); ++i) {
+    if (kBreakerStates[i] == state) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 int BucketIndex(Duration d) noexcept {
   int i = 0;
   while (i < static_cast<int>(kBucketNanos.size()) && d.count() > kBucketNanos[static_cast<std::size_t>(i)]) ++i;
@@ -71,6 +84,9 @@ void Instance::OnOtherEvent(const Event& e) noexcept {
     case EventKind::kRejected:
       return Add(kRejected + RejecterIndex(e.policy));
     case EventKind::kStateChanged: return OnStateChanged(e);
+    case EventKind::kStateReported:
+      if (const int i = BreakerStateIndex(e); i >= 0) breaker_state_.store(i, std::memory_order_relaxed);
+      return;
     case EventKind::kTimedOut: return Add(kTimeouts);
     case EventKind::kHedgeLaunched: return Add(kHedgesSent);
     case EventKind::kHedgeWon: return Add(kHedgesWon);
@@ -126,14 +142,9 @@ void Instance::AddLatency(int shard, Duration d, std::uint32_t weight) noexcept 
 }
 
 void Instance::OnStateChanged(const Event& e) noexcept {
-  if (e.policy != "circuit_breaker") return;
-  const std::size_t arrow = e.reason.find("->");
-  if (arrow == std::string_view::npos) return;
-  const std::string_view to = e.reason.substr(arrow + 2);
-  for (std::size_t i = 0; i < kBreakerStates.size(); ++i) {
-    if (kBreakerStates[i] != to) continue;
-    breaker_state_.store(static_cast<int>(i), std::memory_order_relaxed);
-    return Add(kTransitions + static_cast<int>(i));
+  if (const int i = BreakerStateIndex(e); i >= 0) {
+    breaker_state_.store(i, std::memory_order_relaxed);
+    Add(kTransitions + i);
   }
 }
 

@@ -170,6 +170,7 @@ PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<G> breaker) 
   return AddGuard<CircuitBreakerStage>(std::move(breaker), *o_.classifier);
 }
 PipelineBuilder& PipelineBuilder::AddCircuitBreaker(CircuitBreakerOptions options) {
+  if (options.timers == nullptr) options.timers = o_.timers;  // the automatic transition's
   return AddGuardFrom<CircuitBreakerStage, CircuitBreaker>(std::move(options), *o_.classifier);
 }
 template <std::same_as<Bulkhead> G>

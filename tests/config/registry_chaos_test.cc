@@ -1,5 +1,7 @@
 // Chaos from the configuration: a reload that changes only a chaos stage's
 // enabled and rate switches the policy in use; any other change replaces it.
+// The registry here allows chaos from configuration (RegistryOptions::allow_chaos;
+// registry_refusal_test.cc has one that does not).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -28,16 +30,14 @@ std::string Error(bool enabled, const std::string& rate, const std::string& code
 
 // The chaos policy a pipeline runs, or null.
 const ChaosPolicy* PolicyOf(const Pipeline& p) {
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (const auto* chaos = dynamic_cast<const ChaosStage*>(&p.stage(i))) return &chaos->policy();
-  }
-  return nullptr;
+  const auto* chaos = testing::StageOf<ChaosStage>(p);
+  return chaos != nullptr ? &chaos->policy() : nullptr;
 }
 
 class RegistryChaosTest : public ::testing::Test {
  protected:
   RegistryEnv env;
-  Registry registry{env.Options()};
+  Registry registry{env.Options(/*allow_chaos=*/true)};
 
   void Apply(const std::string& text) { ASSERT_TRUE(registry.Apply(text, "test").ok()) << text; }
   const ChaosPolicy* Policy(std::string_view method = {}) { return PolicyOf(*registry.Get("d", method)); }
@@ -51,6 +51,12 @@ class RegistryChaosTest : public ::testing::Test {
     return hit;
   }
 };
+
+TEST_F(RegistryChaosTest, AProcessThatAllowsChaosTakesItFromConfiguration) {
+  Apply(Error(true, "1"));
+  EXPECT_EQ(Injected(3), 3);
+  EXPECT_EQ(registry.Stats().rejected, 0U);
+}
 
 TEST_F(RegistryChaosTest, EnablingByReloadSwitchesThePolicyInUse) {
   Apply(Error(false, "1"));

@@ -112,6 +112,16 @@ TEST_F(RegistryRefusalTest, AConfigurationTheBuildRefuses) {
   ExpectStillInForce("destinations.inventory.bulkhead: ");
 }
 
+// The fixture's registry was not told it may take chaos from configuration.
+TEST_F(RegistryRefusalTest, AChaosStageTheProcessDidNotAllow) {
+  ExpectRefused(R"({"destinations": {"inventory": {
+                    "retry_budget": {"token_bucket": {"max_tokens": 5, "token_ratio": 0}},
+                    "pipeline": {"stages": [{"retry": {"max_attempts": 4}},
+                                            {"chaos": {"kind": "error", "rate": 1, "enabled": true}}]}}}})",
+                "destinations.inventory.pipeline.stages[1]: chaos from configuration is not allowed in this "
+                "process (RegistryOptions::allow_chaos)");
+}
+
 TEST_F(RegistryRefusalTest, ASourceThatCouldNotReadOne) {
   registry.Reject(Status::Unavailable("connection refused"), "bad");
   ExpectStillInForce("UNAVAILABLE: connection refused");

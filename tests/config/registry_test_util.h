@@ -27,7 +27,7 @@ struct RegistryEnv {
   std::shared_ptr<TimerService> timers = TimerService::Create(clock, {.background_thread = false}).value();
   std::vector<std::string> events;  // "accepted v1 origin", "rejected v0 origin: e1; e2"
 
-  RegistryOptions Options() {
+  RegistryOptions Options(bool allow_chaos = false) {
     return {.pipeline = {.clock = &clock, .timers = timers.get()},
             .on_reload = [this](const ReloadEvent& e) {
               std::string line = std::string(e.accepted ? "accepted" : "rejected") + " v" +
@@ -35,7 +35,8 @@ struct RegistryEnv {
                                  std::string(e.origin);
               for (std::size_t i = 0; i < e.errors.size(); ++i) line += (i == 0 ? ": " : "; ") + e.errors[i];
               events.push_back(std::move(line));
-            }};
+            },
+            .allow_chaos = allow_chaos};
   }
 };
 
@@ -53,5 +54,14 @@ inline Status Call(const PipelineRef& p, Status answer, int* calls = nullptr) {
 }
 
 inline std::string Describe(const PipelineRef& p) { return p->Describe(); }
+
+// The first stage of type S in `p`, or null.
+template <class S>
+const S* StageOf(const Pipeline& p) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (const auto* s = dynamic_cast<const S*>(&p.stage(i))) return s;
+  }
+  return nullptr;
+}
 
 }  // namespace stormguard::config::testing

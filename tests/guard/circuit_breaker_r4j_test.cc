@@ -119,7 +119,9 @@ TEST(CircuitBreakerR4jTest, AFailedCallCountsAsSlowToo) {
 // a timer set for NextTick() finds the transition due.
 TEST(CircuitBreakerR4jTest, TheWaitInOpenEndsExactlyAtNextTick) {
   ManualClock clock;
-  auto cb = MakeBreaker({.wait_in_open = 30s, .automatic_transition_from_open_to_half_open = true});
+  auto timers = TimerService::Create(clock, {.background_thread = false}).value();
+  auto cb = MakeBreaker(
+      {.wait_in_open = 30s, .automatic_transition_from_open_to_half_open = true, .timers = timers.get()});
   ASSERT_TRUE(cb->TransitionToOpen(clock.Now()).ok());
   const TimePoint due = cb->NextTick();
   EXPECT_EQ(due, clock.Now() + 30s);

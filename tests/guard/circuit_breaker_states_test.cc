@@ -151,9 +151,11 @@ TEST(CircuitBreakerHalfOpenTest, WithoutMaxWaitHalfOpenWaitsForever) {
 
 TEST(CircuitBreakerTimingTest, AutomaticTransitionHalfOpensOnTickWithoutACall) {
   ManualClock clock;
+  auto timers = TimerService::Create(clock, {.background_thread = false}).value();
   RecordingListener events;
   CircuitBreakerOptions o = Trials(1, &events);
   o.automatic_transition_from_open_to_half_open = true;
+  o.timers = timers.get();
   auto cb = MakeBreaker(o);
   Trip(*cb, clock);
   EXPECT_EQ(cb->NextTick(), clock.Now() + 10s);
@@ -246,7 +248,8 @@ TEST(CircuitBreakerSpecialStateTest, DisabledPermitsEverythingAndRecordsNothing)
   }
   EXPECT_EQ(cb->state(), CircuitState::kDisabled);
   EXPECT_EQ(cb->metrics(clock.Now()).calls, 0);
-  EXPECT_EQ(events.events().size(), 1u);  // only the transition into disabled
+  EXPECT_EQ(events.events().size(), 2u);  // only its first state and the transition into disabled
+  EXPECT_THAT(events.Reasons(EventKind::kStateReported), ElementsAre("closed"));
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->disabled"));
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <thread>
 
+#include "stormguard/pipeline/pipeline.h"
+
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
@@ -111,6 +113,24 @@ TEST(MetricsListenerTest, AttemptsCountWhoeverReportsThem) {
   EXPECT_NE(text.find("stormguard_attempts_total{name=\"h\",outcome=\"cancelled\"} 1\n# HELP"), std::string::npos)
       << text;
   EXPECT_NE(text.find("stormguard_attempt_duration_seconds_count{name=\"h\"} 1\n"), std::string::npos) << text;
+}
+
+// The gauge exists before any call: the breaker reports its first state
+// when the builder creates it, and that is no transition.
+TEST(MetricsListenerTest, ABuiltPipelinesBreakerGaugeIsClosedBeforeAnyCall) {
+  MetricsListener m;
+  auto pipeline = PipelineBuilder({.listener = &m.For("b")}).AddCircuitBreaker({}).Build();
+  ASSERT_TRUE(pipeline.ok());
+  EXPECT_EQ(m.Scrape(),
+            "# HELP stormguard_circuitbreaker_state 1 for the circuit breaker's current state, 0 for the others.\n"
+            "# TYPE stormguard_circuitbreaker_state gauge\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"closed\"} 1\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"open\"} 0\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"half_open\"} 0\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"forced_open\"} 0\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"disabled\"} 0\n"
+            "stormguard_circuitbreaker_state{name=\"b\",state=\"metrics_only\"} 0\n" +
+                std::string(kNoOverflow));
 }
 
 TEST(MetricsListenerTest, BreakerStateGaugeTransitionsAndRefusals) {

@@ -11,7 +11,9 @@ namespace stormguard::demo {
 const config::Registry& DemoRegistry() {
   static const std::unique_ptr<config::Registry> registry = [] {
     // Every pipeline reports to the demo's metrics (served with --metrics-port).
-    auto r = std::make_unique<config::Registry>(config::RegistryOptions{.pipeline = {.listener = &DemoMetrics().For("demo")}});
+    // The demo rehearses failures: its services take chaos stages from their configuration.
+    auto r = std::make_unique<config::Registry>(config::RegistryOptions{
+        .pipeline = {.listener = &DemoMetrics().For("demo")}, .allow_chaos = true});
     if (Status s = r->Apply(DemoConfigText(), "tools/demo/stormguard.json"); !s.ok()) {
       std::fprintf(stderr, "stormguard demo: tools/demo/stormguard.json: %s\n", s.ToString().c_str());
       std::abort();

@@ -34,7 +34,7 @@ TEST(FileChaosSwitchTest, RewritingTheFileSwitchesThePolicyInUse) {
   ManualClock clock{TimePoint(std::chrono::hours(1)), ManualClock::SleepMode::kBlockOnSleep};
   auto timers = TimerService::Create(clock, {.background_thread = false}).value();
   auto executor = Executor::Create({.threads = 1, .timers = timers.get()}).value();
-  config::Registry registry;
+  config::Registry registry({.allow_chaos = true});  // a rehearsal: this process takes chaos from its file
   SinkRecorder applied;  // sees each version after the registry has
   auto source = FileSource::Start({.path = path, .executor = executor},
                                   [reload = ReloadInto(registry, "file"), seen = applied.sink()](

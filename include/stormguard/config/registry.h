@@ -24,11 +24,12 @@
 // unchanged, compared in their JSON form; changed options get a fresh one.
 // A preset third_party_api without a configured breaker gets the default
 // breaker, kept the same way. Other per-pipeline state (a hedge's latency
-// tracker) starts afresh with each accepted configuration. A chaos stage's
-// policy is kept when a reload changes only its `enabled` and `rate`: the
-// same policy, switched once the new configuration is accepted (a refused
-// one switches nothing), so it applies from the next call on the old
-// pipelines too; any other change of its options makes a fresh policy.
+// tracker) starts afresh with each accepted configuration. A chaos stage
+// (refused unless RegistryOptions::allow_chaos) keeps its policy when a
+// reload changes only its `enabled` and `rate`: the same policy, switched
+// once the new configuration is accepted (a refused one switches nothing),
+// so it applies from the next call on the old pipelines too; any other
+// change of its options makes a fresh policy.
 //
 // Reload: Apply parses, validates and builds everything off the call path,
 // then swaps the whole registry at once; Get never waits for a build (the
@@ -99,11 +100,21 @@ struct RegistryStats {
 };
 
 struct RegistryOptions {
-  PipelineOptions pipeline;  // clock, timers, listener and classifier of every pipeline
+  // Clock, timers, listener and classifier of every pipeline; the timers
+  // (null: TimerService::Default()) also move breakers that have
+  // automatic_transition_from_open_to_half_open, and must outlive them.
+  PipelineOptions pipeline;
   // Runs hedged attempts; null: the registry makes one the first time a
   // configuration hedges.
   std::shared_ptr<Executor> hedge_executor;
   std::function<void(const ReloadEvent&)> on_reload;  // optional
+  // Whether a configuration may bring chaos stages (fault injection). Off,
+  // one that does is refused like any invalid one ("destinations.d.
+  // pipeline.stages[1]: chaos from configuration is not allowed in this
+  // process (RegistryOptions::allow_chaos)"): whoever can write the watched
+  // file or key must not be able to make a process fail its calls unless
+  // the process chose, when it started, to rehearse failures.
+  bool allow_chaos = false;
 };
 
 class Registry final : public PipelineSource {

@@ -45,6 +45,8 @@ enum class EventKind {
   kChaosInjected,    // fault injection hit this call (reason = what it injected)
   kHedgeWon,         // a hedged attempt, not the primary, gave the call's answer (attempt = its
                      // number, outcome = its class, duration = since the primary started)
+  kStateReported,    // a breaker's state as it starts reporting, once (reason = "closed"); not a
+                     // transition: a state gauge exists before the first one
 };
 
 std::string_view EventKindName(EventKind k) noexcept;

@@ -7,8 +7,9 @@
 //               when the trip rule fires, the circuit opens.
 //   open        calls are refused until the wait in open has passed (fixed,
 //               or Backoff::Ceiling(n) for the n-th consecutive open); then
-//               the next call moves it to half-open (or Tick(), when
-//               automatic_transition_from_open_to_half_open is set).
+//               the next call moves it to half-open, or, with
+//               automatic_transition_from_open_to_half_open, a timer of
+//               options.timers does when the wait ends, with no call.
 //   half_open   `permitted_calls_in_half_open` trial calls go through, the
 //               rest are refused. When all trial results are in, the trip
 //               rule decides: trip -> open again, else -> closed. With
@@ -33,7 +34,9 @@
 // match. Differences, each on purpose:
 //   - the wait in open ends AT open_until (R4j: strictly after), so a timer
 //     set for NextTick() finds Tick() due;
-//   - automatic open -> half-open runs on Tick(now) (no thread of its own);
+//   - automatic open -> half-open runs on a timer of the TimerService the
+//     options name (the one the pipeline's other timers use), not on a
+//     scheduler thread of its own;
 //   - a transition to the current state does nothing (R4j re-enters it,
 //     silently starting a new window or wait; Reset() does that openly);
 //   - forced_open reports every refusal as kRejected (R4j publishes no
@@ -54,6 +57,8 @@
 //
 // Events (to options.listener, policy "circuit_breaker"): kStateChanged for
 // every transition, reason "closed->open" etc. (duration: the wait in open);
+// kStateReported once, from Create, reason "closed" (so a state gauge exists
+// before the first transition; `at` is unset: Create is given no time);
 // kRejected for every refused call; in metrics_only, kAttemptEnded for every
 // recorded call, reason "recorded" or "threshold reached: failure_rate" /
 // "threshold reached: slow_call_rate" (what a closed circuit would have
@@ -63,7 +68,11 @@
 // recording take no lock (atomic state, lock-free windows); transitions take
 // a mutex, and state-change events are emitted under it, in order, so a
 // listener must not call back into the breaker. No method blocks or sleeps;
-// time only comes in as `now`.
+// time only comes in as `now`, except on the automatic transition's timer,
+// which reads options.timers->clock() (so `now` must come from that clock)
+// and runs on the timer's thread (or in TimerService::RunDue). The timer
+// holds only a weak reference: a breaker destroyed, or moved out of open,
+// before it fires disarms it, and a firing that loses that race does nothing.
 #pragma once
 
 #include <atomic>
@@ -81,6 +90,7 @@
 #include "stormguard/core/result.h"
 #include "stormguard/core/status.h"
 #include "stormguard/core/time.h"
+#include "stormguard/exec/timer_service.h"
 #include "stormguard/guard/circuit_behavior.h"
 #include "stormguard/guard/sliding_window.h"
 
@@ -148,20 +158,26 @@ struct CircuitBreakerOptions {
   std::optional<Backoff> wait_in_open_backoff{};
   int permitted_calls_in_half_open = 10;
   // false: an open circuit moves to half-open on the first call after the
-  // wait. true: Tick(now) also moves it, with no call needed.
+  // wait. true: a timer of `timers` also moves it when the wait ends, with
+  // no call needed (and Tick(now) does too).
   bool automatic_transition_from_open_to_half_open = false;
   // Zero: half-open waits for every trial result however long it takes.
   Duration max_wait_in_half_open = Duration::zero();
   OutcomeSet failure_outcomes = kDefaultBreakerFailures;  // anything else recorded is a success
   OutcomeSet ignored_outcomes = kDefaultBreakerIgnored;
   Listener* listener = nullptr;                // optional; must outlive the breaker
+  // Required with automatic_transition_from_open_to_half_open (else unused):
+  // on the clock the breaker's `now` comes from; must outlive the breaker.
+  // PipelineBuilder and the config registry give their own.
+  TimerService* timers = nullptr;
 
   std::vector<std::string> Validate() const;
 };
 
 class CircuitBreaker {
  public:
-  // Validates; INVALID_ARGUMENT names every bad field. Starts closed.
+  // Validates (and that the automatic transition has its timers);
+  // INVALID_ARGUMENT names every bad field. Starts closed.
   // Shared: one breaker judges a destination for every caller.
   static Result<std::shared_ptr<CircuitBreaker>> Create(CircuitBreakerOptions options);
 
@@ -241,6 +257,11 @@ class CircuitBreaker {
   TimePoint OpenUntil() const noexcept;
   bool OpenWaitOver(TimePoint now) const noexcept;
   bool HalfOpenExpired(TimePoint now) const noexcept;
+  // The automatic transition's timer (needs mu_): armed on entering open,
+  // disarmed on leaving it. Its argument is a weak_ptr of its own.
+  void ArmOpenTimerLocked(TimePoint until) noexcept;
+  void DisarmOpenTimerLocked() noexcept;
+  static void OnOpenTimer(void* self) noexcept;
 
   void Record(OutcomeClass outcome, Duration latency, TimePoint now) noexcept;
   void RecordClosed(CallRecord call, TimePoint now) noexcept;
@@ -269,6 +290,9 @@ class CircuitBreaker {
   CountWindow trial_window_;                             // half-open
   std::mutex mu_;                                        // serialises transitions
   int consecutive_opens_ = 0;                            // guarded by mu_
+  std::weak_ptr<CircuitBreaker> self_;                   // set by Create: what the timer holds
+  TimerHandle open_timer_;                               // guarded by mu_
+  std::weak_ptr<CircuitBreaker>* open_timer_arg_ = nullptr;  // guarded by mu_; the callback frees it
 };
 
 }  // namespace stormguard

@@ -36,7 +36,7 @@
 
 namespace stormguard {
 
-inline constexpr int kEventKindCount = static_cast<int>(EventKind::kHedgeWon) + 1;
+inline constexpr int kEventKindCount = static_cast<int>(EventKind::kStateReported) + 1;
 
 class CountingListener final : public Listener {
  public:

@@ -21,7 +21,8 @@
 // timeouts, hedges sent, fallbacks, abandoned attempts; gauges and counters
 // read at scrape time through Watch (bulkhead and adaptive limit in use and
 // limit, budget tokens, reloads). A counter appears once it is non-zero; the
-// breaker's state gauge once the breaker changed state.
+// breaker's state gauge as soon as a breaker reporting here exists (it
+// reports its first state when created: kStateReported).
 // An attempt is counted where its end is reported: by the pipeline, or by
 // its retry or hedge stage in its place (a hedge inside a retry reports its
 // attempts and the retry reports the hedged call, so both are counted).

@@ -274,7 +274,8 @@ class PipelineBuilder {
   PipelineBuilder& AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor);
   // Guards, shared (one guard may protect a destination for several
   // pipelines) or created here from options (their listener defaults to
-  // the pipeline's). The shared forms are templates that take exactly the
+  // the pipeline's; a breaker's timers, for its automatic transition, are
+  // the pipeline's too). The shared forms are templates that take exactly the
   // guard's shared_ptr: a braced list deduces nothing, so
   // AddCircuitBreaker({.window_size = 20}) and AddCircuitBreaker({}) always
   // mean the options.
