@@ -69,11 +69,11 @@ TEST(CircuitBreakerStageTest, BreakerPermitComesBackWhenAnInnerStageRefuses) {
 // the pipeline's timers: half-open when the wait ends, with no call.
 TEST(CircuitBreakerStageTest, BreakerFromOptionsHalfOpensOnThePipelinesTimers) {
   ManualEnv env;
-  Pipeline p = Unwrap(PipelineBuilder(env.options())
+  PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddCircuitBreaker({.window_size = 1, .minimum_number_of_calls = 1, .wait_in_open = 5s,
                                               .automatic_transition_from_open_to_half_open = true})
                           .Build());
-  const auto& stage = dynamic_cast<const CircuitBreakerStage&>(p.stage(0));
+  const auto& stage = dynamic_cast<const CircuitBreakerStage&>(p->stage(0));
   CallContext ctx;
   (void)p.Execute(ctx, [](CallContext&) { return Status::Unavailable("down"); });
   ASSERT_EQ(stage.breaker().state(), CircuitState::kOpen);
