@@ -111,8 +111,10 @@ foreach(file IN LISTS files)
 
   file(STRINGS "${ROOT}/${file}" uses REGEX "[a-z_]*(internal|detail)::")
   foreach(line IN LISTS uses)
-    string(REGEX MATCHALL "[a-z_]*(internal|detail)::" names "${line}")
+    # Not after "::": grpc::internal:: is another library's namespace.
+    string(REGEX MATCHALL "(^|[^:a-z_])[a-z_]*(internal|detail)::" names "${line}")
     foreach(name IN LISTS names)
+      string(REGEX REPLACE "^[^a-z_]" "" name "${name}")
       string(REGEX REPLACE "::$" "" ns "${name}")
       set(owner "${owner_${ns}}")
       if(owner STREQUAL c OR NOT DEFINED owner_${ns})

@@ -6,7 +6,7 @@
 // preset returns a PipelineBuilder, so a caller can append stages (a
 // bulkhead, a custom stage) before Build():
 //
-//   auto p = presets::UserFacing({.budget = budget}).Build();      // Result<Pipeline>
+//   auto p = presets::UserFacing({.budget = budget}).Build();      // Result<PipelineRef>
 //   auto q = presets::BackgroundJob().Build();
 //   auto r = presets::ThirdPartyApi({.budget = budget}).Build();
 //
