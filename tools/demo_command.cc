@@ -45,7 +45,29 @@ struct ServiceFlags {
   std::uint64_t seed = 1;
   std::vector<std::string> outage_phases;
   int max_lifetime_s = 120;
+  demo::ConfigSourceFlags config;
 };
+
+// --config, --etcd and --key: where the stormguard mode's policies come
+// from while it runs (the compiled-in stormguard.json until then).
+void AddConfigSourceOptions(CLI::App& cmd, demo::ConfigSourceFlags& config) {
+  CLI::Option* file = cmd.add_option("--config", config.file,
+                                     "follow this JSON file (polled every 100ms) instead of the built-in policies")
+                          ->check(CLI::ExistingFile);
+  CLI::Option* etcd =
+      cmd.add_option("--etcd", config.etcd, "follow the policies at --key in this etcd (http://host:port)");
+  etcd->excludes(file);
+  cmd.add_option("--key", config.key, "the etcd key holding the whole JSON document (with --etcd)");
+}
+
+// Refuses a source the flags cannot describe, naming the flag.
+demo::ConfigSourceFlags CheckedConfigSource(demo::ConfigSourceFlags config) {
+  if (const std::vector<std::string> errors = config.Validate(); !errors.empty()) {
+    throw CLI::ValidationError(errors.front());
+  }
+  if (!config.file.empty()) config.file = std::filesystem::absolute(config.file).string();  // for every service
+  return config;
+}
 
 // The longest lifetime a service takes: a day, far beyond three phases of
 // demo::kMaxPhase and the slack.
@@ -154,6 +176,7 @@ void RegisterService(CLI::App& app) {
   cmd->add_option("--outage-phase", f->outage_phases, "C: operations of this phase find it down (repeatable)");
   cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")
       ->check(CLI::Range(1, kMaxServiceLifetimeS));
+  AddConfigSourceOptions(*cmd, f->config);
   cmd->callback([f] {
     if (f->role != "C" && f->downstream == 0) throw CLI::RequiredError("--downstream (for --role A and B)");
     const demo::Transport transport = *demo::ParseTransport(f->transport);
@@ -162,7 +185,8 @@ void RegisterService(CLI::App& app) {
     }
     std::exit(RunService(transport, {.role = f->role[0], .mode = *demo::ParseMode(f->mode),
                                 .downstream_port = f->downstream, .port = f->port, .seed = f->seed,
-                                .outage_phases = f->outage_phases, .max_lifetime = std::chrono::seconds(f->max_lifetime_s)}));
+                                .outage_phases = f->outage_phases, .max_lifetime = std::chrono::seconds(f->max_lifetime_s),
+                                .config = CheckedConfigSource(f->config)}));
   });
 }
 
@@ -198,7 +222,11 @@ void RegisterDemoCommand(CLI::App& app) {
                   "serve the stormguard mode's Prometheus metrics at http://127.0.0.1:N/metrics while the demo runs")
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--svg", f->svg, "where to write the SVG timeline")->capture_default_str();
-  cmd->callback([f, soak] { RunDemoCommand(*f, soak->count() > 0); });
+  AddConfigSourceOptions(*cmd, o.config);
+  cmd->callback([f, soak] {
+    f->options.config = CheckedConfigSource(f->options.config);
+    RunDemoCommand(*f, soak->count() > 0);
+  });
   RegisterService(app);
 }
 

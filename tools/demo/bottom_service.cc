@@ -35,7 +35,7 @@ class BottomService final : public Service {
     store_ = Must(http::IdempotencyStore::Create({.max_entries = 100'000, .ttl = 10min}));
     middleware_ = Must(http::Middleware::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
                                                  .idempotency = store_.get(),
-                                                 .pipeline = DemoRegistry().Get("inbound")}));
+                                                 .pipeline = DemoRegistry().Follow("inbound")}));
   }
 
   void Install(httplib::Server& server) override {

@@ -24,6 +24,7 @@ struct CallOutcome {
   int status = 0;  // HTTP status to answer with (502/504 when no answer came)
   std::string body;
   int attempts = 0;
+  std::string attempts_below;  // the answer's kAttemptsHeader (measure.h); "" if none
 
   bool ok() const noexcept { return status >= 200 && status < 300; }
 };

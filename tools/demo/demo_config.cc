@@ -8,12 +8,29 @@
 
 namespace stormguard::demo {
 
-const config::Registry& DemoRegistry() {
+namespace {
+
+// What an operator of a demo service wants to see when a reload arrives.
+void PrintReload(const config::ReloadEvent& e) {
+  if (e.version <= 1 && e.accepted) return;  // the compiled-in file, at start
+  if (e.accepted) {
+    std::fprintf(stderr, "stormguard demo-service: config version %llu accepted: %.*s\n",
+                 static_cast<unsigned long long>(e.version), int(e.origin.size()), e.origin.data());
+    return;
+  }
+  std::fprintf(stderr, "stormguard demo-service: config rejected, version %llu stays: %.*s: %s\n",
+               static_cast<unsigned long long>(e.version), int(e.origin.size()), e.origin.data(),
+               e.errors.empty() ? "" : e.errors.front().c_str());
+}
+
+}  // namespace
+
+config::Registry& DemoRegistry() {
   static const std::unique_ptr<config::Registry> registry = [] {
     // Every pipeline reports to the demo's metrics (served with --metrics-port).
     // The demo rehearses failures: its services take chaos stages from their configuration.
     auto r = std::make_unique<config::Registry>(config::RegistryOptions{
-        .pipeline = {.listener = &DemoMetrics().For("demo")}, .allow_chaos = true});
+        .pipeline = {.listener = &DemoMetrics().For("demo")}, .on_reload = PrintReload, .allow_chaos = true});
     if (Status s = r->Apply(DemoConfigText(), "tools/demo/stormguard.json"); !s.ok()) {
       std::fprintf(stderr, "stormguard demo: tools/demo/stormguard.json: %s\n", s.ToString().c_str());
       std::abort();

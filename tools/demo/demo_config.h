@@ -1,8 +1,10 @@
 // tools/demo/demo_config.h: the policies of the demo's stormguard mode, read
 // from tools/demo/stormguard.json (compiled in, so a service process needs
-// no path). Each process keeps one registry and takes its pipelines from it:
+// no path). Each process keeps one registry and follows its pipelines
+// through it, so a reload (live_config.h: --config FILE, --etcd URL --key K)
+// reaches the next call:
 //
-//   http::HttpClientOptions o{.pipeline = DemoRegistry().Get("bottom")};
+//   http::HttpClientOptions o{.pipeline = DemoRegistry().Follow("bottom")};
 //
 // Destinations: "relay" (a hop that calls A or B), "bottom" (B calling C),
 // "inbound" (the serving middleware's pipeline at every service).
@@ -18,7 +20,8 @@ namespace stormguard::demo {
 std::string_view DemoConfigText();
 
 // Loaded from DemoConfigText() on first use; a file that does not load is a
-// bug in the demo (it aborts, naming every error).
-const config::Registry& DemoRegistry();
+// bug in the demo (it aborts, naming every error). Reloads after that one
+// are printed on stderr ("config version 2 accepted: etcd:/demo/config").
+config::Registry& DemoRegistry();
 
 }  // namespace stormguard::demo

@@ -56,4 +56,18 @@ Duration ServiceLifetime(const std::vector<Phase>& phases) {
   return (spans.empty() ? Duration::zero() : spans.back().end) + kLifetimeSlack;
 }
 
+std::vector<std::string> ConfigSourceFlags::Validate() const {
+  std::vector<std::string> errors;
+  if (!file.empty() && !etcd.empty()) errors.push_back("--config and --etcd: give one source, not both");
+  if (!etcd.empty() && key.empty()) errors.push_back("--key: needed with --etcd (the key holding the document)");
+  if (etcd.empty() && !key.empty()) errors.push_back("--key: only with --etcd");
+  return errors;
+}
+
+std::vector<std::string> ConfigSourceFlags::Args() const {
+  if (!file.empty()) return {"--config", file};
+  if (!etcd.empty()) return {"--etcd", etcd, "--key", key};
+  return {};
+}
+
 }  // namespace stormguard::demo

@@ -64,6 +64,19 @@ inline constexpr Duration kMaxPhase = std::chrono::hours(1);
 inline constexpr Duration kLifetimeSlack = std::chrono::seconds(60);
 Duration ServiceLifetime(const std::vector<Phase>& phases);
 
+// The demo's (and each demo service's) --config, --etcd and --key.
+struct ConfigSourceFlags {
+  std::string file;  // --config: a JSON file, polled every kFilePoll (live_config.h)
+  std::string etcd;  // --etcd: an etcd endpoint (with --key)
+  std::string key;   // --key: the etcd key that holds the whole document
+
+  bool empty() const noexcept { return file.empty() && etcd.empty(); }
+  // Empty when usable; else each problem, naming the flag.
+  std::vector<std::string> Validate() const;
+  // The flags that hand this source on to a service process.
+  std::vector<std::string> Args() const;
+};
+
 struct DemoOptions {
   double rate = 50;  // logical requests per second offered to A
   Duration healthy = std::chrono::seconds(6);
@@ -79,6 +92,9 @@ struct DemoOptions {
   int metrics_port = 0;
   // The binary that serves `demo-service` (the running CLI itself).
   std::string self_exe = "/proc/self/exe";
+  // The stormguard mode's services follow this source (live_config.h);
+  // empty: the compiled-in stormguard.json.
+  ConfigSourceFlags config;
 
   std::vector<Phase> Phases() const;
 };

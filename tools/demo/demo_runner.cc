@@ -30,6 +30,9 @@ Result<Services> StartServices(Mode mode, const DemoOptions& o) {
                                      std::to_string(o.seed), "--max-lifetime",
                                      std::to_string(lifetime.count())};
     if (downstream != 0) args.insert(args.end(), {"--downstream", std::to_string(downstream)});
+    if (mode == Mode::kStormguard) {
+      for (std::string& a : o.config.Args()) args.push_back(std::move(a));
+    }
     for (const Phase& p : o.Phases()) {
       if (downstream == 0 && p.bottom_down) args.insert(args.end(), {"--outage-phase", p.name});
     }

@@ -45,4 +45,10 @@ std::int64_t WallMsOf(Deadline deadline, TimePoint now, std::int64_t unix_now_ms
   return unix_now_ms + left.count();
 }
 
+std::string AttemptsPath(int attempts, std::string_view below) {
+  std::string path = std::to_string(attempts);
+  if (!below.empty() && below.size() <= kMaxAttemptsPath) (path += ',') += below;
+  return path;
+}
+
 }  // namespace stormguard::demo

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "stormguard/core/deadline.h"
 #include "stormguard/http/message.h"
@@ -36,6 +37,15 @@ void StampMeasure(const Measure& m, std::int64_t attempt_giveup_ms, http::Header
 
 // The earlier of two give-up times, ignoring unknown (0) ones.
 std::int64_t EarliestGiveup(std::int64_t a, std::int64_t b) noexcept;
+
+// How many attempts each hop from here down made for one call, "1,3" (this
+// hop 1, the one below 3): a relay answers with it in kAttemptsHeader (HTTP)
+// or trailing metadata (gRPC), so a caller sees which layer retried. `below`
+// is what the next hop answered with; one longer than kMaxAttemptsPath is
+// dropped (a peer's header must not grow ours without bound).
+inline constexpr const char* kAttemptsHeader = "x-demo-attempts";
+inline constexpr std::size_t kMaxAttemptsPath = 64;
+std::string AttemptsPath(int attempts, std::string_view below);
 
 // `deadline` as wall-clock Unix ms (0 when infinite).
 std::int64_t WallMsOf(Deadline deadline, TimePoint now, std::int64_t unix_now_ms) noexcept;

@@ -20,7 +20,7 @@ class RelayService final : public Service {
         caller_(MakeCaller(o.mode, o.role == 'B' ? NextHop::kBottom : NextHop::kRelay)) {
     if (o.mode == Mode::kStormguard) {
       middleware_ = Must(http::Middleware::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
-                                                 .pipeline = DemoRegistry().Get("inbound")}));
+                                                 .pipeline = DemoRegistry().Follow("inbound")}));
     }
   }
 
@@ -46,6 +46,7 @@ class RelayService final : public Service {
     http::HttpRequest next{.method = req.method, .url = base_ + req.path, .body = req.body};
     CallOutcome out = caller_->Call(next, ReadMeasure(req.headers), ctx);
     res.status = out.status;
+    res.set_header(kAttemptsHeader, AttemptsPath(out.attempts, out.attempts_below));
     res.set_content(out.body, "text/plain");
   }
 

@@ -10,7 +10,8 @@
 //
 // RunService binds 127.0.0.1 on a free port (or on `port`, so a restarted
 // service is found where its caller looks), prints "port N" on stdout once
-// it accepts connections, and serves until it is killed, its parent dies
+// it accepts connections (after its live configuration, if any, answered
+// once), and serves until it is killed, its parent dies
 // (the parent sets PR_SET_PDEATHSIG) or max_lifetime passes (alarm()).
 // Loopback only.
 #pragma once
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "demo/demo_options.h"
+#include "demo/live_config.h"
 
 namespace stormguard::demo {
 
@@ -35,7 +37,14 @@ struct ServiceOptions {
   std::uint64_t seed = 1;   // C's fault draws
   std::vector<std::string> outage_phases;  // C: operations of these phases find it down
   Duration max_lifetime = std::chrono::seconds(120);
+  // stormguard mode: where the policies come from after the start (empty:
+  // the compiled-in stormguard.json only).
+  ConfigSourceFlags config;
 };
+
+// Follows options.config into DemoRegistry() (live_config.h); null when
+// there is none. Prints why and returns an error status the service exits with.
+Result<std::unique_ptr<LiveConfig>> FollowConfig(const ServiceOptions& options);
 
 // Returns the process exit status (only when the server could not start).
 int RunService(const ServiceOptions& options);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "demo/demo_config.h"
 #include "demo/service.h"
 #include "stormguard/http/server_tuning.h"
 
@@ -16,9 +17,19 @@ constexpr http::ServerTuning kTuning{.listen_backlog = 1024, .workers = 256, .ke
 
 }  // namespace
 
+Result<std::unique_ptr<LiveConfig>> FollowConfig(const ServiceOptions& options) {
+  Result<std::unique_ptr<LiveConfig>> live = LiveConfig::Start(options.config, DemoRegistry());
+  if (!live.ok()) {
+    std::fprintf(stderr, "stormguard demo-service %c: %s\n", options.role, live.status().ToString().c_str());
+  }
+  return live;
+}
+
 int RunService(const ServiceOptions& options) {
   ::signal(SIGPIPE, SIG_IGN);  // a caller that gave up closes its socket first
   ::alarm(static_cast<unsigned>(std::chrono::ceil<std::chrono::seconds>(options.max_lifetime).count()));
+  const Result<std::unique_ptr<LiveConfig>> live = FollowConfig(options);
+  if (!live.ok()) return 2;
   std::unique_ptr<Service> service =
       options.role == 'C' ? MakeBottomService(options) : MakeRelayService(options);
   httplib::Server server;

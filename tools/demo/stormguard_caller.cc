@@ -22,7 +22,7 @@ http::HttpClientOptions ClientOptions(NextHop next) {
   // carries its idempotency key, so C answers it once) and has a short
   // attempt timeout, which turns a stuck answer into a quick retry. A hop above a relay leaves each attempt the whole deadline,
   // so the layer below can finish its own retries.
-  auto pipeline = DemoRegistry().Get(next == NextHop::kBottom ? "bottom" : "relay");
+  auto pipeline = DemoRegistry().Follow(next == NextHop::kBottom ? "bottom" : "relay");
   // Every hop runs on this host, on one clock: the absolute deadline lets a
   // callee refuse an attempt that waited in its accept queue (C paused, say)
   // until after this hop gave up, instead of working for nobody.
@@ -41,7 +41,11 @@ class StormguardCaller final : public Caller {
     StampMeasure(m, WallMsOf(ctx.deadline, Clock::Real().Now(), http::UnixNowMs()), r.headers);
     http::HttpResult res = client_.Send(r, ctx);
     CallOutcome out{.attempts = res.attempts};
-    if (res.response) {
+    if (res.response) out.attempts_below = std::string(res.response->Header(kAttemptsHeader).value_or(""));
+    // A 2xx the pipeline still judged a failure (a chaos stage replaced the
+    // outcome, say) is not passed on as a success.
+    const bool judged_failed = !res.status.ok() && res.response && res.response->status < 300;
+    if (res.response && !judged_failed) {
       out.status = res.response->status;
       out.body = std::move(res.response->body);
     } else {

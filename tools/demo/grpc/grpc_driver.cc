@@ -46,7 +46,7 @@ DemoDriver GrpcDriver() {
               request.set_phase(phase);
               request.set_charge(op.charge);
               v1::OpReply reply;
-              return hop->Call(request, root, &reply).ok();
+              return hop->Call(request, root, &reply, nullptr).ok();
             };
           },
           .read_ledger = ReadGrpcLedger};
@@ -55,6 +55,8 @@ DemoDriver GrpcDriver() {
 int RunGrpcService(const ServiceOptions& options) {
   ::signal(SIGPIPE, SIG_IGN);
   ::alarm(static_cast<unsigned>(std::chrono::ceil<std::chrono::seconds>(options.max_lifetime).count()));
+  const Result<std::unique_ptr<LiveConfig>> live = FollowConfig(options);
+  if (!live.ok()) return 2;
   std::unique_ptr<v1::Demo::Service> service =
       options.role == 'C' ? MakeGrpcBottom(options) : MakeGrpcRelay(options);
   grpc::ServerBuilder builder;

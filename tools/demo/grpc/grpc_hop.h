@@ -2,7 +2,8 @@
 // retried the way a mode retries.
 //
 //   auto hop = MakeGrpcHop(Mode::kGrpcNative, NextHop::kBottom, c_port);
-//   grpc::Status s = hop->Call(request, ctx, &reply);
+//   std::string attempts;  // "1,3": this hop's attempts, then the hops' below
+//   grpc::Status s = hop->Call(request, ctx, &reply, &attempts);
 //
 // naive: a hand-written loop, 3 attempts 100 ms apart, 1 s each, every
 // failure retried (charges too), on a channel with gRPC's retries off.
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "demo.grpc.pb.h"
 #include "demo/caller.h"
@@ -39,8 +41,11 @@ class GrpcHop {
  public:
   virtual ~GrpcHop() = default;
   // `parent` is the work the call belongs to (the served call, or the load
-  // generator's root context).
-  virtual grpc::Status Call(const v1::OpRequest& request, CallContext& parent, v1::OpReply* reply) const = 0;
+  // generator's root context). `attempts_path` (may be null) receives the
+  // attempts made from here down (AttemptsPath, measure.h), where the hop
+  // counts them: the stormguard one does.
+  virtual grpc::Status Call(const v1::OpRequest& request, CallContext& parent, v1::OpReply* reply,
+                            std::string* attempts_path) const = 0;
 };
 
 std::unique_ptr<GrpcHop> MakeGrpcHop(Mode mode, NextHop next, int port);

@@ -18,7 +18,7 @@ class NaiveHop final : public GrpcHop {
  public:
   explicit NaiveHop(int port) : stub_(v1::Demo::NewStub(DemoChannel(port, Mode::kNaive))) {}
 
-  grpc::Status Call(const v1::OpRequest& request, CallContext&, v1::OpReply* reply) const override {
+  grpc::Status Call(const v1::OpRequest& request, CallContext&, v1::OpReply* reply, std::string*) const override {
     grpc::Status s;
     for (int attempt = 1; attempt <= kAttempts; ++attempt) {
       if (attempt > 1) std::this_thread::sleep_for(kPause);
@@ -38,7 +38,8 @@ class NativeHop final : public GrpcHop {
  public:
   explicit NativeHop(int port) : stub_(v1::Demo::NewStub(DemoChannel(port, Mode::kGrpcNative))) {}
 
-  grpc::Status Call(const v1::OpRequest& request, CallContext& parent, v1::OpReply* reply) const override {
+  grpc::Status Call(const v1::OpRequest& request, CallContext& parent, v1::OpReply* reply,
+                    std::string*) const override {
     // The served call's deadline passed down, as a gRPC service would.
     SystemTime deadline = std::chrono::system_clock::now() + kTimeout;
     if (!parent.deadline.is_infinite()) {

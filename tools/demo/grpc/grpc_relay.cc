@@ -6,6 +6,7 @@
 #include "demo/demo_config.h"
 #include "demo/grpc/grpc_demo.h"
 #include "demo/grpc/grpc_hop.h"
+#include "demo/measure.h"
 #include "demo/must.h"
 #include "stormguard/core/clock.h"
 #include "stormguard/grpc/chain_metadata.h"
@@ -27,16 +28,21 @@ class GrpcRelay final : public v1::Demo::Service {
       : hop_(MakeGrpcHop(o.mode, o.role == 'B' ? NextHop::kBottom : NextHop::kRelay, o.downstream_port)) {
     if (o.mode == Mode::kStormguard) {
       guard_ = Must(rpc::ServerGuard::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
-                                               .pipeline = DemoRegistry().Get("inbound")}));
+                                               .pipeline = DemoRegistry().Follow("inbound")}));
     }
   }
 
   grpc::Status Operate(grpc::ServerContext* c, const v1::OpRequest* request, v1::OpReply* reply) override {
+    std::string attempts;
+    grpc::Status s;
     if (guard_) {
-      return guard_->Serve(*c, [&](CallContext& ctx) { return hop_->Call(*request, ctx, reply); });
+      s = guard_->Serve(*c, [&](CallContext& ctx) { return hop_->Call(*request, ctx, reply, &attempts); });
+    } else {
+      CallContext ctx{.deadline = DeadlineOf(*c)};  // grpc_native passes it down; naive ignores it
+      s = hop_->Call(*request, ctx, reply, &attempts);
     }
-    CallContext ctx{.deadline = DeadlineOf(*c)};  // grpc_native passes it down; naive ignores it
-    return hop_->Call(*request, ctx, reply);
+    if (!attempts.empty()) c->AddTrailingMetadata(kAttemptsHeader, attempts);
+    return s;
   }
 
  private:

@@ -32,5 +32,24 @@ TEST(DemoOptionsTest, ServicesLiveAsLongAsThePhasesPlusTheSlack) {
   EXPECT_EQ(ServiceLifetime(longest.Phases()), 3 * kMaxPhase + kSettleBeforeOutage + kLifetimeSlack);
 }
 
+TEST(ConfigSourceFlagsTest, HandsTheSourceOnToEachService) {
+  EXPECT_TRUE(ConfigSourceFlags{}.Args().empty());
+  EXPECT_EQ(ConfigSourceFlags{.file = "/etc/p.json"}.Args(), (std::vector<std::string>{"--config", "/etc/p.json"}));
+  EXPECT_EQ((ConfigSourceFlags{.etcd = "http://127.0.0.1:2379", .key = "/p"}.Args()),
+            (std::vector<std::string>{"--etcd", "http://127.0.0.1:2379", "--key", "/p"}));
+}
+
+TEST(ConfigSourceFlagsTest, RefusesWhatCannotBeFollowedNamingTheFlag) {
+  EXPECT_TRUE(ConfigSourceFlags{}.Validate().empty());
+  EXPECT_TRUE((ConfigSourceFlags{.etcd = "http://127.0.0.1:2379", .key = "/p"}.Validate().empty()));
+  const auto first = [](const ConfigSourceFlags& f) {
+    const std::vector<std::string> errors = f.Validate();
+    return errors.empty() ? std::string() : errors.front();
+  };
+  EXPECT_EQ(first({.file = "a.json", .etcd = "http://x", .key = "/p"}).rfind("--config and --etcd", 0), 0u);
+  EXPECT_EQ(first({.etcd = "http://x"}).rfind("--key: needed with --etcd", 0), 0u);
+  EXPECT_EQ(first({.file = "a.json", .key = "/p"}).rfind("--key: only with --etcd", 0), 0u);
+}
+
 }  // namespace
 }  // namespace stormguard::demo

@@ -1,0 +1,69 @@
+#include "demo/live_config.h"
+
+#include <condition_variable>
+#include <mutex>
+
+#include "stormguard/config_sources/reload_into.h"
+
+namespace stormguard::demo {
+namespace {
+
+namespace cs = config_sources;
+
+// Tells Start when the source has answered once (a document or a failure).
+struct FirstAnswer {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool seen = false;
+
+  void Signal() {
+    std::lock_guard lock(mu);
+    seen = true;
+    cv.notify_all();
+  }
+  void Wait(Duration limit) {
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, limit, [&] { return seen; });
+  }
+};
+
+cs::ConfigSink Signalling(cs::ConfigSink sink, std::shared_ptr<FirstAnswer> first) {
+  return [sink = std::move(sink), first = std::move(first)](Result<cs::ConfigUpdate> update) {
+    sink(std::move(update));
+    first->Signal();
+  };
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LiveConfig>> LiveConfig::Start(const ConfigSourceFlags& source, config::Registry& registry) {
+  if (std::vector<std::string> errors = source.Validate(); !errors.empty()) {
+    return Status::InvalidArgument(errors.front());
+  }
+  if (source.empty()) return std::unique_ptr<LiveConfig>();
+  std::unique_ptr<LiveConfig> live(new LiveConfig());
+  auto first = std::make_shared<FirstAnswer>();
+  if (!source.file.empty()) {
+    const std::string origin = "file:" + source.file;
+    auto file = cs::FileSource::Start({.path = source.file, .poll_interval = kFilePoll},
+                                      Signalling(cs::ReloadInto(registry, origin), first));
+    if (!file.ok()) return Status::InvalidArgument("--config: " + file.status().message());
+    live->file_ = std::move(file).value();
+  } else {
+    const std::string origin = "etcd:" + source.key;
+    cs::EtcdSourceOptions options{.endpoint = source.etcd, .key = source.key};
+    options.reconnect.cap = kEtcdReconnectCap;
+    auto etcd = cs::EtcdSource::Start(std::move(options), Signalling(cs::ReloadInto(registry, origin), first));
+    if (!etcd.ok()) return Status::InvalidArgument("--etcd: " + etcd.status().message());
+    live->etcd_ = std::move(etcd).value();
+  }
+  first->Wait(kFirstDocumentWait);
+  return live;
+}
+
+LiveConfig::~LiveConfig() {
+  if (file_) file_->Stop();
+  if (etcd_) etcd_->Stop();
+}
+
+}  // namespace stormguard::demo
