@@ -35,14 +35,13 @@ asio::awaitable<void> Serve(const stormguard::PipelineRef& pipeline, AsyncCurlCl
   Result<std::string> stock = co_await pipeline.Execute(ctx, [&](CallContext& c) -> asio::awaitable<Result<std::string>> {
     // Named, not a braced temporary: GCC 12 mishandles those as coroutine arguments.
     stormguard::http::HttpRequest request{.url = url};
-    Result<HttpResponse> r = co_await client.Send(c, std::move(request));
-    if (!r.ok()) co_return r.status();
+    stormguard::http::HttpResult r = co_await client.Send(c, std::move(request));
+    if (!r.response) co_return r.status;
     attempts = c.attempt;
-    std::printf("attempt %d: HTTP %d\n", c.attempt, r->status);
-    // A 503 becomes UNAVAILABLE, which the retry retries.
-    stormguard::Status s = stormguard::http::StatusOfResponse(*r, true, false, 1s);
-    if (!s.ok()) co_return s;
-    co_return r->body;
+    std::printf("attempt %d: HTTP %d\n", c.attempt, r.response->status);
+    // A 503 is UNAVAILABLE, which the retry retries.
+    if (!r.ok()) co_return r.status;
+    co_return r.response->body;
   });
   if (stock.ok()) {
     std::printf("answer after %d attempts: %s\n", attempts, stock->c_str());

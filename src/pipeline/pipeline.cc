@@ -57,6 +57,7 @@ void ReportCallEnded(Listener& listener, SuccessTally* tally, const core_interna
 
 Status Pipeline::Run(CallContext& ctx, FunctionRef<Status(CallContext&)> call,
                      const FunctionRef<Status(const Status&)>* fallback) const {
+  if (!blocking_unsupported_.ok()) [[unlikely]] return blocking_unsupported_;
   const pipeline_internal::Invocation inv{.stages = stages_.data(),
                                           .size = stages_.size(),
                                           .call = call,
@@ -201,10 +202,20 @@ template PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<RateLi
 template PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter>);
 
 PipelineBuilder& PipelineBuilder::AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor) {
+  // A null here is more likely a lost executor than a choice: the choice is
+  // the overload without one.
   if (executor == nullptr) {
-    return AddCreated<HedgeStage>(HedgeStage::kPlacement,
-                                  Status::InvalidArgument("executor: must not be null"));
+    return AddCreated<HedgeStage>(
+        HedgeStage::kPlacement,
+        Status::InvalidArgument("executor: must not be null (leave it out, AddHedge(options), for a pipeline "
+                                "run only asynchronously)"));
   }
+  return AddHedgeOn(std::move(options), std::move(executor));
+}
+
+PipelineBuilder& PipelineBuilder::AddHedge(HedgeOptions options) { return AddHedgeOn(std::move(options), nullptr); }
+
+PipelineBuilder& PipelineBuilder::AddHedgeOn(HedgeOptions options, std::shared_ptr<Executor> executor) {
   if (Invalid(HedgeStage::kPlacement, options.Validate())) return *this;
   if (options.listener == nullptr) options.listener = o_.listener;
   Result<HedgePolicy> policy = HedgePolicy::Create(std::move(options));
@@ -305,6 +316,10 @@ Result<PipelineRef> PipelineBuilder::Build() const {
   // A sampled listener that neither wants the start nor gets the end from
   // the call (a retry or hedge times it) leaves the call as without one.
   p.listens_to_calls_ = o_.listener != nullptr && (p.report_attempt_start_ || p.report_attempt_end_ || !p.sampled_);
+  for (std::size_t i = 0; i < stages_.size() && p.blocking_unsupported_.ok(); ++i) {
+    const std::string_view why = stages_[i]->blocking_unsupported();
+    if (!why.empty()) p.blocking_unsupported_ = Status::FailedPrecondition("pipeline: " + Where(i) + std::string(why));
+  }
   p.async_ = MakeAsyncPlan(p.report_attempt_start_, p.report_attempt_end_, p.sampled_);
   return PipelineRef::Adopt(&p, owned.release());
 }

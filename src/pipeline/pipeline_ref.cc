@@ -44,6 +44,11 @@ Status PipelineRef::AsyncSupport() const {
   return pinned ? pinned.pipeline_->AsyncSupport() : Status::FailedPrecondition("pipeline: empty handle");
 }
 
+Status PipelineRef::BlockingSupport() const {
+  const PipelineRef pinned = Pin();
+  return pinned ? pinned.pipeline_->BlockingSupport() : Status::FailedPrecondition("pipeline: empty handle");
+}
+
 bool operator==(const PipelineRef& a, const PipelineRef& b) noexcept {
   if (!a.live() || !b.live()) return a.pipeline_ == b.pipeline_ && a.live() == b.live();
   const auto* x = static_cast<const pipeline_internal::LiveBinding*>(a.count_);

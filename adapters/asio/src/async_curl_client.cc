@@ -122,10 +122,12 @@ Result<std::unique_ptr<AsyncCurlClient::Transfer>> AsyncCurlClient::Prepare(cons
   return t;
 }
 
-asio::awaitable<Result<HttpResponse>> AsyncCurlClient::Send(CallContext ctx, HttpRequest request) {
+asio::awaitable<HttpResult> AsyncCurlClient::Send(CallContext ctx, HttpRequest request) {
   Result<std::unique_ptr<Transfer>> prepared = Prepare(ctx, std::move(request));
-  if (!prepared.ok()) co_return std::move(prepared).status();
-  co_return co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(Result<HttpResponse>)>(
+  if (!prepared.ok()) co_return HttpResult{.status = std::move(prepared).status()};
+  // As HttpClient maps it: uncapped, the pipeline's retry and hedge clamp a pause.
+  const ResponseMapping mapping = ResponseMapping::For(prepared.value()->request, o_.chain_protocol);
+  Result<HttpResponse> r = co_await asio::async_initiate<const asio::use_awaitable_t<>&, void(Result<HttpResponse>)>(
       [this](auto handler, std::unique_ptr<Transfer> t) {
         t->id = next_id_++;
         t->slot = asio::get_associated_cancellation_slot(handler);
@@ -138,6 +140,9 @@ asio::awaitable<Result<HttpResponse>> AsyncCurlClient::Send(CallContext ctx, Htt
         Start(std::move(t));
       },
       asio::use_awaitable, std::move(prepared).value());
+  if (!r.ok()) co_return HttpResult{.status = std::move(r).status(), .attempts = 1};
+  Status status = StatusOfResponse(*r, mapping);
+  co_return HttpResult{.status = std::move(status), .response = std::move(r).value(), .attempts = 1};
 }
 
 void AsyncCurlClient::Start(std::unique_ptr<Transfer> t) {

@@ -34,9 +34,9 @@ CallContext WithBudget(Duration budget) {
   return CallContext{.deadline = Deadline::After(Clock::Real().Now(), budget)};
 }
 
-// co_spawn needs a default-constructible result, which Result is not: the
-// test coroutines hand theirs back through `out`.
-using Out = std::optional<Result<HttpResponse>>;
+// The test coroutines hand their result back through `out`, empty until
+// the exchange completed.
+using Out = std::optional<HttpResult>;
 asio::awaitable<void> SendInto(Out& out, AsyncCurlClient& c, CallContext ctx, HttpRequest req) {
   out = co_await c.Send(std::move(ctx), std::move(req));
 }
@@ -62,10 +62,11 @@ TEST(AsyncCurlClientTest, GetCarriesTheChainHeaders) {
   CallContext ctx = WithBudget(800ms);
   ctx.attempt = 2;
   auto r = SendOnce(io, *client, ctx, {.url = srv.Url("/stock")});
-  ASSERT_TRUE(r && r->ok()) << (r ? r->status().ToString() : "no result");
-  EXPECT_EQ((*r)->status, 200);
-  EXPECT_EQ((*r)->body, "ok");
-  EXPECT_EQ((*r)->Header("content-type"), "text/plain");
+  ASSERT_TRUE(r && r->ok()) << (r ? r->status.ToString() : "no result");
+  EXPECT_EQ(r->response->status, 200);
+  EXPECT_EQ(r->attempts, 1);
+  EXPECT_EQ(r->response->body, "ok");
+  EXPECT_EQ(r->response->Header("content-type"), "text/plain");
   EXPECT_EQ(attempt, "2");
   ASSERT_FALSE(budget.empty());
   EXPECT_LE(std::stoi(budget), 800);
@@ -86,8 +87,8 @@ TEST(AsyncCurlClientTest, PostSendsItsBodyAndKey) {
   HttpRequest req{.method = "POST", .url = srv.Url("/charge"), .body = R"({"amount": 5})",
                   .idempotency_key = "order-7"};
   auto r = SendOnce(io, *client, WithBudget(1s), req);
-  ASSERT_TRUE(r && r->ok()) << (r ? r->status().ToString() : "no result");
-  EXPECT_EQ((*r)->status, 201);
+  ASSERT_TRUE(r && r->ok()) << (r ? r->status.ToString() : "no result");
+  EXPECT_EQ(r->response->status, 201);
   EXPECT_EQ(body, R"({"amount": 5})");
   EXPECT_EQ(key, "order-7");
 }
@@ -102,8 +103,9 @@ TEST(AsyncCurlClientTest, RefusesAnUnsendableKeyBeforeSending) {
   HttpRequest req{.method = "POST", .url = srv.Url("/charge"), .idempotency_key = "bad\nkey"};
   auto r = SendOnce(io, *client, WithBudget(1s), req);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(r->status().message().find("idempotency_key"), std::string::npos);
+  EXPECT_EQ(r->status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r->attempts, 0);  // refused before sending
+  EXPECT_NE(r->status.message().find("idempotency_key"), std::string::npos);
   EXPECT_EQ(calls.load(), 0);
 }
 
@@ -133,7 +135,7 @@ TEST(AsyncCurlClientTest, EndsAtTheDeadlineAndTheServerSeesTheConnectionGo) {
   auto r = SendOnce(io, *client, WithBudget(200ms), {.url = srv.Url("/slow")});
   const auto took = Clk::now() - start;
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status().code(), StatusCode::kDeadlineExceeded) << r->status().ToString();
+  EXPECT_EQ(r->status.code(), StatusCode::kDeadlineExceeded) << r->status.ToString();
   EXPECT_GE(took, 200ms);
   EXPECT_LE(took, 200ms + 150ms);
   auto seen = gone.get_future();
@@ -170,7 +172,7 @@ TEST(AsyncCurlClientTest, TerminalCancellationDropsTheTransferAtOnce) {
   const auto took = Clk::now() - start;
   release.set_value();
   ASSERT_TRUE(out);
-  EXPECT_EQ(out->status().code(), StatusCode::kCancelled) << out->status().ToString();
+  EXPECT_EQ(out->status.code(), StatusCode::kCancelled) << out->status.ToString();
   EXPECT_LT(took, 2s);  // not the server's 5 s
   EXPECT_EQ(in_flight_after, 0u);
   // No socket wait or curl timer left behind: the io_context ran out of work.
@@ -202,8 +204,8 @@ TEST(AsyncCurlClientTest, AThousandConcurrentExchangesOnOneThread) {
   int ok = 0;
   for (const Out& out : outs) {
     ASSERT_TRUE(out) << "an exchange never completed";
-    if (out->ok() && (*out)->body == "ok") ++ok;
-    else ADD_FAILURE() << out->status().ToString();
+    if (out->ok() && out->response->body == "ok") ++ok;
+    else ADD_FAILURE() << out->status.ToString();
   }
   EXPECT_EQ(ok, kCalls);
   EXPECT_EQ(peak, static_cast<std::size_t>(kCalls));  // all in flight at once
@@ -220,9 +222,9 @@ TEST(AsyncCurlClientTest, AnAnswerOverTheBoundIsAnErrorNamingIt) {
   auto client = MakeClient(io, {.max_response_bytes = 1024});
   auto r = SendOnce(io, *client, WithBudget(1s), {.url = srv.Url("/big")});
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status().code(), StatusCode::kResourceExhausted);
-  EXPECT_NE(r->status().message().find("max_response_bytes (1024 bytes)"), std::string::npos)
-      << r->status().ToString();
+  EXPECT_EQ(r->status.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(r->status.message().find("max_response_bytes (1024 bytes)"), std::string::npos)
+      << r->status.ToString();
 }
 
 // A loopback port nothing listens on: bound, then closed.
@@ -244,7 +246,7 @@ TEST(AsyncCurlClientTest, AnUnreachablePortIsUnavailable) {
   const std::string url = "http://127.0.0.1:" + std::to_string(FreePort()) + "/";
   auto r = SendOnce(io, *client, WithBudget(1s), {.url = url});
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status().code(), StatusCode::kUnavailable) << r->status().ToString();
+  EXPECT_EQ(r->status.code(), StatusCode::kUnavailable) << r->status.ToString();
 }
 
 TEST(AsyncCurlClientTest, AnExpiredDeadlineSendsNothing) {
@@ -253,7 +255,7 @@ TEST(AsyncCurlClientTest, AnExpiredDeadlineSendsNothing) {
   CallContext ctx{.deadline = Deadline::At(Clock::Real().Now() - 1ms)};
   auto r = SendOnce(io, *client, ctx, {.url = "http://127.0.0.1:1/"});
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(r->status.code(), StatusCode::kDeadlineExceeded);
 }
 
 TEST(AsyncCurlClientTest, InvalidOptionsNameTheField) {

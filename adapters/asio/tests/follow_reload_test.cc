@@ -20,7 +20,6 @@
 #include "stormguard/asio/async_curl_client.h"
 #include "stormguard/asio/coroutine_driver.h"
 #include "stormguard/config/registry.h"
-#include "stormguard/http/chain_headers.h"
 
 namespace stormguard::http {
 namespace {
@@ -68,11 +67,9 @@ CallContext IdempotentCall() {
 asio::awaitable<Result<HttpResponse>> Exchange(AsyncCurlClient& client, CallContext attempt, std::string url) {
   // Named, not a braced temporary: GCC 12 mishandles those as coroutine arguments.
   HttpRequest request{.url = std::move(url)};
-  Result<HttpResponse> r = co_await client.Send(std::move(attempt), std::move(request));
-  if (!r.ok()) co_return r.status();
-  const Status s = StatusOfResponse(*r, true, false, 1s);
-  if (!s.ok()) co_return s;
-  co_return r;
+  HttpResult r = co_await client.Send(std::move(attempt), std::move(request));
+  if (!r.ok()) co_return r.status;
+  co_return std::move(*r.response);
 }
 
 // The same, reported to the completion driver's handle.

@@ -22,17 +22,25 @@ void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, bool a
              {.write_absolute_deadline = absolute_deadline});
 }
 
-Status StatusOfResponse(const HttpResponse& response, bool chain_protocol, bool keyed,
-                        Duration max_pushback) {
+ResponseMapping ResponseMapping::For(const HttpRequest& request, bool chain_protocol) noexcept {
+  const bool keyed = !request.idempotency_key.empty();
+  return {.chain_protocol = chain_protocol, .keyed = keyed, .once_only = !keyed && !IsIdempotentMethod(request.method)};
+}
+
+Status StatusOfResponse(const HttpResponse& response, const ResponseMapping& mapping) {
   if (response.status >= 100 && response.status < 400) return Status::Ok();
   Status s = StatusFromHttp(response.status);
-  if (!chain_protocol) return s;
-  if (response.status == 409 && keyed) {
+  std::optional<OutcomeClass>& outcome = s.mutable_hints().outcome;
+  if (mapping.chain_protocol && response.status == 409 && mapping.keyed) {
     // The first request with this Idempotency-Key is still running (IETF
     // idempotency-key draft): come back later, it is not a conflict to fix.
-    s.mutable_hints().outcome = OutcomeClass::kTransient;
+    outcome = OutcomeClass::kTransient;
   }
-  RetryHints hints = ReadRetryHints(response.headers, UnixNowMs(), max_pushback);
+  if (mapping.once_only && (outcome == OutcomeClass::kTransient || outcome == OutcomeClass::kOverloaded)) {
+    outcome = OutcomeClass::kAmbiguous;
+  }
+  if (!mapping.chain_protocol) return s;
+  RetryHints hints = ReadRetryHints(response.headers, UnixNowMs(), mapping.retry_after_cap);
   hints.outcome = s.hints().outcome;
   return std::move(s).WithHints(std::move(hints));
 }

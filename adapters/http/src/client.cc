@@ -31,17 +31,6 @@ class AnswerSlot {
   std::optional<HttpResponse> response_;
 };
 
-// A request that may not run twice and carries no key reached the server,
-// which may have acted on it: whatever the answer's class, a repeat is
-// unsafe, and an ambiguous outcome is what the retry and hedge never repeat
-// for such a call.
-void MayHaveRun(Status& s) {
-  std::optional<OutcomeClass>& outcome = s.mutable_hints().outcome;
-  if (outcome == OutcomeClass::kTransient || outcome == OutcomeClass::kOverloaded) {
-    outcome = OutcomeClass::kAmbiguous;
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> HttpClientOptions::Validate() const {
@@ -55,6 +44,12 @@ std::vector<std::string> HttpClientOptions::Validate() const {
     const PipelineRef in_force = pipeline.Pin();
     const std::string why = in_force.get()->RepeatsEveryCall();
     v.Check(why.empty(), "pipeline", why);
+    // Send runs it blocking: an asynchronous-only one (a hedge without an
+    // Executor) would refuse every request.
+    const Status& blocking = in_force.get()->BlockingSupport();
+    std::string_view blocking_why = blocking.message();
+    if (blocking_why.starts_with("pipeline: ")) blocking_why.remove_prefix(10);  // the field names it already
+    v.Check(blocking.ok(), "pipeline", blocking_why);
   }
   v.Check(max_response_bytes >= 1, "max_response_bytes", "must be at least 1");
   v.Check(clock != nullptr, "clock", "must not be null");
@@ -81,7 +76,6 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
   }
   Clock& clock = *o_.clock;
   const TimePoint now = clock.Now();
-  const bool keyed = !request.idempotency_key.empty();
   CallContext call;
   call.deadline = parent.deadline.ForNextHop(now, o_.reserve).Within(now, o_.default_timeout);
   call.stop = parent.stop;
@@ -89,7 +83,8 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
   call.idempotent = IsIdempotentMethod(request.method);
   call.idempotency_key = request.idempotency_key;
   call.idempotency_decided = true;  // by the request's method and key: never by the pipeline
-  const bool may_repeat = call.idempotent || keyed;
+  // Retry-After uncapped: the pipeline's retry and hedge clamp it to their own max_pushback.
+  const ResponseMapping mapping = ResponseMapping::For(request, o_.chain_protocol);
 
   AnswerSlot answer;
   std::atomic<int> attempts{0};
@@ -101,9 +96,7 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
     Result<HttpResponse> r = PerformOnce(
         request, chain, {a.deadline, o_.connect_timeout, start, o_.max_response_bytes}, a.stop);
     if (!r.ok()) return std::move(r).status();
-    // The pipeline's retry and hedge clamp the pause to their own max_pushback.
-    Status s = StatusOfResponse(*r, o_.chain_protocol, keyed, kInfiniteDuration);
-    if (!s.ok() && !may_repeat) MayHaveRun(s);
+    Status s = StatusOfResponse(*r, mapping);
     answer.Offer(std::move(r).value(), s.ok());
     return s;
   };

@@ -412,5 +412,11 @@ TEST(HttpClientTest, ValidateNamesBadFields) {
   EXPECT_THAT(c.status().message(), ::testing::HasSubstr("max_response_bytes: must be at least 1"));
 }
 
+TEST(HttpClientTest, APipelineThatCannotRunBlockingIsRefused) {
+  auto c = HttpClient::Create({.pipeline = Built(PipelineBuilder().AddHedge({.delay = 10ms}))});
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(), ::testing::HasSubstr("options: pipeline: stages[0] (hedge): has no Executor"));
+}
+
 }  // namespace
 }  // namespace stormguard::http

@@ -162,6 +162,11 @@ class Pipeline {
   }
   // OK, or FAILED_PRECONDITION naming the first stage without an asynchronous form.
   const Status& AsyncSupport() const noexcept { return async_->unsupported; }
+  // OK, or FAILED_PRECONDITION naming the first stage that cannot run under
+  // Execute (a hedge added without an Executor), which Execute then answers
+  // at once, running nothing (not even the fallback), as ExecuteAsync does
+  // for AsyncSupport().
+  const Status& BlockingSupport() const noexcept { return blocking_unsupported_; }
 
   // The type-erased core: runs the stages around `call`.
   Status Run(CallContext& ctx, FunctionRef<Status(CallContext&)> call,
@@ -205,6 +210,7 @@ class Pipeline {
   bool sampled_ = false;           // the listener's AttemptTiming, asked once at Build()
   bool listens_to_calls_ = false;  // the callable runs inside CallListened
   bool concurrent_ = false;  // a hedge stage runs the callable on several threads
+  Status blocking_unsupported_;  // BlockingSupport()
   std::shared_ptr<const pipeline_internal::AsyncPlan> async_;
 };
 
@@ -269,8 +275,12 @@ class PipelineBuilder {
   PipelineBuilder& AddRetry(RetryOptions options);
   PipelineBuilder& AddRequireIdempotencyKey();
   // Hedged attempts on `executor` (shared; must outlive the pipeline; only
-  // Execute uses it: ExecuteAsync starts each attempt from an event). The
-  // pipeline's listener is used when options.listener is null.
+  // Execute uses it: the asynchronous drivers start each attempt from an
+  // event). Without one the pipeline runs only asynchronously (ExecuteAsync,
+  // the coroutine driver); its Execute answers FAILED_PRECONDITION naming
+  // the hedge (BlockingSupport()). The pipeline's listener is used when
+  // options.listener is null.
+  PipelineBuilder& AddHedge(HedgeOptions options);
   PipelineBuilder& AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor);
   // Guards, shared (one guard may protect a destination for several
   // pipelines) or created here from options (their listener defaults to
@@ -311,6 +321,7 @@ class PipelineBuilder {
   PipelineBuilder& AddGuard(std::shared_ptr<G> guard, Args&&... args);
   template <class S, class G, class O, class... Args>
   PipelineBuilder& AddGuardFrom(O options, Args&&... args);
+  PipelineBuilder& AddHedgeOn(HedgeOptions options, std::shared_ptr<Executor> executor);  // null: async only
   // Records a stage whose options are invalid; false when `errors` is empty.
   bool Invalid(const StagePlacement& placement, const std::vector<std::string>& errors);
   std::string Where(std::size_t i) const;  // "stages[2] (retry): "

@@ -152,6 +152,7 @@ class PipelineRef {
   // Of the pipeline the next call would run on.
   std::string Describe() const;
   Status AsyncSupport() const;
+  Status BlockingSupport() const;
 
   // Same target: the same pipeline, or the same source and names.
   friend bool operator==(const PipelineRef& a, const PipelineRef& b) noexcept;

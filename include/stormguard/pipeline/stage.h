@@ -28,7 +28,10 @@
 //
 // The asynchronous drivers run a stage's async() form instead of Execute
 // (async_stage.h): the same decisions, resumed by events instead of a
-// blocked thread. A stage without one runs only under the blocking driver.
+// blocked thread. A stage without one runs only under the blocking driver;
+// one that needs what only the blocking driver uses (a hedge's Executor)
+// and lacks it says so (blocking_unsupported()) and runs only under the
+// asynchronous ones.
 //
 // Thread safety: Execute is const and called concurrently. A stage calls
 // `next` from the thread that called it, one call at a time; to run the rest
@@ -188,6 +191,10 @@ class Stage {
   // The same policy in continuation-passing style, for the asynchronous
   // drivers (async_stage.h); null: this stage runs only under the blocking one.
   virtual const AsyncStage* async() const noexcept { return nullptr; }
+  // Why this stage cannot run under the blocking driver (Execute), or empty:
+  // a hedge built without an Executor has no thread for its hedged attempts.
+  // The pipeline's Execute then answers FAILED_PRECONDITION naming it.
+  virtual std::string_view blocking_unsupported() const noexcept { return {}; }
 };
 
 inline Status Next::operator()(CallContext& ctx) const {

@@ -16,6 +16,12 @@ std::string HedgeStage::Describe() const {
          ")";
 }
 
+std::string_view HedgeStage::blocking_unsupported() const noexcept {
+  if (executor_ != nullptr) return {};
+  return "has no Executor to run its hedged attempts on under Execute(): give it one "
+         "(AddHedge(options, executor)), or run this pipeline with ExecuteAsync() or the coroutine driver";
+}
+
 Status HedgeStage::Execute(CallContext& ctx, Next next) const {
   std::atomic<std::uint32_t> calls{0};
   Status s = ExecuteHedged(

@@ -8,7 +8,6 @@
 #include <asio/co_spawn.hpp>
 
 #include "stormguard/asio/coroutine_driver.h"
-#include "stormguard/http/chain_headers.h"
 
 // This file reads a standard header before Asio's config, the order in which
 // Asio would pick aligned_alloc where stormguard::asio's own files pick
@@ -31,12 +30,10 @@ asio::awaitable<void> Call(const PipelineRef& pipeline, http::AsyncCurlClient& c
     ++wave.attempts;
     // Named, not a braced temporary: GCC 12 mishandles those as coroutine arguments.
     http::HttpRequest request{.url = wave.shape.url};
-    Result<http::HttpResponse> answer = co_await client.Send(c, std::move(request));
-    if (!answer.ok()) co_return answer.status();
-    // A 503 becomes UNAVAILABLE, which the retry retries and the breaker counts.
-    Status s = http::StatusOfResponse(*answer, /*chain_protocol=*/true, /*keyed=*/false, 1s);
-    if (!s.ok()) co_return s;
-    co_return answer->status;
+    http::HttpResult answer = co_await client.Send(c, std::move(request));
+    // A 503 is UNAVAILABLE, which the retry retries and the breaker counts.
+    if (!answer.ok()) co_return answer.status;
+    co_return answer.response->status;
   });
   const TimePoint end = clock.Now();
   wave.calls[i] = {.ended = true, .ok = r.ok(), .latency = end - start, .lateness = end - deadline.time()};

@@ -145,12 +145,35 @@ TYPED_TEST_P(HedgeScenarios, StagesInsideTheHedgeRunOncePerHedgedAttempt) {
   EXPECT_EQ(bulkhead->stats().in_use, 0);
 }
 
+// Without an Executor the hedge serves the asynchronous drivers, which
+// launch hedged attempts themselves; the blocking driver is refused, told
+// which stage needs one, and runs nothing.
+TYPED_TEST_P(HedgeScenarios, AHedgeWithoutAnExecutorRunsOnlyAsynchronously) {
+  CountingListener counters;
+  PipelineRef p = Unwrap(this->Builder(&counters).AddRetry(this->Retries(2)).AddHedge(this->After(50ms)).Build());
+  CallRecord r = this->Run(p, {{500ms}, {10ms}});
+  auto snap = counters.Read();
+  if constexpr (requires { this->driver.hedge_executor(); }) {  // the blocking driver
+    EXPECT_EQ(r.result.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_THAT(r.result.status().message(), ::testing::HasSubstr("stages[1] (hedge): has no Executor"));
+    EXPECT_TRUE(r.attempt_starts.empty());
+    EXPECT_EQ(snap.count(EventKind::kAttemptStarted, "pipeline"), 0u);
+  } else {
+    ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
+    EXPECT_EQ(*r.result, 2);  // the hedge's value
+    EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms, 50ms));
+    EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, "hedge"), 1u);
+    EXPECT_EQ(snap.count(EventKind::kHedgeWon, "hedge"), 1u);
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop,
                             APrimaryThatAnswersBeforeTheDelayStartsNoHedge,
                             OnlyCallsAHedgeAnsweredCountAsHedgesWon, ANonFatalFailureLaunchesTheHedgeAtOnce,
                             AFatalFailureEndsTheCallAndStopsTheOthers,
                             WhenEveryHedgedAttemptFailsTheCallReportsTheFailure,
                             AnOverallTimeoutCancelsEveryHedgedAttempt, TheCallersStopCancelsEveryHedgedAttempt,
-                            StagesInsideTheHedgeRunOncePerHedgedAttempt);
+                            StagesInsideTheHedgeRunOncePerHedgedAttempt,
+                            AHedgeWithoutAnExecutorRunsOnlyAsynchronously);
 
 }  // namespace stormguard::testing

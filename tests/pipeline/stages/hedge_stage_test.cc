@@ -85,5 +85,28 @@ TEST(HedgeStageTest, HedgeOutsideRetryIsRejected) {
   EXPECT_THAT(no_executor.status().message(), HasSubstr("stages[0] (hedge): executor: must not be null"));
 }
 
+TEST(HedgeStageTest, WithoutAnExecutorExecuteIsRefusedNamingTheStage) {
+  PipelineRef p = Unwrap(PipelineBuilder()
+                             .AddTimeout(1s)
+                             .AddRetry({.max_attempts = 2})
+                             .AddHedge({.delay = 10ms, .idempotent = true})
+                             .Build());
+  EXPECT_TRUE(p.AsyncSupport().ok()) << p.AsyncSupport().ToString();
+  const Status why = p.BlockingSupport();
+  EXPECT_EQ(why.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(why.message(), HasSubstr("pipeline: stages[2] (hedge): has no Executor"));
+  EXPECT_THAT(why.message(), HasSubstr("AddHedge(options, executor)"));
+  CallContext ctx;
+  int calls = 0, fallbacks = 0;
+  Result<int> r = p.Execute(
+      ctx, [&](CallContext&) -> Result<int> { return ++calls; },
+      [&](const Status&) -> Result<int> { return ++fallbacks; });
+  EXPECT_EQ(r.status(), why);
+  Status s = p.Execute(ctx, [&](CallContext&) { return Status::Ok(); });
+  EXPECT_EQ(s, why);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(fallbacks, 0);  // a mistake in the pipeline, not a failure to hide
+}
+
 }  // namespace
 }  // namespace stormguard

@@ -26,7 +26,9 @@
 // the call at once: the winner's value moves into the call's slot, the
 // others are told to stop and their later reports are only booked (budget,
 // events). A call that can never hedge (CheckCall) runs inline without a
-// branch. Cost per hedged attempt: see async_branch.h.
+// branch. Cost per hedged attempt: see async_branch.h. So a stage built
+// without an executor (null) serves the asynchronous drivers only, and says
+// so (blocking_unsupported()): a blocking Execute is refused, naming it.
 //
 // Thread safety: immutable; the executor is shared and must outlive it.
 #pragma once
@@ -41,6 +43,8 @@ namespace stormguard {
 
 class HedgeStage final : public Stage, public AsyncStage {
  public:
+  // `executor`: where Execute runs hedged attempts; null for a stage run
+  // only asynchronously.
   HedgeStage(HedgePolicy policy, std::shared_ptr<Executor> executor) noexcept
       : policy_(std::move(policy)), executor_(std::move(executor)) {}
 
@@ -57,6 +61,7 @@ class HedgeStage final : public Stage, public AsyncStage {
   std::string Describe() const override;
   Status Execute(CallContext& ctx, Next next) const override;
   const AsyncStage* async() const noexcept override { return this; }
+  std::string_view blocking_unsupported() const noexcept override;
   AsyncStateLayout async_state() const noexcept override;
   void Start(AsyncStep step) const override;
   void Resume(AsyncStep step, Status inner) const override;

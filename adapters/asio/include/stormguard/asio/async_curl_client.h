@@ -9,7 +9,8 @@
 //   asio::io_context io;
 //   auto client = AsyncCurlClient::Create(io, {}).value();
 //   CallContext ctx{.deadline = Deadline::After(Clock::Real().Now(), 300ms)};
-//   Result<HttpResponse> r = co_await client->Send(ctx, {.url = "http://127.0.0.1:8081/stock"});
+//   HttpResult r = co_await client->Send(ctx, {.url = "http://127.0.0.1:8081/stock"});
+//   if (r.ok()) use(r.response->body);  // else r.status: a 503 is UNAVAILABLE
 //
 // As the blocking HttpClient (adapters/http) does, with the same functions:
 // - the exchange ends at ctx.deadline (default_timeout when it has none),
@@ -18,8 +19,11 @@
 //   context, so derive it for the next hop (Deadline::ForNextHop) first;
 // - a key that cannot be sent is refused before anything is sent;
 // - an answer over max_response_bytes fails with an error naming the limit;
-// - any HTTP answer is a response (StatusOfResponse in http/chain_headers.h
-//   classifies it); transport failures are classified as in curl_transport.h.
+// - the result has HttpClient's shape (HttpResult, attempts 1 once the
+//   exchange started), with the answer's status mapped as HttpClient maps
+//   it (StatusOfResponse and ResponseMapping::For in http/chain_headers.h):
+//   an attempt returns r.status to the pipeline; transport failures are
+//   classified as in curl_transport.h.
 // Cancellation: a terminal cancellation of the awaiting coroutine (its
 // cancellation slot) drops the transfer at once and resumes it with
 // CANCELLED (DEADLINE_EXCEEDED when the deadline has passed). ctx.stop is
@@ -71,7 +75,7 @@ class AsyncCurlClient {
   AsyncCurlClient& operator=(const AsyncCurlClient&) = delete;
 
   // Arguments by value: they live in the coroutine frame for the whole exchange.
-  asio::awaitable<Result<HttpResponse>> Send(CallContext ctx, HttpRequest request);
+  asio::awaitable<HttpResult> Send(CallContext ctx, HttpRequest request);
 
   // Exchanges started and not yet completed or cancelled.
   std::size_t in_flight() const noexcept { return transfers_.size(); }

@@ -5,7 +5,7 @@
 // HttpClientOptions::absolute_deadline), x-retry-attempt (this request is a
 // retry), Idempotency-Key.
 // Response side: x-no-retry (a layer below already retried and gave up) and
-// Retry-After (the server asks for a pause).
+// Retry-After (the server asks for a pause), read by StatusOfResponse.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "stormguard/core/call_context.h"
+#include "stormguard/core/time.h"
 #include "stormguard/core/status.h"
 #include "stormguard/http/message.h"
 
@@ -25,11 +26,32 @@ Status CheckIdempotencyKey(std::string_view key);
 
 void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, bool absolute_deadline, HeaderList& out);
 
-// OK for 1xx-3xx; otherwise the HTTP status as a Status with its class and,
-// when `chain_protocol`, the do-not-retry and pushback hints of the answer
-// (pushback clamped to `max_pushback`). A 409 to a request that carried an
-// Idempotency-Key (`keyed`) means "the first one is still running": transient.
-Status StatusOfResponse(const HttpResponse& response, bool chain_protocol, bool keyed,
-                        Duration max_pushback);
+// How an answer becomes a Status: what the request was and which hints to
+// read. Both clients take it from the request (For), so one answer maps to
+// one Status whichever client got it:
+//   Status s = StatusOfResponse(response, ResponseMapping::For(request, /*chain_protocol=*/true));
+//   Status t = StatusOfResponse(response, {.keyed = true, .retry_after_cap = 1s});
+struct ResponseMapping {
+  // Read the chain protocol's hints (x-no-retry, Retry-After); false: the
+  // HTTP status alone, as a plain client.
+  bool chain_protocol = true;
+  // The request carried an Idempotency-Key: a 409 then means "the first one
+  // is still running" (transient), not a conflict to fix.
+  bool keyed = false;
+  // The request may not run twice (neither an idempotent method nor keyed)
+  // and reached the server, which may have acted on it: a transient or
+  // overloaded answer is ambiguous, which a retry or hedge never repeats
+  // for such a call.
+  bool once_only = false;
+  // The longest Retry-After passed on as pushback; the pipeline's retry and
+  // hedge also clamp it to their own max_pushback.
+  Duration retry_after_cap = kInfiniteDuration;
+
+  static ResponseMapping For(const HttpRequest& request, bool chain_protocol) noexcept;
+};
+
+// OK for 1xx-3xx; otherwise the HTTP status as a Status with its class and
+// the hints `mapping` asks for.
+Status StatusOfResponse(const HttpResponse& response, const ResponseMapping& mapping);
 
 }  // namespace stormguard::http

@@ -50,7 +50,8 @@ struct HttpClientOptions {
   // live (registry.Follow("inventory")) to follow every reload; each request
   // runs on the pipeline in force when it starts. A pipeline with no stages
   // (PipelineBuilder().Build()) sends each request once. Refused: a retry or
-  // hedge with `idempotent` set; the client decides per request (above).
+  // hedge with `idempotent` set (the client decides per request, above), and
+  // a pipeline that cannot run blocking (a hedge without an Executor).
   PipelineRef pipeline;
   // The largest answer (headers and body) the client holds in memory; a
   // larger or endless one fails the attempt (not retried: it would repeat).
@@ -69,15 +70,6 @@ struct HttpClientOptions {
   Clock* clock = &Clock::Real();  // of the deadlines; the pipeline's must be the same
 
   std::vector<std::string> Validate() const;
-};
-
-struct HttpResult {
-  Status status;                        // OK for a 2xx/3xx answer
-  // The answer: the successful one, else the last failed one, when a server answered.
-  std::optional<HttpResponse> response;
-  int attempts = 0;                     // requests sent (or tried to send)
-
-  bool ok() const noexcept { return status.ok(); }
 };
 
 class HttpClient {

@@ -1,7 +1,10 @@
-// stormguard/http/message.h: the request and response the HTTP client speaks.
+// stormguard/http/message.h: the request and response the HTTP clients
+// speak, and the result both answer with.
 //
 //   HttpRequest req{.method = "POST", .url = "http://127.0.0.1:8080/charge",
 //                   .body = R"({"amount": 5})", .idempotency_key = "order-7"};
+//   HttpResult r = client.Send(req);  // or co_await async_client.Send(ctx, req)
+//   if (r.ok()) use(r.response->body);
 //
 // Header names in an HttpResponse are lower-cased, so lookups are exact.
 // Thread safety: plain value types.
@@ -13,6 +16,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "stormguard/core/status.h"
 
 namespace stormguard::http {
 
@@ -39,6 +44,18 @@ struct HttpResponse {
 
   // The first header with this (lower-case) name.
   std::optional<std::string_view> Header(std::string_view lower_name) const;
+};
+
+// What a call of either client (HttpClient, AsyncCurlClient) answers. The
+// status of an answer is StatusOfResponse's (chain_headers.h), the same for
+// both: OK for 1xx-3xx; a transport failure's status when none came.
+struct HttpResult {
+  Status status;                        // OK for a 2xx/3xx answer
+  // The answer: the successful one, else the last failed one, when a server answered.
+  std::optional<HttpResponse> response;
+  int attempts = 0;                     // requests sent (or tried to send)
+
+  bool ok() const noexcept { return status.ok(); }
 };
 
 // GET, HEAD, PUT, DELETE, OPTIONS, TRACE: repeating them is safe by HTTP's
