@@ -3,9 +3,9 @@
 // exchange in flight. The downstream here is a loopback cpp-httplib server
 // in the same process that answers 503 twice, so the retries show:
 //
-//   attempt 1: HTTP 503
-//   attempt 2: HTTP 503
-//   attempt 3: HTTP 200
+//   request 1: HTTP 503
+//   request 2: HTTP 503
+//   request 3: HTTP 200
 //   answer after 3 attempts: 42 in stock
 #include <httplib.h>
 
@@ -18,48 +18,45 @@
 
 #include "stormguard/asio/async_curl_client.h"
 #include "stormguard/asio/coroutine_driver.h"
-#include "stormguard/http/chain_headers.h"
 
 using namespace std::chrono_literals;
 using stormguard::CallContext;
 using stormguard::Result;
 using stormguard::http::AsyncCurlClient;
-using stormguard::http::HttpResponse;
+using stormguard::http::HttpRequest;
+using stormguard::http::HttpResult;
 
 // One request of the service: fetch the stock through the pipeline.
 asio::awaitable<void> Serve(const stormguard::PipelineRef& pipeline, AsyncCurlClient& client, std::string url,
-                            bool& ok) {
+                            const std::atomic<int>& hits, bool& ok) {
   // A GET may run twice with the effect of once: this request says so.
   CallContext ctx{.deadline = stormguard::Deadline::After(stormguard::Clock::Real().Now(), 3s), .idempotent = true};
-  int attempts = 0;
+  // The request is a named variable, not a braced temporary: GCC 12
+  // mishandles those as coroutine arguments.
+  // [snippet:coroutine]
   Result<std::string> stock = co_await pipeline.Execute(ctx, [&](CallContext& c) -> asio::awaitable<Result<std::string>> {
-    // Named, not a braced temporary: GCC 12 mishandles those as coroutine arguments.
-    stormguard::http::HttpRequest request{.url = url};
-    stormguard::http::HttpResult r = co_await client.Send(c, std::move(request));
-    if (!r.response) co_return r.status;
-    attempts = c.attempt;
-    std::printf("attempt %d: HTTP %d\n", c.attempt, r.response->status);
-    // A 503 is UNAVAILABLE, which the retry retries.
-    if (!r.ok()) co_return r.status;
+    HttpRequest request{.url = url};
+    HttpResult r = co_await client.Send(c, std::move(request));
+    if (!r.ok()) co_return r.status;  // 503: UNAVAILABLE, retried
     co_return r.response->body;
   });
+  // [end snippet]
   if (stock.ok()) {
-    std::printf("answer after %d attempts: %s\n", attempts, stock->c_str());
+    std::printf("answer after %d attempts: %s\n", hits.load(), stock->c_str());
   } else {
     std::printf("failed: %s\n", stock.status().ToString().c_str());
   }
-  ok = stock.ok();
+  ok = stock.ok() && hits == 3;
 }
 
 int main() {
   httplib::Server downstream;
   std::atomic<int> hits{0};
   downstream.Get("/stock", [&](const httplib::Request&, httplib::Response& res) {
-    if (++hits <= 2) {
-      res.status = 503;
-      return;
-    }
-    res.set_content("42 in stock", "text/plain");
+    const int n = ++hits;
+    res.status = n <= 2 ? 503 : 200;
+    std::printf("request %d: HTTP %d\n", n, res.status);
+    if (n > 2) res.set_content("42 in stock", "text/plain");
   });
   const int port = downstream.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { downstream.listen_after_bind(); });
@@ -74,7 +71,7 @@ int main() {
   asio::io_context io;
   auto client = AsyncCurlClient::Create(io, {}).value();
   bool ok = false;
-  asio::co_spawn(io, Serve(pipeline, *client, "http://127.0.0.1:" + std::to_string(port) + "/stock", ok),
+  asio::co_spawn(io, Serve(pipeline, *client, "http://127.0.0.1:" + std::to_string(port) + "/stock", hits, ok),
                  [](std::exception_ptr e) {
                    if (e) std::rethrow_exception(e);
                  });
