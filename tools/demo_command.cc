@@ -58,6 +58,14 @@ void AddConfigSourceOptions(CLI::App& cmd, demo::ConfigSourceFlags& config) {
       cmd.add_option("--etcd", config.etcd, "follow the policies at --key in this etcd (http://host:port)");
   etcd->excludes(file);
   cmd.add_option("--key", config.key, "the etcd key holding the whole JSON document (with --etcd)");
+  cmd.add_option("--cacert", config.cacert, "the CA etcd's certificate must chain to (https://)")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--cert", config.cert, "this client's certificate, for an etcd with --client-cert-auth")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--cert-key", config.cert_key, "the private key of --cert")->check(CLI::ExistingFile);
+  cmd.add_option("--user", config.user, "etcd authentication: the user (with --password-file)");
+  cmd.add_option("--password-file", config.password_file, "etcd authentication: a file holding the password")
+      ->check(CLI::ExistingFile);
 }
 
 // Refuses a source the flags cannot describe, naming the flag.
@@ -65,7 +73,9 @@ demo::ConfigSourceFlags CheckedConfigSource(demo::ConfigSourceFlags config) {
   if (const std::vector<std::string> errors = config.Validate(); !errors.empty()) {
     throw CLI::ValidationError(errors.front());
   }
-  if (!config.file.empty()) config.file = std::filesystem::absolute(config.file).string();  // for every service
+  for (std::string* path : {&config.file, &config.cacert, &config.cert, &config.cert_key, &config.password_file}) {
+    if (!path->empty()) *path = std::filesystem::absolute(*path).string();  // every service is told the same file
+  }
   return config;
 }
 

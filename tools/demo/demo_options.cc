@@ -60,14 +60,27 @@ std::vector<std::string> ConfigSourceFlags::Validate() const {
   std::vector<std::string> errors;
   if (!file.empty() && !etcd.empty()) errors.push_back("--config and --etcd: give one source, not both");
   if (!etcd.empty() && key.empty()) errors.push_back("--key: needed with --etcd (the key holding the document)");
-  if (etcd.empty() && !key.empty()) errors.push_back("--key: only with --etcd");
+  if (etcd.empty()) {
+    for (const auto& [flag, value] : {std::pair{"--key", &key}, {"--cacert", &cacert}, {"--cert", &cert},
+                                      {"--cert-key", &cert_key}, {"--user", &user},
+                                      {"--password-file", &password_file}}) {
+      if (!value->empty()) errors.push_back(std::string(flag) + ": only with --etcd");
+    }
+  }
+  if (cert.empty() != cert_key.empty()) errors.push_back("--cert and --cert-key: give both or neither");
+  if (user.empty() != password_file.empty()) errors.push_back("--user and --password-file: give both or neither");
   return errors;
 }
 
 std::vector<std::string> ConfigSourceFlags::Args() const {
   if (!file.empty()) return {"--config", file};
-  if (!etcd.empty()) return {"--etcd", etcd, "--key", key};
-  return {};
+  if (etcd.empty()) return {};
+  std::vector<std::string> args = {"--etcd", etcd, "--key", key};
+  for (const auto& [flag, value] : {std::pair{"--cacert", &cacert}, {"--cert", &cert}, {"--cert-key", &cert_key},
+                                    {"--user", &user}, {"--password-file", &password_file}}) {
+    if (!value->empty()) args.insert(args.end(), {flag, *value});
+  }
+  return args;
 }
 
 }  // namespace stormguard::demo

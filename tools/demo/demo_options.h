@@ -64,11 +64,18 @@ inline constexpr Duration kMaxPhase = std::chrono::hours(1);
 inline constexpr Duration kLifetimeSlack = std::chrono::seconds(60);
 Duration ServiceLifetime(const std::vector<Phase>& phases);
 
-// The demo's (and each demo service's) --config, --etcd and --key.
+// The demo's (and each demo service's) --config, or --etcd and --key with
+// their TLS and authentication flags.
 struct ConfigSourceFlags {
   std::string file;  // --config: a JSON file, polled every kFilePoll (live_config.h)
   std::string etcd;  // --etcd: an etcd endpoint (with --key)
   std::string key;   // --key: the etcd key that holds the whole document
+  // An etcd that checks who its clients are (https:// endpoints): PEM files
+  // for --cacert, --cert and --cert-key; etcd authentication as --user with
+  // the password in --password-file (never on a command line, which every
+  // user of the host can read).
+  std::string cacert, cert, cert_key;
+  std::string user, password_file;
 
   bool empty() const noexcept { return file.empty() && etcd.empty(); }
   // Empty when usable; else each problem, naming the flag.

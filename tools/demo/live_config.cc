@@ -1,6 +1,7 @@
 #include "demo/live_config.h"
 
 #include <condition_variable>
+#include <fstream>
 #include <mutex>
 
 #include "stormguard/config_sources/reload_into.h"
@@ -34,6 +35,16 @@ cs::ConfigSink Signalling(cs::ConfigSink sink, std::shared_ptr<FirstAnswer> firs
   };
 }
 
+// The file's first line (a trailing newline is not part of a password).
+Result<std::string> ReadPassword(const std::string& path) {
+  std::ifstream in(path);
+  std::string password;
+  if (!in || !std::getline(in, password)) {
+    return Status::InvalidArgument("--password-file: cannot read " + path);
+  }
+  return password;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<LiveConfig>> LiveConfig::Start(const ConfigSourceFlags& source, config::Registry& registry) {
@@ -51,7 +62,13 @@ Result<std::unique_ptr<LiveConfig>> LiveConfig::Start(const ConfigSourceFlags& s
     live->file_ = std::move(file).value();
   } else {
     const std::string origin = "etcd:" + source.key;
-    cs::EtcdSourceOptions options{.endpoint = source.etcd, .key = source.key};
+    cs::EtcdSourceOptions options{.endpoint = source.etcd, .key = source.key, .ca_file = source.cacert,
+                                  .cert_file = source.cert, .key_file = source.cert_key, .user = source.user};
+    if (!source.password_file.empty()) {
+      Result<std::string> password = ReadPassword(source.password_file);
+      if (!password.ok()) return password.status();
+      options.password = *std::move(password);
+    }
     options.reconnect.cap = kEtcdReconnectCap;
     auto etcd = cs::EtcdSource::Start(std::move(options), Signalling(cs::ReloadInto(registry, origin), first));
     if (!etcd.ok()) return Status::InvalidArgument("--etcd: " + etcd.status().message());

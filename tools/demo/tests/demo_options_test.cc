@@ -49,6 +49,19 @@ TEST(ConfigSourceFlagsTest, RefusesWhatCannotBeFollowedNamingTheFlag) {
   EXPECT_EQ(first({.file = "a.json", .etcd = "http://x", .key = "/p"}).rfind("--config and --etcd", 0), 0u);
   EXPECT_EQ(first({.etcd = "http://x"}).rfind("--key: needed with --etcd", 0), 0u);
   EXPECT_EQ(first({.file = "a.json", .key = "/p"}).rfind("--key: only with --etcd", 0), 0u);
+  EXPECT_EQ(first({.file = "a.json", .cacert = "ca.pem"}), "--cacert: only with --etcd");
+  EXPECT_EQ(first({.etcd = "https://x", .key = "/p", .cert = "c.pem"}), "--cert and --cert-key: give both or neither");
+  EXPECT_EQ(first({.etcd = "http://x", .key = "/p", .user = "app"}),
+            "--user and --password-file: give both or neither");
+}
+
+TEST(ConfigSourceFlagsTest, HandsTlsAndAuthenticationOnButNeverThePassword) {
+  const ConfigSourceFlags f{.etcd = "https://127.0.0.1:2379", .key = "/p", .cacert = "/ca.pem",
+                            .cert = "/c.pem", .cert_key = "/c.key", .user = "app", .password_file = "/pw"};
+  EXPECT_TRUE(f.Validate().empty());
+  EXPECT_EQ(f.Args(), (std::vector<std::string>{"--etcd", "https://127.0.0.1:2379", "--key", "/p", "--cacert",
+                                                "/ca.pem", "--cert", "/c.pem", "--cert-key", "/c.key", "--user",
+                                                "app", "--password-file", "/pw"}));
 }
 
 }  // namespace
