@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "sanitized.h"
 #include "tools/cli_run.h"
 
 namespace stormguard::testing {
@@ -51,14 +52,7 @@ inline std::string Slurp(std::FILE* f) {
 // The child's environment. Sanitizers reserve terabytes of address space
 // for their shadow, so a sanitized CLI cannot run under RLIMIT_AS: there the
 // same 1 GiB bound is the sanitizer's own resident-size limit instead.
-// gcc says so with __SANITIZE_*__, clang with __has_feature.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-constexpr bool kSanitized = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
-#else
-constexpr bool kSanitized = false;
-#endif
+using testing::kSanitized;  // tests/sanitized.h
 
 inline std::vector<std::string> ChildEnvironment(std::size_t memory_mib) {
   std::vector<std::string> env;

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "demo/service_process.h"
+#include "sanitized.h"
 #include "etcd_process.h"
 #include "temp_dir.h"
 #include "test_certificates.h"
@@ -51,13 +52,7 @@ using config_sources::testing::EtcdProcess;
 // Under a sanitizer every process of the chain runs several times slower:
 // the test still explains every call there, with longer holds and a looser
 // bound; the plain build holds the operator's 1 s.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-constexpr bool kSanitized = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
-#else
-constexpr bool kSanitized = false;
-#endif
+using stormguard::testing::kSanitized;
 constexpr double kVisibleWithinMs = kSanitized ? 5000 : 1000;  // how soon a change must show
 constexpr Duration kHold = kSanitized ? std::chrono::seconds(4) : std::chrono::milliseconds(1500);  // between changes
 // A stalls for seconds now and then under TSan (hundreds of server threads).
