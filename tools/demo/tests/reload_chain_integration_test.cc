@@ -299,8 +299,15 @@ std::vector<double> CheckTraffic(const std::vector<CallRecord>& calls, const std
   };
   // Every call shows the state in force while it ran, or the one before
   // (a change takes a moment to reach B; how long is checked below).
+  // Under a sanitizer a process stalls now and then past A's 1 s budget:
+  // such a timeout says nothing about reloads, and 1% of them are let pass.
+  std::size_t stalled = 0;
   for (const CallRecord& call : calls) {
     const Seen s = Classify(call);
+    if (kSanitized && s == Seen::kUnexplained && call.answer.find("DEADLINE_EXCEEDED") != std::string::npos &&
+        ++stalled <= calls.size() / 100) {
+      continue;
+    }
     bool explained = false;
     const std::size_t first = window_of(call.start);
     for (std::size_t w = first == 0 ? 0 : first - 1; w <= window_of(call.end); ++w) explained |= state[w] == s;
