@@ -53,8 +53,8 @@ using config_sources::testing::EtcdProcess;
 // the test still explains every call there, with longer holds and a looser
 // bound; the plain build holds the operator's 1 s.
 using stormguard::testing::kSanitized;
-constexpr double kVisibleWithinMs = kSanitized ? 5000 : 1000;  // how soon a change must show
-constexpr Duration kHold = kSanitized ? std::chrono::seconds(4) : std::chrono::milliseconds(1500);  // between changes
+constexpr double kVisibleWithinMs = kSanitized ? 6000 : 1000;  // how soon a change must show
+constexpr Duration kHold = kSanitized ? std::chrono::seconds(6) : std::chrono::milliseconds(1500);  // between changes
 // A stalls for seconds now and then under TSan (hundreds of server threads).
 constexpr auto kCallTimeout = kSanitized ? std::chrono::seconds(20) : std::chrono::seconds(3);
 
