@@ -1,6 +1,8 @@
 #include "demo/live_config.h"
 
 #include <condition_variable>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 
@@ -35,13 +37,19 @@ cs::ConfigSink Signalling(cs::ConfigSink sink, std::shared_ptr<FirstAnswer> firs
   };
 }
 
-// The file's first line (a trailing newline is not part of a password).
+// The file's first line (a trailing newline is not part of a password). A
+// regular file of at most kMaxPasswordFileBytes: a FIFO would hang the
+// start, /dev/zero would fill the memory.
+constexpr std::uintmax_t kMaxPasswordFileBytes = 4096;
+
 Result<std::string> ReadPassword(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::file_size(path, ec) > kMaxPasswordFileBytes) {
+    return Status::InvalidArgument("--password-file: " + path + " is not a regular file of at most 4096 bytes");
+  }
   std::ifstream in(path);
   std::string password;
-  if (!in || !std::getline(in, password)) {
-    return Status::InvalidArgument("--password-file: cannot read " + path);
-  }
+  if (!in || !std::getline(in, password)) return Status::InvalidArgument("--password-file: cannot read " + path);
   return password;
 }
 

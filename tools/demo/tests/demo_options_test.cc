@@ -1,4 +1,5 @@
 #include "demo/demo_options.h"
+#include "demo/live_config.h"
 
 #include <gtest/gtest.h>
 
@@ -62,6 +63,16 @@ TEST(ConfigSourceFlagsTest, HandsTlsAndAuthenticationOnButNeverThePassword) {
   EXPECT_EQ(f.Args(), (std::vector<std::string>{"--etcd", "https://127.0.0.1:2379", "--key", "/p", "--cacert",
                                                 "/ca.pem", "--cert", "/c.pem", "--cert-key", "/c.key", "--user",
                                                 "app", "--password-file", "/pw"}));
+}
+
+TEST(LiveConfigTest, APasswordFileThatIsNoRegularSmallFileIsRefusedAtOnce) {
+  config::Registry registry;
+  for (const char* path : {"/dev/zero", "/nonexistent/password"}) {
+    const ConfigSourceFlags f{.etcd = "http://127.0.0.1:1", .key = "/p", .user = "app", .password_file = path};
+    const Result<std::unique_ptr<LiveConfig>> live = LiveConfig::Start(f, registry);
+    ASSERT_FALSE(live.ok()) << path;
+    EXPECT_NE(live.status().message().find("--password-file"), std::string::npos) << live.status().ToString();
+  }
 }
 
 }  // namespace

@@ -42,5 +42,12 @@ TEST(DemoMeasureTest, DeadlinesBecomeWallClockMilliseconds) {
   EXPECT_EQ(WallMsOf(Deadline(), now, 1'000'000), 0);
 }
 
+TEST(DemoMeasureTest, AttemptsPathNamesEveryHopAndDropsAnOversizedTail) {
+  EXPECT_EQ(AttemptsPath(1, "3"), "1,3");
+  EXPECT_EQ(AttemptsPath(2, ""), "2");
+  EXPECT_EQ(AttemptsPath(1, std::string(kMaxAttemptsPath, '9')), "1," + std::string(kMaxAttemptsPath, '9'));
+  EXPECT_EQ(AttemptsPath(1, std::string(kMaxAttemptsPath + 1, '9')), "1");  // a peer cannot grow our header
+}
+
 }  // namespace
 }  // namespace stormguard::demo
