@@ -61,17 +61,16 @@ Result<Extra> ExpandPipeline(const std::string& name, config::DestinationConfig&
 
 // "replaces stages[1]" or "adds a retry stage", for each setting of the method.
 Json Overrides(const config::MethodConfig& m, const std::vector<config::StageConfig>& stages) {
-  using config::StageKind;
   Json out = Json::object();
-  const auto note = [&](const char* field, StageKind kind) {
+  const auto note = [&](const char* field) {
     std::size_t i = 0;
-    while (i < stages.size() && stages[i].kind != kind) ++i;
+    while (i < stages.size() && !stages[i].Is(field)) ++i;
     out[field] = i < stages.size() ? "replaces stages[" + std::to_string(i) + "]"
-                                   : "adds a " + std::string(config::StageKindName(kind)) + " stage";
+                                   : "adds a " + std::string(field) + " stage";
   };
-  if (m.timeout) note("timeout", StageKind::kTimeout);
-  if (m.retry) note("retry", StageKind::kRetry);
-  if (m.hedge) note("hedge", StageKind::kHedge);
+  if (m.timeout) note("timeout");
+  if (m.retry) note("retry");
+  if (m.hedge) note("hedge");
   return out;
 }
 

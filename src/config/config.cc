@@ -1,55 +1,6 @@
 #include "stormguard/config/config.h"
 
-#include "stormguard/pipeline/stages/adaptive_concurrency_stage.h"
-#include "stormguard/pipeline/stages/bulkhead_stage.h"
-#include "stormguard/pipeline/stages/circuit_breaker_stage.h"
-#include "stormguard/pipeline/stages/hedge_stage.h"
-#include "stormguard/pipeline/stages/idempotency_key_stage.h"
-#include "stormguard/pipeline/stages/rate_limiter_stage.h"
-#include "stormguard/pipeline/stages/retry_stage.h"
-
 namespace stormguard::config {
-
-std::string_view StageKindName(StageKind k) noexcept {
-  switch (k) {
-    case StageKind::kFallback: return "fallback";
-    case StageKind::kTimeout: return "timeout";
-    case StageKind::kAttemptTimeout: return "attempt_timeout";
-    case StageKind::kRetry: return "retry";
-    case StageKind::kHedge: return "hedge";
-    case StageKind::kChaos: return "chaos";
-    case StageKind::kRequireIdempotencyKey: return "require_idempotency_key";
-    case StageKind::kCircuitBreaker: return "circuit_breaker";
-    case StageKind::kBulkhead: return "bulkhead";
-    case StageKind::kRateLimiter: return "rate_limiter";
-    case StageKind::kAdaptiveConcurrency: return "adaptive_concurrency";
-  }
-  return "unknown";
-}
-
-StagePlacement StagePlacementOf(StageKind k) noexcept {
-  switch (k) {
-    case StageKind::kFallback: return FallbackStage::kPlacement;
-    case StageKind::kTimeout: return TimeoutStage::kOverall;
-    case StageKind::kAttemptTimeout: return TimeoutStage::kPerAttempt;
-    case StageKind::kRetry: return RetryStage::kPlacement;
-    case StageKind::kHedge: return HedgeStage::kPlacement;
-    case StageKind::kChaos: return ChaosStage::kPlacement;
-    case StageKind::kRequireIdempotencyKey: return IdempotencyKeyStage::kPlacement;
-    case StageKind::kCircuitBreaker: return CircuitBreakerStage::kPlacement;
-    case StageKind::kBulkhead: return BulkheadStage::kPlacement;
-    case StageKind::kRateLimiter: return RateLimiterStage::kPlacement;
-    case StageKind::kAdaptiveConcurrency: return AdaptiveConcurrencyStage::kPlacement;
-  }
-  return {};
-}
-
-StagePlacement StagePlacementOf(const StageConfig& s) noexcept {
-  if (s.kind == StageKind::kChaos && !s.chaos.stage.outside_retry_because.empty()) {
-    return ChaosStage::kPlacementAnywhere;
-  }
-  return StagePlacementOf(s.kind);
-}
 
 std::string_view PresetKindName(PresetKind k) noexcept {
   switch (k) {

@@ -24,18 +24,9 @@ namespace {
 
 constexpr std::string_view kBudgetNames[] = {"token_bucket", "grpc_throttle", "ratio", "concurrency",
                                              "failure_rate_gate"};
-constexpr StageKind kStageKinds[] = {StageKind::kFallback,       StageKind::kTimeout,
-                                     StageKind::kAttemptTimeout, StageKind::kRetry,
-                                     StageKind::kHedge,          StageKind::kChaos,
-                                     StageKind::kRequireIdempotencyKey,
-                                     StageKind::kCircuitBreaker, StageKind::kBulkhead,
-                                     StageKind::kRateLimiter,    StageKind::kAdaptiveConcurrency};
 constexpr PresetKind kPresetKinds[] = {PresetKind::kUserFacing, PresetKind::kBackgroundJob,
                                        PresetKind::kThirdPartyApi, PresetKind::kPayment,
                                        PresetKind::kHighFanOut};
-
-// Stages named by a string: no options of their own.
-bool Bare(StageKind k) { return k >= StageKind::kRequireIdempotencyKey; }
 
 // The one key of a {"kind": {...}} object, or null after reporting.
 const Json::object_t::value_type* OneKey(const Json& j, const std::string& path, std::string_view what,
@@ -104,75 +95,64 @@ Json WriteBreaker(const CircuitBreakerOptions& o) {
 // offending stage's path.
 void CheckStageOrder(const std::vector<StageConfig>& stages, const std::string& path, Errors& errors) {
   std::vector<StagePlacement> placements;
-  for (const StageConfig& s : stages) placements.push_back(StagePlacementOf(s));
+  for (const StageConfig& s : stages) placements.push_back(PlacementOf(s));
   for (const PlacementError& e : CheckPlacements(placements)) {
     errors.push_back(IndexPath(path, e.index) + ": " + e.reason);
   }
 }
 
+// "use fallback, ... as {"kind": {options}}, or require_idempotency_key, ... as a string".
+std::string StageNames() {
+  std::string with_options, bare;
+  for (const StagePolicy* p : StagePolicies()) {
+    std::string& list = p->read ? with_options : bare;
+    list += (list.empty() ? "" : ", ") + p->name;
+  }
+  return "use " + with_options + " as {\"kind\": {options}}, or " + bare + " as a string";
+}
+
+// A policy's reader is a program's code: what it throws is an error at its path.
+std::any ReadPolicyOptions(const StagePolicy& p, const Json& j, const std::string& path, Errors& errors) {
+  try {
+    std::any options = p.read(j, path, errors);
+    if (options.type() != p.defaults.type() && p.defaults.has_value()) {
+      errors.push_back(path + ": the " + p.name + " policy read options of another type than its defaults");
+    }
+    return options;
+  } catch (const std::exception& e) {
+    errors.push_back(path + ": could not be read (" + std::string(e.what()).substr(0, 200) + ")");
+    return p.defaults;
+  }
+}
+
 // `known` is false when the stage's kind could not be read.
 StageConfig ReadStage(const Json& j, const std::string& path, Errors& errors, bool& known) {
-  StageConfig stage;
-  known = true;
-  const std::string names =
-      "use fallback, timeout, attempt_timeout, retry, hedge, chaos as {\"kind\": {options}}, "
-      "or require_idempotency_key, circuit_breaker, bulkhead, rate_limiter, "
-      "adaptive_concurrency as a string";
-  if (j.is_string()) {
-    for (StageKind k : kStageKinds) {
-      if (Bare(k) && StageKindName(k) == j.get_ref<const std::string&>()) {
-        stage.kind = k;
-        return stage;
-      }
-    }
-    errors.push_back(path + ": unknown stage (" + names + ")");
-    known = false;
-    return stage;
-  }
-  const auto* kv = OneKey(j, path, "the stage's kind (" + names + ")", errors);
-  known = kv != nullptr;
-  if (kv == nullptr) return stage;
-  const std::string inner = ChildPath(path, kv->first);
-  for (StageKind k : kStageKinds) {
-    if (Bare(k) || StageKindName(k) != kv->first) continue;
-    stage.kind = k;
-    switch (k) {
-      case StageKind::kFallback: Read(kv->second, inner, errors, stage.fallback); break;
-      case StageKind::kRetry: Read(kv->second, inner, errors, stage.retry); break;
-      case StageKind::kHedge: Read(kv->second, inner, errors, stage.hedge); break;
-      case StageKind::kChaos: Read(kv->second, inner, errors, stage.chaos); break;
-      default: {
-        TimeoutStageFields fields{&stage.timeout, &stage.adaptive};
-        Read(kv->second, inner, errors, fields);
-        if (k == StageKind::kTimeout && stage.adaptive) {
-          errors.push_back(ChildPath(inner, "adaptive") +
-                           ": only attempt_timeout follows latency (the overall timeout bounds the whole call)");
-        }
-        break;
-      }
-    }
-    return stage;
-  }
-  errors.push_back(inner + ": unknown stage (" + names + ")");
   known = false;
-  return stage;
+  if (j.is_string()) {
+    const StagePolicy* p = FindStagePolicy(j.get_ref<const std::string&>());
+    if (p == nullptr || p->read) {
+      errors.push_back(path + ": unknown stage (" + StageNames() + ")");
+      return {};
+    }
+    known = true;
+    return StageConfig(*p, p->defaults);
+  }
+  const auto* kv = OneKey(j, path, "the stage's kind (" + StageNames() + ")", errors);
+  if (kv == nullptr) return {};
+  const std::string inner = ChildPath(path, kv->first);
+  const StagePolicy* p = FindStagePolicy(kv->first);
+  if (p == nullptr || !p->read) {
+    errors.push_back(inner + ": unknown stage (" + StageNames() + ")");
+    return {};
+  }
+  known = true;
+  return StageConfig(*p, ReadPolicyOptions(*p, kv->second, inner, errors));
 }
 
 Json WriteStage(const StageConfig& s) {
-  const std::string name(StageKindName(s.kind));
-  switch (s.kind) {
-    case StageKind::kFallback: return {{name, Write(s.fallback)}};
-    case StageKind::kTimeout:
-    case StageKind::kAttemptTimeout: {
-      TimeoutOptions timeout = s.timeout;
-      std::optional<AdaptiveTimeoutConfig> adaptive = s.adaptive;
-      return {{name, Write(TimeoutStageFields{&timeout, &adaptive})}};
-    }
-    case StageKind::kRetry: return {{name, Write(s.retry)}};
-    case StageKind::kHedge: return {{name, Write(s.hedge)}};
-    case StageKind::kChaos: return {{name, Write(s.chaos)}};
-    default: return name;
-  }
+  const StagePolicy& p = *s.policy();
+  if (!p.read) return p.name;
+  return {{p.name, p.write(s.any_options())}};
 }
 
 void ReadPreset(const Json& j, const std::string& path, Errors& errors, PresetConfig& p) {
@@ -232,19 +212,22 @@ Json WritePipeline(const PipelineConfig& p) {
   return {{"stages", std::move(stages)}};
 }
 
-// Every stage that names a shared guard finds it configured.
+// Whether the destination configures its shared component `name`.
+bool HasComponent(const DestinationConfig& d, std::string_view name) {
+  if (name == "circuit_breaker") return d.circuit_breaker.has_value();
+  if (name == "bulkhead") return d.bulkhead.has_value();
+  if (name == "rate_limiter") return d.rate_limiter.has_value();
+  if (name == "adaptive_concurrency") return d.adaptive_concurrency.has_value();
+  return name == "retry_budget" && d.retry_budget.has_value();
+}
+
+// Every stage that names a shared component finds it configured.
 void CheckSharedStages(const DestinationConfig& d, const std::string& path, Errors& errors) {
   for (std::size_t i = 0; i < d.pipeline.stages.size(); ++i) {
-    const StageKind k = d.pipeline.stages[i].kind;
-    const bool present = (k == StageKind::kCircuitBreaker && d.circuit_breaker) ||
-                         (k == StageKind::kBulkhead && d.bulkhead) ||
-                         (k == StageKind::kRateLimiter && d.rate_limiter) ||
-                         (k == StageKind::kAdaptiveConcurrency && d.adaptive_concurrency);
-    if (k >= StageKind::kCircuitBreaker && !present) {
-      errors.push_back(IndexPath(ChildPath(ChildPath(path, "pipeline"), "stages"), i) +
-                       ": the destination has no " + std::string(StageKindName(k)) + " (add \"" +
-                       std::string(StageKindName(k)) + "\": {...})");
-    }
+    const StagePolicy* p = d.pipeline.stages[i].policy();
+    if (p == nullptr || p->shared_component.empty() || HasComponent(d, p->shared_component)) continue;
+    errors.push_back(IndexPath(ChildPath(ChildPath(path, "pipeline"), "stages"), i) + ": the destination has no " +
+                     p->shared_component + " (add \"" + p->shared_component + "\": {...})");
   }
 }
 

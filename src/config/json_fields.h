@@ -194,16 +194,11 @@ void Fields(V& v, AdaptiveTimeoutConfig& c) {
 }
 
 // A timeout stage's object: TimeoutOptions' fields, and "adaptive" (which
-// only the per-attempt timeout accepts: ReadStage checks).
-struct TimeoutStageFields {
-  TimeoutOptions* options;
-  std::optional<AdaptiveTimeoutConfig>* adaptive;
-};
-
+// only the per-attempt timeout accepts: its policy checks).
 template <class V>
-void Fields(V& v, TimeoutStageFields& f) {
-  Fields(v, *f.options);
-  v.Field("adaptive", *f.adaptive);
+void Fields(V& v, TimeoutConfig& c) {
+  Fields(v, c.timeout);
+  v.Field("adaptive", c.adaptive);
 }
 
 template <class V>
@@ -267,7 +262,7 @@ inline void AfterRead(ObjectReader& r, AdaptiveLimiterOptions& o) { Validated(r,
 inline void AfterRead(ObjectReader& r, FallbackOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, TimeoutOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, ChaosConfig& c) { Validated(r, c.options); }
-inline void AfterRead(ObjectReader& r, TimeoutStageFields& f) { Validated(r, *f.options); }
+inline void AfterRead(ObjectReader& r, TimeoutConfig& c) { Validated(r, c.timeout); }
 inline void AfterRead(ObjectReader& r, AdaptiveTimeoutConfig& c) {
   Validated(r, c.options);
   if (c.latency) Nest(r.errors(), ChildPath(r.path(), "latency"), c.latency->Validate());

@@ -17,42 +17,38 @@ PipelineBuilder BuilderOf(const PresetConfig& p) {
   return PipelineBuilder();
 }
 
-// The kind whose declared placement the stage has, or nullopt.
-std::optional<StageKind> KindOf(const Stage& stage) {
+// The policy whose placement the stage declares, or null.
+const StagePolicy* PolicyOf(const Stage& stage) {
   const std::string_view kind = stage.placement().kind;
-  for (int k = 0; k <= static_cast<int>(StageKind::kAdaptiveConcurrency); ++k) {
-    if (StagePlacementOf(static_cast<StageKind>(k)).kind == kind) return static_cast<StageKind>(k);
+  for (const StagePolicy* p : StagePolicies()) {
+    if (PlacementOf(StageConfig(*p, p->defaults)).kind == kind) return p;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
-// The stage's options into `out`; false when its class is not the kind's.
+// The stage's options into `out`; false when its class is not the policy's.
 bool ReadOptions(const Stage& stage, StageConfig& out, PresetStages& preset) {
-  switch (out.kind) {
-    case StageKind::kFallback: {
-      const auto* s = dynamic_cast<const FallbackStage*>(&stage);
-      if (s != nullptr) out.fallback = s->options();
-      return s != nullptr;
-    }
-    case StageKind::kTimeout:
-    case StageKind::kAttemptTimeout: {
-      const auto* s = dynamic_cast<const TimeoutStage*>(&stage);
-      if (s != nullptr) out.timeout = s->options();
-      return s != nullptr;
-    }
-    case StageKind::kRetry: {
-      const auto* s = dynamic_cast<const RetryStage*>(&stage);
-      if (s != nullptr) out.retry.options = s->policy().options();
-      return s != nullptr;
-    }
-    case StageKind::kCircuitBreaker: {
-      const auto* s = dynamic_cast<const CircuitBreakerStage*>(&stage);
-      if (s != nullptr) preset.own_breaker = s->breaker().options();
-      return s != nullptr;
-    }
-    case StageKind::kRequireIdempotencyKey: return true;  // no options
-    default: return false;  // no preset builds it: nothing here reads its options yet
+  if (auto* o = out.options<FallbackOptions>()) {
+    const auto* s = dynamic_cast<const FallbackStage*>(&stage);
+    if (s != nullptr) *o = s->options();
+    return s != nullptr;
   }
+  if (auto* o = out.options<TimeoutConfig>()) {
+    const auto* s = dynamic_cast<const TimeoutStage*>(&stage);
+    if (s != nullptr) o->timeout = s->options();
+    return s != nullptr;
+  }
+  if (auto* o = out.options<RetryConfig>()) {
+    const auto* s = dynamic_cast<const RetryStage*>(&stage);
+    if (s != nullptr) o->options = s->policy().options();
+    return s != nullptr;
+  }
+  if (out.Is("circuit_breaker")) {
+    const auto* s = dynamic_cast<const CircuitBreakerStage*>(&stage);
+    if (s != nullptr) preset.own_breaker = s->breaker().options();
+    return s != nullptr;
+  }
+  return out.Is("require_idempotency_key");  // no options; no preset builds any other
 }
 
 }  // namespace
@@ -64,10 +60,10 @@ Result<PresetStages> ExpandPreset(const PresetConfig& preset) {
   PresetStages out;
   for (std::size_t i = 0; i < pipeline.size(); ++i) {
     const Stage& stage = pipeline.stage(i);
-    const std::optional<StageKind> kind = KindOf(stage);
+    const StagePolicy* policy = PolicyOf(stage);
     StageConfig& config = out.stages.emplace_back();
-    if (kind) config.kind = *kind;
-    if (!kind || !ReadOptions(stage, config, out)) {
+    if (policy != nullptr) config = StageConfig(*policy, policy->defaults);
+    if (policy == nullptr || !ReadOptions(stage, config, out)) {
       return Status::Internal("preset " + std::string(PresetKindName(preset.kind)) + ": stage " +
                               std::string(stage.name()) + " has no configuration form");
     }

@@ -12,7 +12,8 @@ std::vector<KeptChaos> ObtainChaos(const DestinationConfig& d, const std::vector
   if (d.pipeline.preset) return out;  // a preset's stages are its own: never chaos
   const std::vector<StageConfig>& stages = d.pipeline.stages;
   for (std::size_t i = 0; i < stages.size(); ++i) {
-    if (stages[i].kind != StageKind::kChaos) continue;
+    const ChaosConfig* chaos = stages[i].options<ChaosConfig>();
+    if (chaos == nullptr) continue;
     const std::string stage = IndexPath(ChildPath(ChildPath(path, "pipeline"), "stages"), i);
     if (!env.allowed) {
       errors.push_back(stage +
@@ -20,8 +21,8 @@ std::vector<KeptChaos> ObtainChaos(const DestinationConfig& d, const std::vector
       out.emplace_back();  // keeps the k-th stage the k-th entry; the build stops at the error
       continue;
     }
-    ChaosOptions o = stages[i].chaos.options;
-    KeptChaos& kept = out.emplace_back(KeptChaos{.options = Write(stages[i].chaos), .enabled = o.enabled,
+    ChaosOptions o = chaos->options;
+    KeptChaos& kept = out.emplace_back(KeptChaos{.options = Write(*chaos), .enabled = o.enabled,
                                                  .rate = o.rate});
     kept.options.erase("enabled");
     kept.options.erase("rate");

@@ -5,25 +5,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "destination_build.h"
 #include "json_io.h"
 #include "stormguard/config/status_codes.h"
 
 namespace stormguard::config::config_internal {
-namespace {
-
-using Errors = std::vector<std::string>;
-
-// What building one destination needs besides its configuration.
-struct DestinationBuild {
-  const Components& components;
-  const BuildEnv& env;
-  Snapshot& snapshot;
-  Errors& errors;
-  std::size_t next_chaos = 0;  // the pipeline being built takes components.chaos in order
-  // The tracker of the hedge of the pipeline being built, when that hedge
-  // follows latency: an adaptive timeout without its own shares it.
-  std::shared_ptr<LatencyTracker> hedge_latency = nullptr;
-};
 
 std::shared_ptr<LatencyTracker> MakeTracker(const LatencyTrackerOptions& o, DestinationBuild& d,
                                             const std::string& path) {
@@ -40,78 +26,12 @@ const Classifier* CodesClassifier(const std::vector<StatusCode>& codes, Snapshot
   return s.classifiers.back().get();
 }
 
-// The shared guard of `kind`, added to `b`; an error when the destination
-// configures none.
-void AddGuard(PipelineBuilder& b, StageKind kind, const Components& c, const std::string& path, Errors& errors) {
-  const bool added = [&] {
-    switch (kind) {
-      case StageKind::kCircuitBreaker: return c.breaker.component && (b.AddCircuitBreaker(c.breaker.component), true);
-      case StageKind::kBulkhead: return c.bulkhead.component && (b.AddBulkhead(c.bulkhead.component), true);
-      case StageKind::kRateLimiter:
-        return c.rate_limiter.component && (b.AddRateLimiter(c.rate_limiter.component), true);
-      default: return c.adaptive.component && (b.AddAdaptiveConcurrency(c.adaptive.component), true);
-    }
-  }();
-  if (!added) {
-    errors.push_back(path + ": " + std::string(StageKindName(kind)) +
-                     " names the destination's shared component, which the destination does not configure");
-  }
-}
+namespace {
 
-void AddHedge(PipelineBuilder& b, const HedgeConfig& h, DestinationBuild& d) {
-  HedgeOptions o = h.options;
-  o.budget = d.components.budget.component;
-  if (h.latency) {
-    o.latency = d.hedge_latency;
-    if (o.latency == nullptr) return;  // its error is reported
-  }
-  if (!h.non_fatal_status_codes.empty()) o.classifier = CodesClassifier(h.non_fatal_status_codes, d.snapshot);
-  b.AddHedge(std::move(o), d.env.executor());
-}
-
-void AddAttemptTimeout(PipelineBuilder& b, const StageConfig& s, DestinationBuild& d, const std::string& path) {
-  TimeoutOptions o = s.timeout;
-  if (s.adaptive) {
-    const std::string at = ChildPath(path, "adaptive");
-    AdaptiveTimeoutOptions a = s.adaptive->options;
-    a.latency = s.adaptive->latency         ? MakeTracker(*s.adaptive->latency, d, at)
-                : d.hedge_latency != nullptr ? d.hedge_latency
-                                             : MakeTracker(LatencyTrackerOptions{}, d, at);
-    if (a.latency == nullptr) return;
-    a.record_successes = a.latency != d.hedge_latency;  // the hedge records them (adaptive_timeout.h)
-    auto adaptive = AdaptiveTimeout::Create(std::move(a));
-    if (!adaptive.ok()) {
-      d.errors.push_back(at + ": " + adaptive.status().message());
-      return;
-    }
-    o.adaptive = std::move(adaptive).value();
-  }
-  b.AddAttemptTimeout(std::move(o));
-}
-
+// The stage added by its policy.
 void AddStage(PipelineBuilder& b, const StageConfig& s, DestinationBuild& d, const std::string& path) {
-  switch (s.kind) {
-    case StageKind::kFallback: b.AddFallback(s.fallback); return;
-    case StageKind::kTimeout: b.AddTimeout(s.timeout); return;
-    case StageKind::kAttemptTimeout: AddAttemptTimeout(b, s, d, path); return;
-    case StageKind::kRequireIdempotencyKey: b.AddRequireIdempotencyKey(); return;
-    case StageKind::kRetry: {
-      RetryOptions o = s.retry.options;
-      o.budget = d.components.budget.component;
-      if (!s.retry.retryable_status_codes.empty()) {
-        o.classifier = CodesClassifier(s.retry.retryable_status_codes, d.snapshot);
-      }
-      b.AddRetry(std::move(o));
-      return;
-    }
-    case StageKind::kHedge: AddHedge(b, s.hedge, d); return;
-    case StageKind::kChaos: {
-      const KeptChaos& chaos = d.components.chaos.at(d.next_chaos++);
-      if (chaos.policy != nullptr) b.AddChaos(chaos.policy, s.chaos.stage);  // null: already an error
-      return;
-    }
-    default: AddGuard(b, s.kind, d.components, path, d.errors); return;
-  }
+  StageBuildContext ctx{.builder = b, .path = path, .errors = d.errors, .pipeline = d.env.pipeline, .internal = &d};
+  s.policy()->build(s.any_options(), ctx);
 }
 
 PipelineBuilder PresetBuilder(const PresetConfig& p, const Components& c, const PipelineOptions& env) {
@@ -156,26 +76,26 @@ const Pipeline* Keep(const PipelineBuilder& b, DestinationBuild& d, const std::s
 // or added where they belong: the timeout outermost but inside leading
 // fallbacks, the retry inside the timeout, the hedge inside the retry.
 std::vector<StageConfig> WithMethod(std::vector<StageConfig> stages, const MethodConfig& m) {
-  auto index_of = [&](StageKind k) {
+  auto index_of = [&](std::string_view kind) {
     return static_cast<std::size_t>(
-        std::find_if(stages.begin(), stages.end(), [k](const StageConfig& s) { return s.kind == k; }) -
+        std::find_if(stages.begin(), stages.end(), [kind](const StageConfig& s) { return s.Is(kind); }) -
         stages.begin());
   };
-  auto place = [&](StageKind kind, std::initializer_list<StageKind> inside) -> StageConfig& {
+  auto place = [&](std::string_view kind, std::initializer_list<std::string_view> inside) -> StageConfig& {
     if (const std::size_t i = index_of(kind); i < stages.size()) return stages[i];
     std::size_t at = 0;
-    while (at < stages.size() && stages[at].kind == StageKind::kFallback) ++at;
-    for (StageKind outer : inside) {
+    while (at < stages.size() && stages[at].Is("fallback")) ++at;
+    for (std::string_view outer : inside) {
       if (const std::size_t i = index_of(outer); i < stages.size()) {
         at = i + 1;
         break;
       }
     }
-    return *stages.insert(stages.begin() + static_cast<std::ptrdiff_t>(at), StageConfig{.kind = kind});
+    return *stages.insert(stages.begin() + static_cast<std::ptrdiff_t>(at), StageConfig::Of(kind));
   };
-  if (m.timeout) place(StageKind::kTimeout, {}).timeout.timeout = *m.timeout;
-  if (m.retry) place(StageKind::kRetry, {StageKind::kTimeout}).retry = *m.retry;
-  if (m.hedge) place(StageKind::kHedge, {StageKind::kRetry, StageKind::kTimeout}).hedge = *m.hedge;
+  if (m.timeout) place("timeout", {}).options<TimeoutConfig>()->timeout.timeout = *m.timeout;
+  if (m.retry) *place("retry", {"timeout"}).options<RetryConfig>() = *m.retry;
+  if (m.hedge) *place("hedge", {"retry", "timeout"}).options<HedgeConfig>() = *m.hedge;
   return stages;
 }
 
@@ -187,8 +107,8 @@ const Pipeline* BuildStages(const std::vector<StageConfig>& stages, DestinationB
   auto stage_path = [&](std::size_t i) { return name_stages ? IndexPath(ChildPath(path, "stages"), i) : path; };
   d.hedge_latency = nullptr;  // made first: a per-attempt timeout may sit outside the hedge
   for (std::size_t i = 0; i < stages.size(); ++i) {
-    if (stages[i].kind == StageKind::kHedge && stages[i].hedge.latency) {
-      d.hedge_latency = MakeTracker(*stages[i].hedge.latency, d, stage_path(i));
+    if (const HedgeConfig* h = stages[i].options<HedgeConfig>(); h != nullptr && h->latency) {
+      d.hedge_latency = MakeTracker(*h->latency, d, stage_path(i));
     }
   }
   for (std::size_t i = 0; i < stages.size(); ++i) AddStage(b, stages[i], d, stage_path(i));
@@ -240,7 +160,7 @@ const DestinationConfig& BuiltInDefault() {
   static const DestinationConfig kDefault = [] {
     DestinationConfig d;
     d.retry_budget = TokenBucketBudgetOptions{};
-    d.pipeline.stages.push_back(StageConfig{.kind = StageKind::kRetry});
+    d.pipeline.stages.push_back(StageConfig::Of("retry"));
     return d;
   }();
   return kDefault;

@@ -29,7 +29,7 @@ TEST(ConfigAdaptiveTimeoutTest, EveryFieldReadsAndWritesBackUnchanged) {
   ASSERT_THAT(parsed.errors, ::testing::IsEmpty());
   const auto stage = [](const nlohmann::json& j) { return j["destinations"]["inventory"]["pipeline"]["stages"][1]; };
   EXPECT_EQ(stage(nlohmann::json::parse(ToJson(parsed.config))), stage(nlohmann::json::parse(kAdaptive)));
-  const StageConfig& s = parsed.config.destinations.at("inventory").pipeline.stages[1];
+  const TimeoutConfig& s = *parsed.config.destinations.at("inventory").pipeline.stages[1].options<TimeoutConfig>();
   ASSERT_TRUE(s.adaptive.has_value());
   EXPECT_EQ(s.adaptive->options.quantile, 0.99);
   EXPECT_EQ(s.adaptive->options.factor, 1.5);

@@ -39,8 +39,8 @@ TEST(ConfigChaosTest, EveryOptionReadsAndWritesBackUnchanged) {
   EXPECT_EQ(ToJson(*again), ToJson(parsed.config));
 
   const StageConfig& s = parsed.config.destinations.at("inventory").pipeline.stages[1];
-  ASSERT_EQ(s.kind, StageKind::kChaos);
-  const ChaosOptions& o = s.chaos.options;
+  ASSERT_EQ(s.kind(), "chaos");
+  const ChaosOptions& o = s.options<ChaosConfig>()->options;
   EXPECT_EQ(o.kind, ChaosKind::kLatency);
   EXPECT_FALSE(o.enabled);
   EXPECT_EQ(o.rate, 0.25);
@@ -54,7 +54,7 @@ TEST(ConfigChaosTest, EveryOptionReadsAndWritesBackUnchanged) {
 TEST(ConfigChaosTest, OmittedFieldsKeepTheOptionsDefaults) {
   const Result<Config> c = ParseConfig(InsideRetry(R"({"status": {"code": 13}})"));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  const ChaosOptions& got = c->destinations.at("inventory").pipeline.stages[1].chaos.options;
+  const ChaosOptions& got = c->destinations.at("inventory").pipeline.stages[1].options<ChaosConfig>()->options;
   const ChaosOptions defaults;
   EXPECT_EQ(got.kind, defaults.kind);
   EXPECT_EQ(got.enabled, defaults.enabled);

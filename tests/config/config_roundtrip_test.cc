@@ -90,8 +90,8 @@ TEST(ConfigRoundTripTest, ValuesLandInTheOptionsTheyName) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   const DestinationConfig& inv = c->destinations.at("inventory");
   ASSERT_EQ(inv.pipeline.stages.size(), 10u);
-  const RetryConfig& retry = inv.pipeline.stages[2].retry;
-  EXPECT_EQ(inv.pipeline.stages[2].kind, StageKind::kRetry);
+  const RetryConfig& retry = *inv.pipeline.stages[2].options<RetryConfig>();
+  EXPECT_EQ(inv.pipeline.stages[2].kind(), "retry");
   EXPECT_EQ(retry.options.max_attempts, 4);
   EXPECT_EQ(retry.options.backoff.kind, BackoffKind::kLinear);
   EXPECT_EQ(retry.options.backoff.step, 25ms);
@@ -99,13 +99,13 @@ TEST(ConfigRoundTripTest, ValuesLandInTheOptionsTheyName) {
   EXPECT_EQ(retry.options.per_attempt_timeout, 300ms);
   EXPECT_EQ(retry.options.retry_on, (OutcomeSet{OutcomeClass::kTransient, OutcomeClass::kOverloaded}));
   EXPECT_EQ(retry.retryable_status_codes, (std::vector{StatusCode::kAborted, StatusCode::kUnavailable}));
-  const HedgeConfig& hedge = inv.pipeline.stages[7].hedge;
+  const HedgeConfig& hedge = *inv.pipeline.stages[7].options<HedgeConfig>();
   EXPECT_EQ(hedge.options.delay, 40ms);
   ASSERT_TRUE(hedge.latency.has_value());
   EXPECT_EQ(hedge.latency->slices, 4);
-  EXPECT_EQ(inv.pipeline.stages[3].kind, StageKind::kCircuitBreaker);
-  EXPECT_EQ(inv.pipeline.stages[9].kind, StageKind::kAttemptTimeout);
-  EXPECT_EQ(inv.pipeline.stages[9].timeout.timeout, 200ms);
+  EXPECT_EQ(inv.pipeline.stages[3].kind(), "circuit_breaker");
+  EXPECT_EQ(inv.pipeline.stages[9].kind(), "attempt_timeout");
+  EXPECT_EQ(inv.pipeline.stages[9].options<TimeoutConfig>()->timeout.timeout, 200ms);
   ASSERT_TRUE(inv.circuit_breaker && inv.circuit_breaker->wait_in_open_backoff);
   EXPECT_EQ(inv.circuit_breaker->window_kind, WindowKind::kTimeBased);
   EXPECT_EQ(inv.circuit_breaker->wait_in_open_backoff->options().cap, 1min);
@@ -125,7 +125,7 @@ TEST(ConfigRoundTripTest, ValuesLandInTheOptionsTheyName) {
 TEST(ConfigRoundTripTest, OmittedFieldsKeepTheOptionsDefaults) {
   const Result<Config> c = ParseConfig(R"({"destinations": {"a": {"pipeline": {"stages": [{"retry": {}}]}}}})");
   ASSERT_TRUE(c.ok()) << c.status().ToString();
-  const RetryOptions& got = c->destinations.at("a").pipeline.stages[0].retry.options;
+  const RetryOptions& got = c->destinations.at("a").pipeline.stages[0].options<RetryConfig>()->options;
   const RetryOptions defaults;
   EXPECT_EQ(got.max_attempts, defaults.max_attempts);
   EXPECT_EQ(got.backoff.cap, defaults.backoff.cap);

@@ -125,7 +125,7 @@ TEST_F(RegistryChaosTest, AConfigurationRefusedByTheBuildSwitchesNothing) {
   Apply(Error(false, "1"));
   Result<Config> next = ParseConfig(Error(true, "1"));
   ASSERT_TRUE(next.ok());
-  next->destinations["e"].pipeline.stages = {StageConfig{.kind = StageKind::kBulkhead}};  // no bulkhead: refused
+  next->destinations["e"].pipeline.stages = {StageConfig::Of("bulkhead")};  // no bulkhead: refused
   EXPECT_FALSE(registry.Apply(*next, "code").ok());
   EXPECT_FALSE(Policy()->enabled());
   EXPECT_EQ(Injected(3), 0);
@@ -135,7 +135,7 @@ TEST_F(RegistryChaosTest, AnInvalidRateInAConfigBuiltInCodeIsRefused) {
   Apply(Error(false, "1"));
   Result<Config> next = ParseConfig(Error(true, "1"));
   ASSERT_TRUE(next.ok());
-  next->destinations["d"].pipeline.stages[1].chaos.options.rate = std::numeric_limits<double>::quiet_NaN();
+  next->destinations["d"].pipeline.stages[1].options<ChaosConfig>()->options.rate = std::numeric_limits<double>::quiet_NaN();
   const Status s = registry.Apply(*next, "code");
   EXPECT_THAT(s.message(), ::testing::HasSubstr("destinations.d.pipeline.stages[1].chaos: "));
   EXPECT_FALSE(Policy()->enabled());

@@ -104,7 +104,7 @@ TEST_F(RegistryRefusalTest, AGrpcServiceConfigWithAnError) {
 TEST_F(RegistryRefusalTest, AConfigurationTheBuildRefuses) {
   Config c;
   c.destinations["inventory"].retry_budget = TokenBucketBudgetOptions{.max_tokens = 5, .token_ratio = 0};
-  c.destinations["inventory"].pipeline.stages = {StageConfig{.kind = StageKind::kRetry}};
+  c.destinations["inventory"].pipeline.stages = {StageConfig::Of("retry")};
   c.destinations["inventory"].bulkhead = BulkheadOptions{.max_concurrent = 0};
   const Status s = registry.Apply(c, "bad");
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);

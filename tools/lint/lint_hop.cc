@@ -21,18 +21,20 @@ Duration Times(Duration d, int n) noexcept {
 }
 
 void ApplyStage(const config::StageConfig& s, Hop& hop) {
-  switch (s.kind) {
-    case config::StageKind::kTimeout: hop.overall_timeout = s.timeout.timeout; break;
-    case config::StageKind::kAttemptTimeout: {
+  if (const auto* t = s.options<config::TimeoutConfig>()) {
+    if (s.Is("timeout")) {
+      hop.overall_timeout = t->timeout.timeout;
+    } else {
       // An adaptive one can give an attempt up to the larger of max and warmup.
-      const auto& a = s.adaptive;
-      hop.attempt_timeout = a ? std::max(a->options.max, a->options.warmup) : s.timeout.timeout;
-      break;
+      const auto& a = t->adaptive;
+      hop.attempt_timeout = a ? std::max(a->options.max, a->options.warmup) : t->timeout.timeout;
     }
-    case config::StageKind::kRetry: hop.retry = s.retry; break;
-    case config::StageKind::kHedge: hop.hedge = s.hedge; break;
-    case config::StageKind::kRequireIdempotencyKey: hop.requires_key = true; break;
-    default: break;
+  } else if (const auto* r = s.options<config::RetryConfig>()) {
+    hop.retry = *r;
+  } else if (const auto* h = s.options<config::HedgeConfig>()) {
+    hop.hedge = *h;
+  } else if (s.Is("require_idempotency_key")) {
+    hop.requires_key = true;
   }
 }
 

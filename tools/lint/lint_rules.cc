@@ -132,8 +132,10 @@ class Checker {
   void ChaosRule(const Hop& h) {
     const std::vector<config::StageConfig>& stages = h.destination->pipeline.stages;
     for (std::size_t i = 0; i < stages.size(); ++i) {
-      const ChaosOptions& o = stages[i].chaos.options;
-      if (stages[i].kind != config::StageKind::kChaos || !o.enabled || o.rate <= 0) continue;
+      const auto* chaos = stages[i].options<config::ChaosConfig>();
+      if (chaos == nullptr) continue;
+      const ChaosOptions& o = chaos->options;
+      if (!o.enabled || o.rate <= 0) continue;
       Report("SG011", h, "pipeline.stages[" + std::to_string(i) + "].chaos.enabled",
              "true at rate " + Number(o.rate) + ": every deployment of this config injects " +
                  std::string(ChaosKindName(o.kind)) + " faults into " + Number(o.rate * 100) + "% of calls");

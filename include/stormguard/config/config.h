@@ -38,6 +38,7 @@
 #include <variant>
 #include <vector>
 
+#include "stormguard/config/stage_policy.h"
 #include "stormguard/core/status.h"
 #include "stormguard/guard/adaptive_concurrency.h"
 #include "stormguard/guard/bulkhead.h"
@@ -85,27 +86,12 @@ struct AdaptiveTimeoutConfig {
   std::optional<LatencyTrackerOptions> latency;
 };
 
-enum class StageKind {
-  kFallback,
-  kTimeout,         // the overall timeout
-  kAttemptTimeout,  // the per-attempt timeout
-  kRetry,
-  kHedge,
-  kChaos,
-  kRequireIdempotencyKey,
-  // The destination's shared guards; the destination must configure them.
-  kCircuitBreaker,
-  kBulkhead,
-  kRateLimiter,
-  kAdaptiveConcurrency,
+// A timeout stage's options: "timeout" (the overall timeout) and
+// "attempt_timeout" (per attempt; it may follow latency, `adaptive`).
+struct TimeoutConfig {
+  TimeoutOptions timeout;
+  std::optional<AdaptiveTimeoutConfig> adaptive;  // attempt_timeout only: `timeout` is then not used
 };
-// "fallback", "timeout", "attempt_timeout", "retry", "hedge", "chaos",
-// "require_idempotency_key", "circuit_breaker", "bulkhead", "rate_limiter",
-// "adaptive_concurrency": the names PipelineBuilder's stages report.
-std::string_view StageKindName(StageKind k) noexcept;
-// Where the stage of kind `k` may sit: the placement its stage class
-// declares, for CheckPlacements (pipeline/stage_placement.h).
-StagePlacement StagePlacementOf(StageKind k) noexcept;
 
 // A fault injection stage. The registry keeps its policy across a reload that
 // changes only `enabled` and `rate`, and switches those on the policy in use.
@@ -114,19 +100,13 @@ struct ChaosConfig {
   ChaosStageOptions stage;  // outside_retry_because
 };
 
-
-struct StageConfig {
-  StageKind kind = StageKind::kRetry;
-  FallbackOptions fallback;  // kFallback
-  TimeoutOptions timeout;    // kTimeout, kAttemptTimeout
-  std::optional<AdaptiveTimeoutConfig> adaptive;  // kAttemptTimeout: `timeout` is then not used
-  RetryConfig retry;         // kRetry
-  HedgeConfig hedge;         // kHedge
-  ChaosConfig chaos;         // kChaos
-};
-// Where this stage may sit: its kind's placement, or anywhere for a chaos
-// stage that says why it belongs outside the retry.
-StagePlacement StagePlacementOf(const StageConfig& s) noexcept;
+// The stages a configuration names are policies registered by name
+// (config/stage_policy.h): "fallback" (FallbackOptions), "timeout" and
+// "attempt_timeout" (TimeoutConfig), "retry" (RetryConfig), "hedge"
+// (HedgeConfig), "chaos" (ChaosConfig); without options
+// "require_idempotency_key", and the destination's shared guards
+// "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency"; then
+// any a program registers.
 
 enum class PresetKind { kUserFacing, kBackgroundJob, kThirdPartyApi, kPayment, kHighFanOut };
 // "user_facing", "background_job", "third_party_api", "payment", "high_fan_out".

@@ -1,6 +1,7 @@
 // A user's first program: exponential backoff with full jitter, seeded, and
 // a destination read from the JSON configuration (stormguard::config).
 #include <cstdio>
+#include <string>
 
 #include "stormguard/backoff/backoff.h"
 #include "stormguard/config/config_json.h"
@@ -19,7 +20,9 @@ int main() {
       "pipeline": {"stages": [{"timeout": {"timeout": "1s"}}]}}}})");
   if (!config.ok()) return 1;
   const auto& stages = config->destinations.at("inventory").pipeline.stages;
-  std::printf("inventory: %zu stage, timeout %lld ms\n", stages.size(),
-              static_cast<long long>(stages.at(0).timeout.timeout / 1ms));
-  return wait <= 400ms && stages.at(0).timeout.timeout == 1s ? 0 : 1;
+  const auto* timeout = stages.at(0).options<stormguard::config::TimeoutConfig>();
+  if (timeout == nullptr) return 1;
+  std::printf("inventory: %zu stage, %s %lld ms\n", stages.size(), std::string(stages.at(0).kind()).c_str(),
+              static_cast<long long>(timeout->timeout.timeout / 1ms));
+  return wait <= 400ms && timeout->timeout.timeout == 1s ? 0 : 1;
 }
