@@ -1,6 +1,5 @@
 #include "stormguard/hedge/hedge_driver.h"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -34,56 +33,59 @@ void ReturnKeyBuffer(std::string&& key) noexcept {
 
 }  // namespace
 
-HedgeCallBase::HedgeCallBase(const HedgePolicy& policy, CallContext& ctx, Executor& ex,
-                             HedgeRun* run) noexcept
-    : policy_(policy), caller_(ctx), ex_(ex), timers_(ex.timers()), clock_(ex.clock()),
-      run_(run != nullptr ? *run : local_run_) {
+BlockingHedgeBase::BlockingHedgeBase(const HedgePolicy& policy, CallContext& ctx, Executor& ex,
+                                     HedgeRun* run) noexcept
+    : caller_(ctx), ex_(ex), timers_(ex.timers()), clock_(ex.clock()),
+      run_(run != nullptr ? *run : local_run_), session_(policy, ctx) {
   run_ = HedgeRun{};
 }
 
-HedgeCallBase::~HedgeCallBase() {
+BlockingHedgeBase::~BlockingHedgeBase() {
   // The primary started on this thread and its context was filled from a
   // buffer of this thread's (StartAttempt).
   if (primary_source_.has_value()) ReturnKeyBuffer(std::move(attempts_[0].ctx.idempotency_key));
 }
 
-void HedgeCallBase::Report(EventKind kind, std::string_view reason, TimePoint at, int i,
-                           OutcomeClass outcome, Duration d) const noexcept {
-  Emit(policy_.options().listener, Event{.kind = kind, .policy = "hedge", .reason = reason, .at = at,
-                                         .attempt = caller_.attempt + i, .outcome = outcome, .duration = d});
-}
-
-bool HedgeCallBase::Begin() {
-  const TimePoint now = clock_.Now();
-  if (RetryBudget* b = policy_.budget()) b->OnRequestStart(clock_.CoarseNow());
+bool BlockingHedgeBase::Begin() {
+  HedgeActions a;
+  const bool hedged = session_.Begin(clock_.Now(), BooksNow(), a);
+  if (hedged) {
+    std::lock_guard lock(mu_);
+    Do(a);
+  }
   run_.attempts = 1;
-  const HedgeStop why = policy_.CheckCall(caller_, now);
-  if (why != HedgeStop::kNone) {
-    run_.stop = why;
-    return false;
-  }
-  std::lock_guard lock(mu_);
-  StartAttempt(0, now);
-  state_.last_launch = now;
-  Pump(now);
-  return true;
+  run_.stop = session_.stop();
+  return hedged;
 }
 
-void HedgeCallBase::EndInline(const Status& status, TimePoint start) noexcept {
-  const TimePoint end = clock_.Now();
-  const TimePoint coarse = clock_.CoarseNow();
-  const OutcomeClass outcome = policy_.Classify(status);
-  policy_.RecordOutcome(outcome, coarse);
-  if (outcome == OutcomeClass::kSuccess && policy_.latency() != nullptr) {
-    policy_.latency()->Record(end - start, coarse);
-  }
-  Report(EventKind::kAttemptEnded, {}, end, 0, outcome, end - start);
-  winner_ = 0;  // a plain single attempt: its result is the answer
+void BlockingHedgeBase::EndInline(const Status& status, TimePoint start) noexcept {
+  session_.OnInlineEnd(status, start, clock_.Now(), clock_.CoarseNow());
   run_.winner = 1;
-  if (RetryBudget* b = policy_.budget()) b->OnRequestEnd(coarse);
 }
 
-void HedgeCallBase::StartAttempt(int i, TimePoint now) {
+// The session's actions, in its order. Hedges are submitted under mu_: a
+// worker that picks one up waits for the lock, so it sees the session's
+// books of its launch.
+void BlockingHedgeBase::Do(const HedgeActions& a) {
+  if (a.cancel_timer) CancelTimer();
+  if (a.arm_timer) ArmTimer(a.timer_at);
+  for (int j = 0; j < HedgeSession::kMaxAttempts; ++j) {
+    if ((a.cancel >> j) & 1U) attempts_[j].stop.request_stop();
+  }
+  for (int i = a.launch_first; i < a.launch_end; ++i) {
+    StartAttempt(i);
+    if (i == 0) continue;  // the caller's thread runs the primary
+    if (!ex_.TrySubmit([this, i] { RunAttempt(i); })) {
+      attempts_[i].link.reset();
+      HedgeActions refused;
+      session_.OnLaunchRefused(i, BooksNow(), refused);
+      Do(refused);
+      return;
+    }
+  }
+}
+
+void BlockingHedgeBase::StartAttempt(int i) {
   Attempt& a = attempts_[i];
   if (i == 0) a.ctx.idempotency_key = TakeKeyBuffer();  // its capacity takes the copy below
   a.ctx = caller_;
@@ -96,151 +98,55 @@ void HedgeCallBase::StartAttempt(int i, TimePoint now) {
   }
   a.ctx.stop = a.stop.get_token();
   a.link.emplace(caller_.stop, ForwardStop{&a.stop});
-  a.start = now;
-  a.running = true;
-  ++in_flight_;
 }
 
-void HedgeCallBase::Pump(TimePoint now) {
-  while (!done_ && !launching_done_) {
-    const HedgeDecision d = policy_.Decide(state_, caller_, now);
-    if (d.reason != HedgeStop::kNone) run_.stop = d.reason;
-    if (d.action == HedgeAction::kStop) {
-      StopLaunching();
-      break;
-    }
-    if (d.action == HedgeAction::kWait) {
-      if (d.wait != kInfiniteDuration) ArmTimer(SaturatingAdd(now, d.wait));
-      break;
-    }
-    Launch(now);
-  }
-  CheckDone();
-}
-
-void HedgeCallBase::Launch(TimePoint now) {
-  const int i = state_.launched;
-  const Duration since = now - state_.last_launch;
-  StartAttempt(i, now);
-  if (!ex_.TrySubmit([this, i] { RunAttempt(i); })) {
-    attempts_[i].running = false;
-    attempts_[i].link.reset();
-    --in_flight_;
-    if (RetryBudget* b = policy_.budget()) b->OnRetryEnd(clock_.CoarseNow());  // charged, never ran
-    run_.stop = HedgeStop::kExecutorBusy;
-    StopLaunching();
-    return;
-  }
-  state_.launched = i + 1;
-  state_.last_launch = now;
-  state_.failed_since_last_launch = false;
-  state_.not_before = kInfinitePast;
-  run_.attempts = i + 1;
-  Report(EventKind::kHedgeLaunched, {}, now, i, OutcomeClass::kSuccess, since);
-}
-
-void HedgeCallBase::ArmTimer(TimePoint due) {
+void BlockingHedgeBase::ArmTimer(TimePoint due) {
   if (timer_outstanding_) {
-    if (timer_at_ <= due) return;                    // it fires first and plans again
-    if (!TimerService::TryCancel(timer_)) return;    // firing right now: it plans again
+    if (!TimerService::TryCancel(timer_)) return;  // firing right now: it decides again
     timer_outstanding_ = false;
   }
-  timer_ = timers_.Schedule(due, &HedgeCallBase::OnTimer, this);
-  timer_at_ = due;
+  timer_ = timers_.Schedule(due, &BlockingHedgeBase::OnTimer, this);
   timer_outstanding_ = true;
 }
 
 // On the timer's thread. Until it takes the lock the timer counts as
 // outstanding, so the call (and `self`) outlives it.
-void HedgeCallBase::OnTimer(void* self) noexcept {
-  auto* call = static_cast<HedgeCallBase*>(self);
+void BlockingHedgeBase::OnTimer(void* self) noexcept {
+  auto* call = static_cast<BlockingHedgeBase*>(self);
   std::lock_guard lock(call->mu_);
   call->timer_outstanding_ = false;
-  call->Pump(call->clock_.Now());
+  HedgeActions a;
+  call->session_.OnTimer(call->clock_.Now(), /*current=*/true, a);
+  call->Do(a);
   call->cv_.notify_all();
 }
 
 // TryCancel, not Cancel: this runs under mu_, which a firing callback waits for.
-void HedgeCallBase::CancelTimer() noexcept {
+void BlockingHedgeBase::CancelTimer() noexcept {
   if (timer_outstanding_ && TimerService::TryCancel(timer_)) timer_outstanding_ = false;
 }
 
-void HedgeCallBase::StopLaunching() noexcept {
-  launching_done_ = true;
-  CancelTimer();
-}
-
-void HedgeCallBase::CheckDone() noexcept {
-  if (!done_ && launching_done_ && in_flight_ == 0) done_ = true;
-}
-
-void HedgeCallBase::RunAttempt(int i) noexcept {
+void BlockingHedgeBase::RunAttempt(int i) noexcept {
   {
     std::lock_guard lock(mu_);
-    if (done_) {  // answered while this hedge waited for a worker: skip it
-      attempts_[i].running = false;
-      --in_flight_;
-      if (RetryBudget* b = policy_.budget(); b != nullptr && i > 0) b->OnRetryEnd(clock_.CoarseNow());
+    if (session_.answered()) {  // answered while this hedge waited for a worker: skip it
+      session_.OnAttemptSkipped(i, BooksNow());
       cv_.notify_all();
       return;
     }
   }
   const Status& status = Invoke(i, attempts_[i].ctx);
   const TimePoint end = clock_.Now();
-  const OutcomeClass outcome = policy_.Classify(status);
+  const TimePoint coarse = clock_.CoarseNow();
   std::lock_guard lock(mu_);
-  OnAttemptEnd(i, status, outcome, end);
+  HedgeActions a;
+  session_.OnAttemptEnd(i, status, end, coarse, a);
+  if (a.answered) answered_at_ = end;
+  Do(a);
   cv_.notify_all();
 }
 
-void HedgeCallBase::OnAttemptEnd(int i, const Status& status, OutcomeClass outcome, TimePoint end) {
-  Attempt& a = attempts_[i];
-  a.running = false;
-  --in_flight_;
-  const TimePoint coarse = clock_.CoarseNow();
-  policy_.RecordOutcome(outcome, coarse);
-  if (RetryBudget* b = policy_.budget(); b != nullptr && i > 0) b->OnRetryEnd(coarse);
-  Report(EventKind::kAttemptEnded, {}, end, i, outcome, end - a.start);
-  if (done_) return;  // a loser: the answer is already chosen
-  if (outcome == OutcomeClass::kSuccess && policy_.latency() != nullptr) {
-    policy_.latency()->Record(end - a.start, coarse);
-  }
-  if (outcome == OutcomeClass::kSuccess || !policy_.IsNonFatal(outcome)) {
-    Win(i, outcome, end);
-    return;
-  }
-  // Non-fatal: the next hedge goes at once, or after the server's pushback.
-  last_failure_ = i;
-  state_.failed_since_last_launch = true;
-  const RetryHints& hints = status.hints();
-  if (hints.pushback_stop) state_.pushback_stop = true;
-  if (hints.pushback) {
-    state_.not_before =
-        SaturatingAdd(end, std::clamp(*hints.pushback, Duration::zero(), policy_.options().max_pushback));
-  }
-  Pump(end);
-}
-
-void HedgeCallBase::Win(int i, OutcomeClass outcome, TimePoint end) {
-  done_ = true;
-  winner_ = i;
-  answered_at_ = end;
-  run_.winner = i + 1;
-  if (outcome != OutcomeClass::kSuccess) run_.stop = HedgeStop::kFatal;
-  if (i > 0) Report(EventKind::kHedgeWon, {}, end, i, outcome, end - attempts_[0].start);
-  for (int j = 0; j < state_.launched; ++j) {
-    Attempt& a = attempts_[j];
-    if (!a.running) continue;
-    // Launched before the winner and still running: slower than it. Its
-    // elapsed time is a lower bound of its latency, worth recording.
-    if (j < i && policy_.latency() != nullptr) policy_.latency()->Record(end - a.start, clock_.CoarseNow());
-    a.stop.request_stop();
-    ++run_.cancelled;
-  }
-  StopLaunching();
-}
-
-int HedgeCallBase::AwaitEnd() {
+int BlockingHedgeBase::AwaitEnd() {
   // The caller's stop must wake the wait; registered before locking, since
   // it runs at once (and locks mu_) if the stop was already requested.
   const std::stop_callback wake(caller_.stop, [this] {
@@ -252,25 +158,23 @@ int HedgeCallBase::AwaitEnd() {
   if (!Quiet()) {
     // The caller cancelled: running attempts heard it through their links;
     // launch nothing more, then wait for them to return.
-    if (!launching_done_) {
-      run_.stop = HedgeStop::kCancelled;
-      StopLaunching();
-    }
-    CheckDone();
+    HedgeActions a;
+    session_.OnCallerCancelled(a);
+    Do(a);
     ex_.Wait(lock, cv_, [this] { return Quiet(); });
   }
-  if (winner_ >= 0 && run_.cancelled > 0) run_.loser_wait = clock_.Now() - answered_at_;
-  if (RetryBudget* b = policy_.budget()) b->OnRequestEnd(clock_.CoarseNow());
-  const int answer = winner_ >= 0 ? winner_ : last_failure_;
-  if (attempts_[answer].ctx.downstream_gave_up) caller_.downstream_gave_up = true;
+  run_.attempts = session_.launched();
+  run_.winner = session_.winner() + 1;
+  run_.cancelled = session_.cancelled();
+  run_.stop = session_.stop();
+  if (run_.winner > 0 && run_.cancelled > 0) run_.loser_wait = clock_.Now() - answered_at_;
+  const int answer = session_.answer();
+  answer_gave_up_ = attempts_[answer].ctx.downstream_gave_up;
   return answer;
 }
 
-void HedgeCallBase::Finish(Status& answer) noexcept {
-  if (answer.ok()) return;
-  if (winner_ < 0 && HedgePolicy::GivesUpForTheChain(run_.stop)) core_internal::MarkGaveUp(answer, caller_);
-  Report(EventKind::kGaveUp, HedgeStopName(run_.stop), clock_.Now(), 0, policy_.Classify(answer),
-       Duration::zero());
+void BlockingHedgeBase::Finish(Status& answer) noexcept {
+  session_.Finish(answer, answer_gave_up_, answer.ok() ? TimePoint{} : clock_.Now(), BooksNow());
 }
 
 }  // namespace stormguard::hedge_internal

@@ -40,6 +40,13 @@
 // The caller waits for its attempts in executor.Wait, so an executor made
 // for tests can run them in turns on virtual time.
 //
+// Every decision (when to launch, which answer wins, what to stop, the
+// events and the budget's books) is a HedgeSession's (hedge/hedge_session.h),
+// the same one the hedge stage's asynchronous form drives; this driver only
+// starts attempts, keeps the timer and waits. A hedge the executor refuses
+// (a full queue) was already reported launched; it never runs, its retry is
+// handed back, and nothing more launches (kGaveUp reason executor_busy).
+//
 // Events to policy.options().listener (policy "hedge"): kHedgeLaunched
 // (attempt number, time since the previous launch), kAttemptEnded (outcome,
 // latency), kHedgeWon when a hedge's result is the answer (a success, or a
@@ -75,6 +82,7 @@
 #include "stormguard/core/stop_source_lease.h"
 #include "stormguard/exec/executor.h"
 #include "stormguard/hedge/hedge_policy.h"
+#include "stormguard/hedge/hedge_session.h"
 
 namespace stormguard {
 
@@ -89,30 +97,29 @@ struct HedgeRun {
 
 namespace hedge_internal {
 
-inline constexpr int kMaxAttempts = 1 + HedgeOptions::kMaxHedgedAttempts;
-
 struct ForwardStop {
   std::stop_source* target;
   void operator()() const noexcept { target->request_stop(); }
 };
 
+// What the blocking driver keeps per attempt besides the session's books.
 struct Attempt {
   CallContext ctx;
   std::stop_source stop{std::nostopstate};
   std::optional<std::stop_callback<ForwardStop>> link;  // caller's stop -> this attempt
-  TimePoint start{};
-  bool running = false;
 };
 
-// The coordination of one hedged call, independent of the result type.
-// Attempt index i is 0 for the primary; results are kept per attempt by the
-// derived class, so only the index of the answer crosses the lock.
-class HedgeCallBase {
+// The blocking driver of one hedged call, independent of the result type:
+// a HedgeSession (hedge/hedge_session.h) decides under mu_; this class
+// starts attempts on the executor, keeps the timer, and waits. Attempt
+// index i is 0 for the primary; results are kept per attempt by the derived
+// class, so only the index of the answer crosses the lock.
+class BlockingHedgeBase {
  protected:
-  HedgeCallBase(const HedgePolicy& policy, CallContext& ctx, Executor& ex, HedgeRun* run) noexcept;
-  ~HedgeCallBase();
-  HedgeCallBase(const HedgeCallBase&) = delete;
-  HedgeCallBase& operator=(const HedgeCallBase&) = delete;
+  BlockingHedgeBase(const HedgePolicy& policy, CallContext& ctx, Executor& ex, HedgeRun* run) noexcept;
+  ~BlockingHedgeBase();
+  BlockingHedgeBase(const BlockingHedgeBase&) = delete;
+  BlockingHedgeBase& operator=(const BlockingHedgeBase&) = delete;
 
   // False: no hedge can ever launch; the caller runs fn inline on its ctx
   // and reports through EndInline.
@@ -125,28 +132,24 @@ class HedgeCallBase {
   void RunAttempt(int i) noexcept;
   // Blocks until every attempt and the timer are done; the answer's index.
   int AwaitEnd();
-  // Settles the returned status: do-not-retry marking and kGaveUp.
+  // Closes the books and settles the returned status (HedgeSession::Finish).
   void Finish(Status& answer) noexcept;
 
   // Runs fn on `ctx`, stores the result for attempt i, returns its status.
   virtual const Status& Invoke(int i, CallContext& ctx) noexcept = 0;
 
  private:
-  void StartAttempt(int i, TimePoint now);  // the rest under mu_
-  void Pump(TimePoint now);
-  void Launch(TimePoint now);
+  void Do(const HedgeActions& a);  // under mu_
+  void StartAttempt(int i);
   void ArmTimer(TimePoint due);
   static void OnTimer(void* self) noexcept;
-  void OnAttemptEnd(int i, const Status& status, OutcomeClass outcome, TimePoint end);
-  void Win(int i, OutcomeClass outcome, TimePoint end);
-  void StopLaunching() noexcept;
   void CancelTimer() noexcept;
-  void CheckDone() noexcept;
-  bool Quiet() const noexcept { return done_ && in_flight_ == 0 && !timer_outstanding_; }
-  void Report(EventKind kind, std::string_view reason, TimePoint at, int i, OutcomeClass outcome,
-              Duration d) const noexcept;
+  // The budget's time: read only when there is a budget to tell it.
+  TimePoint BooksNow() const noexcept {
+    return session_.policy().budget() != nullptr ? clock_.CoarseNow() : TimePoint{};
+  }
+  bool Quiet() const noexcept { return session_.answered() && session_.in_flight() == 0 && !timer_outstanding_; }
 
-  const HedgePolicy& policy_;
   CallContext& caller_;
   Executor& ex_;
   TimerService& timers_;
@@ -156,28 +159,23 @@ class HedgeCallBase {
 
   std::mutex mu_;
   std::condition_variable cv_;  // not _any: that one allocates
-  HedgeState state_;
+  HedgeSession session_;
   // The primary's stop source, from the caller's pool (hedges start on the
   // timer's thread and use their own). Declared before attempts_, so the
   // copies of it they hold are gone before it goes back to the pool.
   std::optional<StopSourceLease> primary_source_;
-  Attempt attempts_[kMaxAttempts];
-  int in_flight_ = 0;
-  int winner_ = -1;
-  int last_failure_ = -1;
-  bool launching_done_ = false;
-  bool done_ = false;
-  bool timer_outstanding_ = false;
+  Attempt attempts_[HedgeSession::kMaxAttempts];
+  bool timer_outstanding_ = false;  // scheduled, and its callback has not run
+  bool answer_gave_up_ = false;     // the answer's attempt saw a downstream give up
   TimerHandle timer_;
-  TimePoint timer_at_{};
   TimePoint answered_at_{};
 };
 
 template <class F, class R>
-class HedgeCall final : public HedgeCallBase {
+class BlockingHedge final : public BlockingHedgeBase {
  public:
-  HedgeCall(const HedgePolicy& p, CallContext& ctx, F& fn, Executor& ex, HedgeRun* run) noexcept
-      : HedgeCallBase(p, ctx, ex, run), fn_(fn) {}
+  BlockingHedge(const HedgePolicy& p, CallContext& ctx, F& fn, Executor& ex, HedgeRun* run) noexcept
+      : BlockingHedgeBase(p, ctx, ex, run), fn_(fn) {}
 
   R Run() {
     if (!Begin()) {
@@ -203,7 +201,7 @@ class HedgeCall final : public HedgeCallBase {
   }
 
   F& fn_;
-  std::optional<R> results_[kMaxAttempts];
+  std::optional<R> results_[HedgeSession::kMaxAttempts];
 };
 
 }  // namespace hedge_internal
@@ -212,7 +210,7 @@ template <class F>
 auto ExecuteHedged(const HedgePolicy& policy, CallContext& ctx, F&& fn, Executor& executor,
                    HedgeRun* run = nullptr) {
   using R = std::invoke_result_t<F&, CallContext&>;
-  hedge_internal::HedgeCall<std::remove_reference_t<F>, R> call(policy, ctx, fn, executor, run);
+  hedge_internal::BlockingHedge<std::remove_reference_t<F>, R> call(policy, ctx, fn, executor, run);
   return call.Run();
 }
 

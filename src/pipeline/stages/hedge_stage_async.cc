@@ -1,32 +1,33 @@
-// The hedge stage's asynchronous form: the blocking hedge driver's
-// decisions (hedge/hedge_driver.cc), with branches for attempts and a timer
-// for the delay. Everything is decided under the call's lock and done after
-// it (an After list), since each action may run the call on this thread: a
-// branch may report inline when started, a stop runs the loser's callbacks,
-// and cancelling a timer waits for its callback, which takes the lock.
+// The hedge stage's asynchronous form: a HedgeSession (hedge/hedge_session.h)
+// decides, as under the blocking driver; this driver starts branches for
+// attempts and keeps a timer for the delay. Everything is decided under the
+// call's lock and done after it (an After list), since each action may run
+// the call on this thread: a branch may report inline when started, a stop
+// runs the loser's callbacks, and cancelling a timer waits for its
+// callback, which takes the lock.
 //
 // A retry outside the hedge enters it again for its next attempt (a new
-// round) while losers of the last round may still run: they are told apart
-// by their branch not being in attempts_, and are only booked when they end.
+// round, a new session) while losers of the last round may still run: they
+// are told apart by their branch not being in branches_, and are only
+// booked when they end.
 #include "stormguard/pipeline/stages/hedge_stage.h"
 
 #include <algorithm>
 #include <mutex>
 
-#include "stormguard/core/internal/call_helpers.h"
+#include "stormguard/hedge/hedge_session.h"
 #include "stormguard/pipeline/async_branch.h"
 
 namespace stormguard {
 namespace {
 
-constexpr int kMaxAttempts = 1 + HedgeOptions::kMaxHedgedAttempts;
+constexpr int kMaxAttempts = HedgeSession::kMaxAttempts;
 
-class HedgeCall;
+class AsyncHedge;
 
 struct TimerSlot {
-  HedgeCall* call = nullptr;
+  AsyncHedge* call = nullptr;
   AsyncTimerHandle handle;
-  TimePoint at{};
   bool armed = false;  // scheduled, and neither fired nor cancelled yet
 };
 
@@ -34,13 +35,6 @@ struct TimerSlot {
 // once per attempt, and a replaced one is cancelled before its slot frees:
 // one slot per attempt plus the current one always suffices.
 constexpr int kTimerSlots = kMaxAttempts + 1;
-
-struct Attempt {
-  AsyncBranch* branch = nullptr;  // while it runs
-  std::stop_source stop{std::nostopstate};
-  TimePoint start{};
-  bool running = false;
-};
 
 // What to do once the lock is released, in this order; finishing the call
 // comes last, since the frame may be gone after it.
@@ -61,7 +55,12 @@ struct After {
   bool finish = false;
 };
 
-class HedgeCall final : public AsyncBranchOwner {
+// The budget's time: read only when there is a budget to tell it.
+TimePoint BooksNow(const HedgePolicy& policy, Clock& clock) noexcept {
+  return policy.budget() != nullptr ? clock.CoarseNow() : TimePoint{};
+}
+
+class AsyncHedge final : public AsyncBranchOwner {
  public:
   void Start(const HedgeStage& stage, AsyncStep step);
   void EndInline(Status inner);
@@ -72,180 +71,111 @@ class HedgeCall final : public AsyncBranchOwner {
 
  private:
   static void OnTimer(void* arg) noexcept;
-  void Pump(TimePoint now, After& after);
-  void NewAttempt(int i, TimePoint now, After& after);
-  void Launch(TimePoint now, After& after);
-  void ArmTimer(TimePoint due, After& after);
-  void Win(int i, AsyncBranch& branch, Status status, OutcomeClass outcome, TimePoint end, After& after);
-  void StopLaunching(After& after);
-  void CheckDone(After& after);
-  void Answer(Status answer, bool downstream_gave_up, After& after);
+  void Do(const HedgeActions& a, After& after);
+  void CancelCurrentTimer(After& after);
+  void Answered(After& after);
   void Run(After& after);
   void Finish();
-  void Book(AsyncBranch& branch, OutcomeClass outcome, TimePoint end);
-  void Report(EventKind kind, std::string_view reason, TimePoint at, int attempt, OutcomeClass outcome,
-              Duration d) const noexcept;
 
-  const HedgePolicy* policy_ = nullptr;
   AsyncStep step_;
   AsyncTimers* timers_ = nullptr;  // the call's; set once, so threads of earlier rounds read it unlocked
-  int base_attempt_ = 1;
   TimePoint inline_start_{};
   std::mutex mu_;
-  HedgeState state_;
-  HedgeStop stop_ = HedgeStop::kNone;  // the last reason a hedge was held back, or kFatal
-  Attempt attempts_[kMaxAttempts];
+  HedgeSession session_;
+  AsyncBranch* branches_[kMaxAttempts] = {};  // this round's, while each runs
   TimerSlot slots_[kTimerSlots];
-  TimerSlot* current_ = nullptr;  // the timer the next decision waits for
-  int in_flight_ = 0;
-  int starting_ = 0;        // attempts inside their start-up
-  std::uint32_t calls_ = 0;  // attempts started
-  int winner_ = -1;
-  bool launching_done_ = false;
-  bool done_ = false;            // the answer is chosen
-  bool finish_pending_ = false;  // chosen while an attempt was starting: its starter finishes
+  TimerSlot* current_ = nullptr;  // the timer the session waits for
+  int starting_ = 0;              // attempts inside their start-up
+  std::uint32_t calls_ = 0;       // attempts started
+  bool finish_pending_ = false;   // answered while an attempt was starting: its starter finishes
   Status last_failure_;
   bool last_failure_gave_up_ = false;
   Status answer_;
   bool answer_gave_up_ = false;
 };
 
-void HedgeCall::Report(EventKind kind, std::string_view reason, TimePoint at, int attempt, OutcomeClass outcome,
-                       Duration d) const noexcept {
-  Emit(policy_->options().listener, Event{.kind = kind, .policy = "hedge", .reason = reason, .at = at,
-                                          .attempt = attempt, .outcome = outcome, .duration = d});
-}
-
-void HedgeCall::Start(const HedgeStage& stage, AsyncStep step) {
-  const CallContext& ctx = step.ctx();
+void AsyncHedge::Start(const HedgeStage& stage, AsyncStep step) {
   Clock& clock = step.clock();
   const TimePoint now = clock.Now();
-  if (RetryBudget* b = stage.policy().budget()) b->OnRequestStart(clock.CoarseNow());
-  const HedgeStop why = stage.policy().CheckCall(ctx, now);
   After after;
+  bool hedged = false;
   {
     // A new round; the timer slots, and attempts still starting, carry over.
     std::lock_guard lock(mu_);
-    policy_ = &stage.policy();
     step_ = step;
     if (timers_ == nullptr) timers_ = &step.timers();
-    base_attempt_ = ctx.attempt;
-    state_ = HedgeState{};
-    stop_ = why;
-    std::fill(attempts_, attempts_ + kMaxAttempts, Attempt{});
-    in_flight_ = 0;
+    session_ = HedgeSession(stage.policy(), step.ctx());
+    std::fill(branches_, branches_ + kMaxAttempts, nullptr);
     calls_ = 0;
-    winner_ = -1;
-    launching_done_ = done_ = false;
     last_failure_ = answer_ = Status::Ok();
     last_failure_gave_up_ = answer_gave_up_ = false;
-    if (why != HedgeStop::kNone) {  // a plain single attempt, in the call itself
-      winner_ = 0;
-      done_ = true;
-      inline_start_ = now;
-    } else {
-      NewAttempt(0, now, after);
-      state_.last_launch = now;
-      Pump(now, after);
-    }
+    HedgeActions a;
+    hedged = session_.Begin(now, BooksNow(stage.policy(), clock), a);
+    if (hedged) Do(a, after);
+    inline_start_ = now;
   }
-  if (why != HedgeStop::kNone) return step.RunInner();
+  if (!hedged) return step.RunInner();  // a plain single attempt, in the call itself
   Run(after);
 }
 
-void HedgeCall::EndInline(Status inner) {
+void AsyncHedge::EndInline(Status inner) {
   Clock& clock = step_.clock();
-  const TimePoint end = clock.Now();
-  const TimePoint coarse = clock.CoarseNow();
-  const OutcomeClass outcome = policy_->Classify(inner);
-  policy_->RecordOutcome(outcome, coarse);
-  if (outcome == OutcomeClass::kSuccess && policy_->latency() != nullptr) {
-    policy_->latency()->Record(end - inline_start_, coarse);
-  }
-  Report(EventKind::kAttemptEnded, {}, end, base_attempt_, outcome, end - inline_start_);
+  session_.OnInlineEnd(inner, inline_start_, clock.Now(), clock.CoarseNow());
   answer_ = std::move(inner);
   Finish();
 }
 
-void HedgeCall::NewAttempt(int i, TimePoint now, After& after) {
-  AsyncBranch& b = step_.Branch(*this);
-  b.ctx().attempt = base_attempt_ + i;
-  b.index = i;
-  b.started = now;
-  Attempt& a = attempts_[i];
-  a = Attempt{.branch = &b, .stop = b.stop_source(), .start = now, .running = true};
-  ++in_flight_;
-  after.starts[after.n_starts++] = &b;
-}
-
-void HedgeCall::Pump(TimePoint now, After& after) {
-  while (!done_ && !launching_done_) {
-    const HedgeDecision d = policy_->Decide(state_, step_.ctx(), now);
-    if (d.reason != HedgeStop::kNone) stop_ = d.reason;
-    if (d.action == HedgeAction::kStop) {
-      StopLaunching(after);
-      break;
-    }
-    if (d.action == HedgeAction::kWait) {
-      if (d.wait != kInfiniteDuration) ArmTimer(SaturatingAdd(now, d.wait), after);
-      break;
-    }
-    Launch(now, after);
+// The session's actions, under the lock; what may run the call goes to `after`.
+void AsyncHedge::Do(const HedgeActions& a, After& after) {
+  if (a.cancel_timer || a.arm_timer) CancelCurrentTimer(after);
+  if (a.arm_timer) {
+    TimerSlot* slot = std::find_if(slots_, slots_ + kTimerSlots, [](const TimerSlot& t) { return !t.armed; });
+    *slot = TimerSlot{.call = this, .armed = true};
+    slot->handle = timers_->Schedule(a.timer_at, &AsyncHedge::OnTimer, slot);
+    current_ = slot;
   }
-  CheckDone(after);
-}
-
-void HedgeCall::Launch(TimePoint now, After& after) {
-  const int i = state_.launched;
-  const Duration since = now - state_.last_launch;
-  NewAttempt(i, now, after);
-  state_.launched = i + 1;
-  state_.last_launch = now;
-  state_.failed_since_last_launch = false;
-  state_.not_before = kInfinitePast;
-  Report(EventKind::kHedgeLaunched, {}, now, base_attempt_ + i, OutcomeClass::kSuccess, since);
-}
-
-void HedgeCall::ArmTimer(TimePoint due, After& after) {
-  if (current_ != nullptr) {
-    if (current_->at <= due) return;  // it fires first and plans again
-    after.cancels[after.n_cancels++] = {current_, current_->handle};
-    current_ = nullptr;
+  for (int j = 0; j < kMaxAttempts; ++j) {
+    if ((a.cancel >> j) & 1U) after.stops[after.n_stops++].source = branches_[j]->stop_source();
   }
-  TimerSlot* slot = std::find_if(slots_, slots_ + kTimerSlots, [](const TimerSlot& t) { return !t.armed; });
-  *slot = TimerSlot{.call = this, .at = due, .armed = true};
-  slot->handle = timers_->Schedule(due, &HedgeCall::OnTimer, slot);
-  current_ = slot;
-}
-
-void HedgeCall::OnTimer(void* arg) noexcept {
-  auto* slot = static_cast<TimerSlot*>(arg);
-  HedgeCall& call = *slot->call;
-  After after;
-  {
-    std::lock_guard lock(call.mu_);
-    slot->armed = false;
-    if (call.current_ == slot) call.current_ = nullptr;
-    call.Pump(call.step_.clock().Now(), after);
+  for (int i = a.launch_first; i < a.launch_end; ++i) {
+    AsyncBranch& b = step_.Branch(*this);
+    b.ctx().attempt = step_.ctx().attempt + i;
+    b.index = i;
+    b.started = session_.started(i);
+    branches_[i] = &b;
+    after.starts[after.n_starts++] = &b;
   }
-  call.Run(after);
+  if (a.answered) Answered(after);
 }
 
-void HedgeCall::StopLaunching(After& after) {
-  launching_done_ = true;
+void AsyncHedge::CancelCurrentTimer(After& after) {
   if (current_ != nullptr) after.cancels[after.n_cancels++] = {current_, current_->handle};
   current_ = nullptr;
 }
 
-void HedgeCall::CheckDone(After& after) {
-  if (!done_ && launching_done_ && in_flight_ == 0) Answer(last_failure_, last_failure_gave_up_, after);
+void AsyncHedge::OnTimer(void* arg) noexcept {
+  auto* slot = static_cast<TimerSlot*>(arg);
+  AsyncHedge& call = *slot->call;
+  After after;
+  {
+    std::lock_guard lock(call.mu_);
+    slot->armed = false;
+    const bool current = call.current_ == slot;
+    if (current) call.current_ = nullptr;
+    HedgeActions a;
+    call.session_.OnTimer(call.step_.clock().Now(), current, a);
+    call.Do(a, after);
+  }
+  call.Run(after);
 }
 
-void HedgeCall::Answer(Status answer, bool downstream_gave_up, After& after) {
-  done_ = true;
-  answer_ = std::move(answer);
-  answer_gave_up_ = downstream_gave_up;
-  StopLaunching(after);
+// The session chose the answer: a winner's status is in answer_ already;
+// else every attempt failed and the last failure answers.
+void AsyncHedge::Answered(After& after) {
+  if (session_.winner() < 0) {
+    answer_ = std::move(last_failure_);
+    answer_gave_up_ = last_failure_gave_up_;
+  }
   if (starting_ > 0) {
     finish_pending_ = true;  // the caller's callable is still running: it must return first
   } else {
@@ -253,15 +183,15 @@ void HedgeCall::Answer(Status answer, bool downstream_gave_up, After& after) {
   }
 }
 
-bool HedgeCall::MayStartAttempt(AsyncBranch& branch) {
+bool AsyncHedge::MayStartAttempt(AsyncBranch& branch) {
   std::lock_guard lock(mu_);
-  if (done_ || attempts_[branch.index].branch != &branch) return false;
+  if (session_.answered() || branches_[branch.index] != &branch) return false;
   ++starting_;
   ++calls_;
   return true;
 }
 
-void HedgeCall::AttemptStartReturned() {
+void AsyncHedge::AttemptStartReturned() {
   bool finish = false;
   {
     std::lock_guard lock(mu_);
@@ -274,71 +204,34 @@ void HedgeCall::AttemptStartReturned() {
   if (finish) Finish();
 }
 
-void HedgeCall::BranchEnded(AsyncBranch& branch, Status status) {
+void AsyncHedge::BranchEnded(AsyncBranch& branch, Status status) {
   After after;
   {
-    std::lock_guard lock(mu_);  // a new round may be setting up: read even the policy under it
+    std::lock_guard lock(mu_);  // a new round may be setting up: read even the session under it
     Clock& clock = step_.clock();
     const TimePoint end = clock.Now();
-    const OutcomeClass outcome = policy_->Classify(status);
-    Book(branch, outcome, end);
+    const TimePoint coarse = clock.CoarseNow();
     const int i = branch.index;
-    Attempt& a = attempts_[i];
-    if (a.branch != &branch) return;  // a loser of an earlier round
-    a.running = false;
-    a.branch = nullptr;
-    --in_flight_;
-    if (done_) return;  // a loser: the answer is already chosen
-    if (outcome == OutcomeClass::kSuccess && policy_->latency() != nullptr) {
-      policy_->latency()->Record(end - a.start, clock.CoarseNow());
+    if (branches_[i] != &branch) {  // a loser of an earlier round
+      return session_.OnStrayAttemptEnd(branch.ctx().attempt, i > 0, status, end - branch.started, end, coarse);
     }
-    if (outcome == OutcomeClass::kSuccess || !policy_->IsNonFatal(outcome)) {
-      Win(i, branch, std::move(status), outcome, end, after);
-    } else {  // non-fatal: the next hedge goes at once, or after the server's pushback
-      const RetryHints& hints = status.hints();
-      if (hints.pushback_stop) state_.pushback_stop = true;
-      if (hints.pushback) {
-        state_.not_before = SaturatingAdd(
-            end, std::clamp(*hints.pushback, Duration::zero(), policy_->options().max_pushback));
-      }
-      state_.failed_since_last_launch = true;
+    branches_[i] = nullptr;
+    HedgeActions a;
+    const HedgeVerdict v = session_.OnAttemptEnd(i, status, end, coarse, a);
+    if (v == HedgeVerdict::kSucceeded) branch.AdoptValue();
+    if (v == HedgeVerdict::kSucceeded || v == HedgeVerdict::kFatal) {
+      answer_ = std::move(status);
+      answer_gave_up_ = branch.ctx().downstream_gave_up;
+    } else if (v == HedgeVerdict::kFailed) {
       last_failure_ = std::move(status);
       last_failure_gave_up_ = branch.ctx().downstream_gave_up;
-      Pump(end, after);
     }
+    Do(a, after);
   }
   Run(after);
 }
 
-// Every attempt that ends is booked with the budget and reported.
-void HedgeCall::Book(AsyncBranch& branch, OutcomeClass outcome, TimePoint end) {
-  const TimePoint coarse = step_.clock().CoarseNow();
-  policy_->RecordOutcome(outcome, coarse);
-  if (RetryBudget* b = policy_->budget(); b != nullptr && branch.index > 0) b->OnRetryEnd(coarse);
-  Report(EventKind::kAttemptEnded, {}, end, branch.ctx().attempt, outcome, end - branch.started);
-}
-
-void HedgeCall::Win(int i, AsyncBranch& branch, Status status, OutcomeClass outcome, TimePoint end,
-                    After& after) {
-  winner_ = i;
-  if (i > 0) Report(EventKind::kHedgeWon, {}, end, base_attempt_ + i, outcome, end - attempts_[0].start);
-  if (outcome == OutcomeClass::kSuccess) {
-    branch.AdoptValue();
-  } else {
-    stop_ = HedgeStop::kFatal;
-  }
-  for (int j = 0; j < state_.launched; ++j) {
-    const Attempt& a = attempts_[j];
-    if (!a.running) continue;
-    // Launched before the winner and still running: slower than it; its
-    // elapsed time is a lower bound of its latency.
-    if (j < i && policy_->latency() != nullptr) policy_->latency()->Record(end - a.start, step_.clock().CoarseNow());
-    after.stops[after.n_stops++].source = a.stop;
-  }
-  Answer(std::move(status), branch.ctx().downstream_gave_up, after);
-}
-
-void HedgeCall::Run(After& after) {
+void AsyncHedge::Run(After& after) {
   for (int k = 0; k < after.n_cancels; ++k) {
     After::Cancel& c = after.cancels[k];
     if (timers_->Cancel(c.handle)) {
@@ -351,31 +244,25 @@ void HedgeCall::Run(After& after) {
   if (after.finish) Finish();
 }
 
-// Once per call, by one thread, after the answer was chosen: nothing that
+// Once per round, by one thread, after the answer was chosen: nothing that
 // Finish reads changes any more.
-void HedgeCall::Finish() {
+void AsyncHedge::Finish() {
   Clock& clock = step_.clock();
-  CallContext& ctx = step_.ctx();
-  if (RetryBudget* b = policy_->budget()) b->OnRequestEnd(clock.CoarseNow());
-  if (answer_gave_up_) ctx.downstream_gave_up = true;
   step_.AddCalls(calls_);
   Status answer = std::move(answer_);
-  if (!answer.ok()) {
-    if (winner_ < 0 && HedgePolicy::GivesUpForTheChain(stop_)) core_internal::MarkGaveUp(answer, ctx);
-    Report(EventKind::kGaveUp, HedgeStopName(stop_), clock.Now(), base_attempt_, policy_->Classify(answer),
-           Duration::zero());
-  }
+  session_.Finish(answer, answer_gave_up_, answer.ok() ? TimePoint{} : clock.Now(),
+                  BooksNow(session_.policy(), clock));
   step_.Finish(std::move(answer));
 }
 
 }  // namespace
 
-AsyncStateLayout HedgeStage::async_state() const noexcept { return AsyncStateLayout::Of<HedgeCall>(); }
+AsyncStateLayout HedgeStage::async_state() const noexcept { return AsyncStateLayout::Of<AsyncHedge>(); }
 
-void HedgeStage::Start(AsyncStep step) const { step.state<HedgeCall>().Start(*this, step); }
+void HedgeStage::Start(AsyncStep step) const { step.state<AsyncHedge>().Start(*this, step); }
 
 // Only a call that could never hedge comes back here: branches report to
-// HedgeCall::BranchEnded.
-void HedgeStage::Resume(AsyncStep step, Status inner) const { step.state<HedgeCall>().EndInline(std::move(inner)); }
+// AsyncHedge::BranchEnded.
+void HedgeStage::Resume(AsyncStep step, Status inner) const { step.state<AsyncHedge>().EndInline(std::move(inner)); }
 
 }  // namespace stormguard

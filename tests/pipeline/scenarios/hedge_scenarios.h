@@ -34,6 +34,19 @@ class HedgeScenarios : public PipelineScenarios<Driver> {
 
 TYPED_TEST_SUITE_P(HedgeScenarios);
 
+// A budget that grants no retry, so no hedge either; it counts the books.
+class NoHedgesBudget final : public RetryBudget {
+ public:
+  std::string_view name() const noexcept override { return "no_hedges"; }
+  void OnRequestStart(TimePoint) noexcept override { ++starts; }
+  void OnRequestEnd(TimePoint) noexcept override { ++ends; }
+  void RecordSuccess(TimePoint) noexcept override {}
+  void RecordFailure(TimePoint) noexcept override { ++failures; }
+  bool TryAcquireRetry(TimePoint) noexcept override { return false; }
+  void OnRetryEnd(TimePoint) noexcept override {}
+  std::atomic<int> starts{0}, ends{0}, failures{0};
+};
+
 TYPED_TEST_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop) {
   CountingListener counters;
   PipelineRef p = Unwrap(this->Builder(&counters).AddHedge(this->After(50ms), this->workers).Build());
@@ -167,6 +180,73 @@ TYPED_TEST_P(HedgeScenarios, AHedgeWithoutAnExecutorRunsOnlyAsynchronously) {
   }
 }
 
+TYPED_TEST_P(HedgeScenarios, TwoHedgesLaunchADelayApartAndTheFirstAnswerWins) {
+  PipelineRef p = Unwrap(this->Builder().AddHedge(this->After(20ms, 2), this->workers).Build());
+  CallRecord r = this->Run(p, {{500ms}, {500ms}, {5ms}});
+  ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
+  EXPECT_EQ(*r.result, 3);
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms, 20ms, 40ms));  // max_hedged_attempts: no fourth
+  EXPECT_THAT(r.saw_stop, ::testing::ElementsAre(true, true, false));
+  EXPECT_EQ(r.took, 45ms);
+}
+
+TYPED_TEST_P(HedgeScenarios, APushbackHoldsTheHedgeAfterAFailure) {
+  PipelineRef p = Unwrap(this->Builder().AddHedge(this->After(1s), this->workers).Build());
+  CallRecord r = this->Run(p, {{10ms, Status::Unavailable("busy").WithHints({.pushback = 20ms})}, {10ms}});
+  ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
+  EXPECT_EQ(*r.result, 2);
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms, 30ms));
+  EXPECT_EQ(r.took, 40ms);
+}
+
+TYPED_TEST_P(HedgeScenarios, ABudgetThatRefusesHoldsTheHedgeBackAndTheFailureGivesUp) {
+  CountingListener counters;
+  auto budget = std::make_shared<NoHedgesBudget>();
+  HedgeOptions o = this->After(50ms);
+  o.budget = budget;
+  PipelineRef p = Unwrap(this->Builder(&counters).AddHedge(o, this->workers).Build());
+  CallRecord r = this->Run(p, {{100ms, kDown}, {10ms}});
+  EXPECT_EQ(r.result.status().code(), StatusCode::kUnavailable);
+  EXPECT_TRUE(r.result.status().hints().do_not_retry);  // held back by the budget: gave up for the chain
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms));
+  EXPECT_EQ(r.took, 100ms);
+  auto snap = counters.Read();
+  EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, "hedge"), 0u);
+  EXPECT_EQ(snap.count(EventKind::kGaveUp, "hedge"), 1u);
+  EXPECT_EQ(budget->starts, 1);
+  EXPECT_EQ(budget->ends, 1);
+  EXPECT_EQ(budget->failures, 1);
+}
+
+// The session feeds the tracker each success's latency; the next call's
+// delay is its quantile (a bucket's upper edge: launched at the first tick
+// at or past it).
+TYPED_TEST_P(HedgeScenarios, TheDelayFollowsTheLatencyOfEarlierCalls) {
+  auto tracker = Unwrap(LatencyTracker::Create({.min_samples = 1}));
+  HedgeOptions o = this->After(1s);
+  o.latency = tracker;
+  o.delay_refresh = Duration::zero();
+  PipelineRef p = Unwrap(this->Builder().AddHedge(o, this->workers).Build());
+  EXPECT_EQ(*this->Run(p, {{8ms}}).result, 1);
+  const std::optional<Duration> q = tracker->Quantile(o.quantile, this->driver.clock().Now());
+  ASSERT_TRUE(q.has_value());
+  CallRecord r = this->Run(p, {{500ms}, {5ms}});
+  EXPECT_EQ(*r.result, 2);
+  ASSERT_EQ(r.attempt_starts.size(), 2u);
+  EXPECT_GE(r.attempt_starts[1], *q);
+  EXPECT_LT(r.attempt_starts[1], *q + ScenarioClock::kTick);
+}
+
+TYPED_TEST_P(HedgeScenarios, ACallThatIsNotIdempotentRunsOnceWithoutHedging) {
+  HedgeOptions o = this->After(10ms);
+  o.idempotent = false;
+  PipelineRef p = Unwrap(this->Builder().AddHedge(o, this->workers).Build());
+  CallRecord r = this->Run(p, {{100ms}, {10ms}});
+  EXPECT_EQ(*r.result, 1);
+  EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms));
+  EXPECT_EQ(r.took, 100ms);
+}
+
 REGISTER_TYPED_TEST_SUITE_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop,
                             APrimaryThatAnswersBeforeTheDelayStartsNoHedge,
                             OnlyCallsAHedgeAnsweredCountAsHedgesWon, ANonFatalFailureLaunchesTheHedgeAtOnce,
@@ -174,6 +254,11 @@ REGISTER_TYPED_TEST_SUITE_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesIts
                             WhenEveryHedgedAttemptFailsTheCallReportsTheFailure,
                             AnOverallTimeoutCancelsEveryHedgedAttempt, TheCallersStopCancelsEveryHedgedAttempt,
                             StagesInsideTheHedgeRunOncePerHedgedAttempt,
-                            AHedgeWithoutAnExecutorRunsOnlyAsynchronously);
+                            AHedgeWithoutAnExecutorRunsOnlyAsynchronously,
+                            TwoHedgesLaunchADelayApartAndTheFirstAnswerWins,
+                            APushbackHoldsTheHedgeAfterAFailure,
+                            ABudgetThatRefusesHoldsTheHedgeBackAndTheFailureGivesUp,
+                            TheDelayFollowsTheLatencyOfEarlierCalls,
+                            ACallThatIsNotIdempotentRunsOnceWithoutHedging);
 
 }  // namespace stormguard::testing

@@ -17,8 +17,9 @@
 // returns only when every attempt has ended (the driver's guarantee), so
 // the rest of the pipeline never outlives the call.
 //
-// Asynchronously (Pipeline::ExecuteAsync) the same HedgePolicy decides,
-// with the same events and budget protocol, but no thread waits: the delay
+// Asynchronously (Pipeline::ExecuteAsync) the same HedgeSession decides
+// (hedge/hedge_session.h), so the events and budget protocol are the
+// blocking driver's, but no thread waits: the delay
 // is a timer of the call's AsyncTimers, and each hedged attempt, primary
 // included, is a branch of the call (pipeline/async_branch.h) started
 // inline by whoever decided to launch it (a timer, a failed attempt's
