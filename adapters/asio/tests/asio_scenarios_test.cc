@@ -4,10 +4,10 @@
 #include "pipeline/scenarios/hedge_scenarios.h"
 #include "pipeline/scenarios/pipeline_scenarios.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Asio, PipelineScenarios, AsioDriver);
 INSTANTIATE_TYPED_TEST_SUITE_P(Asio, HedgeScenarios, AsioDriver);
 INSTANTIATE_TYPED_TEST_SUITE_P(Asio, AttemptScopeScenarios, AsioDriver);
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

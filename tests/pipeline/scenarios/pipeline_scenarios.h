@@ -13,7 +13,7 @@
 #include "stormguard/metrics/counters.h"
 #include "stormguard/retry/token_bucket_budget.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 using namespace std::chrono_literals;
 
@@ -264,4 +264,4 @@ REGISTER_TYPED_TEST_SUITE_P(PipelineScenarios, RetriesWaitTheBackoffBetweenAttem
                             AMissingIdempotencyKeyIsRefused,
                             TheUsualStackSucceedsAfterARetry);
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

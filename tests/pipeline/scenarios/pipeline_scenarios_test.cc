@@ -3,11 +3,11 @@
 #include "pipeline/scenarios/hedge_scenarios.h"
 #include "pipeline/scenarios/pipeline_scenarios.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 using Drivers = ::testing::Types<BlockingDriver, CompletionDriver>;
 INSTANTIATE_TYPED_TEST_SUITE_P(EveryDriver, PipelineScenarios, Drivers);
 INSTANTIATE_TYPED_TEST_SUITE_P(EveryDriver, HedgeScenarios, Drivers);
 INSTANTIATE_TYPED_TEST_SUITE_P(EveryDriver, AttemptScopeScenarios, Drivers);
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -37,7 +37,7 @@
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/pipeline/pipeline.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 // One attempt: it runs for `takes` (ending early, CANCELLED, when ctx.stop
 // fires and it honours stops), then answers `answer`; an OK answer's value
@@ -398,4 +398,4 @@ inline CallRecord CompletionDriver::Run(const PipelineRef& p, CallContext& ctx, 
   return rec;
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit
