@@ -3,7 +3,8 @@
 // driver's test binary). Virtual time, no sleeping; what a scenario checks
 // is what the caller sees: the answer, when each attempt started, whether
 // it saw its stop, how long the call took. Topics with suites of their own,
-// on this fixture: hedge_scenarios.h, attempt_scope_scenarios.h.
+// on this fixture: hedge_scenarios.h, attempt_scope_scenarios.h,
+// guard_scenarios.h.
 #pragma once
 
 #include <gmock/gmock.h>
