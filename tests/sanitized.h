@@ -1,12 +1,12 @@
 // tests/sanitized.h: whether this test binary runs under a sanitizer, for
 // the few tests that bound time or memory and must know it.
 //
-//   constexpr auto kHold = stormguard::testing::kSanitized ? 4s : 1500ms;
+//   constexpr auto kHold = stormguard::testkit::kSanitized ? 4s : 1500ms;
 //
 // gcc says so with __SANITIZE_*__, clang with __has_feature.
 #pragma once
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 inline constexpr bool kSanitized = true;
@@ -16,4 +16,4 @@ inline constexpr bool kSanitized = __has_feature(address_sanitizer) || __has_fea
 inline constexpr bool kSanitized = false;
 #endif
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

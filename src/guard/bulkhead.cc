@@ -129,15 +129,19 @@ Result<BulkheadPermit> Bulkhead::AcquireOrQueue(TimePoint now, const std::stop_t
   return BulkheadPermit();
 }
 
-bool Bulkhead::Withdraw(QueuedWaiter& w) noexcept {
-  std::lock_guard lock(mu_);
-  if (w.granted) return false;
-  Unlink(&w);
-  return true;
-}
-
-Status Bulkhead::WaitFailed(TimePoint start, TimePoint now, bool cancelled) {
-  if (cancelled) {
+Result<BulkheadPermit> Bulkhead::EndWait(QueuedWaiter& w, TimePoint start, TimePoint now, bool stopped) {
+  {
+    std::unique_lock lock(mu_);
+    if (!w.granted) {
+      Unlink(&w);
+    } else {
+      lock.unlock();
+      BulkheadPermit permit(this, w.stripe);
+      if (!stopped) return permit;
+      // Granted as the caller gave up: the destructor passes the slot on.
+    }
+  }
+  if (stopped) {
     return Status::Cancelled("bulkhead: wait for a slot cancelled after " + FormatDuration(now - start))
         .WithSource(kPolicy);
   }
@@ -176,42 +180,21 @@ Result<BulkheadPermit> Bulkhead::TryAcquire(TimePoint now) {
   return Reject(now, Duration::zero());
 }
 
+// The asynchronous stage's protocol (AcquireOrQueue, then EndWait), with a
+// sleep on the clock as the wait.
 Result<BulkheadPermit> Bulkhead::Acquire(Clock& clock, std::stop_token stop) {
   if (stop.stop_requested()) {
     return Status::Cancelled("bulkhead: cancelled before waiting").WithSource(kPolicy);
   }
   const TimePoint start = clock.Now();
-  if (const std::size_t stripe = TryTake(); stripe != kNoSlot) return BulkheadPermit(this, stripe);
-  if (o_.max_wait <= Duration::zero()) return Reject(start, Duration::zero());
-  return Wait(clock, start, std::move(stop));
-}
-
-Result<BulkheadPermit> Bulkhead::Wait(Clock& clock, TimePoint start, std::stop_token stop) {
   Waiter w;
-  {
-    std::lock_guard lock(mu_);
-    Enqueue(&w);
-    // A slot freed before we were queued would find nobody to hand to.
-    if (const std::size_t stripe = TryTake(); stripe != kNoSlot) {
-      Unlink(&w);
-      return BulkheadPermit(this, stripe);
-    }
-  }
+  Result<BulkheadPermit> now = AcquireOrQueue(start, stop, w);
+  if (!now.ok() || now->valid()) return now;
   {
     std::stop_callback forward(stop, [&w] { w.wake.request_stop(); });
     clock.SleepUntil(SaturatingAdd(start, o_.max_wait), w.wake.get_token());
   }
-  std::unique_lock lock(mu_);
-  if (w.granted) {
-    lock.unlock();
-    BulkheadPermit permit(this, w.stripe);
-    if (!stop.stop_requested()) return permit;
-    // Granted as the caller gave up: the destructor passes the slot on.
-  } else {
-    Unlink(&w);
-    lock.unlock();
-  }
-  return WaitFailed(start, clock.Now(), stop.stop_requested());
+  return EndWait(w, start, clock.Now(), stop.stop_requested());
 }
 
 BulkheadStats Bulkhead::stats() const noexcept {

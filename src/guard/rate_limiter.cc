@@ -160,16 +160,19 @@ Status RateLimiter::Cancelled(bool during_wait) {
       .WithSource(kPolicy);
 }
 
+Status RateLimiter::EndWait(bool stopped) {
+  if (!stopped) return Status::Ok();
+  CancelReservation();
+  return Cancelled(true);
+}
+
 Status RateLimiter::Acquire(Clock& clock, std::stop_token stop) {
   if (stop.stop_requested()) return Cancelled(false);
   const TimePoint now = clock.Now();
   Result<Duration> wait = Reserve(now, o_.max_wait);
   if (!wait.ok()) return std::move(wait).status();
-  if (*wait > Duration::zero() && !clock.SleepUntil(now + *wait, std::move(stop))) {
-    CancelReservation();
-    return Cancelled(true);
-  }
-  return Status::Ok();
+  if (*wait <= Duration::zero()) return Status::Ok();
+  return EndWait(!clock.SleepUntil(now + *wait, std::move(stop)));
 }
 
 double RateLimiter::AvailableTokens(TimePoint now) const noexcept {

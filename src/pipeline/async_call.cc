@@ -34,9 +34,35 @@ class DescentScope {
   DescentScope& operator=(const DescentScope&) = delete;
 };
 
+// The way out of an attempt, from AttemptEnded until the stages resumed
+// there return or wait: `now` (when `clock` is not null) is the reading
+// they share.
+class AscentScope {
+ public:
+  AscentScope(const Clock* clock, TimePoint now) noexcept {
+    ++t_descent.depth;
+    t_descent.clock = clock;
+    t_descent.now = now;
+  }
+  ~AscentScope() {
+    --t_descent.depth;
+    t_descent.clock = nullptr;  // what runs next reads afresh
+  }
+  AscentScope(const AscentScope&) = delete;
+  AscentScope& operator=(const AscentScope&) = delete;
+};
+
 }  // namespace
 
-TimePoint pipeline_internal::DescentNow(Clock& clock) {
+TimePoint pipeline_internal::DescentCheapNow(Clock& clock) noexcept {
+  const Descent& d = t_descent;
+  return d.clock == &clock ? d.now : clock.CoarseNow();
+}
+
+TimePoint AsyncStep::Now() const noexcept { return pipeline_internal::DescentNow(clock()); }
+TimePoint AsyncStep::CheapNow() const noexcept { return pipeline_internal::DescentCheapNow(clock()); }
+
+TimePoint pipeline_internal::DescentNow(Clock& clock) noexcept {
   Descent& d = t_descent;
   if (d.clock != &clock) {
     d.now = clock.Now();
@@ -122,10 +148,22 @@ void AsyncCall::Enter(std::size_t index) {
 void AsyncCall::AttemptEnded(Status status) {
   if (!attempt_open_.exchange(false, std::memory_order_acq_rel)) return;
   const pipeline_internal::AsyncPlan& p = *plan_;
+  // The reading the stages on the way out share, as pipeline.cc's
+  // CallListened leaves it to the blocking driver's.
+  const Clock* shared = nullptr;
+  TimePoint end_at{};
   if (p.listener != nullptr && p.report_attempt_end) {
     const core_internal::AttemptEnd end = core_internal::EndAttempt(*p.clock, p.attempt_timing, attempt_start_);
     pipeline_internal::ReportCallEnded(*p.listener, p.tally, end, ctx_.attempt, p.classifier->Classify(status));
+    if (end.weight != 0) {
+      shared = p.clock;
+      end_at = end.at;
+    }
+  } else if (p.listener != nullptr && p.attempt_timing == AttemptTiming::kEvery) {
+    shared = p.clock;
+    end_at = p.clock->Now();
   }
+  const AscentScope way_out(shared, end_at);
   Leave(p.stages.size(), std::move(status));
 }
 

@@ -30,7 +30,7 @@ using ::testing::StartsWith;
 
 // proportion is a fraction of the wait: 20 (a percent) is refused.
 TEST(BackoffOptionsRangeTest, ProportionIsAFraction) {
-  testing::ExpectRangeChecked(BackoffOptions{}, &BackoffOptions::proportion, "proportion", kFraction);
+  testkit::ExpectRangeChecked(BackoffOptions{}, &BackoffOptions::proportion, "proportion", kFraction);
 }
 
 TEST(BackoffTest, SeedTableFixed) {

@@ -15,8 +15,8 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::Contains;
 using ::testing::HasSubstr;
-using testing::ErrorsOf;
-using testing::Inventory;
+using testkit::ErrorsOf;
+using testkit::Inventory;
 
 constexpr std::string_view kAdaptive = R"({"destinations": {"inventory": {"pipeline": {"stages": [
   {"retry": {"max_attempts": 2}},
@@ -74,11 +74,11 @@ const TimeoutStage& AttemptTimeoutOf(const Pipeline& p) {
 }
 
 TEST(ConfigAdaptiveTimeoutTest, BuildsAnAdaptiveAttemptTimeoutWithItsOwnTracker) {
-  testing::RegistryEnv env;
+  testkit::RegistryEnv env;
   Registry registry(env.Options());
   ASSERT_TRUE(registry.Apply(kAdaptive, "test").ok());
   const PipelineRef p = registry.Get("inventory");
-  EXPECT_THAT(testing::Describe(p), HasSubstr("attempt_timeout(adaptive q0.99 x1.5 in [5ms, 250ms])"));
+  EXPECT_THAT(testkit::Describe(p), HasSubstr("attempt_timeout(adaptive q0.99 x1.5 in [5ms, 250ms])"));
   const AdaptiveTimeout* a = AttemptTimeoutOf(*p).options().adaptive.get();
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->latency().options().min_samples, 30);
@@ -93,7 +93,7 @@ TEST(ConfigAdaptiveTimeoutTest, SharesTheHedgesTrackerWhenItHasNoneOfItsOwn) {
     const std::string hedge = R"({"hedge": {"idempotent": true, "latency": {"min_samples": 7}}})";
     const std::string timeout = R"({"attempt_timeout": {"adaptive": {"max": "300ms"}}})";
     const std::string stages = timeout_inside ? hedge + ", " + timeout : timeout + ", " + hedge;
-    testing::RegistryEnv env;
+    testkit::RegistryEnv env;
     Registry registry(env.Options());
     const Status s = registry.Apply(Inventory(R"({"pipeline": {"stages": [{"retry": {}}, )" + stages + "]}}"), "t");
     ASSERT_TRUE(s.ok()) << s.ToString();

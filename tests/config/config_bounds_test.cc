@@ -11,8 +11,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using testing::ErrorsOf;
-using testing::Inventory;
+using testkit::ErrorsOf;
+using testkit::Inventory;
 
 TEST(ConfigBoundsTest, RefusesADocumentAboveTheSizeLimit) {
   const std::string text = R"({"destinations": {}, "pad": ")" + std::string(kMaxConfigBytes, 'x') + "\"}";

@@ -13,8 +13,8 @@ using namespace std::chrono_literals;
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-using testing::ErrorsOf;
-using testing::Inventory;
+using testkit::ErrorsOf;
+using testkit::Inventory;
 
 // One destination whose stages are a retry, then `chaos` as a chaos stage.
 std::string InsideRetry(const std::string& chaos) {

@@ -10,8 +10,8 @@ namespace {
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::ErrorsOf;
-using testing::Inventory;
+using testkit::ErrorsOf;
+using testkit::Inventory;
 
 struct Case {
   const char* destination;  // the body of destinations.inventory

@@ -134,7 +134,7 @@ TEST(ConfigRoundTripTest, OmittedFieldsKeepTheOptionsDefaults) {
 }
 
 TEST(ConfigMethodLookupTest, ExactThenServiceWildcardThenDefault) {
-  const Result<Config> c = ParseConfig(testing::Inventory(R"({"methods": {
+  const Result<Config> c = ParseConfig(testkit::Inventory(R"({"methods": {
       "pkg.Svc/Get": {"timeout": "1s"}, "pkg.Svc/*": {"timeout": "2s"}, "*": {"timeout": "3s"}}})"));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   const DestinationConfig& d = c->destinations.at("inventory");

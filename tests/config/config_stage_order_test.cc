@@ -11,8 +11,8 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-using testing::ErrorsOf;
-using testing::Inventory;
+using testkit::ErrorsOf;
+using testkit::Inventory;
 
 std::vector<std::string> StageErrors(const std::string& stages) {
   return ErrorsOf(Inventory(R"({"circuit_breaker": {}, "bulkhead": {}, "pipeline": {"stages": [)" + stages +

@@ -9,7 +9,7 @@
 
 #include "stormguard/config/config_json.h"
 
-namespace stormguard::config::testing {
+namespace stormguard::config::testkit {
 
 // Every error ParseConfigText reports for `text`.
 inline std::vector<std::string> ErrorsOf(std::string_view text) { return ParseConfigText(text).errors; }
@@ -19,4 +19,4 @@ inline std::string Inventory(std::string_view destination) {
   return R"({"destinations": {"inventory": )" + std::string(destination) + "}}";
 }
 
-}  // namespace stormguard::config::testing
+}  // namespace stormguard::config::testkit

@@ -15,7 +15,7 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-using testing::ErrorsOf;
+using testkit::ErrorsOf;
 
 // A retry policy with one field replaced: `field` is "name": value.
 std::string Retry(const std::string& field) {

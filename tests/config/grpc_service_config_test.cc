@@ -13,7 +13,7 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::Contains;
 using ::testing::ElementsAre;
-using testing::ErrorsOf;
+using testkit::ErrorsOf;
 
 // The shape of A6's examples (its retry policy, its hedging policy and its
 // throttling numbers), plus a transport field gRPC configs often carry.

@@ -42,7 +42,7 @@ void* operator new[](std::size_t n, std::align_val_t a) { return CountedAlloc(n,
 
 namespace stormguard::config {
 namespace {
-using testing::RegistryEnv;
+using testkit::RegistryEnv;
 
 constexpr std::string_view kConfig = R"({"destinations": {"inventory-service-eu-west": {
     "pipeline": {"stages": [{"retry": {}}]},
@@ -80,8 +80,8 @@ TEST(RegistryAllocationTest, ThreadsCountTheirHandlesOnReferencesOfTheirOwn) {
   PipelineRef there;
   std::thread([&] { there = registry.Get("d"); }).join();
   ASSERT_EQ(here, there);
-  EXPECT_EQ(testing::ReferenceOf(here), testing::ReferenceOf(again));
-  EXPECT_NE(testing::ReferenceOf(here), testing::ReferenceOf(there)) << "one shared counter for every thread";
+  EXPECT_EQ(testkit::ReferenceOf(here), testkit::ReferenceOf(again));
+  EXPECT_NE(testkit::ReferenceOf(here), testkit::ReferenceOf(there)) << "one shared counter for every thread";
 }
 
 TEST(RegistryAllocationTest, ThreadsBeyondTheSlotsShareOneReference) {
@@ -103,8 +103,8 @@ TEST(RegistryAllocationTest, ThreadsBeyondTheSlotsShareOneReference) {
   for (int i = 0; i < kThreads; ++i) {
     EXPECT_EQ(handles[static_cast<std::size_t>(i)], handles[0]);
     for (int j = i + 1; j < kThreads; ++j) {
-      if (testing::ReferenceOf(handles[static_cast<std::size_t>(i)]) ==
-          testing::ReferenceOf(handles[static_cast<std::size_t>(j)])) {
+      if (testkit::ReferenceOf(handles[static_cast<std::size_t>(i)]) ==
+          testkit::ReferenceOf(handles[static_cast<std::size_t>(j)])) {
         ++shared;
       }
     }

@@ -10,14 +10,14 @@
 namespace stormguard::config {
 namespace {
 using namespace std::chrono_literals;
-using testing::RegistryEnv;
+using testkit::RegistryEnv;
 
 constexpr std::string_view kBreaker =
     R"("circuit_breaker": {"window_size": 1, "minimum_number_of_calls": 1, "wait_in_open": "10s",
                            "automatic_transition_from_open_to_half_open": true})";
 
 const CircuitBreaker* BreakerOf(const Pipeline& p) {
-  const auto* stage = testing::StageOf<CircuitBreakerStage>(p);
+  const auto* stage = testkit::StageOf<CircuitBreakerStage>(p);
   return stage != nullptr ? &stage->breaker() : nullptr;
 }
 

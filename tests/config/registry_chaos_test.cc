@@ -14,8 +14,8 @@
 
 namespace stormguard::config {
 namespace {
-using testing::Call;
-using testing::RegistryEnv;
+using testkit::Call;
+using testkit::RegistryEnv;
 
 // Destination "d": a retry of one attempt, then a chaos stage with `options`.
 std::string Doc(const std::string& options) {
@@ -30,7 +30,7 @@ std::string Error(bool enabled, const std::string& rate, const std::string& code
 
 // The chaos policy a pipeline runs, or null.
 const ChaosPolicy* PolicyOf(const Pipeline& p) {
-  const auto* chaos = testing::StageOf<ChaosStage>(p);
+  const auto* chaos = testkit::StageOf<ChaosStage>(p);
   return chaos != nullptr ? &chaos->policy() : nullptr;
 }
 

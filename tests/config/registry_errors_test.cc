@@ -10,8 +10,8 @@ namespace stormguard::config {
 namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::Describe;
-using testing::RegistryEnv;
+using testkit::Describe;
+using testkit::RegistryEnv;
 
 constexpr std::string_view kGood =
     R"({"destinations": {"inventory": {"pipeline": {"stages": [{"retry": {"max_attempts": 2}}]}}}})";

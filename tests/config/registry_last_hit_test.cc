@@ -9,8 +9,8 @@
 
 namespace stormguard::config {
 namespace {
-using testing::Describe;
-using testing::RegistryEnv;
+using testkit::Describe;
+using testkit::RegistryEnv;
 
 constexpr std::string_view kDefault = "retry(3 attempts, budget token_bucket) -> call";
 

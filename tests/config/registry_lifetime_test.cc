@@ -12,8 +12,8 @@
 
 namespace stormguard::config {
 namespace {
-using testing::Describe;
-using testing::RegistryEnv;
+using testkit::Describe;
+using testkit::RegistryEnv;
 
 std::string Hedged(int attempts) {
   return R"({"destinations": {"d": {"pipeline": {"stages": [{"hedge": {"max_hedged_attempts": )" +
@@ -42,7 +42,7 @@ TEST_F(RegistryLifetimeTest, AHandleReleasedOnAnotherThreadAfterItsConfiguration
   (void)registry.Get("d");  // this thread retires its reference to v1; `old` keeps v1
   ASSERT_EQ(LiveHedges(), 2);
   std::thread([h = std::move(old)]() mutable {
-    EXPECT_TRUE(testing::Call(*h, Status::Ok()).ok());
+    EXPECT_TRUE(testkit::Call(*h, Status::Ok()).ok());
     h.reset();
   }).join();
   EXPECT_EQ(LiveHedges(), 1) << "the last handle on v1 went on another thread, and v1 with it";

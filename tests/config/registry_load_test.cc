@@ -13,7 +13,7 @@
 
 namespace stormguard::config {
 namespace {
-using testing::RegistryEnv;
+using testkit::RegistryEnv;
 
 // "live" answers; "dead" has a breaker that the test opens first (no retry:
 // on the manual clock a retry would sleep through the open wait). Versions
@@ -35,7 +35,7 @@ TEST(RegistryLoadTest, AThousandReloadsWhileTwoThreadsCall) {
   RegistryEnv env;
   Registry registry(env.Options());
   ASSERT_TRUE(registry.Apply(Version(0), "v0").ok());
-  for (int i = 0; i < 2; ++i) (void)testing::Call(*registry.Get("dead"), Status::Unavailable("down"));
+  for (int i = 0; i < 2; ++i) (void)testkit::Call(*registry.Get("dead"), Status::Unavailable("down"));
 
   std::atomic<bool> done{false};
   std::atomic<int> live_failures{0}, dead_attempts{0}, calls{0};
@@ -46,7 +46,7 @@ TEST(RegistryLoadTest, AThousandReloadsWhileTwoThreadsCall) {
       PipelineRef live = registry.Get("live", method);
       if (!live->Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok()) ++live_failures;
       int attempts = 0;
-      (void)testing::Call(*registry.Get("dead", method), Status::Unavailable("down"), &attempts);
+      (void)testkit::Call(*registry.Get("dead", method), Status::Unavailable("down"), &attempts);
       dead_attempts += attempts;
       ++calls;
       std::this_thread::yield();  // three busy threads share two cores here: let the reloads run

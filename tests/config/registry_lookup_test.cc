@@ -8,8 +8,8 @@
 
 namespace stormguard::config {
 namespace {
-using testing::Describe;
-using testing::RegistryEnv;
+using testkit::Describe;
+using testkit::RegistryEnv;
 
 constexpr std::string_view kConfig = R"({"destinations": {
   "inventory": {
@@ -79,7 +79,7 @@ TEST(RegistryDefaultsTest, TheBuiltInDefaultRetriesTransientFailuresWithinItsBud
   RegistryEnv env;
   Registry registry(env.Options());
   int calls = 0;
-  EXPECT_FALSE(testing::Call(*registry.Get("x"), Status::Unavailable("down"), &calls).ok());
+  EXPECT_FALSE(testkit::Call(*registry.Get("x"), Status::Unavailable("down"), &calls).ok());
   EXPECT_EQ(calls, 3);
 }
 
@@ -96,7 +96,7 @@ TEST(RegistryHandleTest, AHandleKeepsItsPipelineAfterAReload) {
   // The next Get on this thread drops its reference to the first config.
   EXPECT_EQ(Describe(registry.Get("d")), "retry(5 attempts) -> call");
   int calls = 0;
-  EXPECT_FALSE(testing::Call(*old, Status::Unavailable("down"), &calls).ok());
+  EXPECT_FALSE(testkit::Call(*old, Status::Unavailable("down"), &calls).ok());
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(Describe(old), "retry(2 attempts) -> call");
 }
@@ -118,7 +118,7 @@ TEST(RegistryHandleTest, AHandleEndsOnAnotherThread) {
   PipelineRef handle = registry.Get("d");
   ASSERT_TRUE(registry.Apply(R"({"destinations": {}})", "v1").ok());
   std::thread([h = std::move(handle)]() mutable {
-    EXPECT_TRUE(testing::Call(*h, Status::Ok()).ok());
+    EXPECT_TRUE(testkit::Call(*h, Status::Ok()).ok());
     h.reset();
   }).join();
   EXPECT_EQ(Describe(registry.Get("d")), "retry(3 attempts, budget token_bucket) -> call");

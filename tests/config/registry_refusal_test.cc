@@ -15,9 +15,9 @@ namespace stormguard::config {
 namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-using testing::Call;
-using testing::Describe;
-using testing::RegistryEnv;
+using testkit::Call;
+using testkit::Describe;
+using testkit::RegistryEnv;
 
 // One token, never refilled: the first failing call retries once, later ones never.
 constexpr std::string_view kGood = R"({"destinations": {"inventory": {

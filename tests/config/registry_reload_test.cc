@@ -8,8 +8,8 @@
 
 namespace stormguard::config {
 namespace {
-using testing::Call;
-using testing::RegistryEnv;
+using testkit::Call;
+using testkit::RegistryEnv;
 
 // One destination "d" with `components` and `stages`.
 std::string Dest(const std::string& components, const std::string& stages) {

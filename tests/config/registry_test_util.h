@@ -17,7 +17,7 @@ struct PipelineRefPeer {
 };
 }  // namespace stormguard::pipeline_internal
 
-namespace stormguard::config::testing {
+namespace stormguard::config::testkit {
 
 // The reference `p` counts on: handles of one thread between two reloads share one.
 inline const void* ReferenceOf(const PipelineRef& p) { return pipeline_internal::PipelineRefPeer::Reference(p); }
@@ -64,4 +64,4 @@ const S* StageOf(const Pipeline& p) {
   return nullptr;
 }
 
-}  // namespace stormguard::config::testing
+}  // namespace stormguard::config::testkit

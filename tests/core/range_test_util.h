@@ -13,7 +13,7 @@
 
 #include "stormguard/core/validation.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 // The errors of `options` with `field` set to `value` that name the field.
 template <class Options>
@@ -51,4 +51,4 @@ void ExpectRangeChecked(const Options& options, double Options::*field, const st
   }
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -10,7 +10,7 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using ::stormguard::testing::RunConcurrently;
+using ::stormguard::testkit::RunConcurrently;
 using ::testing::UnorderedElementsAre;
 
 const TimePoint kT0 = TimePoint(1h);  // a bucket boundary for any whole-second width

@@ -60,7 +60,7 @@ TEST(StripedCounterTest, ConcurrentAddsAreNeverLost) {
   StripedCounter c(2);  // fewer stripes than threads: stripes are shared
   constexpr int kThreads = 4;
   constexpr int kAdds = 50'000;
-  testing::RunConcurrently(kThreads, [&](int) {
+  testkit::RunConcurrently(kThreads, [&](int) {
     for (int i = 0; i < kAdds; ++i) c.Add(i % 3 == 2 ? -1 : 1);
   });
   std::int64_t per_thread = 0;

@@ -4,7 +4,7 @@
 #include <thread>
 #include <vector>
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 // Calls fn(thread_index) on `threads` threads and joins them all.
 template <class Fn>
@@ -15,4 +15,4 @@ void RunConcurrently(int threads, Fn fn) {
   for (auto& t : pool) t.join();
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <thread>
 
+#include "testkit/wait_until.h"
+
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
@@ -65,8 +67,9 @@ TEST(StopPollerTest, DestructionRacesFiringsSafely) {
     std::atomic<int> asked{0};
     {
       StopPoller poller(*timers, 100us, [&] { return ++asked >= 3; }, stop);
-      while (i % 2 == 0 && !stop.stop_requested() && asked.load() < 3) {
-        std::this_thread::yield();  // every other one: wait for it to fire
+      if (i % 2 == 0) {  // every other one: wait for it to fire
+        EXPECT_TRUE(testkit::WaitUntil([&] { return stop.stop_requested() || asked.load() >= 3; },
+                                       "the poller's third poll"));
       }
       if (poller.Stop()) ++fired;
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pipeline/pipeline_test_util.h"
+#include "testkit/wait_until.h"
 
 namespace stormguard {
 namespace {
@@ -22,7 +23,7 @@ std::shared_ptr<TimerService> Manual(ManualClock& clock) {
   return std::move(s).value();
 }
 
-bool WaitForStop(std::stop_source& source) { return testing::WaitForStop(source.get_token()); }
+bool WaitForStop(std::stop_source& source) { return testkit::WaitForStop(source.get_token()); }
 
 TEST(TimerServiceTest, FiresExactlyAtTheDeadlineAndStopsTheSource) {
   ManualClock clock;
@@ -158,12 +159,12 @@ TEST(TimerServiceTest, CancelWaitsForARunningCallback) {
       [](void* p) noexcept {
         auto* q = static_cast<Probe*>(p);
         q->started = true;
-        while (!q->release) std::this_thread::yield();
+        EXPECT_TRUE(testkit::WaitUntil([q] { return q->release.load(); }, "the callback's release"));
         q->done = true;
       },
       &probe);
   std::jthread firing([&] { timers->RunDue(); });
-  while (!probe.started) std::this_thread::yield();
+  ASSERT_TRUE(testkit::WaitUntil([&] { return probe.started.load(); }, "the callback's start"));
   std::atomic<bool> cancelling{false};
   bool fired = false, done_when_cancel_returned = false;
   std::jthread canceller([&] {
@@ -171,7 +172,7 @@ TEST(TimerServiceTest, CancelWaitsForARunningCallback) {
     fired = !TimerService::Cancel(h);
     done_when_cancel_returned = probe.done;
   });
-  while (!cancelling) std::this_thread::yield();
+  EXPECT_TRUE(testkit::WaitUntil([&] { return cancelling.load(); }, "the cancel"));
   probe.release = true;
   canceller.join();
   EXPECT_TRUE(fired);
@@ -238,11 +239,11 @@ TEST(TimerServiceTest, TryCancelDisarmsOrAnswersAtOnceWhileTheCallbackRuns) {
       [](void* p) noexcept {
         auto* q = static_cast<Probe*>(p);
         q->started = true;
-        while (!q->release) std::this_thread::yield();
+        EXPECT_TRUE(testkit::WaitUntil([q] { return q->release.load(); }, "the callback's release"));
       },
       &probe);
   std::jthread firing([&] { timers->RunDue(); });
-  while (!probe.started) std::this_thread::yield();
+  ASSERT_TRUE(testkit::WaitUntil([&] { return probe.started.load(); }, "the callback's start"));
   // Releases the callback if TryCancel wrongly waits for it, so the test fails instead of hanging.
   std::jthread watchdog([&probe](std::stop_token quit) {
     std::mutex mu;

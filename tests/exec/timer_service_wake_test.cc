@@ -69,7 +69,7 @@ TEST(TimerServiceWakeTest, SleepsUntilTheEarliestDeadlineAndLaterTimersWakeNothi
   TimerHandle e = timers->Schedule(start + 10ms, early);
   ASSERT_EQ(clock.WaitForSleep(2), start + 10ms);
   clock.Advance(10ms);
-  ASSERT_TRUE(testing::WaitForStop(early.get_token()));
+  ASSERT_TRUE(testkit::WaitForStop(early.get_token()));
   EXPECT_FALSE(TimerService::Cancel(e));
   EXPECT_EQ(clock.WaitForSleep(3), start + 1s);  // back to the first timer
   EXPECT_EQ(clock.sleeps(), 3u);
@@ -89,7 +89,7 @@ TEST(TimerServiceWakeTest, ACancelledEarliestTimerCostsOneWakeAtItsDeadlineAndFi
   clock.Advance(5ms);
   EXPECT_EQ(clock.WaitForSleep(2), start + 50ms);
   clock.Advance(45ms);
-  ASSERT_TRUE(testing::WaitForStop(second.get_token()));
+  ASSERT_TRUE(testkit::WaitForStop(second.get_token()));
   EXPECT_FALSE(first.stop_requested());
   EXPECT_FALSE(TimerService::Cancel(h2));
 }
@@ -107,10 +107,10 @@ TEST(TimerServiceWakeTest, WakesAtMostOnceATick) {
   }
   ASSERT_EQ(clock.WaitForSleep(1), start + 1ms);
   clock.Advance(1ms);
-  ASSERT_TRUE(testing::WaitForStop(stops[0].get_token()));
+  ASSERT_TRUE(testkit::WaitForStop(stops[0].get_token()));
   EXPECT_EQ(clock.WaitForSleep(2), start + 2ms);  // not 1.1 ms
   clock.Advance(1ms);
-  for (std::stop_source& s : stops) ASSERT_TRUE(testing::WaitForStop(s.get_token()));
+  for (std::stop_source& s : stops) ASSERT_TRUE(testkit::WaitForStop(s.get_token()));
   for (TimerHandle& h : handles) EXPECT_FALSE(TimerService::Cancel(h));
 }
 

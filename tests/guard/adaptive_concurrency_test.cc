@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "guard/recording_listener.h"
+#include "testkit/recording_listener.h"
 
 namespace stormguard {
 namespace {
@@ -50,7 +50,7 @@ TEST(AdaptiveLimiterTest, ValidateChecksOnlyTheChosenAlgorithm) {
 }
 
 TEST(AdaptiveLimiterTest, AdmitsUpToTheLimitThenRejectsWithReason) {
-  testing::RecordingListener listener;
+  testkit::RecordingListener listener;
   auto limiter = MakeAimd({.initial_limit = 3, .min_limit = 1, .max_limit = 10}, &listener);
   std::vector<AdaptiveLimiter::Token> tokens;
   for (int i = 0; i < 3; ++i) {
@@ -71,7 +71,7 @@ TEST(AdaptiveLimiterTest, AdmitsUpToTheLimitThenRejectsWithReason) {
 }
 
 TEST(AdaptiveLimiterTest, AimdGrowsOnBusySuccessesAndShrinksOnDrop) {
-  testing::RecordingListener listener;
+  testkit::RecordingListener listener;
   auto limiter = MakeAimd({.initial_limit = 3, .min_limit = 1, .max_limit = 10}, &listener);
   auto a = limiter->TryAcquire(kT0);  // admitted with 1 in flight
   auto b = limiter->TryAcquire(kT0);  // 2

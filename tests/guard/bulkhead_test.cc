@@ -9,7 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "guard/recording_listener.h"
+#include "testkit/recording_listener.h"
+#include "testkit/wait_until.h"
 
 namespace stormguard {
 namespace {
@@ -26,7 +27,7 @@ std::shared_ptr<Bulkhead> Make(const BulkheadOptions& o) {
 }
 
 void AwaitWaiting(const Bulkhead& b, int n) {
-  while (b.stats().waiting < n) std::this_thread::yield();
+  ASSERT_TRUE(testkit::WaitUntil([&] { return b.stats().waiting >= n; }, "a waiter queueing"));
 }
 
 TEST(BulkheadTest, ValidateNamesEveryBadField) {
@@ -38,7 +39,7 @@ TEST(BulkheadTest, ValidateNamesEveryBadField) {
 }
 
 TEST(BulkheadTest, TryAcquireGrantsUpToMaxThenRejectsWithReason) {
-  testing::RecordingListener listener;
+  testkit::RecordingListener listener;
   auto bulkhead = Make({.max_concurrent = 2, .listener = &listener});
   auto a = bulkhead->TryAcquire(kT0);
   auto b = bulkhead->TryAcquire(kT0);
@@ -96,7 +97,7 @@ TEST(BulkheadTest, MoveAssigningOntoAPermitThatHoldsASlotReleasesTheOldSlot) {
 }
 
 TEST(BulkheadTest, AbandonedWorkHoldsItsSlotUntilItReallyEnds) {
-  testing::RecordingListener listener;
+  testkit::RecordingListener listener;
   auto bulkhead = Make({.max_concurrent = 1, .listener = &listener});
   auto held = bulkhead->TryAcquire(kT0);
   ASSERT_TRUE(held.ok());
@@ -113,7 +114,7 @@ TEST(BulkheadTest, AbandonedWorkHoldsItsSlotUntilItReallyEnds) {
   std::atomic<bool> done{false};
   // The running work owns the permit now (it keeps its abandoned mark).
   std::thread running([&done, p = std::move(*held)]() mutable {
-    while (!done.load()) std::this_thread::yield();
+    EXPECT_TRUE(testkit::WaitUntil([&] { return done.load(); }, "the test's go to end the work"));
     p.Release();  // the work really ends here
   });
   EXPECT_FALSE(bulkhead->TryAcquire(kT0 + 4s).ok());
@@ -314,7 +315,7 @@ TEST(BulkheadTest, ContendedStripedWaitersAreAllAdmitted) {
 }
 
 TEST(BulkheadTest, TryTakeSlotGivesASlotOrAnEmptyPermitWithoutRefusing) {
-  testing::RecordingListener listener;
+  testkit::RecordingListener listener;
   auto bulkhead = Make({.max_concurrent = 2, .listener = &listener});
   BulkheadPermit a = bulkhead->TryTakeSlot();
   BulkheadPermit b = bulkhead->TryTakeSlot();

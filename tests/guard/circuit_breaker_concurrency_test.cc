@@ -16,8 +16,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using ::stormguard::testing::MakeBreaker;
-using ::stormguard::testing::RecordingListener;
+using ::stormguard::testkit::MakeBreaker;
+using ::stormguard::testkit::RecordingListener;
 
 constexpr int kThreads = 4;
 

@@ -16,8 +16,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using ::stormguard::testing::MakeBreaker;
-using ::stormguard::testing::RecordingListener;
+using ::stormguard::testkit::MakeBreaker;
+using ::stormguard::testkit::RecordingListener;
 using S = CircuitState;
 
 constexpr std::array<S, 6> kStates = {S::kClosed,     S::kOpen,     S::kHalfOpen,

@@ -15,8 +15,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using ::stormguard::testing::MakeBreaker;
-using ::stormguard::testing::RecordingListener;
+using ::stormguard::testkit::MakeBreaker;
+using ::stormguard::testkit::RecordingListener;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -43,7 +43,7 @@ void RunScript(CircuitBreaker& cb, ManualClock& clock, const std::vector<Call>& 
     clock.SetNow(start + c.at);
     ASSERT_TRUE(cb.TryAcquirePermission(clock.Now()));
     cb.OnResult(c.outcome, c.latency, clock.Now());
-    testing::ExpectWindowMetrics(cb.metrics(clock.Now()), c.expect, c.failure_rate, c.slow_call_rate);
+    testkit::ExpectWindowMetrics(cb.metrics(clock.Now()), c.expect, c.failure_rate, c.slow_call_rate);
     EXPECT_EQ(cb.state(), c.state);
   }
 }
@@ -95,9 +95,9 @@ TEST(CircuitBreakerTest, ValidateNamesEveryBadField) {
 
 // Thresholds are fractions: 50 (a Resilience4j percent) is refused, 0.5 is half.
 TEST(CircuitBreakerTest, ThresholdsAreFractionsInZeroToOne) {
-  testing::ExpectRangeChecked(CircuitBreakerOptions{}, &CircuitBreakerOptions::failure_rate_threshold,
+  testkit::ExpectRangeChecked(CircuitBreakerOptions{}, &CircuitBreakerOptions::failure_rate_threshold,
                               "failure_rate_threshold", kPositiveFraction);
-  testing::ExpectRangeChecked(CircuitBreakerOptions{}, &CircuitBreakerOptions::slow_call_rate_threshold,
+  testkit::ExpectRangeChecked(CircuitBreakerOptions{}, &CircuitBreakerOptions::slow_call_rate_threshold,
                               "slow_call_rate_threshold", kPositiveFraction);
   EXPECT_THAT(CircuitBreakerOptions{.failure_rate_threshold = 50}.Validate(),
               ElementsAre("failure_rate_threshold: must be in (0, 1], got 50"));

@@ -6,10 +6,10 @@
 
 #include <memory>
 
-#include "guard/recording_listener.h"
+#include "testkit/recording_listener.h"
 #include "stormguard/guard/circuit_breaker.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 inline std::shared_ptr<CircuitBreaker> MakeBreaker(CircuitBreakerOptions options) {
   auto made = CircuitBreaker::Create(std::move(options));
@@ -17,4 +17,4 @@ inline std::shared_ptr<CircuitBreaker> MakeBreaker(CircuitBreakerOptions options
   return made.ok() ? std::move(*made) : nullptr;
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

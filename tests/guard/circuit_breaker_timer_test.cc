@@ -12,8 +12,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using ::stormguard::testing::MakeBreaker;
-using ::stormguard::testing::RecordingListener;
+using ::stormguard::testkit::MakeBreaker;
+using ::stormguard::testkit::RecordingListener;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 

@@ -31,9 +31,9 @@ int FeedBusy(LimitAlgorithm& a, int n, Duration rtt) {
 }
 
 TEST(LimitAlgorithmRangeTest, BackoffRatioAndSmoothingAreFractions) {
-  testing::ExpectRangeChecked(AimdLimitOptions{}, &AimdLimitOptions::backoff_ratio, "backoff_ratio",
+  testkit::ExpectRangeChecked(AimdLimitOptions{}, &AimdLimitOptions::backoff_ratio, "backoff_ratio",
                               Range{0.5, 1.0, false, true});
-  testing::ExpectRangeChecked(GradientLimitOptions{}, &GradientLimitOptions::smoothing, "smoothing",
+  testkit::ExpectRangeChecked(GradientLimitOptions{}, &GradientLimitOptions::smoothing, "smoothing",
                               kPositiveFraction);
 }
 

@@ -8,7 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "guard/recording_listener.h"
+#include "testkit/recording_listener.h"
+#include "testkit/wait_until.h"
 
 namespace stormguard {
 namespace {
@@ -72,7 +73,7 @@ TEST(RateLimiterTest, BurstyLimiterStartsFullAndRefillsOneTokenPerInterval) {
 }
 
 TEST(RateLimiterTest, RejectionSaysRateNextTokenAndMaxWait) {
-  testing::RecordingListener listener;
+  testkit::RecordingListener listener;
   auto limiter = Make({.rate = 100, .listener = &listener});
   ASSERT_TRUE(limiter->TryAcquire(kT0).ok());
   Status s = limiter->TryAcquire(kT0 + 6800us);
@@ -148,7 +149,8 @@ TEST(RateLimiterTest, AcquireGivesTheTokenBackWhenStopped) {
   Status result;
   std::thread waiter([&] { result = limiter->Acquire(clock, stop.get_token()); });
   // The waiter holds the reservation for kT0 + 100ms once it is asleep.
-  while (limiter->AvailableTokens(kT0 + 100ms) > 0.5) std::this_thread::yield();
+  ASSERT_TRUE(testkit::WaitUntil([&] { return limiter->AvailableTokens(kT0 + 100ms) <= 0.5; },
+                                  "the waiter's reservation"));
   stop.request_stop();
   waiter.join();
   EXPECT_EQ(result.code(), StatusCode::kCancelled);
@@ -169,7 +171,7 @@ TEST(RateLimiterTest, ContendedTryAcquireOnFrozenClockGrantsExactlyBurst) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
-      while (!go.load()) std::this_thread::yield();
+      EXPECT_TRUE(testkit::WaitUntil([&] { return go.load(); }, "the go"));
       for (int i = 0; i < kCallsPerThread; ++i) {
         if (limiter->TryAcquire(kT0).ok()) granted.fetch_add(1);
       }
@@ -256,7 +258,7 @@ TEST(RateLimiterTest, ContendedStripedLimiterOnFrozenClockGrantsExactlyBurst) {
 }
 
 TEST(RateLimiterTest, TryTakeFromOwnStripeTakesOnlyFromTheThreadsStripeAndReportsNothing) {
-  testing::RecordingListener listener;
+  testkit::RecordingListener listener;
   auto limiter = Make({.rate = 1000, .burst = 100, .listener = &listener, .stripes = 4});  // 25 tokens each
   int taken = 0;
   for (int i = 0; i < 100 && limiter->TryTakeFromOwnStripe(kT0); ++i) ++taken;

@@ -30,7 +30,7 @@ struct Step {
 
 void ExpectMetrics(const WindowMetrics& m, const Step& s, int step) {
   SCOPED_TRACE("step " + std::to_string(step));
-  testing::ExpectWindowMetrics(m, s.expect, s.failure_rate, s.slow_call_rate);
+  testkit::ExpectWindowMetrics(m, s.expect, s.failure_rate, s.slow_call_rate);
 }
 
 void RunScript(SlidingWindow& w, const std::vector<Step>& script) {
@@ -44,10 +44,10 @@ void RunScript(SlidingWindow& w, const std::vector<Step>& script) {
 // The shared check must be able to fail, or the scripts below prove nothing.
 TEST(SlidingWindowTest, MetricsCheckFailsOnAWrongCountOrRate) {
   const WindowMetrics m = WindowMetrics::From({.calls = 4, .failures = 1, .slow_calls = 2}, 4);
-  testing::ExpectWindowMetrics(m, {4, 1, 2}, 0.25, 0.5);
-  EXPECT_NONFATAL_FAILURE(testing::ExpectWindowMetrics(m, {4, 2, 2}, 0.25, 0.5), "failures");
-  EXPECT_NONFATAL_FAILURE(testing::ExpectWindowMetrics(m, {4, 1, 2}, 0.25, 0.49), "slow_call_rate");
-  EXPECT_FATAL_FAILURE(testing::ExpectWindowMetrics(
+  testkit::ExpectWindowMetrics(m, {4, 1, 2}, 0.25, 0.5);
+  EXPECT_NONFATAL_FAILURE(testkit::ExpectWindowMetrics(m, {4, 2, 2}, 0.25, 0.5), "failures");
+  EXPECT_NONFATAL_FAILURE(testkit::ExpectWindowMetrics(m, {4, 1, 2}, 0.25, 0.49), "slow_call_rate");
+  EXPECT_FATAL_FAILURE(testkit::ExpectWindowMetrics(
                            WindowMetrics::From({.calls = 4, .failures = 1, .slow_calls = 2}, 5),
                            {4, 1, 2}, 0.25, 0.5),
                        "has_value");

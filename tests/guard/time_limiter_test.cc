@@ -16,7 +16,7 @@ namespace {
 using namespace std::chrono_literals;
 using hedge_testing::Async;
 using hedge_testing::Get;
-using testing::WaitForStop;
+using testkit::WaitForStop;
 using time_limiter_testing::AwaitState;
 using time_limiter_testing::Env;
 using ::testing::ElementsAre;
@@ -73,7 +73,7 @@ TEST(TimeLimiterTest, ReturnsDeadlineExceededAtTheDeadlineWhileTheWorkStillRuns)
   EXPECT_EQ(st.timed_out, 1);
   EXPECT_THAT(e.log.Names(), ElementsAre("timed_out:deadline", "abandoned:timed_out"));
   e.gate.Open();
-  e.log.ended.WaitFor(1);
+  ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, 1));
   EXPECT_EQ(e.limiter->stats().running, 0);
 }
 
@@ -109,7 +109,7 @@ TEST(TimeLimiterTest, TheWorksStopFiresAtItsDeadline) {
   e.started.WaitFor(1);
   e.Advance(50ms);
   EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
-  e.log.ended.WaitFor(1);
+  ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, 1));
   EXPECT_EQ(TimePoint(Duration(deadline.load())), e.start + 50ms);
   EXPECT_EQ(TimePoint(Duration(stopped_at.load())), e.start + 50ms);
   const Event end = e.log.Last(EventKind::kAttemptEnded);
@@ -134,7 +134,7 @@ TEST(TimeLimiterTest, CallerStopAnswersCancelledAtOnceAndStopsTheWork) {
   EXPECT_EQ(s.code(), StatusCode::kCancelled);
   EXPECT_EQ(s.source(), "time_limiter");
   EXPECT_EQ(e.clock.Now(), e.start);  // no time passed
-  e.log.ended.WaitFor(1);             // the work saw its stop and ended
+  ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, 1));             // the work saw its stop and ended
   EXPECT_EQ(e.limiter->stats().cancelled, 1);
   EXPECT_THAT(e.log.Names(), ElementsAre("abandoned:cancelled", "attempt_ended:abandoned_work_ended"));
 }
@@ -157,7 +157,7 @@ TEST(TimeLimiterTest, AbandonedWorkHoldsItsSlotUntilItEnds) {
 
   e.Advance(30ms);
   e.gate.Open();
-  e.log.ended.WaitFor(1);
+  ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, 1));
   st = e.limiter->stats();
   EXPECT_EQ(st.running, 0);
   EXPECT_EQ(st.abandoned, 0);
@@ -186,7 +186,7 @@ TEST(TimeLimiterTest, APermitTheWorkOwnsIsHeldUntilTheWorkEnds) {
   EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(bulkhead->stats().in_use, 1);  // the caller left; its work has not
   e.gate.Open();
-  e.log.ended.WaitFor(1);
+  ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, 1));
   EXPECT_EQ(bulkhead->stats().in_use, 0);  // released before the end was reported
 }
 
@@ -256,7 +256,7 @@ TEST(TimeLimiterTest, QueuedWorkWhoseCallerLeftNeverStarts) {
   EXPECT_EQ(Get(call).code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(e.limiter->stats().abandoned, 1);  // queued, yet holding its slot
   e.gate.Open();
-  e.log.ended.WaitFor(1);
+  ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, 1));
   EXPECT_FALSE(ran);
   EXPECT_EQ(e.log.Last(EventKind::kAttemptEnded).reason, "abandoned_work_skipped");
   EXPECT_EQ(e.limiter->stats().running, 0);
@@ -267,7 +267,7 @@ TEST(TimeLimiterTest, MayBeDestroyedWhileAbandonedWorkStillRuns) {
   EXPECT_EQ(e.AbandonAStuckCall(100ms).code(), StatusCode::kDeadlineExceeded);
   e.limiter.reset();  // the abandoned call keeps the counters it reports to alive
   e.gate.Open();
-  e.log.ended.WaitFor(1);
+  ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, 1));
   EXPECT_EQ(e.log.Last(EventKind::kAttemptEnded).reason, "abandoned_work_ended");
 }
 
@@ -284,7 +284,7 @@ TEST(TimeLimiterTest, WorkEndingAtTheDeadlineGetsOneConsistentAnswer) {
     });
     if (!s.ok()) {
       EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
-      e.log.ended.WaitFor(++abandoned);
+      ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, ++abandoned));
     }
     EXPECT_EQ(e.limiter->stats().running, 0);
     EXPECT_EQ(e.limiter->stats().abandoned_total, abandoned);

@@ -8,7 +8,7 @@
 
 #include "stormguard/guard/sliding_window.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 // Counts must match exactly; a rate must be absent when `failure_rate` /
 // `slow_call_rate` is, and equal (to rounding) when present.
@@ -28,4 +28,4 @@ inline void ExpectWindowMetrics(const WindowMetrics& m, const WindowCounts& coun
   }
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

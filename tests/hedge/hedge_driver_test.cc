@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hedge/hedge_test_util.h"
+#include "testkit/recording_listener.h"
 
 namespace stormguard {
 namespace {
@@ -22,7 +23,7 @@ using hedge_testing::kBound;
 using hedge_testing::Async;
 using hedge_testing::AwaitState;
 using hedge_testing::Get;
-using hedge_testing::RecordingListener;
+using testkit::RecordingListener;
 using ::testing::ElementsAre;
 
 // Time moves only when a test says so, and the executor's timers have no
@@ -103,7 +104,7 @@ TEST(HedgeDriverTest, ALoserThatIgnoresItsStopTokenHoldsTheReturnUntilItEnds) {
   });
   primary.WaitFor(1);
   h.Advance(10ms);
-  listener.ended.WaitFor(1);  // the hedge answered at t0 + 10 ms
+  ASSERT_TRUE(listener.WaitForCount(EventKind::kAttemptEnded, 1));  // the hedge answered at t0 + 10 ms
   EXPECT_EQ(call.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
   h.Advance(5ms);
   gate.Open();
@@ -143,9 +144,10 @@ TEST(HedgeDriverTest, HedgeLaunchesOnlyAfterTheDelay) {
   EXPECT_EQ(*Get(call), 7);
   EXPECT_EQ(h.timers->armed(), 0u);
   EXPECT_EQ(hedge_started_at.load(), (h.t0 + 10ms).time_since_epoch().count());
-  ASSERT_EQ(listener.launches.size(), 1u);
-  EXPECT_EQ(listener.launches[0].at, h.t0 + 10ms);
-  EXPECT_EQ(listener.launches[0].duration, 10ms);
+  const auto launches = listener.Of(EventKind::kHedgeLaunched);
+  ASSERT_EQ(launches.size(), 1u);
+  EXPECT_EQ(launches[0].at, h.t0 + 10ms);
+  EXPECT_EQ(launches[0].duration, 10ms);
 }
 
 // The delay's timer starts firing while the primary's answer ends the call
@@ -460,7 +462,7 @@ TEST(HedgeDriverTest, EventsAndBudgetFollowTheProtocol) {
   o.budget = budget;
   CallContext ctx;
   ExecuteHedged(Make(o), ctx, [](CallContext&) { return Status::Unavailable("down"); }, *h.ex);
-  EXPECT_THAT(listener.events, ElementsAre("attempt_ended:1", "hedge_launched:2", "attempt_ended:2",
+  EXPECT_THAT(listener.Log(), ElementsAre("attempt_ended:1", "hedge_launched:2", "attempt_ended:2",
                                            "gave_up:1:attempts_exhausted"));
   EXPECT_EQ(budget->starts, 1);
   EXPECT_EQ(budget->failures, 2);

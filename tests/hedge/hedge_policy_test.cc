@@ -29,7 +29,7 @@ void ExpectStop(const HedgeDecision& d, HedgeStop why) {
 
 // A quantile, not a percentile: 95 is refused, 0.95 is p95.
 TEST(HedgePolicyTest, QuantileIsAFractionInZeroToOne) {
-  testing::ExpectRangeChecked(HedgeOptions{}, &HedgeOptions::quantile, "quantile", kPositiveFraction);
+  testkit::ExpectRangeChecked(HedgeOptions{}, &HedgeOptions::quantile, "quantile", kPositiveFraction);
   EXPECT_EQ(HedgeOptions{}.quantile, 0.95);
 }
 

@@ -1,7 +1,6 @@
 // Helpers for the hedging tests: a thread-safe budget that counts how the
-// driver used it, a listener that records events, and bounded
-// synchronization points (every wait gives up after kBound, so a broken
-// driver fails a test instead of hanging it). Declare them before the
+// driver used it, and bounded synchronization points (every wait gives up
+// after kBound, so a broken driver fails a test instead of hanging it). Declare them before the
 // Executor whose tasks use them, so the executor joins its threads first.
 // Their own namespace: one test binary links every helper header, and two
 // inline classes of one name in one namespace are an ODR violation.
@@ -129,23 +128,6 @@ class CountingBudget final : public RetryBudget {
 
  private:
   std::atomic<int> allowed_;
-};
-
-class RecordingListener final : public Listener {
- public:
-  void OnEvent(const Event& e) noexcept override {
-    std::lock_guard lock(mu);
-    std::string s(EventKindName(e.kind));
-    s += ":" + std::to_string(e.attempt);
-    if (!e.reason.empty()) s += ":" + std::string(e.reason);
-    events.push_back(s);
-    if (e.kind == EventKind::kHedgeLaunched) launches.push_back(e);
-    if (e.kind == EventKind::kAttemptEnded) ended.Arrive();
-  }
-  Checkpoint ended;
-  std::mutex mu;
-  std::vector<std::string> events;
-  std::vector<Event> launches;
 };
 
 // Runs fn on its own thread (the test thread drives the clock meanwhile).

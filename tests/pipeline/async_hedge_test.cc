@@ -14,8 +14,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 HedgeOptions After(Duration delay) { return {.delay = delay, .max_hedged_attempts = 1, .idempotent = true}; }
 

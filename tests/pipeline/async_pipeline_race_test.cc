@@ -20,8 +20,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 // Reports handed-over attempts from its own thread.
 class Completer {

@@ -6,15 +6,15 @@
 
 #include <vector>
 
-#include "guard/recording_listener.h"
+#include "testkit/recording_listener.h"
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/metrics/metrics_listener.h"
 
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::RecordingListener;
-using testing::Unwrap;
+using testkit::RecordingListener;
+using testkit::Unwrap;
 
 std::vector<Duration> Latencies(const RecordingListener& events, std::string_view policy) {
   std::vector<Duration> out;

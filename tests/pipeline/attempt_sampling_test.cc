@@ -17,8 +17,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::CountingClock;
-using testing::Unwrap;
+using testkit::CountingClock;
+using testkit::Unwrap;
 
 constexpr Duration kTick = 4ms;
 

@@ -3,37 +3,18 @@
 // and every kAttemptEnded either way. The metrics listeners want none.
 #include <gtest/gtest.h>
 
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/metrics/metrics_listener.h"
+#include "testkit/recording_listener.h"
 
 namespace stormguard {
 namespace {
-using testing::ManualEnv;
-using testing::Unwrap;
-
-class KindRecorder final : public Listener {
- public:
-  KindRecorder(bool wants_started, AttemptTiming timing) : wants_started_(wants_started), timing_(timing) {}
-  void OnEvent(const Event& e) noexcept override {
-    std::lock_guard lock(mu_);
-    if (e.kind == EventKind::kAttemptStarted) ++started;
-    if (e.kind == EventKind::kAttemptEnded) ++ended;
-  }
-  bool wants_attempt_started() const noexcept override { return wants_started_; }
-  AttemptTiming attempt_timing() const noexcept override { return timing_; }
-
-  int started = 0;
-  int ended = 0;
-
- private:
-  const bool wants_started_;
-  const AttemptTiming timing_;
-  std::mutex mu_;
-};
+using testkit::ManualEnv;
+using testkit::RecordingListener;
+using testkit::Unwrap;
 
 struct Case {
   bool wants_started;
@@ -43,7 +24,7 @@ struct Case {
 
 // Three calls: one blocking that fails once and is retried (or fails, without
 // a retry), two that succeed (one blocking, one asynchronous).
-void RunCalls(const Case& c, KindRecorder& listener) {
+void RunCalls(const Case& c, RecordingListener& listener) {
   ManualEnv env;
   PipelineBuilder b(env.options(&listener));
   if (c.retry) b.AddRetry({.max_attempts = 2, .backoff = {.base = Duration::zero(), .jitter = Jitter::kNone}});
@@ -63,21 +44,21 @@ TEST(AttemptStartedInterestTest, APipelineSendsTheStartOnlyToListenersThatWantIt
   for (const Case c : {Case{true, AttemptTiming::kEvery, true}, Case{false, AttemptTiming::kEvery, true},
                        Case{true, AttemptTiming::kSampled, true}, Case{false, AttemptTiming::kSampled, true},
                        Case{true, AttemptTiming::kSampled, false}, Case{false, AttemptTiming::kSampled, false}}) {
-    KindRecorder listener(c.wants_started, c.timing);
+    RecordingListener listener(c.timing, c.wants_started);
     RunCalls(c, listener);
     const int attempts = c.retry ? 4 : 3;
     const std::string what = std::string(c.wants_started ? "wants" : "does not want") +
                              (c.timing == AttemptTiming::kEvery ? ", every" : ", sampled") +
                              (c.retry ? ", retry" : ", no retry");
-    EXPECT_EQ(listener.started, c.wants_started ? attempts : 0) << what;
-    EXPECT_EQ(listener.ended, attempts) << what;
+    EXPECT_EQ(listener.Count(EventKind::kAttemptStarted), c.wants_started ? attempts : 0) << what;
+    EXPECT_EQ(listener.Count(EventKind::kAttemptEnded), attempts) << what;
   }
 }
 
 TEST(AttemptStartedInterestTest, MetricsListenersWantNoneAndIgnoreOneSentAnyway) {
   MetricsListener metrics;
   ScopedListener scoped("p", metrics);
-  KindRecorder wants(true, AttemptTiming::kEvery);
+  RecordingListener wants(AttemptTiming::kEvery, true);
   EXPECT_FALSE(metrics.wants_attempt_started());
   EXPECT_FALSE(metrics.For("p").wants_attempt_started());
   EXPECT_FALSE(scoped.wants_attempt_started());  // it answers for its target

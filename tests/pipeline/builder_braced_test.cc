@@ -11,7 +11,7 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(PipelineBuilderBracedTest, EveryOptionsOverloadTakesADesignatedList) {
-  testing::ManualEnv env;
+  testkit::ManualEnv env;
   Result<PipelineRef> p = PipelineBuilder(env.options())
                            .AddFallback({.skip_when_remaining_below = 20ms})
                            .AddRetry({.max_attempts = 3})
@@ -26,7 +26,7 @@ TEST(PipelineBuilderBracedTest, EveryOptionsOverloadTakesADesignatedList) {
 }
 
 TEST(PipelineBuilderBracedTest, EmptyBracesMeanTheDefaultOptions) {
-  testing::ManualEnv env;
+  testkit::ManualEnv env;
   Result<PipelineRef> p = PipelineBuilder(env.options())
                            .AddFallback({})
                            .AddRetry({})
@@ -40,7 +40,7 @@ TEST(PipelineBuilderBracedTest, EmptyBracesMeanTheDefaultOptions) {
 
 // The shared forms still take the guard a factory made, and only that.
 TEST(PipelineBuilderBracedTest, SharedGuardsStillTakeTheFactoryResult) {
-  testing::ManualEnv env;
+  testkit::ManualEnv env;
   std::shared_ptr<CircuitBreaker> breaker = CircuitBreaker::Create({}).value();
   Result<PipelineRef> p = PipelineBuilder(env.options())
                            .AddCircuitBreaker(breaker)

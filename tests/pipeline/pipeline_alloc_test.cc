@@ -45,7 +45,7 @@ void* operator new[](std::size_t n) { return CountedAlloc(n); }
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::Unwrap;
+using testkit::Unwrap;
 
 TEST(PipelineAllocationTest, SuccessPathAllocatesNothingAfterWarmUp) {
   CountingListener counters;  // listening must not allocate either
@@ -90,7 +90,7 @@ TEST(PipelineAllocationTest, HedgedSuccessPathAllocatesNothingOnTheCallersThread
 TEST(PipelineAllocationTest, AWarmAsynchronousCallAllocatesNothing) {
   // The frame comes from the thread's block cache and the overall timeout's
   // stop_source from the thread's pool.
-  testing::ManualEnv env;
+  testkit::ManualEnv env;
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddTimeout(10s)
                           .AddRetry({.max_attempts = 3})
@@ -109,7 +109,7 @@ TEST(PipelineAllocationTest, AWarmAsynchronousCallAllocatesNothing) {
 }
 
 TEST(PipelineAllocationTest, AHedgedAttemptCostsOnlyItsStopSourceOnceWarm) {
-  testing::ManualEnv env;
+  testkit::ManualEnv env;
   auto executor = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
                           .AddHedge({.delay = 10ms, .max_hedged_attempts = 1, .idempotent = true}, executor)

@@ -16,10 +16,10 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::CountingClock;
-using testing::ManualEnv;
-using testing::RecordingStage;
-using testing::Unwrap;
+using testkit::CountingClock;
+using testkit::ManualEnv;
+using testkit::RecordingStage;
+using testkit::Unwrap;
 
 RetryOptions FixedRetry(int attempts) {
   return RetryOptions{.max_attempts = attempts,

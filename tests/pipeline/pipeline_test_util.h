@@ -12,7 +12,7 @@
 
 #include "stormguard/pipeline/pipeline.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 struct ManualEnv {
   ManualClock clock;
@@ -90,4 +90,4 @@ class CountingClock final : public Clock {
   mutable int coarse = 0;
 };
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -10,8 +10,8 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 const RetryOptions& RetryAt(const Pipeline& p, std::size_t i) {
   return dynamic_cast<const RetryStage&>(p.stage(i)).policy().options();

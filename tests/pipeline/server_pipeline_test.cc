@@ -12,8 +12,8 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::ElementsAre;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 // A stage of one's own that runs attempts, under a name no rule knows.
 class Repeat final : public Stage {

@@ -13,8 +13,8 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 RetryOptions TwoAttempts() {
   return RetryOptions{.max_attempts = 2,

@@ -14,8 +14,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::CountingClock;
-using testing::Unwrap;
+using testkit::CountingClock;
+using testkit::Unwrap;
 
 struct FullPipeline {
   explicit FullPipeline(Listener* to = nullptr) : listener(to) {}

@@ -16,7 +16,7 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::Unwrap;
+using testkit::Unwrap;
 
 template <class F>
 void OnFreshThread(F f) {
@@ -37,7 +37,7 @@ class TallyListener final : public Listener {
   std::vector<Event> ended;
 };
 
-PipelineRef Build(Listener& listener, testing::CountingClock& clock, TimerService& timers, int attempts) {
+PipelineRef Build(Listener& listener, testkit::CountingClock& clock, TimerService& timers, int attempts) {
   PipelineBuilder b({.clock = &clock, .timers = &timers, .listener = &listener});
   b.AddTimeout(1s);
   if (attempts > 0) b.AddRetry({.max_attempts = attempts, .backoff = {.base = 1ms}});
@@ -53,7 +53,7 @@ struct Fixture {
   }
 
   TallyListener listener;
-  testing::CountingClock clock;
+  testkit::CountingClock clock;
   std::shared_ptr<TimerService> timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
   PipelineRef pipeline;
 };
@@ -136,7 +136,7 @@ TEST(SuccessTallyTest, MetricsSeriesAddTheTallyToTheEvents) {
     MetricsListener metrics;
     ASSERT_NE(metrics.For("p").success_tally(), nullptr);
     EXPECT_EQ(metrics.success_tally(), nullptr);  // it routes by scope: events only
-    testing::CountingClock clock;
+    testkit::CountingClock clock;
     auto timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
     const PipelineRef p = Build(metrics.For("p"), clock, *timers, 3);
     for (int call = 0; call < 20; ++call) {

@@ -17,8 +17,8 @@ namespace {
 using namespace std::chrono_literals;
 using hedge_testing::Async;
 using hedge_testing::Get;
-using testing::Unwrap;
-using testing::WaitForStop;
+using testkit::Unwrap;
+using testkit::WaitForStop;
 using time_limiter_testing::Env;
 
 // A retry around a detached timeout: each retry leaves the previous attempt
@@ -50,7 +50,7 @@ TEST(TimeLimiterPipelineTest, RetriesAfterADetachedTimeoutPileUpOnlyToMaxDetache
   EXPECT_EQ(e.log.Last(EventKind::kRejected).attempt, 3);
 
   e.gate.Open();
-  e.log.ended.WaitFor(2);
+  ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, 2));
   st = e.limiter->stats();
   EXPECT_EQ(st.running, 0);
   EXPECT_EQ(st.abandoned, 0);
@@ -84,7 +84,7 @@ TEST(TimeLimiterPipelineTest, StressKeepsTheSlotAccountingExact) {
     }
   });
   std::atomic<int> answered{0};
-  testing::RunConcurrently(kThreads, [&](int t) {
+  testkit::RunConcurrently(kThreads, [&](int t) {
     for (int i = 0; i < kCalls; ++i) {
       auto caller = std::make_shared<std::stop_source>();
       CallContext ctx{.stop = caller->get_token()};

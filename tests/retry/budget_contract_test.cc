@@ -15,8 +15,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using ::stormguard::testing::kBudgetNow;
-using ::stormguard::testing::RunConcurrently;
+using ::stormguard::testkit::kBudgetNow;
+using ::stormguard::testkit::RunConcurrently;
 
 // How the suite makes each budget: from its defaults, and from options its
 // Validate() must refuse.

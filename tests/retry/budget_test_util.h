@@ -10,7 +10,7 @@
 #include "stormguard/core/result.h"
 #include "stormguard/core/time.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 // Any time after the clock's epoch, so that a test can also step back from it.
 inline constexpr TimePoint kBudgetNow = TimePoint(std::chrono::hours(1));
@@ -29,14 +29,14 @@ void ExpectInvalidArgument(const Result<std::shared_ptr<Budget>>& created) {
   EXPECT_EQ(created.status().code(), StatusCode::kInvalidArgument);
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit
 
 // What every <budget>_test.cc uses: `using namespace stormguard::budget_test;`.
 namespace stormguard::budget_test {
 using namespace std::chrono_literals;
-using ::stormguard::testing::ExpectInvalidArgument;
-using ::stormguard::testing::RunConcurrently;
-using ::stormguard::testing::Unwrap;
+using ::stormguard::testkit::ExpectInvalidArgument;
+using ::stormguard::testkit::RunConcurrently;
+using ::stormguard::testkit::Unwrap;
 using ::testing::UnorderedElementsAre;
-inline constexpr TimePoint kNow = ::stormguard::testing::kBudgetNow;
+inline constexpr TimePoint kNow = ::stormguard::testkit::kBudgetNow;
 }  // namespace stormguard::budget_test

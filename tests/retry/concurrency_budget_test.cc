@@ -21,7 +21,7 @@ TEST(ConcurrencyBudgetTest, ValidateNamesEveryBadField) {
 }
 
 TEST(ConcurrencyBudgetTest, RetryFractionIsAFractionOfActiveRequests) {
-  testing::ExpectRangeChecked(ConcurrencyBudgetOptions{}, &ConcurrencyBudgetOptions::retry_fraction,
+  testkit::ExpectRangeChecked(ConcurrencyBudgetOptions{}, &ConcurrencyBudgetOptions::retry_fraction,
                               "retry_fraction", kFraction);
   EXPECT_EQ(ConcurrencyBudgetOptions{}.retry_fraction, 0.2);  // Envoy's budget_percent 20
 }

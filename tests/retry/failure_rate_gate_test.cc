@@ -24,7 +24,7 @@ TEST(FailureRateGateTest, ValidateNamesEveryBadField) {
 }
 
 TEST(FailureRateGateTest, ThresholdIsAFractionRefusingNanAndInfinity) {
-  testing::ExpectRangeChecked(FailureRateGateOptions{}, &FailureRateGateOptions::failure_rate_threshold,
+  testkit::ExpectRangeChecked(FailureRateGateOptions{}, &FailureRateGateOptions::failure_rate_threshold,
                               "failure_rate_threshold", kFraction);
 }
 

@@ -7,7 +7,7 @@
 
 #include "stormguard/retry/retry_budget.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 class FakeBudget final : public RetryBudget {
  public:
@@ -34,4 +34,4 @@ class FakeBudget final : public RetryBudget {
   int allowed_;
 };
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

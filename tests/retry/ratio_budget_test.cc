@@ -29,9 +29,9 @@ TEST(RatioBudgetTest, ValidateNamesEveryBadField) {
 // retries per request may exceed 1 (a fraction with its own bound); the
 // reserve rate is per second.
 TEST(RatioBudgetTest, RatioAndReserveRefuseNanInfinityAndOutOfRange) {
-  testing::ExpectRangeChecked(RatioBudgetOptions{}, &RatioBudgetOptions::retry_ratio, "retry_ratio",
+  testkit::ExpectRangeChecked(RatioBudgetOptions{}, &RatioBudgetOptions::retry_ratio, "retry_ratio",
                               Range{0, 1000});
-  testing::ExpectRangeChecked(RatioBudgetOptions{}, &RatioBudgetOptions::min_retries_per_second,
+  testkit::ExpectRangeChecked(RatioBudgetOptions{}, &RatioBudgetOptions::min_retries_per_second,
                               "min_retries_per_second", Range{0, 1e6});
 }
 

@@ -9,6 +9,7 @@
 
 #include "retry/fake_budget.h"
 #include "stormguard/retry/token_bucket_budget.h"
+#include "testkit/recording_listener.h"
 
 namespace stormguard {
 namespace {
@@ -26,17 +27,7 @@ RetryOptions Fixed(int attempts, Duration wait) {
                       .backoff = {.kind = BackoffKind::kConstant, .base = wait, .cap = wait}};
 }
 
-class RecordingListener final : public Listener {
- public:
-  void OnEvent(const Event& e) noexcept override {
-    std::lock_guard lock(mu);
-    kinds.emplace_back(EventKindName(e.kind));
-    if (e.kind == EventKind::kGaveUp) gave_up_reason = std::string(e.reason);
-  }
-  std::mutex mu;
-  std::vector<std::string> kinds;
-  std::string gave_up_reason;
-};
+using testkit::RecordingListener;
 
 // A clock whose sleep is interrupted: the stop fires while the driver waits.
 class InterruptingClock final : public Clock {
@@ -141,7 +132,7 @@ SeedDemo RunSeedDeadlineDemo(std::shared_ptr<RetryBudget> budget) {
 }
 
 TEST(RetryDriverTest, SeedDeadlineDemoStopsAfterThreeCallsWhenBudgetCannotFitAnother) {
-  auto budget = std::make_shared<testing::FakeBudget>(10);
+  auto budget = std::make_shared<testkit::FakeBudget>(10);
   SeedDemo demo = RunSeedDeadlineDemo(budget);
   EXPECT_EQ(demo.run.attempts, 3);
   EXPECT_EQ(demo.run.reason, StopReason::kDeadline);
@@ -191,7 +182,7 @@ TEST(RetryDriverTest, EachAttemptSeesItsOwnDeadlineAndTheCallDeadlineIsRestored)
 TEST(RetryDriverTest, StopRequestedDuringWaitEndsTheCallAsCancelled) {
   InterruptingClock clock;
   Random rng(1);
-  auto budget = std::make_shared<testing::FakeBudget>(5);
+  auto budget = std::make_shared<testkit::FakeBudget>(5);
   RetryOptions o = Fixed(3, 1s);
   o.budget = budget;
   CallContext ctx{.stop = clock.source.get_token()};
@@ -228,7 +219,7 @@ TEST(RetryDriverTest, ExceptionsAreCaughtAndClassified) {
 TEST(RetryDriverTest, BudgetSeesOneRequestAndEveryAttemptOutcome) {
   ManualClock clock;
   Random rng(1);
-  auto budget = std::make_shared<testing::FakeBudget>(1);
+  auto budget = std::make_shared<testkit::FakeBudget>(1);
   RetryOptions o = Fixed(5, 1ms);
   o.budget = budget;
   CallContext ctx;
@@ -245,7 +236,7 @@ TEST(RetryDriverTest, BudgetSeesOneRequestAndEveryAttemptOutcome) {
 TEST(RetryDriverTest, PermanentFailureCountsAsHealthyServerForTheBudget) {
   ManualClock clock;
   Random rng(1);
-  auto budget = std::make_shared<testing::FakeBudget>(1);
+  auto budget = std::make_shared<testkit::FakeBudget>(1);
   RetryOptions o = Fixed(5, 1ms);
   o.budget = budget;
   CallContext ctx;
@@ -301,9 +292,9 @@ TEST(RetryDriverTest, ListenerSeesAttemptsRetriesAndTheReasonForGivingUp) {
   o.listener = &listener;
   CallContext ctx;
   ExecuteWithRetry(Make(o), ctx, [](CallContext&) { return Status::Unavailable("x"); }, clock, rng);
-  EXPECT_THAT(listener.kinds,
+  EXPECT_THAT(listener.Kinds(),
               ElementsAre("attempt_ended", "retry_scheduled", "attempt_ended", "gave_up"));
-  EXPECT_EQ(listener.gave_up_reason, "attempts_exhausted");
+  EXPECT_THAT(listener.Reasons(EventKind::kGaveUp), ElementsAre("attempts_exhausted"));
 }
 
 }  // namespace

@@ -153,7 +153,7 @@ TEST(RetryPolicyTest, ExpiredDeadlineNeverRetriesEvenWithZeroWait) {
 }
 
 TEST(RetryPolicyTest, BudgetIsAskedLastAndChargedOnlyForARealRetry) {
-  auto budget = std::make_shared<testing::FakeBudget>(1);
+  auto budget = std::make_shared<testkit::FakeBudget>(1);
   RetryOptions o = Deterministic();
   o.budget = budget;
   o.min_attempt_time = 60ms;

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "guard/recording_listener.h"
+#include "testkit/recording_listener.h"
 #include "retry/fake_budget.h"
 
 namespace stormguard {
@@ -28,7 +28,7 @@ RetryPolicy Make(std::shared_ptr<RetryBudget> budget, int attempts = 3) {
 // One call's session over a FakeBudget that allows `retries_allowed`.
 struct Call {
   explicit Call(int retries_allowed, int attempts = 3)
-      : budget(std::make_shared<testing::FakeBudget>(retries_allowed)),
+      : budget(std::make_shared<testkit::FakeBudget>(retries_allowed)),
         policy(Make(budget, attempts)),
         session(policy, ctx, kT0) {}
 
@@ -36,7 +36,7 @@ struct Call {
     return session.OnAttemptEnd(s, policy.Classify(s), ctx, kT0, kT0, Duration::zero(), rng);
   }
 
-  std::shared_ptr<testing::FakeBudget> budget;
+  std::shared_ptr<testkit::FakeBudget> budget;
   RetryPolicy policy;
   Random rng{1};
   CallContext ctx;
@@ -63,8 +63,8 @@ TEST(RetrySessionTest, KeepsTheBudgetsBooksAcrossRetriesThenASuccess) {
 // A success with a listener skips the policy's decision but keeps the same
 // books as a quiet one, and reports the attempt that succeeded.
 TEST(RetrySessionTest, ASuccessClosesTheBooksAndReportsItsAttempt) {
-  testing::RecordingListener events;
-  auto budget = std::make_shared<testing::FakeBudget>(5);
+  testkit::RecordingListener events;
+  auto budget = std::make_shared<testkit::FakeBudget>(5);
   auto policy = RetryPolicy::Create({.max_attempts = 3, .budget = budget, .listener = &events});
   ASSERT_TRUE(policy.ok());
   CallContext ctx;

@@ -29,8 +29,8 @@ TEST(BackoffCliTest, NeedsTheBinaryPath) {
 
 #else
 
-using stormguard::testing::CliRun;
-using stormguard::testing::RunCli;
+using stormguard::testkit::CliRun;
+using stormguard::testkit::RunCli;
 
 nlohmann::json Json(const std::string& args) {
   const CliRun run = RunCli(args + " --json");

@@ -26,7 +26,7 @@
 #include "sanitized.h"
 #include "tools/cli_run.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 struct BoundedRun {
   int wait_status = -1;
@@ -52,7 +52,7 @@ inline std::string Slurp(std::FILE* f) {
 // The child's environment. Sanitizers reserve terabytes of address space
 // for their shadow, so a sanitized CLI cannot run under RLIMIT_AS: there the
 // same 1 GiB bound is the sanitizer's own resident-size limit instead.
-using testing::kSanitized;  // tests/sanitized.h
+using testkit::kSanitized;  // tests/sanitized.h
 
 inline std::vector<std::string> ChildEnvironment(std::size_t memory_mib) {
   std::vector<std::string> env;
@@ -130,6 +130,6 @@ inline void ExpectRefused(const std::vector<RefusedCase>& cases) {
   }
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit
 
 #endif  // STORMGUARD_CLI_PATH

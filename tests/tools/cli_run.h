@@ -16,7 +16,7 @@
 #include <cstdio>
 #include <string>
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 struct CliRun {
   int status = -1;
@@ -51,6 +51,6 @@ inline CliRun RunCli(const std::string& args) {
   return run;
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit
 
 #endif  // STORMGUARD_CLI_PATH

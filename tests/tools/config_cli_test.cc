@@ -23,8 +23,8 @@ TEST(ConfigCliTest, NeedsTheBinaryPath) {
 #else
 
 using ::testing::HasSubstr;
-using stormguard::testing::CliRun;
-using stormguard::testing::RunCli;
+using stormguard::testkit::CliRun;
+using stormguard::testkit::RunCli;
 
 // A file under the test's temp directory holding `text`; removed at the end of the test.
 class ConfigCliTest : public ::testing::Test {

@@ -24,8 +24,8 @@ TEST(ConfigWatchCliTest, NeedsTheBinaryPath) {
 #else
 
 using ::testing::HasSubstr;
-using stormguard::testing::CliRun;
-using stormguard::testing::RunCli;
+using stormguard::testkit::CliRun;
+using stormguard::testkit::RunCli;
 
 class ConfigWatchCliTest : public ::testing::Test {
  protected:

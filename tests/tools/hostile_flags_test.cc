@@ -10,7 +10,7 @@
 
 #include "tools/bounded_run.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 
 #ifndef STORMGUARD_CLI_PATH
@@ -117,4 +117,4 @@ TEST(HostileFlagsTest, Demo) {
 #endif  // STORMGUARD_CLI_PATH
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -17,7 +17,7 @@
 
 #include "tools/bounded_run.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
@@ -225,4 +225,4 @@ TEST_F(HostileInputsTest, BytesAfterTheDocumentAreRefused) {
 #endif  // STORMGUARD_CLI_PATH
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -17,7 +17,7 @@
 
 #include "tools/bounded_run.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 using ::testing::HasSubstr;
 
@@ -186,4 +186,4 @@ TEST_F(HostilePlanLintTest, GrpcNumbersAreRefusedWithTheirReason) {
 #endif
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

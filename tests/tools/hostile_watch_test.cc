@@ -10,7 +10,7 @@
 
 #include "tools/bounded_run.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 
 #ifndef STORMGUARD_CLI_PATH
@@ -61,4 +61,4 @@ TEST(HostileWatchTest, AStaleBoundOutOfRangeIsBlamedOnStaleAfter) {
 #endif  // STORMGUARD_CLI_PATH
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -24,8 +24,8 @@ TEST(LintCliTest, NeedsTheBinaryPath) {
 #else
 
 using ::testing::HasSubstr;
-using stormguard::testing::CliRun;
-using stormguard::testing::RunCli;
+using stormguard::testkit::CliRun;
+using stormguard::testkit::RunCli;
 
 const std::string kDemo = std::string(STORMGUARD_SOURCE_DIR) + "/tools/demo/lint/";
 

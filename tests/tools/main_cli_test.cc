@@ -4,7 +4,7 @@
 
 #include "tools/cli_run.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 
 #ifndef STORMGUARD_CLI_PATH
@@ -42,4 +42,4 @@ TEST(MainCliTest, AWordThatIsNotACommandIsNamedWithTheChoices) {
 #endif  // STORMGUARD_CLI_PATH
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

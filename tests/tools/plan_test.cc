@@ -126,8 +126,8 @@ TEST(PlanTest, WhenOneRequestPassesTheCapNothingIsSimulated) {
 
 #ifdef STORMGUARD_CLI_PATH
 
-using stormguard::testing::CliRun;
-using stormguard::testing::RunCli;
+using stormguard::testkit::CliRun;
+using stormguard::testkit::RunCli;
 
 TEST(PlanCliTest, PrintsComputedBesideSimulated) {
   const CliRun r = RunCli("plan " + kData + "storm_chain.json");

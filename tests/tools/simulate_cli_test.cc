@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 #endif
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
@@ -188,4 +188,4 @@ TEST(SimulateCliTest, AdaptiveTimeoutPrintsTheTableAndRepeatsItsBytes) {
 #endif  // STORMGUARD_CLI_PATH
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -13,7 +13,7 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using namespace testing;  // kT0, kRequest, Pay, Answer
+using namespace testkit;  // kT0, kRequest, Pay, Answer
 
 std::unique_ptr<KeyedAnswerStore> Store(std::size_t entries, Duration ttl, std::size_t bytes = std::size_t{64} << 20) {
   return KeyedAnswerStore::Create({.max_entries = entries, .max_bytes = bytes, .ttl = ttl}).value();

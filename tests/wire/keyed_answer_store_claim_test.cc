@@ -12,7 +12,7 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using namespace testing;  // kT0, kRequest, Pay, Answer
+using namespace testkit;  // kT0, kRequest, Pay, Answer
 
 std::unique_ptr<KeyedAnswerStore> Store() { return KeyedAnswerStore::Create({.max_entries = 10, .ttl = 1h}).value(); }
 

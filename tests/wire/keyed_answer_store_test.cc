@@ -13,6 +13,8 @@
 #include <string>
 #include <thread>
 
+#include "testkit/wait_until.h"
+
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
@@ -179,7 +181,7 @@ TEST_F(KeyedAnswerStoreWaitTest, TheFirstsAnswerOrAbandonWakesAWaiter) {
     ASSERT_EQ(store->Begin(scope, 7, kT0).state, AnswerClaim::kFirst);
     std::thread first([&] {
       // Only once the waiter is parked, so it must be woken (bounded spin).
-      for (int i = 0; i < 10'000'000 && store->stats().waiting == 0; ++i) std::this_thread::yield();
+      EXPECT_TRUE(testkit::WaitUntil([&] { return store->stats().waiting > 0; }, "the repeat's wait"));
       if (answered) {
         store->Complete(scope, {.code = 0, .message = {}, .headers = {}, .body = "done"}, kT0);
       } else {

@@ -10,7 +10,7 @@
 
 #include "stormguard/wire/keyed_answer_store.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 inline const TimePoint kT0 = TimePoint(std::chrono::hours(1));
 inline constexpr std::uint64_t kRequest = 7;  // a fingerprint
@@ -21,4 +21,4 @@ inline RecordedAnswer Answer(std::string body, int code = 0) {
   return {.code = code, .message = {}, .headers = {}, .body = std::move(body)};
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -14,7 +14,7 @@
 #include "stormguard/asio/coroutine_driver.h"
 #include "virtual_time.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 // Rethrows what a spawned test coroutine threw, out of io.poll().
 inline void Rethrow(std::exception_ptr e) {
@@ -87,4 +87,4 @@ inline CallRecord AsioDriver::Run(const PipelineRef& p, CallContext& ctx, const 
   return rec;
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -12,9 +12,10 @@
 #include <thread>
 #include <vector>
 
+#include "testkit/wait_until.h"
 #include "virtual_time.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 using namespace std::chrono_literals;
 
@@ -119,7 +120,7 @@ TEST(AsioTimersTest, ACancelWaitsOutARunningCallback) {
     static void Run(void* arg) noexcept {
       auto* p = static_cast<Probe*>(arg);
       p->entered = true;
-      while (!p->cancelling) std::this_thread::yield();
+      EXPECT_TRUE(WaitUntil([p] { return p->cancelling.load(); }, "the cancel"));
       p->returned = true;
     }
   };
@@ -129,7 +130,7 @@ TEST(AsioTimersTest, ACancelWaitsOutARunningCallback) {
   bool cancelled = true;
   bool returned_before = false;
   std::thread other([&] {
-    while (!probe.entered) std::this_thread::yield();
+    EXPECT_TRUE(WaitUntil([&] { return probe.entered.load(); }, "the callback's start"));
     probe.cancelling = true;
     cancelled = env.timers.Cancel(h);
     returned_before = probe.returned;
@@ -343,4 +344,4 @@ TEST(AsioTimersTest, ThePoolStaysBoundedOverManyRounds) {
 }
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -11,7 +11,7 @@
 #include "stormguard/asio/coroutine_driver.h"
 #include "virtual_time.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 using namespace std::chrono_literals;
 
@@ -106,7 +106,7 @@ TEST(AsioTimersWorkTest, RunReturnsWhenTheLastCallEndsWhileItsTimeoutIsStillArme
   PipelineRef p = PipelineBuilder().AddTimeout(1h).Build().value();
   asio::io_context io;
   int answered = 0;
-  http::testing::RunBounded(io, [&]() -> asio::awaitable<void> {
+  http::testkit::RunBounded(io, [&]() -> asio::awaitable<void> {
     for (int i = 0; i < 3; ++i) {
       CallContext ctx;
       Result<int> r = co_await p.Execute(ctx, Ready);
@@ -117,4 +117,4 @@ TEST(AsioTimersWorkTest, RunReturnsWhenTheLastCallEndsWhileItsTimeoutIsStillArme
 }
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -20,8 +20,8 @@
 namespace stormguard::http {
 namespace {
 using namespace std::chrono_literals;
-using testing::RunBounded;
-using testing::TestServer;
+using testkit::RunBounded;
+using testkit::TestServer;
 using Clk = std::chrono::steady_clock;
 
 std::unique_ptr<AsyncCurlClient> MakeClient(asio::io_context& io, AsyncCurlClientOptions o = {}) {
@@ -182,7 +182,7 @@ TEST(AsyncCurlClientTest, TerminalCancellationDropsTheTransferAtOnce) {
 TEST(AsyncCurlClientTest, AThousandConcurrentExchangesOnOneThread) {
   TestServer srv;
   srv.server.Get("/n", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
-  testing::StartWithWideBacklog(srv);
+  testkit::StartWithWideBacklog(srv);
   asio::io_context io;
   // The whole budget to connect: under TSan beside another test, the one
   // thread took over 5 s to see a thousand connects complete.

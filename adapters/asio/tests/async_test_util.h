@@ -12,7 +12,7 @@
 
 #include "test_server.h"
 
-namespace stormguard::http::testing {
+namespace stormguard::http::testkit {
 
 // Runs `work` on `io` (this thread) until it and all it started are done, or
 // `bound` passes (a test failure, never a hang).
@@ -41,4 +41,4 @@ inline void StartWithWideBacklog(TestServer& srv) {
   ASSERT_EQ(::listen(listening, 4096), 0);
 }
 
-}  // namespace stormguard::http::testing
+}  // namespace stormguard::http::testkit

@@ -8,7 +8,7 @@
 
 #include "asio_driver.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 using namespace std::chrono_literals;
 
@@ -82,4 +82,4 @@ TEST(CoroutineDriverMemoryTest, AWaitingCallHoldsOnlyItsOwnFramesBeyondABareTime
 }
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

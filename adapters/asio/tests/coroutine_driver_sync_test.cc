@@ -13,8 +13,9 @@
 
 #include "asio_driver.h"
 #include "async_test_util.h"
+#include "testkit/wait_until.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 using namespace std::chrono_literals;
 
@@ -214,7 +215,7 @@ TEST(CoroutineDriverSyncTest, ACallEndedOnAnotherThreadWhileTheCallerSuspendsAns
   asio::io_context io;
   CountingArms timers(race.armed);
   UseTimers(io, timers);
-  http::testing::RunBounded(io, CallsStoppedElsewhere(p, race));
+  http::testkit::RunBounded(io, CallsStoppedElsewhere(p, race));
   stopper.join();
   for (int i = 0; i < Race::kCalls; ++i) {
     ASSERT_EQ(race.answers[i], 1) << "call " << i;
@@ -239,11 +240,11 @@ TEST(CoroutineDriverSyncTest, AnAttemptStartedOnAnotherThreadRunsOnTheExecutor) 
     });
   };
   std::thread releaser([&] {
-    for (int spins = 0; bulkhead->stats().waiting == 0 && spins < 10'000'000; ++spins) std::this_thread::yield();
+    EXPECT_TRUE(WaitUntil([&] { return bulkhead->stats().waiting > 0; }, "the call's queueing"));
     held.Release();
   });
   asio::io_context io;
-  http::testing::RunBounded(io, call());
+  http::testkit::RunBounded(io, call());
   releaser.join();
   ASSERT_TRUE(got.has_value());
   EXPECT_TRUE(got->ok()) << got->status().ToString();
@@ -251,4 +252,4 @@ TEST(CoroutineDriverSyncTest, AnAttemptStartedOnAnotherThreadRunsOnTheExecutor) 
 }
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

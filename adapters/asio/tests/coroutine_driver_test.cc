@@ -10,7 +10,7 @@
 
 #include "asio_driver.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
@@ -199,4 +199,4 @@ TEST_F(CoroutineDriverTest, AStatusAttemptYieldsAStatus) {
 }
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -38,7 +38,7 @@ struct ReloadingServer {
     srv.Start();
   }
   std::atomic<int> arrivals{0};
-  testing::TestServer srv;  // last: stops before the counter goes
+  testkit::TestServer srv;  // last: stops before the counter goes
 };
 
 std::unique_ptr<AsyncCurlClient> MakeClient(asio::io_context& io) {
@@ -92,9 +92,9 @@ asio::awaitable<void> CoroutineCall(const PipelineRef& pipeline, AsyncCurlClient
 TEST_F(AsioFollowReload, CoroutineDriverTakesEachReload) {
   ASSERT_NE(client, nullptr);
   int first = 0, second = 0;
-  testing::RunBounded(io, CoroutineCall(live, *client, url, first));
+  testkit::RunBounded(io, CoroutineCall(live, *client, url, first));
   io.restart();
-  testing::RunBounded(io, CoroutineCall(live, *client, url, second));
+  testkit::RunBounded(io, CoroutineCall(live, *client, url, second));
   EXPECT_EQ(first, 1);  // started on one attempt; the reload landed during it
   EXPECT_EQ(second, 3);
   EXPECT_EQ(server.arrivals.load(), 4);

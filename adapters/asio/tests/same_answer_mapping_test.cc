@@ -16,8 +16,8 @@
 namespace stormguard::http {
 namespace {
 using namespace std::chrono_literals;
-using testing::RunBounded;
-using testing::TestServer;
+using testkit::RunBounded;
+using testkit::TestServer;
 
 struct Row {
   std::string name;

@@ -8,7 +8,7 @@
 #include "stormguard/asio/asio_timers.h"
 #include "virtual_time.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 namespace {
 
 TEST(TimersForTest, TimersInstalledAfterALookupServeTheNextLookup) {
@@ -41,4 +41,4 @@ TEST(TimersForTest, ANewContextAtADestroyedOnesAddressGetsItsOwnTimers) {
 }
 
 }  // namespace
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -10,7 +10,7 @@
 #include "pipeline/scenarios/scenario_driver.h"
 #include "stormguard/asio/asio_timers.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 struct VirtualClock {
   using duration = Duration;
@@ -41,4 +41,4 @@ class UseVirtualClock {
   UseVirtualClock& operator=(const UseVirtualClock&) = delete;
 };
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -22,7 +22,7 @@ TEST(ConfigWatchEtcdTest, NeedsTheCli) { GTEST_SKIP() << "built without the stor
 
 #else
 
-using testing::Doc;
+using testkit::Doc;
 
 // The next line of `pipe` without its newline; "" at EOF.
 std::string NextLine(FILE* pipe) {
@@ -34,7 +34,7 @@ std::string NextLine(FILE* pipe) {
 }
 
 TEST(ConfigWatchEtcdTest, PrintsEachPutAsAVersionAcceptedOrRejected) {
-  testing::EtcdProcess etcd;
+  testkit::EtcdProcess etcd;
   ASSERT_TRUE(etcd.Start()) << "etcd did not start (apt-get install etcd-server)";
   const std::int64_t r1 = etcd.Put("/sg/config", Doc(2));
   ASSERT_GT(r1, 0);
@@ -57,15 +57,15 @@ TEST(ConfigWatchEtcdTest, PrintsEachPutAsAVersionAcceptedOrRejected) {
 // authentication on and tokens that live a second: the CLI is who it says,
 // and keeps following across token renewals.
 TEST(ConfigWatchEtcdTest, FollowsAnEtcdWithTlsAndAuthentication) {
-  testing::TempDir dir;
-  testing::TestCertificates certs;
-  ASSERT_TRUE(testing::MakeTestCertificates(dir.path(), certs)) << "openssl failed (scripts/install-deps.sh)";
-  testing::EtcdProcess etcd;
+  testkit::TempDir dir;
+  testkit::TestCertificates certs;
+  ASSERT_TRUE(testkit::MakeTestCertificates(dir.path(), certs)) << "openssl failed (scripts/install-deps.sh)";
+  testkit::EtcdProcess etcd;
   etcd.set_tls({certs.server_cert, certs.server_key, certs.ca, {certs.ca, certs.client_cert, certs.client_key, ""}});
   etcd.set_auth_token_ttl(1);
   ASSERT_TRUE(etcd.Start());
   ASSERT_TRUE(etcd.EnableAuth("app", "app-secret", "/sg/"));
-  testing::TempDir::WriteInPlace(dir.File("password"), "app-secret\n");
+  testkit::TempDir::WriteInPlace(dir.File("password"), "app-secret\n");
   const std::int64_t r1 = etcd.Put("/sg/config", Doc(2));
   ASSERT_GT(r1, 0);
   const std::string cmd = std::string("timeout 20 '") + STORMGUARD_CLI_PATH + "' config watch --etcd " +
@@ -94,9 +94,9 @@ std::pair<int, std::string> Refusal(const std::string& args) {
 }
 
 TEST(ConfigWatchEtcdTest, TlsAndAuthenticationFlagsAreCheckedBeforeAnyConnection) {
-  testing::TempDir dir;
-  testing::TempDir::WriteInPlace(dir.File("pem"), "x");
-  testing::TempDir::WriteInPlace(dir.File("empty"), "\n");
+  testkit::TempDir dir;
+  testkit::TempDir::WriteInPlace(dir.File("pem"), "x");
+  testkit::TempDir::WriteInPlace(dir.File("empty"), "\n");
   const std::string etcd = "--key /sg/config --etcd ";
   const std::string pem = dir.File("pem");
   const std::pair<std::string, std::string> cases[] = {

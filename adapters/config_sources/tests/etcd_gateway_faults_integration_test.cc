@@ -19,7 +19,7 @@ namespace stormguard::config_sources {
 namespace {
 
 using std::chrono::milliseconds;
-using testing::SinkRecorder;
+using testkit::SinkRecorder;
 
 class FakeGateway {
  public:

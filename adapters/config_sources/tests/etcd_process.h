@@ -25,7 +25,7 @@
 #include "etcd_codec.h"
 #include "etcd_http.h"
 
-namespace stormguard::config_sources::testing {
+namespace stormguard::config_sources::testkit {
 
 // A port nobody listens on right now (the kernel's pick for port 0).
 inline int FreePort() {
@@ -199,4 +199,4 @@ class EtcdProcess {
   pid_t pid_ = -1;
 };
 
-}  // namespace stormguard::config_sources::testing
+}  // namespace stormguard::config_sources::testkit

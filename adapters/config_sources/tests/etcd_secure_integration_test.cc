@@ -19,10 +19,10 @@ namespace stormguard::config_sources {
 namespace {
 
 using std::chrono::milliseconds;
-using testing::Doc;
-using testing::EtcdProcess;
-using testing::Eventually;
-using testing::SinkRecorder;
+using testkit::Doc;
+using testkit::EtcdProcess;
+using testkit::Eventually;
+using testkit::SinkRecorder;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kKey = "/sg/config";
@@ -57,7 +57,7 @@ class SecureEtcdTest : public ::testing::Test {
     return source.ok() ? std::move(*source) : nullptr;
   }
 
-  testing::TempDir dir_;
+  testkit::TempDir dir_;
   EtcdProcess etcd_;
   SinkRecorder recorder_;
   config::Registry registry_;
@@ -66,7 +66,7 @@ class SecureEtcdTest : public ::testing::Test {
 class EtcdTlsTest : public SecureEtcdTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(testing::MakeTestCertificates(dir_.path(), certs_)) << "openssl failed (scripts/install-deps.sh)";
+    ASSERT_TRUE(testkit::MakeTestCertificates(dir_.path(), certs_)) << "openssl failed (scripts/install-deps.sh)";
     etcd_.set_tls({certs_.server_cert, certs_.server_key, certs_.ca, Client()});
     ASSERT_TRUE(etcd_.Start()) << "etcd did not start with TLS";
   }
@@ -75,7 +75,7 @@ class EtcdTlsTest : public SecureEtcdTest {
     return {.ca_file = certs_.ca, .cert_file = certs_.client_cert, .key_file = certs_.client_key};
   }
 
-  testing::TestCertificates certs_;
+  testkit::TestCertificates certs_;
 };
 
 TEST_F(EtcdTlsTest, DeliversOverTlsWithAClientCertificate) {

@@ -14,10 +14,10 @@ namespace stormguard::config_sources {
 namespace {
 
 using std::chrono::milliseconds;
-using testing::Doc;
-using testing::EtcdProcess;
-using testing::Eventually;
-using testing::SinkRecorder;
+using testkit::Doc;
+using testkit::EtcdProcess;
+using testkit::Eventually;
+using testkit::SinkRecorder;
 using Clock = std::chrono::steady_clock;
 
 class EtcdSourceIntegrationTest : public ::testing::Test {
@@ -133,7 +133,7 @@ TEST_F(EtcdSourceIntegrationTest, SurvivesACompactionWhileDisconnected) {
       R"({"destinations": {"inventory": {"retry_budget": {"ratio": {}}}, "payments": {}}})"));
   ASSERT_TRUE(Eventually([&] { return source->stats().watches == 1; }));
   etcd_.Kill();
-  const int side = testing::FreePort();
+  const int side = testkit::FreePort();
   ASSERT_TRUE(etcd_.Start(side));
   ASSERT_GT(etcd_.Delete("/sg/d/payments", side), 0);
   const std::int64_t last = etcd_.Put("/sg/d/inventory", "{}", side);
@@ -211,7 +211,7 @@ TEST(EtcdSourceUnreachableTest, WaitsWithJitteredBackoffAndReportsTheOutageOnce)
   auto timers = TimerService::Create(clock, {.background_thread = false}).value();
   auto executor = Executor::Create({.threads = 1, .timers = timers.get()}).value();
   SinkRecorder recorder;
-  EtcdSourceOptions o{.endpoint = "http://127.0.0.1:" + std::to_string(testing::FreePort()), .key = "/sg/config",
+  EtcdSourceOptions o{.endpoint = "http://127.0.0.1:" + std::to_string(testkit::FreePort()), .key = "/sg/config",
                       .seed = 11, .executor = executor};
   auto source = EtcdSource::Start(o, recorder.sink()).value();
   ASSERT_TRUE(Eventually([&] { return source->stats().reconnects >= 8; }));

@@ -43,9 +43,9 @@ TEST(EtcdSourceOptionsTest, AnEndpointIsASchemeAHostAndAnOptionalPort) {
 // Each error names the field; the files are checked when the source starts,
 // not at its first connection.
 TEST(EtcdSourceOptionsTest, TlsAndAuthenticationAreCheckedFieldByField) {
-  testing::TempDir dir;
+  testkit::TempDir dir;
   const std::string pem = dir.File("a.pem");
-  testing::TempDir::WriteInPlace(pem, "x");
+  testkit::TempDir::WriteInPlace(pem, "x");
   const EtcdSourceOptions good{.endpoint = "https://h:2379", .key = "/k", .ca_file = pem, .cert_file = pem,
                                .key_file = pem, .user = "app", .password = "pw"};
   EXPECT_TRUE(good.Validate().empty());

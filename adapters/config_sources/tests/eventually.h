@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-namespace stormguard::config_sources::testing {
+namespace stormguard::config_sources::testkit {
 
 // Polls `done` every 5 ms until it holds or `limit` passes; returns whether it holds.
 template <class F>
@@ -26,4 +26,4 @@ inline std::string Doc(int attempts) {
          std::to_string(attempts) + "}}]}}}}";
 }
 
-}  // namespace stormguard::config_sources::testing
+}  // namespace stormguard::config_sources::testkit

@@ -11,8 +11,8 @@
 namespace stormguard::config_sources {
 namespace {
 
-using testing::SinkRecorder;
-using testing::TempDir;
+using testkit::SinkRecorder;
+using testkit::TempDir;
 
 std::string Doc(bool enabled) {
   return R"({"destinations": {"inventory": {"pipeline": {"stages": [{"retry": {"max_attempts": 1}},

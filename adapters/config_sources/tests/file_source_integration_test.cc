@@ -12,16 +12,16 @@ namespace {
 using std::chrono::milliseconds;
 
 TEST(FileSourceIntegrationTest, PicksUpARenameAndAnInPlaceWriteOnTheRealClock) {
-  testing::TempDir dir;
+  testkit::TempDir dir;
   const std::string path = dir.File("sg.json");
   dir.WriteByRename(path, R"({"destinations": {}})");
-  testing::SinkRecorder recorder;
+  testkit::SinkRecorder recorder;
   auto source = FileSource::Start({.path = path, .poll_interval = milliseconds(10)}, recorder.sink());
   ASSERT_TRUE(source.ok()) << source.status().ToString();
   ASSERT_TRUE(recorder.WaitForText(R"({"destinations": {}})"));
   dir.WriteByRename(path, R"({"destinations": {"a": {}}})");
   ASSERT_TRUE(recorder.WaitForText(R"({"destinations": {"a": {}}})", milliseconds(2000)));
-  testing::TempDir::WriteInPlace(path, R"({"destinations": {"b": {}}})");
+  testkit::TempDir::WriteInPlace(path, R"({"destinations": {"b": {}}})");
   ASSERT_TRUE(recorder.WaitForText(R"({"destinations": {"b": {}}})", milliseconds(2000)));
   (*source)->Stop();
   // Each version once. A poll may also catch the in-place write half done

@@ -9,8 +9,8 @@ namespace stormguard::config_sources {
 namespace {
 
 using std::chrono::milliseconds;
-using testing::SinkRecorder;
-using testing::TempDir;
+using testkit::SinkRecorder;
+using testkit::TempDir;
 
 // A source on a ManualClock: polls happen when the test moves the clock.
 struct ManualSetup {

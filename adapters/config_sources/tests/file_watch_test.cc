@@ -11,7 +11,7 @@
 namespace stormguard::config_sources {
 namespace {
 
-using testing::TempDir;
+using testkit::TempDir;
 
 // Sets a file's mtime: to the past (settled), or back to an earlier value
 // (as a write inside one timestamp tick leaves it).

@@ -17,7 +17,7 @@ namespace stormguard::config_sources {
 namespace {
 
 using std::chrono::milliseconds;
-using testing::EtcdProcess;
+using testkit::EtcdProcess;
 using Clock = std::chrono::steady_clock;
 
 std::string Doc(int attempts) {

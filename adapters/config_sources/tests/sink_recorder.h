@@ -10,7 +10,7 @@
 
 #include "stormguard/config_sources/config_update.h"
 
-namespace stormguard::config_sources::testing {
+namespace stormguard::config_sources::testkit {
 
 class SinkRecorder {
  public:
@@ -58,4 +58,4 @@ class SinkRecorder {
   std::vector<Entry> entries_;
 };
 
-}  // namespace stormguard::config_sources::testing
+}  // namespace stormguard::config_sources::testkit

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-namespace stormguard::config_sources::testing {
+namespace stormguard::config_sources::testkit {
 
 class TempDir {
  public:
@@ -39,4 +39,4 @@ class TempDir {
   std::string path_;
 };
 
-}  // namespace stormguard::config_sources::testing
+}  // namespace stormguard::config_sources::testkit

@@ -14,7 +14,7 @@
 #include <fstream>
 #include <string>
 
-namespace stormguard::config_sources::testing {
+namespace stormguard::config_sources::testkit {
 
 struct TestCertificates {
   std::string ca;           // the CA etcd trusts and the clients check etcd against
@@ -67,4 +67,4 @@ inline bool MakeTestCertificates(const std::string& dir, TestCertificates& out) 
   return made;
 }
 
-}  // namespace stormguard::config_sources::testing
+}  // namespace stormguard::config_sources::testkit

@@ -19,9 +19,9 @@ namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::EchoReply;
-using testing::EchoRequest;
-using testing::EchoServer;
+using testkit::EchoReply;
+using testkit::EchoRequest;
+using testkit::EchoServer;
 
 GrpcCallbackClient RetryingClient(int max_attempts) {
   RetryOptions retry{.max_attempts = max_attempts};
@@ -67,7 +67,7 @@ TEST(GrpcCallbackClient, RetriesWithAFreshContextAndTheChainMetadata) {
     out.set_text(in.text());
     return grpc::Status::OK;
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   CallContext parent = Parent();
   const Answer a = CallAndWait(RetryingClient(3), *stub, parent, {.idempotency_key = "order-7"});
   ASSERT_TRUE(a.result.ok()) << a.result.status.ToString();
@@ -85,7 +85,7 @@ TEST(GrpcCallbackClient, PushbackStopEndsTheRetriesAndTellsTheCaller) {
     sc.AddTrailingMetadata("grpc-retry-pushback-ms", "-1");
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "gave up below");
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   CallContext parent = Parent();
   const Answer a = CallAndWait(RetryingClient(3), *stub, parent);
   EXPECT_EQ(a.result.status.code(), StatusCode::kUnavailable);
@@ -101,7 +101,7 @@ TEST(GrpcCallbackClient, AnInvalidIdempotencyKeyIsRefusedBeforeAnythingIsSent) {
     ++arrivals;
     return grpc::Status::OK;
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   CallContext parent = Parent();
   const Answer a = CallAndWait(RetryingClient(3), *stub, parent, {.idempotency_key = std::string(300, 'k')});
   EXPECT_EQ(a.result.status.code(), StatusCode::kInvalidArgument);
@@ -144,7 +144,7 @@ PipelineRef HedgingPipeline() {
 
 TEST(GrpcCallbackClient, HedgeWinsAndTheSlowPrimaryIsCancelledAtItsServer) {
   SlowPrimaryServer s;
-  auto stub = testing::Stub(s.server.address());
+  auto stub = testkit::Stub(s.server.address());
   auto client = GrpcCallbackClient::Create({.pipeline = HedgingPipeline()}).value();
   CallContext parent = Parent();
   const auto started = std::chrono::steady_clock::now();
@@ -159,7 +159,7 @@ TEST(GrpcCallbackClient, HedgeWinsAndTheSlowPrimaryIsCancelledAtItsServer) {
 
 TEST(GrpcClient, BlockingHedgeWinsAndTheSlowPrimaryIsCancelledAtItsServer) {
   SlowPrimaryServer s;
-  auto stub = testing::Stub(s.server.address());
+  auto stub = testkit::Stub(s.server.address());
   auto client = GrpcClient::Create({.pipeline = HedgingPipeline()}).value();
   EchoRequest request;
   request.set_text("hello");
@@ -186,7 +186,7 @@ TEST(GrpcCallbackClient, ManyCallsInFlightFromOneThread) {
     out.set_text(all_arrived.try_wait() ? in.text() : "alone");
     return grpc::Status::OK;
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   GrpcCallbackClient client = RetryingClient(1);
   EchoRequest request;
   request.set_text("together");

@@ -16,9 +16,9 @@ namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::EchoReply;
-using testing::EchoRequest;
-using testing::EchoServer;
+using testkit::EchoReply;
+using testkit::EchoRequest;
+using testkit::EchoServer;
 
 std::string Header(const grpc::ServerContext& sc, std::string_view name) {
   const auto& m = sc.client_metadata();
@@ -52,7 +52,7 @@ TEST(GrpcClient, RetriesAPlainServerWithOnlyTheStandardDeadline) {
     out.set_text(in.text());
     return grpc::Status::OK;
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   GrpcClient client = Client(3);
   EchoRequest request;
   request.set_text("hello");
@@ -82,7 +82,7 @@ TEST(GrpcClient, PushbackStopEndsTheRetriesAndTellsTheCaller) {
     sc.AddTrailingMetadata("grpc-retry-pushback-ms", "-1");
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "gave up below");
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   GrpcClient client = Client(3);
   CallContext parent{.deadline = Deadline::After(Clock::Real().Now(), 5s)};
   EchoReply reply;
@@ -122,7 +122,7 @@ TEST(GrpcClient, StopCancelsTheAttemptInFlight) {
     done.count_down();
     return grpc::Status::OK;
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   GrpcClient client = Client(3);
   std::stop_source stop;
   CallContext parent{.deadline = Deadline::After(Clock::Real().Now(), 10s), .stop = stop.get_token()};
@@ -152,7 +152,7 @@ TEST(GrpcClient, RetryFlagAndKeyReachAGuardedHandler) {
       return first ? grpc::Status(grpc::StatusCode::UNAVAILABLE, "once") : grpc::Status::OK;
     });
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   GrpcClient client = Client(3);
   EchoReply reply;
   const GrpcResult r = client.Call<EchoReply>(

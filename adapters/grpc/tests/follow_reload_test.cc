@@ -27,9 +27,9 @@ using namespace std::chrono_literals;
 using reload_testing::FirstCallHeld;
 using reload_testing::Reload;
 using ::testing::ElementsAre;
-using testing::EchoReply;
-using testing::EchoRequest;
-using testing::EchoServer;
+using testkit::EchoReply;
+using testkit::EchoRequest;
+using testkit::EchoServer;
 
 // A server that fails every call with `code`, counting them.
 struct Failing {
@@ -40,7 +40,7 @@ struct Failing {
         }) {}
   std::atomic<int> arrivals{0};
   EchoServer server;  // after the counter: stops before it goes
-  std::unique_ptr<test::Echo::Stub> stub = testing::Stub(server.address());
+  std::unique_ptr<test::Echo::Stub> stub = testkit::Stub(server.address());
 };
 
 template <class Client>
@@ -106,7 +106,7 @@ TEST(GrpcFollowReload, ClientCallInFlightFinishesOnThePipelineItStartedOn) {
     held.Arrive();
     return grpc::Status(grpc::StatusCode::UNAVAILABLE, "failing");
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   const GrpcClient client = Made(GrpcClient::Create({.pipeline = registry.Follow("d")}));
   auto first = std::async(std::launch::async, [&] { return CallOnce(client, *stub); });
   ASSERT_TRUE(held.WaitForFirst());
@@ -157,14 +157,14 @@ std::vector<grpc::StatusCode> CodesOfTwoCalls(test::Echo::Stub& stub) {
   std::vector<grpc::StatusCode> codes;
   for (int i = 0; i < 2; ++i) {
     EchoReply reply;
-    codes.push_back(testing::CallWithin(stub, 5s, &reply).error_code());
+    codes.push_back(testkit::CallWithin(stub, 5s, &reply).error_code());
   }
   return codes;
 }
 
 // Two calls on no stages, then two on a rate limiter that lets one through.
 void ExpectShedOnlyAfterTheReload(FollowingGuard& g, const std::string& address) {
-  auto stub = testing::Stub(address);
+  auto stub = testkit::Stub(address);
   EXPECT_THAT(CodesOfTwoCalls(*stub), ElementsAre(grpc::StatusCode::OK, grpc::StatusCode::OK));
   Reload(g.registry, reload_testing::kOneCallThenShed);
   EXPECT_THAT(CodesOfTwoCalls(*stub), ElementsAre(grpc::StatusCode::OK, grpc::StatusCode::RESOURCE_EXHAUSTED));
@@ -185,7 +185,7 @@ TEST(GrpcFollowReload, ServeTakesEachReload) {
 
 TEST(GrpcFollowReload, ServeCallbackTakesEachReload) {
   FollowingGuard g;
-  testing::CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
+  testkit::CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     return g.guard->ServeCallback(sc, [&](CallContext&, ServerAnswer answer) {
       ++g.handled;
       answer(grpc::Status::OK);
@@ -205,9 +205,9 @@ TEST(GrpcFollowReload, ServeRunsOnceAndCountsAReloadThatBringsARetry) {
     });
   });
   Reload(g.registry, reload_testing::kThreeAttempts);
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoReply reply;
-  EXPECT_EQ(testing::CallWithin(*stub, 5s, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(testkit::CallWithin(*stub, 5s, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(g.handled.load(), 1);
   EXPECT_EQ(g.guard->stats().misconfigured, 1u);
 }

@@ -12,7 +12,7 @@
 
 #include "stormguard/grpc/server.h"
 
-namespace stormguard::rpc::testing {
+namespace stormguard::rpc::testkit {
 
 inline std::unique_ptr<ServerGuard> Guard(ServerGuardOptions options = {}) {
   auto guard = ServerGuard::Create(std::move(options));
@@ -31,4 +31,4 @@ inline std::string Pushback(const grpc::ClientContext& context) {
   return it == trailers.end() ? "<none>" : std::string(it->second.data(), it->second.size());
 }
 
-}  // namespace stormguard::rpc::testing
+}  // namespace stormguard::rpc::testkit

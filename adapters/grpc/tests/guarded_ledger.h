@@ -15,7 +15,7 @@
 #include "stormguard/grpc/server.h"
 #include "test_server.h"
 
-namespace stormguard::rpc::testing {
+namespace stormguard::rpc::testkit {
 
 // `method` is "Pay" or "Refund"; `ctx` the guard's context for the call.
 using LedgerMethod =
@@ -113,4 +113,4 @@ class CallbackLedger final : public test::Ledger::CallbackService {
   Loopback loopback_;                  // last: stops first
 };
 
-}  // namespace stormguard::rpc::testing
+}  // namespace stormguard::rpc::testkit

@@ -19,11 +19,11 @@ namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::EchoReply;
-using testing::EchoRequest;
-using testing::Guard;
-using testing::Pushback;
-using testing::RemainingMs;
+using testkit::EchoReply;
+using testkit::EchoRequest;
+using testkit::Guard;
+using testkit::Pushback;
+using testkit::RemainingMs;
 
 // Waits for the call's stop, at most 5 s; whether it came.
 bool AwaitStop(const CallContext& ctx) {
@@ -59,7 +59,7 @@ enum class Method { kPay, kRefund };
 grpc::Status Call(const std::string& address, Method method, const EchoRequest& request, EchoReply* reply,
                   grpc::ClientContext& context, Duration budget = 5s) {
   context.set_deadline(std::chrono::system_clock::now() + budget);
-  auto stub = test::Ledger::NewStub(testing::Channel(address));
+  auto stub = test::Ledger::NewStub(testkit::Channel(address));
   return method == Method::kPay ? stub->Pay(&context, request, reply) : stub->Refund(&context, request, reply);
 }
 
@@ -71,7 +71,7 @@ grpc::Status Call(const std::string& address, Method method, EchoReply* reply, D
 template <class Ledger>
 class GuardedServiceTest : public ::testing::Test {};
 
-using Apis = ::testing::Types<testing::SyncLedger, testing::CallbackLedger>;
+using Apis = ::testing::Types<testkit::SyncLedger, testkit::CallbackLedger>;
 TYPED_TEST_SUITE(GuardedServiceTest, Apis);
 
 TYPED_TEST(GuardedServiceTest, EveryMethodsDeadlineIsClampedAndKeepsTheReserve) {
@@ -236,8 +236,8 @@ TYPED_TEST(GuardedServiceTest, AnUnreadableKeyIsRefusedBeforeTheMethod) {
     ++payments;
     return grpc::Status::OK;
   });
-  const testing::RawAnswer a =
-      testing::RawUnaryCall(ledger.address(), "/stormguard.test.Ledger/Pay", "", {{"idempotency-key", "ab\x01" "cd"}});
+  const testkit::RawAnswer a =
+      testkit::RawUnaryCall(ledger.address(), "/stormguard.test.Ledger/Pay", "", {{"idempotency-key", "ab\x01" "cd"}});
   EXPECT_EQ(a.grpc_status, "3") << a.grpc_message;  // INVALID_ARGUMENT
   EXPECT_EQ(payments.load(), 0);
   EXPECT_EQ(guard->stats().invalid_keys, 1u);
@@ -248,7 +248,7 @@ TYPED_TEST(GuardedServiceTest, AStreamingMethodPassesThroughUnguarded) {
   TypeParam ledger(*guard, [](const std::string&, CallContext&, const EchoRequest&, EchoReply&) {
     return grpc::Status::OK;
   });
-  auto stub = test::Ledger::NewStub(testing::Channel(ledger.address()));
+  auto stub = test::Ledger::NewStub(testkit::Channel(ledger.address()));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 5s);
   auto reader = stub->Watch(&context, EchoRequest());

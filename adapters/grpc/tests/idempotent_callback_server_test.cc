@@ -20,8 +20,8 @@ namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::EchoReply;
-using testing::SayKeyed;
+using testkit::EchoReply;
+using testkit::SayKeyed;
 
 // A callback server whose handler charges: each run counts and the reply
 // says which charge it was. The first charge's answer is held until the test
@@ -32,8 +32,8 @@ class HoldingChargeServer {
     store_ = KeyedAnswerStore::Create({.max_entries = 100, .ttl = 1h}).value();
     options.idempotency = store_.get();
     guard_ = ServerGuard::Create(std::move(options)).value();
-    server_ = std::make_unique<testing::CallbackEchoServer>(
-        [this](grpc::CallbackServerContext& sc, const testing::EchoRequest& in, EchoReply& out) {
+    server_ = std::make_unique<testkit::CallbackEchoServer>(
+        [this](grpc::CallbackServerContext& sc, const testkit::EchoRequest& in, EchoReply& out) {
           ++arrivals_;
           return guard_->ServeCallback(sc, in, out, [this, &in, &out](CallContext&, ServerAnswer answer) {
             const int charge = ++charges_;
@@ -94,7 +94,7 @@ class HoldingChargeServer {
   std::optional<ServerAnswer> held_;  // guarded by mu_
   std::unique_ptr<KeyedAnswerStore> store_;
   std::unique_ptr<ServerGuard> guard_;
-  std::unique_ptr<testing::CallbackEchoServer> server_;  // last: stops first
+  std::unique_ptr<testkit::CallbackEchoServer> server_;  // last: stops first
 };
 
 TEST(IdempotentServeCallback, RetryAfterALostAnswerTakesEffectOnceAndGetsTheRecordedReply) {
@@ -105,7 +105,7 @@ TEST(IdempotentServeCallback, RetryAfterALostAnswerTakesEffectOnceAndGetsTheReco
     HoldingChargeServer::Within5s([&] { return server.arrivals() >= 2; });
     server.Release(grpc::Status::OK);
   });
-  testing::ExpectTheRetryOfALostAnswerGetsTheFirstsReply(server.address());
+  testkit::ExpectTheRetryOfALostAnswerGetsTheFirstsReply(server.address());
   releaser.join();
   EXPECT_EQ(server.charges(), 1);
   EXPECT_EQ(server.store_stats().first, 1u);
@@ -113,7 +113,7 @@ TEST(IdempotentServeCallback, RetryAfterALostAnswerTakesEffectOnceAndGetsTheReco
 
 TEST(IdempotentServeCallback, ConcurrentRepeatsWaitForTheRunningFirstAndGetItsReply) {
   HoldingChargeServer server;
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   grpc::Status first_status;
   std::thread caller = server.StartFirst(*stub, &first_status);
   constexpr int kRepeats = 4;
@@ -142,7 +142,7 @@ TEST(IdempotentServeCallback, ConcurrentRepeatsWaitForTheRunningFirstAndGetItsRe
 
 TEST(IdempotentServeCallback, ARepeatAfterTheFirstFinishedIsReplayedWithoutTheHandler) {
   HoldingChargeServer server;
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   std::thread releaser([&] {
     HoldingChargeServer::Within5s([&] { return server.Holding(); });
     server.Release(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "insufficient funds"));
@@ -159,7 +159,7 @@ TEST(IdempotentServeCallback, ARepeatAfterTheFirstFinishedIsReplayedWithoutTheHa
 
 TEST(IdempotentServeCallback, AFirstThatFailsTransientlyIsForgottenAndItsWaiterRetries) {
   HoldingChargeServer server;
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   std::thread caller = server.StartFirst(*stub);
   EchoReply repeat;
   grpc::Status waited;
@@ -175,7 +175,7 @@ TEST(IdempotentServeCallback, AFirstThatFailsTransientlyIsForgottenAndItsWaiterR
 
 TEST(IdempotentServeCallback, KeyReusedWithADifferentRequestIsRefused) {
   HoldingChargeServer server;
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   std::thread caller = server.StartFirst(*stub);
   EchoReply other;
   const grpc::Status running = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
@@ -193,7 +193,7 @@ TEST(IdempotentServeCallback, TheRepeatsOwnDeadlineEndsItsWait) {
   // The repeat grants 1 s; half of it is the hop's reserve, so the server
   // ends the wait at 500 ms and its answer reaches the client in time.
   HoldingChargeServer server({.reserve = {.fraction = 0.5}});
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   std::thread caller = server.StartFirst(*stub);
   EchoReply repeat;
   const auto start = std::chrono::steady_clock::now();
@@ -210,7 +210,7 @@ TEST(IdempotentServeCallback, TheRepeatsOwnDeadlineEndsItsWait) {
 
 TEST(IdempotentServeCallback, TheRepeatsCancellationEndsItsWait) {
   HoldingChargeServer server;
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   std::thread caller = server.StartFirst(*stub);
   grpc::ClientContext context;
   std::thread canceller([&] {
@@ -228,13 +228,13 @@ TEST(IdempotentServeCallback, TheRepeatsCancellationEndsItsWait) {
 
 TEST(IdempotentServeCallback, KeysItCannotReadExactlyAreRefusedBeforeTheHandler) {
   HoldingChargeServer server;
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoReply reply;
-  for (const auto& keys : testing::UnreadableKeys()) {
+  for (const auto& keys : testkit::UnreadableKeys()) {
     SCOPED_TRACE(keys.size() == 1 ? "key '" + keys[0].substr(0, 8) + "'" : "two keys");
     EXPECT_EQ(SayKeyed(*stub, "pay 10", keys, &reply).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   }
-  testing::ExpectHostileKeysRefused(server.address());
+  testkit::ExpectHostileKeysRefused(server.address());
   EXPECT_EQ(server.arrivals(), 3 + 12);  // refused by the guard, not by gRPC
   EXPECT_EQ(server.charges(), 0);
   EXPECT_EQ(server.store_stats().entries, 0u);

@@ -16,9 +16,9 @@ namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::EchoReply;
-using testing::EchoRequest;
-using testing::EchoServer;
+using testkit::EchoReply;
+using testkit::EchoRequest;
+using testkit::EchoServer;
 
 // A server whose handler charges: each run counts, and the reply says which
 // charge it was; `behaviour` decides what the handler answers after that.
@@ -55,7 +55,7 @@ class ChargingServer {
   std::unique_ptr<EchoServer> server_;  // last: stops first
 };
 
-using testing::SayKeyed;
+using testkit::SayKeyed;
 
 TEST(IdempotentServe, RetryAfterALostAnswerTakesEffectOnceAndGetsTheRecordedReply) {
   ChargingServer server([](const ChargingServer& self, int charge) {
@@ -64,14 +64,14 @@ TEST(IdempotentServe, RetryAfterALostAnswerTakesEffectOnceAndGetsTheRecordedRepl
     for (int i = 0; charge == 1 && i < 3000 && self.arrivals() < 2; ++i) std::this_thread::sleep_for(1ms);
     return grpc::Status::OK;
   });
-  testing::ExpectTheRetryOfALostAnswerGetsTheFirstsReply(server.address());
+  testkit::ExpectTheRetryOfALostAnswerGetsTheFirstsReply(server.address());
   EXPECT_EQ(server.charges(), 1);
   EXPECT_EQ(server.store_stats().first, 1u);
 }
 
 TEST(IdempotentServe, DifferentKeysChargeTwiceAndNoKeyChargesEveryTime) {
   ChargingServer server;
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoReply a, b, c, d;
   ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &a).ok());
   ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-2"}, &b).ok());
@@ -84,7 +84,7 @@ TEST(IdempotentServe, DifferentKeysChargeTwiceAndNoKeyChargesEveryTime) {
 
 TEST(IdempotentServe, SameKeyReplaysWithoutRunningTheHandler) {
   ChargingServer server;
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoReply first, repeat;
   ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &first).ok());
   ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &repeat).ok());
@@ -95,7 +95,7 @@ TEST(IdempotentServe, SameKeyReplaysWithoutRunningTheHandler) {
 
 TEST(IdempotentServe, KeyReusedWithADifferentRequestIsRefused) {
   ChargingServer server;
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoReply first, other;
   ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &first).ok());
   const grpc::Status s = SayKeyed(*stub, "pay 20", {"order-1"}, &other);
@@ -111,7 +111,7 @@ TEST(IdempotentServe, OneCallersKeyNeverAnswersAnothersCall) {
     return it == sc.client_metadata().end() ? std::string() : std::string(it->second.data(), it->second.size());
   };
   ChargingServer server({}, std::move(options));
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   for (const char* caller : {"alice", "bob"}) {
     grpc::ClientContext c;
     c.AddMetadata("idempotency-key", "order-1");
@@ -129,7 +129,7 @@ TEST(IdempotentServe, CallersOwnErrorsAreRecordedTransientFailuresAreNot) {
     if (charge == 3) return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "insufficient funds");
     return grpc::Status::OK;
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoReply reply;
   EXPECT_EQ(SayKeyed(*stub, "pay 10", {"order-1"}, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   ASSERT_TRUE(SayKeyed(*stub, "pay 10", {"order-1"}, &reply).ok());  // runs again: charge 2
@@ -150,7 +150,7 @@ TEST(IdempotentServe, ARepeatWaitsForTheRunningFirstAndGetsItsAnswer) {
     }
     return grpc::Status::OK;
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoReply first, repeat;
   grpc::Status first_status;
   std::thread caller([&] { first_status = SayKeyed(*stub, "pay 10", {"order-1"}, &first); });
@@ -169,14 +169,14 @@ TEST(IdempotentServe, ARepeatWaitsForTheRunningFirstAndGetsItsAnswer) {
 
 TEST(IdempotentServe, KeysItCannotReadExactlyAreRefusedBeforeTheHandler) {
   ChargingServer server;
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoReply reply;
-  for (const auto& keys : testing::UnreadableKeys()) {
+  for (const auto& keys : testkit::UnreadableKeys()) {
     SCOPED_TRACE(keys.size() == 1 ? "key '" + keys[0].substr(0, 8) + "'" : "two keys");
     const grpc::Status s = SayKeyed(*stub, "pay 10", keys, &reply);
     EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
   }
-  testing::ExpectHostileKeysRefused(server.address());
+  testkit::ExpectHostileKeysRefused(server.address());
   EXPECT_EQ(server.arrivals(), 3 + 12);  // refused by the guard, not by gRPC
   EXPECT_EQ(server.charges(), 0);
   EXPECT_EQ(server.store_stats().entries, 0u);

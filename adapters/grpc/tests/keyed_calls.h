@@ -16,7 +16,7 @@
 #include "stormguard/grpc/client.h"
 #include "test_server.h"
 
-namespace stormguard::rpc::testing {
+namespace stormguard::rpc::testkit {
 
 // A plain gRPC call "text" with the given idempotency-key metadata values;
 // `context`, when given, is the call's (to cancel it).
@@ -87,4 +87,4 @@ inline void ExpectHostileKeysRefused(const std::string& address) {
   }
 }
 
-}  // namespace stormguard::rpc::testing
+}  // namespace stormguard::rpc::testkit

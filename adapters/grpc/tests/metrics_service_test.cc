@@ -18,8 +18,8 @@ namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::EchoReply;
-using testing::EchoRequest;
+using testkit::EchoReply;
+using testkit::EchoRequest;
 
 // Fails its first call, so the scrape shows a retry too.
 class FlakyEcho final : public test::Echo::Service {
@@ -35,7 +35,7 @@ class FlakyEcho final : public test::Echo::Service {
 };
 
 grpc::Status Scrape(const std::string& address, v1::ScrapeReply* reply) {
-  auto stub = v1::Metrics::NewStub(testing::Channel(address));
+  auto stub = v1::Metrics::NewStub(testkit::Channel(address));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 5s);
   return stub->Scrape(&context, v1::ScrapeRequest(), reply);
@@ -45,13 +45,13 @@ TEST(MetricsService, ServesTheScrapeNextToTheServiceItMeasures) {
   MetricsListener metrics;
   FlakyEcho echo;
   MetricsService metrics_service(metrics);
-  testing::Loopback server({&echo, &metrics_service});
+  testkit::Loopback server({&echo, &metrics_service});
 
   RetryOptions retry{.max_attempts = 3};
   retry.backoff.base = retry.backoff.cap = 1ms;
   auto pipeline = PipelineBuilder({.listener = &metrics.For("echo")}).AddRetry(retry).Build().value();
   const GrpcClient client = GrpcClient::Create({.pipeline = pipeline}).value();
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   for (int i = 0; i < 3; ++i) {
     EchoReply reply;
     const GrpcResult r = client.Call<EchoReply>(
@@ -75,7 +75,7 @@ TEST(MetricsService, ServesTheScrapeNextToTheServiceItMeasures) {
         "stormguard_retry_retries_total{name=\"echo\"} 1\n"}) {
     EXPECT_NE(reply.text().find(series), std::string::npos) << series << "\n--- the scrape:\n" << reply.text();
   }
-  const http::testing::Lint lint = http::testing::Promtool(reply.text());
+  const http::testkit::Lint lint = http::testkit::Promtool(reply.text());
   EXPECT_EQ(lint.exit_code, 0) << lint.output << "\n--- the scrape:\n" << reply.text();
   EXPECT_EQ(lint.output, "");
 }
@@ -96,10 +96,10 @@ TEST(MetricsService, TheReplyEncodingIsProtobufs) {
 TEST(MetricsService, AnotherMethodIsUnimplemented) {
   MetricsListener metrics;
   MetricsService metrics_service(metrics);
-  testing::Loopback server({&metrics_service});
-  auto stub = testing::Stub(server.address());  // Echo, which this server does not serve
+  testkit::Loopback server({&metrics_service});
+  auto stub = testkit::Stub(server.address());  // Echo, which this server does not serve
   EchoReply reply;
-  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(testkit::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNIMPLEMENTED);
   v1::ScrapeReply scrape;
   ASSERT_TRUE(Scrape(server.address(), &scrape).ok());
   EXPECT_NE(scrape.text().find("stormguard_metrics_overflow_total 0\n"), std::string::npos) << scrape.text();

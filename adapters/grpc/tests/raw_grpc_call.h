@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-namespace stormguard::rpc::testing {
+namespace stormguard::rpc::testkit {
 
 struct RawAnswer {
   std::string grpc_status;   // empty when none arrived
@@ -173,4 +173,4 @@ inline RawAnswer RawUnaryCall(const std::string& address, std::string_view path,
   return answer;
 }
 
-}  // namespace stormguard::rpc::testing
+}  // namespace stormguard::rpc::testkit

@@ -19,11 +19,11 @@ namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::CallbackEchoServer;
-using testing::EchoReply;
-using testing::EchoRequest;
-using testing::Guard;
-using testing::Pushback;
+using testkit::CallbackEchoServer;
+using testkit::EchoReply;
+using testkit::EchoRequest;
+using testkit::Guard;
+using testkit::Pushback;
 
 // gRPC's own retries: 3 attempts on UNAVAILABLE, short backoff.
 constexpr const char* kNativeRetries = R"({"methodConfig": [{
@@ -76,9 +76,9 @@ TEST(GrpcCallbackGuard, DeadlineIsClampedAndKeepsTheReserve) {
       answer(grpc::Status::OK);
     });
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoReply reply;
-  ASSERT_TRUE(testing::CallWithin(*stub, std::chrono::hours(1000), &reply).ok());
+  ASSERT_TRUE(testkit::CallWithin(*stub, std::chrono::hours(1000), &reply).ok());
   EXPECT_LE(seen.load(), 2700);  // 3 s clamped, less the 10% reserve
   EXPECT_GT(seen.load(), 2000);
   EXPECT_EQ(reply.remaining_ms(), seen.load());
@@ -86,8 +86,8 @@ TEST(GrpcCallbackGuard, DeadlineIsClampedAndKeepsTheReserve) {
 
   // Past the year 2262, where gRPC's system_clock deadline overflows.
   for (const char* timeout : {"2067000H", "99999999H"}) {
-    const testing::RawAnswer a =
-        testing::RawUnaryCall(server.address(), testing::kSayPath, "", {{"grpc-timeout", timeout}});
+    const testkit::RawAnswer a =
+        testkit::RawUnaryCall(server.address(), testkit::kSayPath, "", {{"grpc-timeout", timeout}});
     EXPECT_EQ(a.grpc_status, "0") << timeout << ": " << a.grpc_message;
     ASSERT_TRUE(reply.ParseFromString(a.reply)) << timeout;
     EXPECT_LE(reply.remaining_ms(), 2700) << timeout;
@@ -106,7 +106,7 @@ TEST(GrpcCallbackGuard, AnUnreadableIdempotencyKeyIsRefusedBeforeTheHandlerWitho
       answer(grpc::Status::OK);
     });
   });
-  testing::ExpectHostileKeysRefused(server.address());
+  testkit::ExpectHostileKeysRefused(server.address());
   EXPECT_EQ(handled.load(), 0);
   EXPECT_EQ(guard->stats().invalid_keys, 12u);  // 6 keys, twice
 }
@@ -120,7 +120,7 @@ TEST(GrpcCallbackGuard, ASpentCallIsRefusedBeforeItsHandler) {
       answer(grpc::Status::OK);
     });
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 100ms);
   EchoReply reply;
@@ -141,15 +141,15 @@ TEST(GrpcCallbackGuard, ADownstreamGiveUpStopsAPlainClientsNativeRetries) {
       answer(grpc::Status(grpc::StatusCode::UNAVAILABLE, "downstream down"));
     });
   });
-  auto stub = testing::Stub(server.address(), kNativeRetries);
+  auto stub = testkit::Stub(server.address(), kNativeRetries);
   EchoReply reply;
-  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(testkit::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(arrivals.load(), 1);
   EXPECT_EQ(guard->stats().marked_no_retry, 1u);
 
   gave_up = false;  // the same failure without a give-up is retried by gRPC
   arrivals = 0;
-  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(testkit::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(arrivals.load(), 3);
 }
 
@@ -159,7 +159,7 @@ TEST(GrpcCallbackGuard, HandlersStopFiresWhenTheClientCancels) {
   CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->ServeCallback(sc, held.Handler());
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 10s);
   std::thread canceller([&] {
@@ -181,11 +181,11 @@ TEST(GrpcCallbackGuard, HandlersStopFiresAtTheServersDeadline) {
   CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->ServeCallback(sc, held.Handler());
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   grpc::Status status;
   std::thread caller([&] {
     EchoReply reply;
-    status = testing::CallWithin(*stub, 10s, &reply);
+    status = testkit::CallWithin(*stub, 10s, &reply);
   });
   EXPECT_TRUE(held.WaitForStop());
   EXPECT_EQ(guard->stats().client_cancelled, 0u);
@@ -201,11 +201,11 @@ TEST(GrpcCallbackGuard, AShedCallAnswersDoNotRetryWhileThePermitIsHeldUntilTheAn
   CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply&) {
     return guard->ServeCallback(sc, held.Handler());
   });
-  auto stub = testing::Stub(server.address(), kNativeRetries);
+  auto stub = testkit::Stub(server.address(), kNativeRetries);
   grpc::Status first;
   std::thread holder([&] {
     EchoReply reply;
-    first = testing::CallWithin(*stub, 5s, &reply);
+    first = testkit::CallWithin(*stub, 5s, &reply);
   });
   held.inside.wait();  // the first call's handler returned, its answer still open
   grpc::ClientContext context;
@@ -228,7 +228,7 @@ TEST(GrpcCallbackGuard, AThrowingOrSilentHandlerStillAnswers) {
       if (throws) throw std::runtime_error("boom");
     });
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoRequest request;
   request.set_text("throw");
   EchoReply reply;

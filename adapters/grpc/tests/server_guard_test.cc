@@ -18,11 +18,11 @@ namespace stormguard::rpc {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::EchoReply;
-using testing::EchoRequest;
-using testing::EchoServer;
-using testing::Guard;
-using testing::RemainingMs;
+using testkit::EchoReply;
+using testkit::EchoRequest;
+using testkit::EchoServer;
+using testkit::Guard;
+using testkit::RemainingMs;
 
 // gRPC's own retries: 3 attempts on UNAVAILABLE, short backoff.
 constexpr const char* kNativeRetries = R"({"methodConfig": [{
@@ -53,14 +53,14 @@ TEST(GrpcServerGuard, DeadlineShrinksByTheReserveAtEachOfThreeHops) {
       });
     };
   };
-  auto to_c = testing::Stub(c.address());
+  auto to_c = testkit::Stub(c.address());
   EchoServer b(relay(*to_c, seen_b));
-  auto to_b = testing::Stub(b.address());
+  auto to_b = testkit::Stub(b.address());
   EchoServer a(relay(*to_b, seen_a));
-  auto to_a = testing::Stub(a.address());
+  auto to_a = testkit::Stub(a.address());
 
   EchoReply reply;
-  const grpc::Status s = testing::CallWithin(*to_a, 2000ms, &reply);
+  const grpc::Status s = testkit::CallWithin(*to_a, 2000ms, &reply);
   ASSERT_TRUE(s.ok()) << s.error_message();
   EXPECT_EQ(reply.remaining_ms(), seen_c.load());
   // 2000 ms less 10% at each hop: 1800, 1620, 1458 ms, plus up to 20 ms a
@@ -82,9 +82,9 @@ TEST(GrpcServerGuard, DeadlineIsClampedToTheServersMaximum) {
       return grpc::Status::OK;
     });
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   EchoReply reply;
-  ASSERT_TRUE(testing::CallWithin(*stub, std::chrono::hours(1000), &reply).ok());
+  ASSERT_TRUE(testkit::CallWithin(*stub, std::chrono::hours(1000), &reply).ok());
   EXPECT_LE(seen.load(), 3000);
   EXPECT_GT(seen.load(), 2000);
   EXPECT_EQ(guard->stats().clamped, 1u);
@@ -93,8 +93,8 @@ TEST(GrpcServerGuard, DeadlineIsClampedToTheServersMaximum) {
   // the server's maximum, not a deadline spent on arrival.
   for (const char* timeout : {"2067000H", "99999999H"}) {
     seen = 0;
-    const testing::RawAnswer a =
-        testing::RawUnaryCall(server.address(), testing::kSayPath, "", {{"grpc-timeout", timeout}});
+    const testkit::RawAnswer a =
+        testkit::RawUnaryCall(server.address(), testkit::kSayPath, "", {{"grpc-timeout", timeout}});
     EXPECT_EQ(a.grpc_status, "0") << timeout << ": " << a.grpc_message;
     EXPECT_LE(seen.load(), 3000) << timeout;
     EXPECT_GT(seen.load(), 2000) << timeout;
@@ -120,7 +120,7 @@ TEST(GrpcServerGuard, AnUnreadableIdempotencyKeyIsRefusedBeforeTheHandlerWithout
       return grpc::Status::OK;
     });
   });
-  testing::ExpectHostileKeysRefused(server.address());
+  testkit::ExpectHostileKeysRefused(server.address());
   EXPECT_EQ(handled.load(), 0);
   EXPECT_EQ(guard->stats().invalid_keys, 12u);  // 6 keys, twice
 }
@@ -135,7 +135,7 @@ TEST(GrpcServerGuard, ASpentCallIsRefusedBeforeItsHandler) {
       return grpc::Status::OK;
     });
   });
-  auto stub = testing::Stub(server.address());
+  auto stub = testkit::Stub(server.address());
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 100ms);
   EchoReply reply;
@@ -160,9 +160,9 @@ TEST(GrpcServerGuard, PushbackStopEndsAPlainClientsNativeRetries) {
       return grpc::Status(grpc::StatusCode::UNAVAILABLE, "downstream down");
     });
   });
-  auto stub = testing::Stub(server.address(), kNativeRetries);
+  auto stub = testkit::Stub(server.address(), kNativeRetries);
   EchoReply reply;
-  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(testkit::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(arrivals.load(), 1);
   EXPECT_EQ(guard->stats().marked_no_retry, 1u);
 
@@ -170,7 +170,7 @@ TEST(GrpcServerGuard, PushbackStopEndsAPlainClientsNativeRetries) {
   // is the pushback's doing.
   gave_up = false;
   arrivals = 0;
-  EXPECT_EQ(testing::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(testkit::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(arrivals.load(), 3);
 }
 
@@ -184,9 +184,9 @@ TEST(GrpcServerGuard, GrpcsOwnRetryAttemptCarriesTheRetryFlag) {
       return first ? grpc::Status(grpc::StatusCode::UNAVAILABLE, "once") : grpc::Status::OK;
     });
   });
-  auto stub = testing::Stub(server.address(), kNativeRetries);
+  auto stub = testkit::Stub(server.address(), kNativeRetries);
   EchoReply reply;
-  ASSERT_TRUE(testing::CallWithin(*stub, 5000ms, &reply).ok());
+  ASSERT_TRUE(testkit::CallWithin(*stub, 5000ms, &reply).ok());
   EXPECT_EQ(arrivals.load(), 2);
   EXPECT_TRUE(reply.retry_flag());
 }
@@ -206,7 +206,7 @@ TEST(GrpcServerGuard, AShedCallAnswersDoNotRetryAndSkipsTheHandler) {
       return grpc::Status::OK;
     });
   });
-  auto stub = testing::Stub(server.address(), kNativeRetries);
+  auto stub = testkit::Stub(server.address(), kNativeRetries);
   std::thread holder([&] {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 5s);
@@ -249,7 +249,7 @@ TEST(GrpcServerGuard, HandlersStopFiresWhenTheClientCancels) {
         return grpc::Status(grpc::StatusCode::CANCELLED, "stopped");
       });
     });
-    auto stub = testing::Stub(server.address());
+    auto stub = testkit::Stub(server.address());
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 10s);
     std::thread canceller([&] {

@@ -14,7 +14,7 @@
 
 #include "echo.grpc.pb.h"
 
-namespace stormguard::rpc::testing {
+namespace stormguard::rpc::testkit {
 
 using test::EchoReply;
 using test::EchoRequest;
@@ -100,4 +100,4 @@ inline grpc::Status CallWithin(test::Echo::Stub& stub, std::chrono::milliseconds
   return stub.Say(&context, EchoRequest(), reply);
 }
 
-}  // namespace stormguard::rpc::testing
+}  // namespace stormguard::rpc::testkit

@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 using ::testing::Each;
 
-using testing::Built;
+using testkit::Built;
 
 // Retries that wait `backoff` between attempts.
 PipelineRef Retrying(int attempts = 3, Duration backoff = 1ms, Listener* listener = nullptr) {
@@ -56,7 +56,7 @@ struct Seen {
 };
 
 TEST(HttpClientTest, RetriesUnavailableAndMarksRetriesOnTheWire) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   Seen seen;
   std::atomic<int> calls{0};
   srv.server.Get("/stock", [&](const httplib::Request& req, httplib::Response& res) {
@@ -80,7 +80,7 @@ TEST(HttpClientTest, RetriesUnavailableAndMarksRetriesOnTheWire) {
 }
 
 TEST(HttpClientTest, PostWithoutKeyIsNeverRetried) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   std::atomic<int> calls{0};
   srv.server.Post("/charge", [&](const httplib::Request&, httplib::Response& res) {
     ++calls;
@@ -94,7 +94,7 @@ TEST(HttpClientTest, PostWithoutKeyIsNeverRetried) {
 }
 
 TEST(HttpClientTest, PostWithKeyRetriesAndKeepsOneKeyAcrossAttempts) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   Seen seen;
   std::atomic<int> calls{0};
   srv.server.Post("/charge", [&](const httplib::Request& req, httplib::Response& res) {
@@ -109,7 +109,7 @@ TEST(HttpClientTest, PostWithKeyRetriesAndKeepsOneKeyAcrossAttempts) {
 }
 
 TEST(HttpClientTest, NoRetryAnswerStopsRetriesAndReachesTheParent) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   std::atomic<int> calls{0};
   srv.server.Get("/stock", [&](const httplib::Request&, httplib::Response& res) {
     ++calls;
@@ -125,7 +125,7 @@ TEST(HttpClientTest, NoRetryAnswerStopsRetriesAndReachesTheParent) {
 }
 
 TEST(HttpClientTest, ANoRetryAnswerReachesTheParentWithoutARetryInThePipeline) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   srv.server.Get("/stock", [&](const httplib::Request&, httplib::Response& res) {
     res.status = 503;
     res.set_header("x-no-retry", "1");
@@ -138,7 +138,7 @@ TEST(HttpClientTest, ANoRetryAnswerReachesTheParentWithoutARetryInThePipeline) {
 }
 
 TEST(HttpClientTest, PermanentStatusIsNotRetried) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   std::atomic<int> calls{0};
   srv.server.Get("/missing", [&](const httplib::Request&, httplib::Response& res) {
     ++calls;
@@ -152,7 +152,7 @@ TEST(HttpClientTest, PermanentStatusIsNotRetried) {
 }
 
 TEST(HttpClientTest, RetryAfterBecomesThePushback) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   std::atomic<int> calls{0};
   srv.server.Get("/busy", [&](const httplib::Request&, httplib::Response& res) {
     ++calls;
@@ -169,7 +169,7 @@ TEST(HttpClientTest, RetryAfterBecomesThePushback) {
 }
 
 TEST(HttpClientTest, AZeroRetryAfterKeepsThePolicysBackoff) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   std::atomic<int> calls{0};
   srv.server.Get("/busy", [&](const httplib::Request&, httplib::Response& res) {
     ++calls;
@@ -184,7 +184,7 @@ TEST(HttpClientTest, AZeroRetryAfterKeepsThePolicysBackoff) {
 }
 
 TEST(HttpClientTest, AKeyThatCannotBeSentIsRefusedBeforeSending) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   std::atomic<int> calls{0};
   srv.server.Post("/charge", [&](const httplib::Request&, httplib::Response& res) {
     ++calls;
@@ -203,7 +203,7 @@ TEST(HttpClientTest, AKeyThatCannotBeSentIsRefusedBeforeSending) {
 }
 
 TEST(HttpClientTest, AnAnswerOverTheSizeLimitFailsNamingTheLimitAndIsNotRetried) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   std::atomic<int> calls{0};
   srv.server.Get("/big", [&](const httplib::Request&, httplib::Response& res) {
     ++calls;
@@ -236,7 +236,7 @@ TEST(HttpClientTest, AnAnswerOverTheSizeLimitFailsNamingTheLimitAndIsNotRetried)
 }
 
 TEST(HttpClientTest, ConnectionRefusedIsTransientAndRetried) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   srv.Start();
   const std::string url = srv.Url("/gone");
   srv.Stop();  // nothing listens on that port any more
@@ -255,7 +255,7 @@ TEST(HttpClientTest, StopTokenAbortsATransferAtOnce) {
   std::promise<void> arrived;
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
-  testing::TestServer srv;
+  testkit::TestServer srv;
   srv.server.Get("/slow", [&](const httplib::Request&, httplib::Response& res) {
     arrived.set_value();
     released.wait_for(10s);  // bounded even if the test fails
@@ -278,7 +278,7 @@ TEST(HttpClientTest, StopTokenAbortsATransferAtOnce) {
 }
 
 TEST(HttpClientTest, AbsoluteDeadlineIsSentOnlyWhenAskedFor) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   std::mutex mu;
   std::vector<std::pair<std::string, std::string>> seen;  // (relative, absolute)
   std::vector<std::int64_t> received_ms;
@@ -309,7 +309,7 @@ struct FirstHangs {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::atomic<int> calls{0};
-  testing::TestServer srv;
+  testkit::TestServer srv;
 
   FirstHangs() {
     srv.server.Get("/stock", [this](const httplib::Request&, httplib::Response& res) {
@@ -354,7 +354,7 @@ TEST(HttpClientTest, AHedgeInThePipelineAppliesToHttpCalls) {
 }
 
 TEST(HttpClientTest, ABreakerInThePipelineAppliesToHttpCalls) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   std::atomic<int> calls{0};
   srv.server.Get("/stock", [&](const httplib::Request&, httplib::Response& res) {
     ++calls;

@@ -7,7 +7,7 @@
 
 #include "stormguard/pipeline/pipeline_ref.h"
 
-namespace stormguard::http::testing {
+namespace stormguard::http::testkit {
 
 inline PipelineRef Built(const PipelineBuilder& builder) {
   auto p = builder.Build();
@@ -17,4 +17,4 @@ inline PipelineRef Built(const PipelineBuilder& builder) {
 
 inline PipelineRef RetryPipeline(RetryOptions retry) { return Built(PipelineBuilder().AddRetry(std::move(retry))); }
 
-}  // namespace stormguard::http::testing
+}  // namespace stormguard::http::testkit

@@ -23,7 +23,7 @@ using namespace std::chrono_literals;
 using reload_testing::ExpectRefusedAsRepeatingEveryCall;
 using reload_testing::FirstCallHeld;
 using reload_testing::Reload;
-using testing::MakeMiddleware;
+using testkit::MakeMiddleware;
 
 HttpClient MakeClient(PipelineRef pipeline) {
   auto c = HttpClient::Create({.pipeline = std::move(pipeline)});
@@ -43,7 +43,7 @@ struct Unavailable {
     srv.Start();
   }
   std::atomic<int> gets{0}, posts{0};
-  testing::TestServer srv;  // last: stops before the counters go
+  testkit::TestServer srv;  // last: stops before the counters go
 };
 
 TEST(HttpFollowReload, ClientTakesEachReload) {
@@ -61,7 +61,7 @@ TEST(HttpFollowReload, ClientCallInFlightFinishesOnThePipelineItStartedOn) {
   config::Registry registry;
   Reload(registry, reload_testing::kOneAttempt);
   FirstCallHeld held;
-  testing::TestServer srv;
+  testkit::TestServer srv;
   srv.server.Get("/stock", [&](const httplib::Request&, httplib::Response& res) {
     held.Arrive();
     res.status = 503;
@@ -105,7 +105,7 @@ TEST(HttpFollowReload, CreateRefusesARetryOrHedgeThatClaimsEveryCallIdempotent) 
 }
 
 // A plain client of the server and the statuses of `n` GETs of /work.
-std::string StatusesOf(const testing::TestServer& srv, int n) {
+std::string StatusesOf(const testkit::TestServer& srv, int n) {
   httplib::Client cli = srv.Client();
   std::string out;
   for (int i = 0; i < n; ++i) {
@@ -130,7 +130,7 @@ struct FollowingServer {
   config::Registry registry;
   std::unique_ptr<Middleware> mw;
   std::atomic<int> handled{0};
-  testing::TestServer srv;  // last: stops before the rest goes
+  testkit::TestServer srv;  // last: stops before the rest goes
 };
 
 TEST(HttpFollowReload, MiddlewareTakesEachReload) {

@@ -16,8 +16,8 @@ namespace stormguard::http {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
-using testing::MakeMiddleware;
-using testing::With;
+using testkit::MakeMiddleware;
+using testkit::With;
 
 // A server whose middleware keeps an idempotency store; `runs` counts how
 // often a handler really ran.
@@ -41,7 +41,7 @@ struct KeyedServer {
   std::unique_ptr<IdempotencyStore> store =
       IdempotencyStore::Create({.max_entries = 100, .ttl = 1h}).value();
   std::unique_ptr<Middleware> mw;
-  testing::TestServer srv;
+  testkit::TestServer srv;
   std::atomic<int> runs{0};
 };
 
@@ -193,7 +193,7 @@ TEST(IdempotentMiddlewareTest, PostRetriedAfterALostResponseTakesEffectOnce) {
     res.set_content("charged", "text/plain");
   }));
   k.Start();
-  auto client = HttpClient::Create({.pipeline = testing::RetryPipeline({.max_attempts = 6,
+  auto client = HttpClient::Create({.pipeline = testkit::RetryPipeline({.max_attempts = 6,
                                                                       .backoff = {.base = 1ms, .cap = 2ms},
                                                                       .per_attempt_timeout = 150ms})})
                     .value();

@@ -94,7 +94,7 @@ TEST(MemoryBoundTest, HundredThousandKeysOf64KbStayUnderTheStoresByteBound) {
 
 TEST(MemoryBoundTest, KeysOverRealHttpStayUnderTheStoresByteBound) {
   auto store = BoundedStore();
-  testing::TestServer srv;
+  testkit::TestServer srv;
   auto mw = MiddlewareWith(store.get());
   srv.server.Post("/echo", mw->Wrap(Answer64Kb));
   srv.Start();
@@ -116,7 +116,7 @@ TEST(MemoryBoundTest, KeysOverRealHttpStayUnderTheStoresByteBound) {
 }
 
 TEST(MemoryBoundTest, AnEndlessBodyEndsAtTheClientsLimitQuickly) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   srv.server.Get("/endless", [](const httplib::Request&, httplib::Response& res) {
     res.set_chunked_content_provider("text/plain", [](std::size_t, httplib::DataSink& sink) {
       // "Endless" for the client: 128 MB, far past its limit; stops early
@@ -131,7 +131,7 @@ TEST(MemoryBoundTest, AnEndlessBodyEndsAtTheClientsLimitQuickly) {
   srv.Start();
   constexpr std::size_t kLimit = 8 * kMiB;
   auto client = HttpClient::Create(
-      {.default_timeout = 10s, .pipeline = testing::RetryPipeline({}), .max_response_bytes = kLimit}).value();
+      {.default_timeout = 10s, .pipeline = testkit::RetryPipeline({}), .max_response_bytes = kLimit}).value();
   const std::size_t before = ResidentBytes();
   const auto start = std::chrono::steady_clock::now();
   HttpResult r = client.Send({.url = srv.Url("/endless")});

@@ -46,7 +46,7 @@ TEST(MetricsHandlerTest, ServesAScrapeThatPromtoolAccepts) {
   MetricsListener metrics(8);  // room for 8 instances and 8 watches
   Populate(metrics);          // 2 instances, 7 watches
   for (int i = 0; i < 7; ++i) metrics.For("more-" + std::to_string(i));  // the last is past the cap
-  testing::TestServer srv;
+  testkit::TestServer srv;
   srv.server.Get("/metrics", MetricsHandler(metrics));
   srv.Start();
   auto res = srv.Client().Get("/metrics");
@@ -61,14 +61,14 @@ TEST(MetricsHandlerTest, ServesAScrapeThatPromtoolAccepts) {
         "stormguard_metrics_overflow_total 1\n"}) {
     EXPECT_NE(res->body.find(family), std::string::npos) << family;
   }
-  const testing::Lint lint = testing::Promtool(res->body);
+  const testkit::Lint lint = testkit::Promtool(res->body);
   EXPECT_EQ(lint.exit_code, 0) << lint.output << "\n--- the scrape:\n" << res->body;
   EXPECT_EQ(lint.output, "") << lint.output;
 }
 
 // The check above can fail: promtool does complain about a bad exposition.
 TEST(MetricsHandlerTest, PromtoolComplainsAboutABadExposition) {
-  const testing::Lint lint = testing::Promtool("# TYPE stormguard_requests counter\nstormguard_requests 1\n");
+  const testkit::Lint lint = testkit::Promtool("# TYPE stormguard_requests counter\nstormguard_requests 1\n");
   EXPECT_NE(lint.exit_code, 0);
   EXPECT_NE(lint.output.find("no help text"), std::string::npos) << lint.output;
 }

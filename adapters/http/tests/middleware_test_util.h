@@ -10,7 +10,7 @@
 #include "stormguard/http/server.h"
 #include "test_server.h"
 
-namespace stormguard::http::testing {
+namespace stormguard::http::testkit {
 
 inline std::unique_ptr<Middleware> MakeMiddleware(MiddlewareOptions o = {}) {
   auto m = Middleware::Create(std::move(o));
@@ -22,4 +22,4 @@ inline httplib::Headers With(std::string name, std::string value) {
   return {{std::move(name), std::move(value)}};
 }
 
-}  // namespace stormguard::http::testing
+}  // namespace stormguard::http::testkit

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 
-namespace stormguard::http::testing {
+namespace stormguard::http::testkit {
 
 struct Lint {
   int exit_code = -1;
@@ -43,4 +43,4 @@ inline Lint Promtool(const std::string& text) {
   return lint;
 }
 
-}  // namespace stormguard::http::testing
+}  // namespace stormguard::http::testkit

@@ -15,12 +15,12 @@
 namespace stormguard::http {
 namespace {
 using namespace std::chrono_literals;
-using testing::MakeMiddleware;
-using testing::With;
+using testkit::MakeMiddleware;
+using testkit::With;
 
 
 TEST(HttpMiddlewareTest, ExpiredRequestNeverReachesTheHandler) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   auto mw = MakeMiddleware();
   std::atomic<int> handled{0};
   srv.server.Get("/work", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
@@ -38,7 +38,7 @@ TEST(HttpMiddlewareTest, ExpiredRequestNeverReachesTheHandler) {
 }
 
 TEST(HttpMiddlewareTest, HandlerIsCancelledWhenItsDeadlinePasses) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   auto mw = MakeMiddleware();
   std::atomic<bool> stopped{false};
   srv.server.Get("/work", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext& ctx) {
@@ -66,7 +66,7 @@ TEST(HttpMiddlewareTest, HandlerIsCancelledWhenItsDeadlinePasses) {
 TEST(HttpMiddlewareTest, DeadlineCancelIsATimerOnTheInjectedTimerService) {
   ManualClock clock;
   auto timers = TimerService::Create(clock, {.background_thread = false}).value();
-  testing::TestServer srv;
+  testkit::TestServer srv;
   auto mw = MakeMiddleware({.clock = &clock, .timers = timers.get()});
   std::promise<void> entered;
   std::atomic<std::size_t> armed_in_handler{0};
@@ -99,7 +99,7 @@ TEST(HttpMiddlewareTest, DeadlineCancelIsATimerOnTheInjectedTimerService) {
 }
 
 TEST(HttpMiddlewareTest, HostileTimeoutHeadersNeverExtendTheServersMaximum) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   auto mw = MakeMiddleware({.limits = {.default_budget = 2s, .max_budget = 5s}});
   std::mutex mu;
   std::vector<Duration> budgets;
@@ -128,7 +128,7 @@ TEST(HttpMiddlewareTest, HostileTimeoutHeadersNeverExtendTheServersMaximum) {
 }
 
 TEST(HttpMiddlewareTest, HandlersDownstreamCallsInheritDeadlineAndRetryFlag) {
-  testing::TestServer back;
+  testkit::TestServer back;
   std::mutex mu;
   std::string budget, attempt;
   std::atomic<int> back_calls{0};
@@ -140,9 +140,9 @@ TEST(HttpMiddlewareTest, HandlersDownstreamCallsInheritDeadlineAndRetryFlag) {
     res.status = 503;
   });
   back.Start();
-  testing::TestServer front;
+  testkit::TestServer front;
   auto mw = MakeMiddleware();
-  auto client = HttpClient::Create({.pipeline = testing::RetryPipeline({.max_attempts = 3})}).value();
+  auto client = HttpClient::Create({.pipeline = testkit::RetryPipeline({.max_attempts = 3})}).value();
   front.server.Get("/b", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
     HttpResult r = client.Send({.url = back.Url("/c")});  // no context passed by hand
     res.status = r.ok() ? 200 : 502;
@@ -159,17 +159,17 @@ TEST(HttpMiddlewareTest, HandlersDownstreamCallsInheritDeadlineAndRetryFlag) {
 }
 
 TEST(HttpMiddlewareTest, AnswersNoRetryWhenADownstreamCallGaveUpAfterRetrying) {
-  testing::TestServer back;
+  testkit::TestServer back;
   std::atomic<int> back_calls{0};
   back.server.Get("/c", [&](const httplib::Request&, httplib::Response& res) {
     ++back_calls;
     res.status = 503;
   });
   back.Start();
-  testing::TestServer front;
+  testkit::TestServer front;
   auto mw = MakeMiddleware();
   auto client = HttpClient::Create(
-      {.pipeline = testing::RetryPipeline({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 2ms}})}).value();
+      {.pipeline = testkit::RetryPipeline({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 2ms}})}).value();
   front.server.Get("/b", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
     res.status = client.Send({.url = back.Url("/c")}).ok() ? 200 : 503;
   }));
@@ -183,11 +183,11 @@ TEST(HttpMiddlewareTest, AnswersNoRetryWhenADownstreamCallGaveUpAfterRetrying) {
 }
 
 TEST(HttpMiddlewareTest, ThePipelinesGuardsShedWithNoRetryOrRetryAfter) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   auto breaker = CircuitBreaker::Create({});
   ASSERT_TRUE(breaker.ok());
   // One request per 1000 s: the second is refused with a pause.
-  auto pipeline = testing::Built(
+  auto pipeline = testkit::Built(
       PipelineBuilder().AddCircuitBreaker(*breaker).AddRateLimiter({.rate = 0.001, .burst = 1, .stripes = 1}));
   auto mw = MakeMiddleware({.pipeline = pipeline});
   std::atomic<int> runs{0};
@@ -217,11 +217,11 @@ TEST(HttpMiddlewareTest, ThePipelinesGuardsShedWithNoRetryOrRetryAfter) {
 }
 
 TEST(HttpMiddlewareTest, ServedFailuresCountForThePipelinesGuards) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   auto breaker = CircuitBreaker::Create(
       {.window_size = 2, .minimum_number_of_calls = 2, .wait_in_open = std::chrono::hours(1)});
   ASSERT_TRUE(breaker.ok());
-  auto mw = MakeMiddleware({.pipeline = testing::Built(PipelineBuilder().AddCircuitBreaker(*breaker))});
+  auto mw = MakeMiddleware({.pipeline = testkit::Built(PipelineBuilder().AddCircuitBreaker(*breaker))});
   std::atomic<int> runs{0};
   srv.server.Get("/work", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
     ++runs;
@@ -235,14 +235,14 @@ TEST(HttpMiddlewareTest, ServedFailuresCountForThePipelinesGuards) {
 }
 
 TEST(HttpMiddlewareTest, AServerPipelineThatWouldRunARequestTwiceIsRefused) {
-  auto m = Middleware::Create({.pipeline = testing::Built(PipelineBuilder().AddTimeout(1s).AddRetry({}))});
+  auto m = Middleware::Create({.pipeline = testkit::Built(PipelineBuilder().AddTimeout(1s).AddRetry({}))});
   ASSERT_FALSE(m.ok());
   EXPECT_THAT(m.status().message(),
               ::testing::HasSubstr("pipeline.stages[1] (retry): a server runs each request once"));
 }
 
 TEST(HttpMiddlewareTest, CountsBudgetsClampedToTheMaximum) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   auto mw = MakeMiddleware({.limits = {.default_budget = 2s, .max_budget = 5s}});
   srv.server.Get("/work", mw->Wrap([](const httplib::Request&, httplib::Response& res, CallContext&) {
     res.status = 200;
@@ -256,7 +256,7 @@ TEST(HttpMiddlewareTest, CountsBudgetsClampedToTheMaximum) {
 }
 
 TEST(HttpMiddlewareTest, TheSmallestBudgetAmongAllHeadersWins) {
-  testing::TestServer srv;
+  testkit::TestServer srv;
   auto mw = MakeMiddleware();
   std::mutex mu;
   Duration budget{};

@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-namespace stormguard::http::testing {
+namespace stormguard::http::testkit {
 
 class TestServer {
  public:
@@ -43,4 +43,4 @@ class TestServer {
   std::thread thread_;
 };
 
-}  // namespace stormguard::http::testing
+}  // namespace stormguard::http::testkit

@@ -170,16 +170,17 @@ class Bulkhead {
     QueuedWaiter* next = nullptr;
   };
   // Acquire without blocking: a permit now; or an empty permit, and `w` is
-  // queued until a slot is handed to it (on_grant) or Withdraw() takes it
+  // queued until a slot is handed to it (on_grant) or EndWait() takes it
   // out; or, as Acquire, CANCELLED (`stop` already fired) or
-  // RESOURCE_EXHAUSTED (full, max_wait is zero).
+  // RESOURCE_EXHAUSTED (full, max_wait is zero). Every driver waits through
+  // this: Acquire sleeps on its clock, the asynchronous stage arms a timer.
   Result<BulkheadPermit> AcquireOrQueue(TimePoint now, const std::stop_token& stop, QueuedWaiter& w);
-  // True when `w` was still queued (now out of it), false when a slot was
-  // handed to it: take it with Granted().
-  bool Withdraw(QueuedWaiter& w) noexcept;
-  BulkheadPermit Granted(QueuedWaiter& w) noexcept { return BulkheadPermit(this, w.stripe); }
-  // The answer to a wait that ended without a slot, as Acquire gives it.
-  Status WaitFailed(TimePoint start, TimePoint now, bool cancelled);
+  // The answer to a queued wait that began at `start` and ended at `now`
+  // (a slot handed over, the time up, or the caller's stop: `stopped`): the
+  // slot handed over, or the failure as Acquire gives it. A slot handed
+  // over as the caller stopped goes on to the next waiter. `w` is out of
+  // the queue afterwards.
+  Result<BulkheadPermit> EndWait(QueuedWaiter& w, TimePoint start, TimePoint now, bool stopped);
 
   BulkheadStats stats() const noexcept;
 
@@ -204,7 +205,6 @@ class Bulkhead {
   }
   int InUse() const noexcept;
   void HandOffToWaiters();
-  Result<BulkheadPermit> Wait(Clock& clock, TimePoint start, std::stop_token stop);
   Status Reject(TimePoint now, Duration waited);
   void Enqueue(QueuedWaiter* w) noexcept;
   void Unlink(QueuedWaiter* w) noexcept;

@@ -126,6 +126,11 @@ class RateLimiter {
   Status Acquire(Clock& clock, std::stop_token stop = {});
   // Acquire's CANCELLED answer, before or during its wait (for drivers that wait elsewhere).
   static Status Cancelled(bool during_wait);
+  // The answer to the wait for a token Reserve took: OK when the wait ran
+  // its course, CANCELLED with the token given back when the caller stopped
+  // it. Every driver ends its wait here: Acquire's sleep, the asynchronous
+  // stage's timer.
+  Status EndWait(bool stopped);
 
   // Tokens in the bucket at `now`, in [0, burst] (fractions while refilling).
   double AvailableTokens(TimePoint now) const noexcept;

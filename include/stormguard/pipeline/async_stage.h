@@ -83,6 +83,13 @@ class AsyncStep {
 
   CallContext& ctx() const noexcept;
   Clock& clock() const noexcept;
+  // The time by Next::Now's and Next::CheapNow's rule (stage.h), so that a
+  // stage reads the same time under every driver: the stages on a call's
+  // way in share one reading (internal/async_now.h); on the way out of an
+  // attempt they share the pipeline's reading after it, when it took one
+  // (for a listener), else the first reading one of them takes.
+  TimePoint Now() const noexcept;
+  TimePoint CheapNow() const noexcept;
   AsyncTimers& timers() const noexcept;
   template <class S>
   S& state() const noexcept {

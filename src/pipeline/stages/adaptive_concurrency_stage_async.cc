@@ -1,5 +1,6 @@
 // The adaptive concurrency stage's asynchronous form: a token per attempt,
-// its round trip sampled when the attempt ends.
+// its round trip sampled when the attempt ends, both read from the pass's
+// time as the blocking form does (AsyncStep::Now, Next::Now).
 #include "stormguard/pipeline/stages/adaptive_concurrency_stage.h"
 
 namespace stormguard {
@@ -17,7 +18,7 @@ AsyncStateLayout AdaptiveConcurrencyStage::async_state() const noexcept {
 }
 
 void AdaptiveConcurrencyStage::Start(AsyncStep step) const {
-  Result<AdaptiveLimiter::Token> token = limiter_->TryAcquire(step.clock().Now());
+  Result<AdaptiveLimiter::Token> token = limiter_->TryAcquire(step.Now());
   if (!token.ok()) return step.Finish(std::move(token).status());
   LimiterState& st = step.state<LimiterState>();
   st.token = std::move(token).value();
@@ -29,7 +30,7 @@ void AdaptiveConcurrencyStage::Resume(AsyncStep step, Status inner) const {
   LimiterState& st = step.state<LimiterState>();
   {
     AdaptiveLimiter::Token token = std::move(st.token);  // settled before the call can end
-    if (step.calls() != st.calls_before) Sample(token, inner, step.clock().Now());
+    if (step.calls() != st.calls_before) Sample(token, inner, step.Now());
   }
   step.Finish(std::move(inner));
 }

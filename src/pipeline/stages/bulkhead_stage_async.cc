@@ -1,13 +1,14 @@
-// The bulkhead stage's asynchronous form. A call that finds the bulkhead
-// full (and may wait) queues a QueuedWaiter kept in its frame and arms an
-// AsyncWait for max_wait and ctx.stop: no thread waits. Whichever ends the
-// wait first decides, under the bulkhead's lock: a slot handed over
-// (on_grant claims the wait), or the time/stop (Withdraw takes the waiter
-// out of the queue; if a slot was handed over meanwhile, the call takes it).
+// The bulkhead stage's asynchronous form: Bulkhead::Acquire's protocol
+// (AcquireOrQueue, a wait, EndWait) with a timer as the wait. A call that
+// finds the bulkhead full (and may wait) queues a QueuedWaiter kept in its
+// frame and arms an AsyncWait for max_wait and ctx.stop: no thread waits.
+// Whichever ends the wait first decides, under the bulkhead's lock: a slot
+// handed over (on_grant claims the wait), or the time/stop (EndWait takes
+// the waiter out of the queue; if a slot was handed over meanwhile, the
+// call takes it).
 #include "stormguard/pipeline/stages/bulkhead_stage.h"
 
 #include "stormguard/pipeline/async_wait.h"
-#include "stormguard/pipeline/internal/async_now.h"
 
 namespace stormguard {
 namespace {
@@ -27,12 +28,12 @@ AsyncStateLayout BulkheadStage::async_state() const noexcept { return AsyncState
 void BulkheadStage::Start(AsyncStep step) const {
   BulkheadState& st = step.state<BulkheadState>();
   CallContext& ctx = step.ctx();
-  const TimePoint now = pipeline_internal::DescentNow(step.clock());
+  const TimePoint now = step.Now();
   st.on_grant = [](Bulkhead::QueuedWaiter* w) noexcept { return static_cast<BulkheadState*>(w)->wait.Claim(); };
   st.resume = [](Bulkhead::QueuedWaiter* w) noexcept {
     auto* s = static_cast<BulkheadState*>(w);
     s->wait.Disarm();
-    s->stage->Granted(s->step);
+    s->stage->WaitEnded(s->step, AsyncWait::End::kClaimed);
   };
   st.wait.Reset();
   st.stage = this;  // all set before queuing: a slot may be handed over at once
@@ -52,20 +53,14 @@ void BulkheadStage::Start(AsyncStep step) const {
                 &st);
 }
 
+// A claimed wait was handed a slot; a timed-out or stopped one may have
+// been handed one meanwhile: EndWait tells.
 void BulkheadStage::WaitEnded(AsyncStep step, AsyncWait::End why) const {
   BulkheadState& st = step.state<BulkheadState>();
-  if (why == AsyncWait::End::kClaimed || !bulkhead_->Withdraw(st)) return Granted(step);
-  step.Finish(bulkhead_->WaitFailed(st.start, step.clock().Now(), why == AsyncWait::End::kStop));
-}
-
-void BulkheadStage::Granted(AsyncStep step) const {
-  BulkheadState& st = step.state<BulkheadState>();
-  BulkheadPermit permit = bulkhead_->Granted(st);
-  if (step.ctx().stop.stop_requested()) {  // granted as the caller gave up: pass the slot on
-    permit.Release();
-    return step.Finish(bulkhead_->WaitFailed(st.start, step.clock().Now(), true));
-  }
-  st.permit = std::move(permit);
+  const bool stopped = why == AsyncWait::End::kStop || step.ctx().stop.stop_requested();
+  Result<BulkheadPermit> permit = bulkhead_->EndWait(st, st.start, step.clock().Now(), stopped);
+  if (!permit.ok()) return step.Finish(std::move(permit).status());
+  st.permit = std::move(permit).value();
   step.RunInner();
 }
 

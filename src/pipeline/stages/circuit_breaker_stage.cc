@@ -1,6 +1,5 @@
 #include "stormguard/pipeline/stages/circuit_breaker_stage.h"
 
-#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -23,12 +22,8 @@ std::string CircuitBreakerStage::Describe() const {
                                                                  TimePoint start) const {
   const std::uint32_t before = next.calls();
   Status s = next(ctx);
-  if (next.calls() == before) {  // refused further in: the dependency was never asked
-    breaker_->ReleasePermission();
-  } else {
-    const TimePoint end = Time(next);
-    breaker_->OnResult(classifier_.Classify(s), std::max(end - start, Duration::zero()), end);
-  }
+  const bool reached = next.calls() != before;  // else refused further in: the dependency was never asked
+  Record(reached, s, start, reached ? Time(next) : start);
   return s;
 }
 

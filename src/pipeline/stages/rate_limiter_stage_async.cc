@@ -1,8 +1,7 @@
-// The rate limiter stage's asynchronous form: a token reserved now and, when
-// it only comes later, an AsyncWait until then (ctx.stop gives it back).
+// The rate limiter stage's asynchronous form: the blocking form's
+// admission (Admit) and, when the token only comes later, an AsyncWait
+// until then instead of a sleep (ctx.stop gives the token back).
 #include "stormguard/pipeline/stages/rate_limiter_stage.h"
-
-#include "stormguard/pipeline/internal/async_now.h"
 
 namespace stormguard {
 namespace {
@@ -21,15 +20,9 @@ AsyncStateLayout RateLimiterStage::async_state() const noexcept { return AsyncSt
 void RateLimiterStage::Start(AsyncStep step) const {
   LimiterState& st = step.state<LimiterState>();
   CallContext& ctx = step.ctx();
-  const Duration max_wait = limiter_->options().max_wait;
-  const TimePoint now = pipeline_internal::DescentNow(step.clock());
+  const TimePoint now = step.Now();
   st.calls_before = step.calls();
-  if (max_wait <= Duration::zero()) {
-    Status admitted = limiter_->TryAcquire(now);
-    return admitted.ok() ? step.RunInner() : step.Finish(std::move(admitted));
-  }
-  if (ctx.stop.stop_requested()) return step.Finish(RateLimiter::Cancelled(false));
-  Result<Duration> wait = limiter_->Reserve(now, max_wait);
+  Result<Duration> wait = Admit(now, ctx.stop);
   if (!wait.ok()) return step.Finish(std::move(wait).status());
   if (*wait <= Duration::zero()) return step.RunInner();
   st.stage = this;
@@ -44,9 +37,9 @@ void RateLimiterStage::Start(AsyncStep step) const {
 }
 
 void RateLimiterStage::WaitEnded(AsyncStep step, AsyncWait::End why) const {
-  if (why != AsyncWait::End::kStop) return step.RunInner();
-  limiter_->CancelReservation();
-  step.Finish(RateLimiter::Cancelled(true));
+  Status waited = limiter_->EndWait(why == AsyncWait::End::kStop);
+  if (!waited.ok()) return step.Finish(std::move(waited));
+  step.RunInner();
 }
 
 void RateLimiterStage::Resume(AsyncStep step, Status inner) const {

@@ -83,7 +83,7 @@ class AsyncChainTest : public ::testing::Test {
   void TearDown() override {
     if (c_) c_->Stop();
     for (pid_t pid : pids_) EXPECT_NE(::kill(pid, 0), 0) << "service " << pid << " still runs";
-    EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+    EXPECT_TRUE(testkit::ChildrenOf(::getpid()).empty());
   }
 
   // C on `port` (0: a free one). From the test's main thread: C dies with it.

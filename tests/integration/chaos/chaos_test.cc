@@ -47,7 +47,7 @@ class ChaosTest : public ::testing::Test {
     if (!chain_) return;
     chain_->Stop();
     for (pid_t pid : chain_->pids()) EXPECT_NE(::kill(pid, 0), 0) << "service " << pid << " still runs";
-    EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+    EXPECT_TRUE(testkit::ChildrenOf(::getpid()).empty());
   }
 
   void RunAndJudge(const std::string& scenario, Duration fault_length, const Fault& fault) {

@@ -7,7 +7,7 @@
 
 #include "pipeline/scenarios/pipeline_scenarios.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 template <class Driver>
 class AttemptScopeScenarios : public PipelineScenarios<Driver> {
@@ -110,4 +110,4 @@ REGISTER_TYPED_TEST_SUITE_P(AttemptScopeScenarios, APerAttemptTimeoutLeavesTheCa
                             TheRateLimitersTokenComesBackWhenAStageFurtherInRefuses,
                             TheCallersStopEndsARateLimitWaitAndGivesTheTokenBack);
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

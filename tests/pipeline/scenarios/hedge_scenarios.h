@@ -5,7 +5,7 @@
 #include "pipeline/scenarios/pipeline_scenarios.h"
 #include "stormguard/metrics/metrics_listener.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 // The executor a blocking hedge runs its attempts on: the driver's when it
 // has one (BlockingDriver's takes turns on virtual time), else a pool that
@@ -261,4 +261,4 @@ REGISTER_TYPED_TEST_SUITE_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesIts
                             TheDelayFollowsTheLatencyOfEarlierCalls,
                             ACallThatIsNotIdempotentRunsOnceWithoutHedging);
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

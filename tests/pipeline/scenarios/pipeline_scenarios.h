@@ -3,7 +3,8 @@
 // driver's test binary). Virtual time, no sleeping; what a scenario checks
 // is what the caller sees: the answer, when each attempt started, whether
 // it saw its stop, how long the call took. Topics with suites of their own,
-// on this fixture: hedge_scenarios.h, attempt_scope_scenarios.h.
+// on this fixture: hedge_scenarios.h, attempt_scope_scenarios.h,
+// guard_scenarios.h.
 #pragma once
 
 #include <gmock/gmock.h>
@@ -13,7 +14,7 @@
 #include "stormguard/metrics/counters.h"
 #include "stormguard/retry/token_bucket_budget.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 using namespace std::chrono_literals;
 
@@ -264,4 +265,4 @@ REGISTER_TYPED_TEST_SUITE_P(PipelineScenarios, RetriesWaitTheBackoffBetweenAttem
                             AMissingIdempotencyKeyIsRefused,
                             TheUsualStackSucceedsAfterARetry);
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

@@ -37,7 +37,7 @@
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/pipeline/pipeline.h"
 
-namespace stormguard::testing {
+namespace stormguard::testkit {
 
 // One attempt: it runs for `takes` (ending early, CANCELLED, when ctx.stop
 // fires and it honours stops), then answers `answer`; an OK answer's value
@@ -81,6 +81,13 @@ class ScenarioClock final : public Clock {
   ScenarioClock() : timers_(TimerService::Create(*this, {.background_thread = false}).value()) {}
 
   TimePoint Now() const noexcept override { return TimePoint(Duration(now_.load())); }
+  // Without a coarse tick (the default), the precise reading; with one, the
+  // reading lags to the last multiple of it, as CLOCK_MONOTONIC_COARSE does.
+  TimePoint CoarseNow() const noexcept override {
+    const Duration::rep tick = coarse_tick_.load(), now = now_.load();
+    return TimePoint(Duration(tick > 0 ? now - now % tick : now));
+  }
+  void set_coarse_tick(Duration tick) noexcept { coarse_tick_.store(tick.count()); }
   bool SleepUntil(TimePoint t, std::stop_token stop) override;
 
   TimerService& timers() noexcept { return *timers_; }
@@ -112,6 +119,7 @@ class ScenarioClock final : public Clock {
   void PassTurn();
   void WaitForTurn(Turn& t);
   std::atomic<Duration::rep> now_{std::chrono::hours(1).count() * 1'000'000'000LL};
+  std::atomic<Duration::rep> coarse_tick_{0};
   std::shared_ptr<TimerService> timers_;
   std::vector<Hook> hooks_;
   int ticks_ = 0;
@@ -398,4 +406,4 @@ inline CallRecord CompletionDriver::Run(const PipelineRef& p, CallContext& ctx, 
   return rec;
 }
 
-}  // namespace stormguard::testing
+}  // namespace stormguard::testkit

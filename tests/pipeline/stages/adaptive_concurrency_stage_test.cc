@@ -8,8 +8,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 TEST(AdaptiveConcurrencyStageTest, RefusesAboveItsLimitAndReleasesAfter) {
   ManualEnv env;

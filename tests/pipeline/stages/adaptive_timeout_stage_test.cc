@@ -12,8 +12,8 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 struct Adaptive {
   std::shared_ptr<LatencyTracker> tracker =

@@ -10,8 +10,8 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 std::shared_ptr<Bulkhead> OneSlot() { return Unwrap(Bulkhead::Create({.max_concurrent = 1})); }
 

@@ -17,8 +17,8 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 std::shared_ptr<ChaosPolicy> Chaos(ChaosOptions o) {
   o.seed = 11;

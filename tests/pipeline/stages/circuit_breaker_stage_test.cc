@@ -8,8 +8,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 std::shared_ptr<CircuitBreaker> SmallBreaker(int half_open_permits = 10) {
   return Unwrap(CircuitBreaker::Create({.window_size = 4, .minimum_number_of_calls = 4,

@@ -11,8 +11,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 // A stage that always refuses, as a guard would.
 class Refuses final : public Stage {

@@ -10,8 +10,8 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
-using testing::Unwrap;
-using testing::WaitForStop;
+using testkit::Unwrap;
+using testkit::WaitForStop;
 
 std::shared_ptr<Executor> OneWorker() { return Unwrap(Executor::Create({.threads = 1})); }
 

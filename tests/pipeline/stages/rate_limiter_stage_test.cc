@@ -9,8 +9,8 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 TEST(RateLimiterStageTest, RefusesWithItsReasonUntilATokenRefills) {
   ManualEnv env;

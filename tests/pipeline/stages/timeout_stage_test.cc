@@ -9,8 +9,8 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using testing::ManualEnv;
-using testing::Unwrap;
+using testkit::ManualEnv;
+using testkit::Unwrap;
 
 const TimeoutStage& TimeoutAt(const Pipeline& p, std::size_t i) {
   return dynamic_cast<const TimeoutStage&>(p.stage(i));
@@ -224,7 +224,7 @@ TEST(TimeoutTest, RealTimerServiceCancelsABlockingWait) {
   CallContext ctx;
   const TimePoint start = Clock::Real().Now();
   Status s = p.Execute(ctx, [](CallContext& c) {
-    return testing::WaitForStop(c.stop) ? Status::Cancelled("stopped") : Status::Ok();
+    return testkit::WaitForStop(c.stop) ? Status::Cancelled("stopped") : Status::Ok();
   });
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
   EXPECT_GE(Clock::Real().Now() - start, 20ms);

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-namespace stormguard::demo::testing {
+namespace stormguard::demo::testkit {
 
 inline std::string ReadFile(const std::filesystem::path& p) {
   std::ifstream in(p);
@@ -118,4 +118,4 @@ class CliProcess {
   int status_ = -1;
 };
 
-}  // namespace stormguard::demo::testing
+}  // namespace stormguard::demo::testkit

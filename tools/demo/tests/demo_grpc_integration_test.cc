@@ -9,7 +9,7 @@
 namespace stormguard::demo {
 namespace {
 using namespace std::chrono_literals;
-using testing::CliProcess;
+using testkit::CliProcess;
 
 #ifdef STORMGUARD_DEMO_HAS_GRPC
 
@@ -47,9 +47,9 @@ TEST(DemoGrpcIntegrationTest, StormguardAmplifiesNoMoreThanGrpcsOwnRetriesAndNai
   }
   EXPECT_GE(j.at("stormguard").at("healthy").at("success_rate").get<double>(), kHealthySuccess) << j.dump(2);
 
-  const std::string svg = testing::ReadFile(cli.dir() / "timeline.svg");
+  const std::string svg = testkit::ReadFile(cli.dir() / "timeline.svg");
   EXPECT_NE(svg.find("grpc_native</text>"), std::string::npos);
-  EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+  EXPECT_TRUE(testkit::ChildrenOf(::getpid()).empty());
 }
 
 TEST(DemoGrpcIntegrationTest, NativeModeNeedsTheGrpcTransport) {

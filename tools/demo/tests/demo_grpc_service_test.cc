@@ -36,7 +36,7 @@ TEST(GrpcBottomServiceTest, AChargeWithAnUnreadableKeyIsRefusedAndNeverCharged) 
     std::vector<std::pair<std::string, std::string>> metadata;
     for (const std::string& k : keys) metadata.emplace_back("idempotency-key", k);
     for (int attempt = 0; attempt < 2; ++attempt) {  // a retry of the same charge
-      const rpc::testing::RawAnswer a = rpc::testing::RawUnaryCall(
+      const rpc::testkit::RawAnswer a = rpc::testkit::RawUnaryCall(
           address, "/stormguard.demo.v1.Demo/Operate", charge.SerializeAsString(), metadata);
       EXPECT_EQ(a.grpc_status, "3") << "op " << op << ": " << a.grpc_message;  // INVALID_ARGUMENT
     }

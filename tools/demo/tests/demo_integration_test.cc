@@ -18,7 +18,7 @@
 namespace stormguard::demo {
 namespace {
 using namespace std::chrono_literals;
-using testing::CliProcess;
+using testkit::CliProcess;
 
 TEST(DemoIntegrationTest, StormguardStopsTheStormThatNaiveRetriesStart) {
   CliProcess cli({"demo", "--json", "--healthy", "3s", "--down", "2s", "--recovered", "3s", "--svg", "timeline.svg"});
@@ -47,11 +47,11 @@ TEST(DemoIntegrationTest, StormguardStopsTheStormThatNaiveRetriesStart) {
   }
   EXPECT_GT(naive_duplicates, 0u) << j.dump(2);
 
-  const std::string svg = testing::ReadFile(cli.dir() / "timeline.svg");
+  const std::string svg = testkit::ReadFile(cli.dir() / "timeline.svg");
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(svg.find("stormguard</text>"), std::string::npos);
   // Every service process stopped: none was left to this (subreaper) process.
-  EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+  EXPECT_TRUE(testkit::ChildrenOf(::getpid()).empty());
 }
 
 TEST(DemoIntegrationTest, PrintsOneTablePerPhaseWithBothModes) {
@@ -64,13 +64,13 @@ TEST(DemoIntegrationTest, PrintsOneTablePerPhaseWithBothModes) {
     EXPECT_NE(out.find(text), std::string::npos) << text << "\n" << out;
   }
   EXPECT_TRUE(std::filesystem::exists(cli.dir() / "stormguard-demo.svg"));
-  EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+  EXPECT_TRUE(testkit::ChildrenOf(::getpid()).empty());
 }
 
 // The three services of a demo that runs long enough to be stopped mid-way.
 std::vector<pid_t> ServicesOnceServing(const CliProcess& cli, const std::string& first_phase = "healthy") {
   EXPECT_TRUE(cli.AwaitStderr("naive: " + first_phase, 20s)) << cli.Stderr();
-  std::vector<pid_t> services = testing::ChildrenOf(cli.pid());
+  std::vector<pid_t> services = testkit::ChildrenOf(cli.pid());
   EXPECT_EQ(services.size(), 3u);
   return services;
 }
@@ -83,7 +83,7 @@ TEST(DemoIntegrationTest, InterruptStopsEveryServiceBeforeTheDemoDies) {
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << status;
   // The demo reaped them itself: nothing was handed to this process.
   for (pid_t pid : services) EXPECT_NE(::kill(pid, 0), 0) << pid;
-  EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+  EXPECT_TRUE(testkit::ChildrenOf(::getpid()).empty());
   // The timeline is written only for a run that finished: no file, not
   // even an empty one or a temporary one, is left behind.
   for (const auto& entry : std::filesystem::directory_iterator(cli.dir())) {
@@ -98,12 +98,12 @@ TEST(DemoIntegrationTest, ServicesStopByThemselvesWhenTheDemoIsKilled) {
   ASSERT_EQ(::kill(cli.pid(), SIGKILL), 0);
   cli.Wait(5s);
   // Orphaned, they are reparented to this subreaper and die of PDEATHSIG.
-  for (pid_t pid : services) EXPECT_NE(testing::WaitFor(pid, 5s), -1) << pid;
+  for (pid_t pid : services) EXPECT_NE(testkit::WaitFor(pid, 5s), -1) << pid;
 }
 
 // The command line a process was started with, its words split at NUL.
 std::vector<std::string> CommandLine(pid_t pid) {
-  const std::string raw = testing::ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
+  const std::string raw = testkit::ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
   std::vector<std::string> words;
   for (std::size_t at = 0; at < raw.size();) {
     const std::size_t end = raw.find('\0', at);
@@ -127,7 +127,7 @@ TEST(DemoIntegrationTest, ServicesLiveAsLongAsTheRunPlusTheSlack) {
   }
   ASSERT_EQ(::kill(cli.pid(), SIGINT), 0);
   cli.Wait(10s);
-  EXPECT_TRUE(testing::ChildrenOf(::getpid()).empty());
+  EXPECT_TRUE(testkit::ChildrenOf(::getpid()).empty());
 }
 
 TEST(DemoIntegrationTest, BadFlagsExitWithStatusTwoAndNameTheFlag) {
@@ -188,7 +188,7 @@ TEST(DemoIntegrationTest, ServesMetricsThatPromtoolAcceptsWhileItRuns) {
   EXPECT_NE(res->body.find("stormguard_attempts_total{name=\"demo\",outcome=\""), std::string::npos) << res->body;
   EXPECT_NE(res->body.find("stormguard_config_reloads_accepted_total{name=\"demo\"} 1\n"), std::string::npos)
       << res->body;
-  const http::testing::Lint lint = http::testing::Promtool(res->body);
+  const http::testkit::Lint lint = http::testkit::Promtool(res->body);
   EXPECT_EQ(lint.exit_code, 0) << lint.output << "\n--- the scrape:\n" << res->body;
   EXPECT_EQ(lint.output, "");
   const int status = cli.Wait(60s);

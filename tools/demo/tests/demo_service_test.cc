@@ -140,7 +140,7 @@ TEST(DemoServiceTest, RestartedServiceListensOnTheSamePort) {
 
 // 'Z' once it has exited (this process has not reaped it), 0 when gone.
 char ProcessState(pid_t pid) {
-  const std::string stat = testing::ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = testkit::ReadFile("/proc/" + std::to_string(pid) + "/stat");
   const auto close = stat.rfind(')');
   return close == std::string::npos || close + 2 >= stat.size() ? 0 : stat[close + 2];
 }

@@ -12,7 +12,7 @@
 namespace stormguard::demo {
 namespace {
 using namespace std::chrono_literals;
-using testing::CliProcess;
+using testkit::CliProcess;
 
 TEST(DemoSoakIntegrationTest, StormguardCutsTheTailWithoutAddingLoad) {
   CliProcess cli({"demo", "--json", "--soak", "3s", "--rate", "100", "--svg", "soak.svg"});

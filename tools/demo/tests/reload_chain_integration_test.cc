@@ -47,12 +47,12 @@ namespace stormguard::demo {
 namespace {
 using namespace std::chrono_literals;
 using Steady = std::chrono::steady_clock;
-using config_sources::testing::EtcdProcess;
+using config_sources::testkit::EtcdProcess;
 
 // Under a sanitizer every process of the chain runs several times slower:
 // the test still explains every call there, with longer holds and a looser
 // bound; the plain build holds the operator's 1 s.
-using stormguard::testing::kSanitized;
+using stormguard::testkit::kSanitized;
 constexpr double kVisibleWithinMs = kSanitized ? 6000 : 1000;  // how soon a change must show
 constexpr Duration kHold = kSanitized ? std::chrono::seconds(6) : std::chrono::milliseconds(1500);  // between changes
 // A stalls for seconds now and then under TSan (hundreds of server threads).
@@ -209,7 +209,7 @@ class EtcdPolicy final : public PolicySource {
     }
     // etcd over https with --client-cert-auth, and etcd authentication on:
     // the services present a client certificate and log in as "demo".
-    if (!config_sources::testing::MakeTestCertificates(dir_.path(), certs_)) return;
+    if (!config_sources::testkit::MakeTestCertificates(dir_.path(), certs_)) return;
     etcd_.set_tls({certs_.server_cert, certs_.server_key, certs_.ca,
                    {certs_.ca, certs_.client_cert, certs_.client_key, ""}});
     password_file_ = dir_.path() + "/password";
@@ -231,8 +231,8 @@ class EtcdPolicy final : public PolicySource {
 
  private:
   static constexpr const char* kKey = "/demo/policies";
-  config_sources::testing::TempDir dir_;
-  config_sources::testing::TestCertificates certs_;
+  config_sources::testkit::TempDir dir_;
+  config_sources::testkit::TestCertificates certs_;
   std::string password_file_;
   EtcdProcess etcd_;
   bool started_ = false;
@@ -250,7 +250,7 @@ class FilePolicy final : public PolicySource {
   void ComeBack() override {}  // the next Write brings it back
 
  private:
-  config_sources::testing::TempDir dir_;
+  config_sources::testkit::TempDir dir_;
 };
 
 struct Chain {

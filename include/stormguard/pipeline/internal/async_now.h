@@ -12,6 +12,11 @@
 // when that Enter returns and whenever an attempt starts (the attempt's own
 // code may take any time). A call that continues after a wait (a timer, a
 // stop, a slot handed over) enters again, so it reads afresh.
+//
+// The way out of an attempt shares a reading the same way, as the blocking
+// driver's stages share Next::Now() after the call: the pipeline's precise
+// reading at the attempt's end when it took one, else the first reading a
+// stage takes there. AsyncStep::Now() and CheapNow() read through these.
 #pragma once
 
 #include "stormguard/core/clock.h"
@@ -19,6 +24,9 @@
 namespace stormguard::pipeline_internal {
 
 // The way in's reading of `clock`, read now if it has none yet.
-TimePoint DescentNow(Clock& clock);
+TimePoint DescentNow(Clock& clock) noexcept;
+// The way in's reading when there is one, else the coarse clock (as
+// Next::CheapNow).
+TimePoint DescentCheapNow(Clock& clock) noexcept;
 
 }  // namespace stormguard::pipeline_internal

@@ -46,7 +46,6 @@ class BulkheadStage final : public Stage, public AsyncStage {
 
  private:
   void WaitEnded(AsyncStep step, AsyncWait::End why) const;
-  void Granted(AsyncStep step) const;
 
   std::shared_ptr<Bulkhead> bulkhead_;
   Clock& clock_;

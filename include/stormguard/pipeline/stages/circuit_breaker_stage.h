@@ -12,13 +12,17 @@
 // pipeline's classifier, latency for the slow-call rate) and gives the
 // permit back for one refused further in. When the breaker's
 // slow_call_duration is 500ms or more (default 2s), latency is measured with
-// Next::CheapNow() (a few ms of error, no clock read of its own); below
-// that, precisely.
+// CheapNow() (a few ms of error, no clock read of its own); below that,
+// with Now(), the pass's precise reading. Both forms time by this one rule
+// (Time), through Next or AsyncStep, whose readings follow one rule too
+// (stage.h): the same calls record the same latencies under every driver
+// (tests/pipeline/scenarios/guard_scenarios.h).
 //
 // Thread safety: immutable around a thread-safe breaker, which several
 // pipelines may share.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 
 #include "stormguard/core/classifier.h"
@@ -43,7 +47,17 @@ class CircuitBreakerStage final : public Stage, public AsyncStage {
   const CircuitBreaker& breaker() const noexcept { return *breaker_; }
 
  private:
-  TimePoint Time(Next next) const noexcept { return coarse_ ? next.CheapNow() : next.Now(); }
+  // `pass` is the blocking form's Next or the asynchronous form's AsyncStep.
+  template <class Pass>
+  TimePoint Time(const Pass& pass) const noexcept {
+    return coarse_ ? pass.CheapNow() : pass.Now();
+  }
+  // The end of an attempt, for both forms: recorded when it reached the
+  // callable (`reached`), else its permit given back.
+  void Record(bool reached, const Status& s, TimePoint start, TimePoint end) const noexcept {
+    if (!reached) return breaker_->ReleasePermission();
+    breaker_->OnResult(classifier_.Classify(s), std::max(end - start, Duration::zero()), end);
+  }
   Status Attempt(CallContext& ctx, Next next, TimePoint start) const;
 
   std::shared_ptr<CircuitBreaker> breaker_;

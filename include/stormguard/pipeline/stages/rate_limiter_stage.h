@@ -41,6 +41,10 @@ class RateLimiterStage final : public Stage, public AsyncStage {
   const RateLimiter& limiter() const noexcept { return *limiter_; }
 
  private:
+  // The admission both forms ask for, at `now`: a token now (zero), one
+  // reserved for `now` + the result (the caller waits until then, or gives
+  // it back when `stop` fires), or the refusal.
+  Result<Duration> Admit(TimePoint now, const std::stop_token& stop) const;
   void WaitEnded(AsyncStep step, AsyncWait::End why) const;
   Status Attempt(CallContext& ctx, Next next) const;
 
