@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "hedge/hedge_test_util.h"
+#include "testkit/recording_listener.h"
 
 namespace stormguard {
 namespace {
@@ -13,7 +14,7 @@ using namespace std::chrono_literals;
 using hedge_testing::CountingBudget;
 using hedge_testing::Idempotent;
 using hedge_testing::Make;
-using hedge_testing::RecordingListener;
+using testkit::RecordingListener;
 using ::testing::ElementsAre;
 
 const TimePoint t0 = TimePoint(std::chrono::hours(1));
@@ -88,9 +89,9 @@ TEST(HedgeSessionTest, TheTimerLaunchesAHedgeThatWinsAndStopsThePrimary) {
   EXPECT_EQ(c.End(0, Status::Cancelled("stopped"), t0 + 16ms), HedgeVerdict::kLoser);
   EXPECT_FALSE(c.a.answered);
   c.Finish(Status::Ok(), t0 + 16ms);
-  EXPECT_THAT(c.events.events,
+  EXPECT_THAT(c.events.Log(),
               ElementsAre("hedge_launched:2", "attempt_ended:2", "hedge_won:2", "attempt_ended:1"));
-  EXPECT_EQ(c.events.launches[0].duration, 10ms);
+  EXPECT_EQ(c.events.Of(EventKind::kHedgeLaunched)[0].duration, 10ms);
   EXPECT_EQ(c.budget->acquired, 1);
   EXPECT_EQ(c.budget->retry_ends, 1);
   EXPECT_EQ(c.budget->successes, 1);  // the cancelled loser says nothing
@@ -131,7 +132,7 @@ TEST(HedgeSessionTest, WhenEveryAttemptFailsTheLastFailureAnswersAndGivesUpForTh
   const Status s = c.Finish(Status::Unavailable("down"), t0 + 6ms);
   EXPECT_TRUE(s.hints().do_not_retry);
   EXPECT_TRUE(c.ctx.downstream_gave_up);
-  EXPECT_EQ(c.events.events.back(), "gave_up:1:attempts_exhausted");
+  EXPECT_EQ(c.events.Log().back(), "gave_up:1:attempts_exhausted");
 }
 
 TEST(HedgeSessionTest, AFatalFailureAnswersUnmarked) {
@@ -142,7 +143,7 @@ TEST(HedgeSessionTest, AFatalFailureAnswersUnmarked) {
   EXPECT_EQ(c.session.stop(), HedgeStop::kFatal);
   const Status s = c.Finish(Status::NotFound("no such stock"), t0 + 12ms);
   EXPECT_FALSE(s.hints().do_not_retry);
-  EXPECT_EQ(c.events.events.back(), "gave_up:1:fatal");
+  EXPECT_EQ(c.events.Log().back(), "gave_up:1:fatal");
 }
 
 TEST(HedgeSessionTest, ARefusingBudgetStopsHedgingAndTheFailureGivesUp) {
@@ -153,7 +154,7 @@ TEST(HedgeSessionTest, ARefusingBudgetStopsHedgingAndTheFailureGivesUp) {
   EXPECT_EQ(c.End(0, Status::Unavailable("down"), t0 + 30ms), HedgeVerdict::kFailed);
   EXPECT_TRUE(c.a.answered);
   EXPECT_TRUE(c.Finish(Status::Unavailable("down"), t0 + 30ms).hints().do_not_retry);
-  EXPECT_EQ(c.events.events.back(), "gave_up:1:budget_exhausted");
+  EXPECT_EQ(c.events.Log().back(), "gave_up:1:budget_exhausted");
   EXPECT_EQ(c.budget->refused, 1);
   EXPECT_EQ(c.budget->failures, 1);
   ExpectOneCall(*c.budget);
@@ -186,7 +187,7 @@ TEST(HedgeSessionTest, ACallThatCannotHedgeRunsOnePlainAttempt) {
   c.session.OnInlineEnd(Status::Unavailable("down"), t0, t0 + 3ms, t0 + 3ms);
   const Status s = c.Finish(Status::Unavailable("down"), t0 + 3ms);
   EXPECT_FALSE(s.hints().do_not_retry);  // it never hedged: nothing to give up for the chain
-  EXPECT_THAT(c.events.events, ElementsAre("attempt_ended:1", "gave_up:1:not_idempotent"));
+  EXPECT_THAT(c.events.Log(), ElementsAre("attempt_ended:1", "gave_up:1:not_idempotent"));
   ExpectOneCall(*c.budget);
 }
 
@@ -229,7 +230,7 @@ TEST(HedgeSessionTest, AStrayAttemptOfAnEarlierCallIsOnlyBooked) {
   Call c(Idempotent(10ms), 1);
   ASSERT_TRUE(c.Begin());
   c.session.OnStrayAttemptEnd(2, true, Status::Unavailable("late"), 40ms, t0 + 1ms, t0 + 1ms);
-  EXPECT_THAT(c.events.events, ElementsAre("attempt_ended:2"));
+  EXPECT_THAT(c.events.Log(), ElementsAre("attempt_ended:2"));
   EXPECT_EQ(c.budget->failures, 1);
   EXPECT_EQ(c.budget->retry_ends, 1);
   EXPECT_EQ(c.session.in_flight(), 1);
