@@ -19,8 +19,22 @@ else()
 endif()
 option(STORMGUARD_TEST_PCH "Precompile the headers every test binary uses" ${STORMGUARD_TEST_PCH_DEFAULT})
 
+# A test binary compiles its files in batches of STORMGUARD_TEST_UNITY_BATCH
+# (CMake's unity build): each batch parses gtest, the standard library and
+# the project's headers once instead of once per file. 0: one file at a time.
+set(STORMGUARD_TEST_UNITY_BATCH "8" CACHE STRING "Test files per unity batch (0: no unity build)")
+
 function(stormguard_test_target target)
   stormguard_set_warnings(${target})
+  if(STORMGUARD_TEST_UNITY_BATCH GREATER 0)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${STORMGUARD_TEST_UNITY_BATCH})
+    # A coroutine frame that holds a lambda of a test's anonymous namespace
+    # has no linkage; gcc warns when the file defining it is not the main
+    # file, which every file of a unity batch is not.
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+    endif()
+  endif()
   if(STORMGUARD_TEST_OPTIMIZATION)
     target_compile_options(${target} PRIVATE ${STORMGUARD_TEST_OPTIMIZATION})
   endif()

@@ -64,12 +64,12 @@ TEST(ConfigChaosTest, OmittedFieldsKeepTheOptionsDefaults) {
   EXPECT_EQ(got.seed, 0U);
 }
 
-struct Case {
+struct ChaosCase {
   const char* chaos;  // the chaos stage's options
   const char* error;  // after "...stages[1].chaos."
 };
 
-class ConfigChaosErrorTest : public ::testing::TestWithParam<Case> {};
+class ConfigChaosErrorTest : public ::testing::TestWithParam<ChaosCase> {};
 
 TEST_P(ConfigChaosErrorTest, NamesThePathAndTheReason) {
   EXPECT_THAT(ErrorsOf(InsideRetry(GetParam().chaos)), Contains(Error(GetParam().error)));
@@ -78,30 +78,30 @@ TEST_P(ConfigChaosErrorTest, NamesThePathAndTheReason) {
 INSTANTIATE_TEST_SUITE_P(
     Table, ConfigChaosErrorTest,
     ::testing::Values(
-        Case{R"({"rate": -0.1})", "rate: must be in [0, 1], got -0.1"},
-        Case{R"({"rate": 1.5})", "rate: must be in [0, 1], got 1.5"},
-        Case{R"({"rate": "NaN"})", "rate: must be a number, got \"NaN\""},
-        Case{R"({"enabled": 1})", "enabled: must be true or false, got 1"},
-        Case{R"({"kind": "drop"})", "kind: must be one of error, latency, outcome, got \"drop\""},
-        Case{R"({"status": {"code": "NOT_A_CODE"}})",
+        ChaosCase{R"({"rate": -0.1})", "rate: must be in [0, 1], got -0.1"},
+        ChaosCase{R"({"rate": 1.5})", "rate: must be in [0, 1], got 1.5"},
+        ChaosCase{R"({"rate": "NaN"})", "rate: must be a number, got \"NaN\""},
+        ChaosCase{R"({"enabled": 1})", "enabled: must be true or false, got 1"},
+        ChaosCase{R"({"kind": "drop"})", "kind: must be one of error, latency, outcome, got \"drop\""},
+        ChaosCase{R"({"status": {"code": "NOT_A_CODE"}})",
              "status.code: must be a status code name (\"UNAVAILABLE\") or number (0-16), got \"NOT_A_CODE\""},
-        Case{R"({"status": {"code": 17}})",
+        ChaosCase{R"({"status": {"code": 17}})",
              "status.code: must be a status code name (\"UNAVAILABLE\") or number (0-16), got 17"},
-        Case{R"({"status": {"code": "OK"}})", "status: must not be OK: an injected fault answers with an error"},
-        Case{R"({"kind": "outcome", "status": {"code": 0}})",
+        ChaosCase{R"({"status": {"code": "OK"}})", "status: must not be OK: an injected fault answers with an error"},
+        ChaosCase{R"({"kind": "outcome", "status": {"code": 0}})",
              "status: must not be OK: an injected fault answers with an error"},
-        Case{R"({"status": {"message": 5}})", "status.message: must be a string, got 5"},
-        Case{R"({"status": {"text": "x"}})", "status.text: unknown field"},
-        Case{R"({"status": "UNAVAILABLE"})", "status: must be an object, got \"UNAVAILABLE\""},
-        Case{R"({"kind": "latency", "latency": "2s", "latency_max": "1s"})",
+        ChaosCase{R"({"status": {"message": 5}})", "status.message: must be a string, got 5"},
+        ChaosCase{R"({"status": {"text": "x"}})", "status.text: unknown field"},
+        ChaosCase{R"({"status": "UNAVAILABLE"})", "status: must be an object, got \"UNAVAILABLE\""},
+        ChaosCase{R"({"kind": "latency", "latency": "2s", "latency_max": "1s"})",
              "latency_max: must be 0 (a fixed delay) or in [latency, 1h]"},
-        Case{R"({"kind": "latency", "latency": "2h"})", "latency: must be in [0, 1h]"},
-        Case{R"({"kind": "latency", "latency": "inf"})", "latency: must be in [0, 1h]"},
-        Case{R"({"kind": "latency", "latency": "-5ms"})", "latency: must not be negative, got \"-5ms\""},
-        Case{R"({"seed": -1})", "seed: must be an integer in [0, 2^64 - 1], got -1"},
-        Case{R"({"seed": 1.5})", "seed: must be an integer in [0, 2^64 - 1], got 1.5"},
-        Case{R"({"outside_retry_because": 7})", "outside_retry_because: must be a string, got 7"},
-        Case{R"({"probability": 0.5})", "probability: unknown field"}));
+        ChaosCase{R"({"kind": "latency", "latency": "2h"})", "latency: must be in [0, 1h]"},
+        ChaosCase{R"({"kind": "latency", "latency": "inf"})", "latency: must be in [0, 1h]"},
+        ChaosCase{R"({"kind": "latency", "latency": "-5ms"})", "latency: must not be negative, got \"-5ms\""},
+        ChaosCase{R"({"seed": -1})", "seed: must be an integer in [0, 2^64 - 1], got -1"},
+        ChaosCase{R"({"seed": 1.5})", "seed: must be an integer in [0, 2^64 - 1], got 1.5"},
+        ChaosCase{R"({"outside_retry_because": 7})", "outside_retry_because: must be a string, got 7"},
+        ChaosCase{R"({"probability": 0.5})", "probability: unknown field"}));
 
 TEST(ConfigChaosTest, OutsideTheRetryIsRefusedUnlessItSaysWhy) {
   EXPECT_THAT(ErrorsOf(Inventory(R"({"pipeline": {"stages": [{"chaos": {}}, {"retry": {}}]}})")),

@@ -11,13 +11,13 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 
-std::shared_ptr<TimerService> Manual(ManualClock& clock) {
+std::shared_ptr<TimerService> ManualTimers(ManualClock& clock) {
   return TimerService::Create(clock, {.background_thread = false}).value();
 }
 
 TEST(StopPollerTest, AsksEveryIntervalAndStopsTheFirstTimeTheConditionHolds) {
   ManualClock clock;
-  auto timers = Manual(clock);
+  auto timers = ManualTimers(clock);
   std::stop_source stop;
   int asked = 0;
   bool cancelled = false;
@@ -44,7 +44,7 @@ TEST(StopPollerTest, AsksEveryIntervalAndStopsTheFirstTimeTheConditionHolds) {
 
 TEST(StopPollerTest, StopEndsTheAskingWithoutFiring) {
   ManualClock clock;
-  auto timers = Manual(clock);
+  auto timers = ManualTimers(clock);
   std::stop_source stop;
   int asked = 0;
   StopPoller poller(*timers, 5ms, [&] { ++asked; return true; }, stop);

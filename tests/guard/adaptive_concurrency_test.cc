@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "testkit/recording_listener.h"
+#include "testkit/time_points.h"
 
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 
-const TimePoint kT0 = TimePoint(1h);
+using testkit::kT0;
 
 std::shared_ptr<AdaptiveLimiter> MakeAimd(AimdLimitOptions o, Listener* listener = nullptr) {
   auto r = AdaptiveLimiter::Create({.algorithm = LimitKind::kAimd, .aimd = o, .listener = listener});

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "testkit/recording_listener.h"
+#include "testkit/time_points.h"
 #include "testkit/wait_until.h"
 
 namespace stormguard {
@@ -18,7 +19,7 @@ using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using SleepMode = ManualClock::SleepMode;
 
-const TimePoint kT0 = TimePoint(1h);
+using testkit::kT0;
 
 std::shared_ptr<Bulkhead> Make(const BulkheadOptions& o) {
   auto r = Bulkhead::Create(o);

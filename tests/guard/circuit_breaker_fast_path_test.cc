@@ -14,7 +14,7 @@ using namespace std::chrono_literals;
 using ::stormguard::testkit::MakeBreaker;
 using ::stormguard::testkit::RecordingListener;
 
-constexpr OutcomeClass kOk = OutcomeClass::kSuccess;
+using testkit::kOk;
 constexpr int kWindow = 4;
 
 // A closed breaker whose count window holds kWindow quick successes.

@@ -14,8 +14,8 @@ using ::stormguard::testkit::MakeBreaker;
 using ::stormguard::testkit::RecordingListener;
 using ::testing::ElementsAre;
 
-constexpr OutcomeClass kOk = OutcomeClass::kSuccess;
-constexpr OutcomeClass kFail = OutcomeClass::kTransient;
+using testkit::kFail;
+using testkit::kOk;
 
 // A breaker that opens on its first failure and half-opens 10 s later with
 // `trials` trial calls.

@@ -20,8 +20,9 @@ using ::stormguard::testkit::RecordingListener;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr OutcomeClass kOk = OutcomeClass::kSuccess;
-constexpr OutcomeClass kFail = OutcomeClass::kTransient;
+using testkit::kFail;
+using testkit::kOk;
+using S = CircuitState;
 
 // One permitted call of a scripted sequence and what the breaker must show
 // right after it.
@@ -119,7 +120,6 @@ TEST(CircuitBreakerTest, CountWindowOpensWhenTheFailureRateReachesTheThreshold) 
   ManualClock clock;
   RecordingListener events;
   auto cb = MakeBreaker({.window_size = 4, .minimum_number_of_calls = 4, .listener = &events});
-  using S = CircuitState;
   RunScript(*cb, clock,
             {
                 {0s, kOk, 100ms, {1, 0, 0}, std::nullopt, std::nullopt, S::kClosed},
@@ -142,7 +142,6 @@ TEST(CircuitBreakerTest, TimeWindowOpensWhenTheSlowCallRateReachesTheThreshold) 
                          .window_size = 10,
                          .minimum_number_of_calls = 4,
                          .listener = &events});
-  using S = CircuitState;
   RunScript(*cb, clock,
             {
                 {0s, kFail, 0ms, {1, 1, 0}, std::nullopt, std::nullopt, S::kClosed},

@@ -11,6 +11,9 @@
 
 namespace stormguard::testkit {
 
+inline constexpr OutcomeClass kOk = OutcomeClass::kSuccess;
+inline constexpr OutcomeClass kFail = OutcomeClass::kTransient;
+
 inline std::shared_ptr<CircuitBreaker> MakeBreaker(CircuitBreakerOptions options) {
   auto made = CircuitBreaker::Create(std::move(options));
   EXPECT_TRUE(made.ok()) << made.status().ToString();

@@ -4,13 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "core/range_test_util.h"
+#include "testkit/time_points.h"
 
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 
-const TimePoint kT0 = TimePoint(1h);
+using testkit::kT0;
 
 AimdLimit MakeAimd(const AimdLimitOptions& o) {
   auto r = AimdLimit::Create(o);

@@ -10,13 +10,14 @@
 
 #include "testkit/recording_listener.h"
 #include "testkit/wait_until.h"
+#include "testkit/time_points.h"
 
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 
-const TimePoint kT0 = TimePoint(1h);
+using testkit::kT0;
 
 std::shared_ptr<RateLimiter> Make(const RateLimiterOptions& o) {
   auto r = RateLimiter::Create(o);

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "guard/window_test_util.h"
+#include "testkit/time_points.h"
 
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 
-const TimePoint kT0 = TimePoint(1h);  // on a second boundary
+using testkit::kT0;  // on a second boundary
 
 constexpr CallRecord kOk{};
 constexpr CallRecord kFail{.failure = true, .slow = false};

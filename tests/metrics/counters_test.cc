@@ -11,17 +11,17 @@ namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 
-Event Ev(EventKind kind, std::string_view policy, std::string_view reason, Duration d = Duration::zero()) {
+Event CounterEvent(EventKind kind, std::string_view policy, std::string_view reason, Duration d = Duration::zero()) {
   return Event{.kind = kind, .policy = policy, .reason = reason, .duration = d};
 }
 
 TEST(CountingListenerTest, CountsPerKindAndPerPolicyAndReason) {
   CountingListener c;
-  c.OnEvent(Ev(EventKind::kRejected, "circuit_breaker", "open"));
-  c.OnEvent(Ev(EventKind::kRejected, "circuit_breaker", "open"));
-  c.OnEvent(Ev(EventKind::kRejected, "bulkhead", "full"));
-  c.OnEvent(Ev(EventKind::kAbandoned, "timeout", "ignored_stop", 30ms));
-  c.OnEvent(Ev(EventKind::kAbandoned, "timeout", "ignored_stop", 20ms));
+  c.OnEvent(CounterEvent(EventKind::kRejected, "circuit_breaker", "open"));
+  c.OnEvent(CounterEvent(EventKind::kRejected, "circuit_breaker", "open"));
+  c.OnEvent(CounterEvent(EventKind::kRejected, "bulkhead", "full"));
+  c.OnEvent(CounterEvent(EventKind::kAbandoned, "timeout", "ignored_stop", 30ms));
+  c.OnEvent(CounterEvent(EventKind::kAbandoned, "timeout", "ignored_stop", 20ms));
   auto s = c.Read();
   EXPECT_EQ(s.count(EventKind::kRejected), 3u);
   EXPECT_EQ(s.count(EventKind::kRejected, "circuit_breaker"), 2u);
@@ -34,9 +34,9 @@ TEST(CountingListenerTest, CountsPerKindAndPerPolicyAndReason) {
 
 TEST(CountingListenerTest, KeysBeyondCapacityAreCountedAsDropped) {
   CountingListener c(/*max_keys=*/2);
-  c.OnEvent(Ev(EventKind::kGaveUp, "retry", "a"));
-  c.OnEvent(Ev(EventKind::kGaveUp, "retry", "b"));
-  c.OnEvent(Ev(EventKind::kGaveUp, "retry", "c"));
+  c.OnEvent(CounterEvent(EventKind::kGaveUp, "retry", "a"));
+  c.OnEvent(CounterEvent(EventKind::kGaveUp, "retry", "b"));
+  c.OnEvent(CounterEvent(EventKind::kGaveUp, "retry", "c"));
   auto s = c.Read();
   EXPECT_EQ(s.count(EventKind::kGaveUp), 3u);
   EXPECT_EQ(s.rows.size(), 2u);
@@ -51,7 +51,7 @@ TEST(CountingListenerTest, ConcurrentIncrementsAreAllCounted) {
     std::vector<std::jthread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&] {
-        for (int i = 0; i < kEvents; ++i) c.OnEvent(Ev(EventKind::kRejected, "limiter", kReasons[i % 4]));
+        for (int i = 0; i < kEvents; ++i) c.OnEvent(CounterEvent(EventKind::kRejected, "limiter", kReasons[i % 4]));
       });
     }
   }
@@ -85,8 +85,8 @@ TEST(CountingListenerTest, TheScopeNearestThePolicyWins) {
   CountingListener counters;
   ScopedListener pipeline("checkout", counters);
   ScopedListener breaker("checkout.payments", pipeline);
-  breaker.OnEvent(Ev(EventKind::kRejected, "circuit_breaker", "open"));
-  pipeline.OnEvent(Ev(EventKind::kGaveUp, "retry", "max_attempts"));
+  breaker.OnEvent(CounterEvent(EventKind::kRejected, "circuit_breaker", "open"));
+  pipeline.OnEvent(CounterEvent(EventKind::kGaveUp, "retry", "max_attempts"));
   auto s = counters.Read();
   EXPECT_EQ(s.ForScope("checkout.payments").count(EventKind::kRejected, "circuit_breaker"), 1u);
   EXPECT_EQ(s.ForScope("checkout").count(EventKind::kGaveUp, "retry"), 1u);

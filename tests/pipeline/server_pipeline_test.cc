@@ -16,7 +16,7 @@ using testkit::ManualEnv;
 using testkit::Unwrap;
 
 // A stage of one's own that runs attempts, under a name no rule knows.
-class Repeat final : public Stage {
+class RepeatOnServer final : public Stage {
  public:
   std::string_view name() const noexcept override { return "repeat"; }
   StagePlacement placement() const noexcept override { return {.reports_attempt_end = true}; }
@@ -30,7 +30,7 @@ TEST(ServerPipelineTest, EveryStageThatRunsAttemptsIsNamed) {
                           .AddTimeout(1s)
                           .AddRetry({.max_attempts = 2, .idempotent = true})
                           .AddHedge({.delay = 10ms, .max_hedged_attempts = 1, .idempotent = true}, workers)
-                          .Add(std::make_shared<Repeat>())
+                          .Add(std::make_shared<RepeatOnServer>())
                           .Build());
   EXPECT_THAT(ServerPipelineErrors(p, "request"),
               ElementsAre("stages[1] (retry): a server runs each request once; retry and hedge belong to the caller",

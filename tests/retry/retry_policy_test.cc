@@ -18,7 +18,7 @@ RetryOptions Deterministic() {
                       .backoff = {.kind = BackoffKind::kExponential, .base = 100ms, .cap = 1s}};
 }
 
-RetryPolicy Make(RetryOptions o) {
+RetryPolicy MakePolicy(RetryOptions o) {
   auto p = RetryPolicy::Create(std::move(o));
   EXPECT_TRUE(p.ok()) << p.status().ToString();
   return std::move(p).value();
@@ -31,13 +31,13 @@ RetryDecision Decide(const RetryPolicy& p, OutcomeClass c, const CallContext& ct
 }
 
 TEST(RetryPolicyTest, SuccessStops) {
-  auto d = Decide(Make(Deterministic()), OutcomeClass::kSuccess, {});
+  auto d = Decide(MakePolicy(Deterministic()), OutcomeClass::kSuccess, {});
   EXPECT_FALSE(d.retry);
   EXPECT_EQ(d.reason, StopReason::kSucceeded);
 }
 
 TEST(RetryPolicyTest, RetriesTransientAfterBackoffForThatAttempt) {
-  RetryPolicy p = Make(Deterministic());
+  RetryPolicy p = MakePolicy(Deterministic());
   CallContext ctx;
   ctx.attempt = 3;
   auto d = Decide(p, OutcomeClass::kTransient, ctx);
@@ -46,56 +46,56 @@ TEST(RetryPolicyTest, RetriesTransientAfterBackoffForThatAttempt) {
 }
 
 TEST(RetryPolicyTest, PermanentFailuresNeverRetry) {
-  auto d = Decide(Make(Deterministic()), OutcomeClass::kPermanent, {});
+  auto d = Decide(MakePolicy(Deterministic()), OutcomeClass::kPermanent, {});
   EXPECT_EQ(d.reason, StopReason::kNotRetryable);
 }
 
 TEST(RetryPolicyTest, RetryOnSetDecidesWhichClassesRetry) {
   RetryOptions o = Deterministic();
   o.retry_on = {OutcomeClass::kTransient};
-  RetryPolicy p = Make(o);
+  RetryPolicy p = MakePolicy(o);
   EXPECT_EQ(Decide(p, OutcomeClass::kOverloaded, {}).reason, StopReason::kNotRetryable);
   EXPECT_TRUE(Decide(p, OutcomeClass::kTransient, {}).retry);
 }
 
 TEST(RetryPolicyTest, DownstreamDoNotRetryStopsThisLayer) {
-  auto d = Decide(Make(Deterministic()), OutcomeClass::kDoNotRetry, {});
+  auto d = Decide(MakePolicy(Deterministic()), OutcomeClass::kDoNotRetry, {});
   EXPECT_EQ(d.reason, StopReason::kDownstreamGaveUp);
 }
 
 TEST(RetryPolicyTest, AmbiguousOutcomeOfNonIdempotentCallWithoutKeyNeverRetries) {
-  RetryPolicy p = Make(Deterministic());
+  RetryPolicy p = MakePolicy(Deterministic());
   EXPECT_EQ(Decide(p, OutcomeClass::kAmbiguous, {}).reason, StopReason::kNotIdempotent);
   CallContext keyed;
   keyed.idempotency_key = "order-7";
   EXPECT_TRUE(Decide(p, OutcomeClass::kAmbiguous, keyed).retry);
   RetryOptions o = Deterministic();
   o.idempotent = true;
-  EXPECT_TRUE(Decide(Make(o), OutcomeClass::kAmbiguous, {}).retry);
+  EXPECT_TRUE(Decide(MakePolicy(o), OutcomeClass::kAmbiguous, {}).retry);
 }
 
 TEST(RetryPolicyTest, ACallThatSaysItIsIdempotentRetriesAnAmbiguousOutcome) {
-  RetryPolicy p = Make(Deterministic());  // shared by every method of a destination
+  RetryPolicy p = MakePolicy(Deterministic());  // shared by every method of a destination
   EXPECT_TRUE(Decide(p, OutcomeClass::kAmbiguous, CallContext{.idempotent = true}).retry);
 }
 
 TEST(RetryPolicyTest, NonIdempotentCallStillRetriesFailuresThatDidNotRun) {
-  EXPECT_TRUE(Decide(Make(Deterministic()), OutcomeClass::kTransient, {}).retry);
-  EXPECT_TRUE(Decide(Make(Deterministic()), OutcomeClass::kOverloaded, {}).retry);
+  EXPECT_TRUE(Decide(MakePolicy(Deterministic()), OutcomeClass::kTransient, {}).retry);
+  EXPECT_TRUE(Decide(MakePolicy(Deterministic()), OutcomeClass::kOverloaded, {}).retry);
 }
 
 TEST(RetryPolicyTest, ServingARetriedRequestDoesNotRetryDownstream) {
   CallContext ctx;
   ctx.incoming_is_retry = true;
-  EXPECT_EQ(Decide(Make(Deterministic()), OutcomeClass::kTransient, ctx).reason,
+  EXPECT_EQ(Decide(MakePolicy(Deterministic()), OutcomeClass::kTransient, ctx).reason,
             StopReason::kIncomingRetry);
   RetryOptions o = Deterministic();
   o.retry_when_serving_a_retry = true;
-  EXPECT_TRUE(Decide(Make(o), OutcomeClass::kTransient, ctx).retry);
+  EXPECT_TRUE(Decide(MakePolicy(o), OutcomeClass::kTransient, ctx).retry);
 }
 
 TEST(RetryPolicyTest, MaxAttemptsCountsTheFirstCall) {
-  RetryPolicy p = Make(Deterministic());
+  RetryPolicy p = MakePolicy(Deterministic());
   CallContext ctx;
   ctx.attempt = 3;
   EXPECT_TRUE(Decide(p, OutcomeClass::kTransient, ctx).retry);
@@ -103,13 +103,13 @@ TEST(RetryPolicyTest, MaxAttemptsCountsTheFirstCall) {
   EXPECT_EQ(Decide(p, OutcomeClass::kTransient, ctx).reason, StopReason::kAttemptsExhausted);
   RetryOptions once = Deterministic();
   once.max_attempts = 1;
-  EXPECT_EQ(Decide(Make(once), OutcomeClass::kTransient, {}).reason, StopReason::kAttemptsExhausted);
+  EXPECT_EQ(Decide(MakePolicy(once), OutcomeClass::kTransient, {}).reason, StopReason::kAttemptsExhausted);
 }
 
 TEST(RetryPolicyTest, LongerPushbackReplacesBackoffAndIsClamped) {
   RetryOptions o = Deterministic();
   o.max_pushback = 2s;
-  RetryPolicy p = Make(o);
+  RetryPolicy p = MakePolicy(o);
   Status s = Status::ResourceExhausted("slow down");
   s.mutable_hints().pushback = 700ms;
   EXPECT_EQ(Decide(p, OutcomeClass::kOverloaded, {}, s).wait, 700ms);
@@ -118,7 +118,7 @@ TEST(RetryPolicyTest, LongerPushbackReplacesBackoffAndIsClamped) {
 }
 
 TEST(RetryPolicyTest, ShorterPushbackNeverShortensTheBackoff) {
-  RetryPolicy p = Make(Deterministic());  // first backoff: 100 ms
+  RetryPolicy p = MakePolicy(Deterministic());  // first backoff: 100 ms
   Status s = Status::ResourceExhausted("slow down");
   for (const Duration pushback : {Duration(0s), Duration(50ms), Duration(-5s)}) {
     s.mutable_hints().pushback = pushback;
@@ -129,14 +129,14 @@ TEST(RetryPolicyTest, ShorterPushbackNeverShortensTheBackoff) {
 TEST(RetryPolicyTest, NegativePushbackStopsRetrying) {
   Status s = Status::Unavailable("go away");
   s.mutable_hints().pushback_stop = true;
-  EXPECT_EQ(Decide(Make(Deterministic()), OutcomeClass::kTransient, {}, s).reason,
+  EXPECT_EQ(Decide(MakePolicy(Deterministic()), OutcomeClass::kTransient, {}, s).reason,
             StopReason::kPushbackStop);
 }
 
 TEST(RetryPolicyTest, StopsWhenBackoffPlusMinimumAttemptExceedsRemainingDeadline) {
   RetryOptions o = Deterministic();
   o.min_attempt_time = 60ms;
-  RetryPolicy p = Make(o);
+  RetryPolicy p = MakePolicy(o);
   CallContext ctx;
   ctx.deadline = Deadline::After(kNow, 160ms);  // exactly wait 100ms + 60ms
   EXPECT_TRUE(Decide(p, OutcomeClass::kTransient, ctx).retry);
@@ -149,7 +149,7 @@ TEST(RetryPolicyTest, ExpiredDeadlineNeverRetriesEvenWithZeroWait) {
   o.backoff = {.kind = BackoffKind::kConstant, .base = 0ms, .cap = 1ms};
   CallContext ctx;
   ctx.deadline = Deadline::After(kNow, 0ms);
-  EXPECT_EQ(Decide(Make(o), OutcomeClass::kTransient, ctx).reason, StopReason::kDeadline);
+  EXPECT_EQ(Decide(MakePolicy(o), OutcomeClass::kTransient, ctx).reason, StopReason::kDeadline);
 }
 
 TEST(RetryPolicyTest, BudgetIsAskedLastAndChargedOnlyForARealRetry) {
@@ -157,7 +157,7 @@ TEST(RetryPolicyTest, BudgetIsAskedLastAndChargedOnlyForARealRetry) {
   RetryOptions o = Deterministic();
   o.budget = budget;
   o.min_attempt_time = 60ms;
-  RetryPolicy p = Make(o);
+  RetryPolicy p = MakePolicy(o);
   CallContext tight;
   tight.deadline = Deadline::After(kNow, 100ms);
   EXPECT_EQ(Decide(p, OutcomeClass::kTransient, tight).reason, StopReason::kDeadline);
@@ -172,8 +172,8 @@ TEST(RetryPolicyTest, CancelledCallNeverRetries) {
   source.request_stop();
   CallContext ctx;
   ctx.stop = source.get_token();
-  EXPECT_EQ(Decide(Make(Deterministic()), OutcomeClass::kTransient, ctx).reason, StopReason::kCancelled);
-  EXPECT_EQ(Decide(Make(Deterministic()), OutcomeClass::kCancelled, {}).reason, StopReason::kCancelled);
+  EXPECT_EQ(Decide(MakePolicy(Deterministic()), OutcomeClass::kTransient, ctx).reason, StopReason::kCancelled);
+  EXPECT_EQ(Decide(MakePolicy(Deterministic()), OutcomeClass::kCancelled, {}).reason, StopReason::kCancelled);
 }
 
 TEST(RetryPolicyTest, ValidateNamesEveryBadField) {
@@ -202,10 +202,10 @@ TEST(RetryPolicyTest, MaxAttemptsIsAtMostAThousand) {
 TEST(RetryPolicyTest, AttemptDeadlineIsTheEarlierOfCallAndPerAttemptTimeout) {
   RetryOptions o = Deterministic();
   o.per_attempt_timeout = 300ms;
-  RetryPolicy p = Make(o);
+  RetryPolicy p = MakePolicy(o);
   EXPECT_EQ(p.AttemptDeadline(Deadline::After(kNow, 1s), kNow).Remaining(kNow), 300ms);
   EXPECT_EQ(p.AttemptDeadline(Deadline::After(kNow, 200ms), kNow).Remaining(kNow), 200ms);
-  EXPECT_EQ(Make(Deterministic()).AttemptDeadline(Deadline(), kNow), Deadline());
+  EXPECT_EQ(MakePolicy(Deterministic()).AttemptDeadline(Deadline(), kNow), Deadline());
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ void ExpectExit(const BoundedRun& run, int status, const std::string& what) {
 }
 
 // Exit status 2, nothing on stdout, one line on stderr holding each of `parts`.
-void ExpectRefused(const std::string& args, const std::vector<std::string>& parts, std::size_t memory_mib = 1024) {
+void ExpectRefusedWithin(const std::string& args, const std::vector<std::string>& parts, std::size_t memory_mib = 1024) {
   const BoundedRun run = RunBounded(args, memory_mib);
   ExpectExit(run, 2, args);
   EXPECT_EQ(run.out, "") << args;
@@ -91,10 +91,10 @@ class HostileInputsTest : public ::testing::Test {
 TEST_F(HostileInputsTest, AFifoIsRefusedWithoutWaiting) {
   const std::string fifo = Fifo("fifo.json");
   for (const char* cmd : {"config check ", "config show ", "lint ", "plan "}) {
-    ExpectRefused(cmd + fifo, {fifo + ": not a regular file (a FIFO)"});
+    ExpectRefusedWithin(cmd + fifo, {fifo + ": not a regular file (a FIFO)"});
   }
   for (const char* cmd : {"lint ", "plan "}) {
-    ExpectRefused(cmd + Chain("chain.json", 2, "fifo.json"),
+    ExpectRefusedWithin(cmd + Chain("chain.json", 2, "fifo.json"),
                   {"chain.json: services[0].config: ", "fifo.json: not a regular file (a FIFO)"});
   }
 }
@@ -102,19 +102,19 @@ TEST_F(HostileInputsTest, AFifoIsRefusedWithoutWaiting) {
 // Neither reads as an empty document ("parse error ... unexpected end of input").
 TEST_F(HostileInputsTest, ADirectoryOrAnUnreadableFileIsAReadError) {
   std::filesystem::create_directories(Path("dir.json"));
-  ExpectRefused("config check " + Path("dir.json"), {Path("dir.json") + ": not a regular file (a directory)"});
-  ExpectRefused("config show /proc/self/mem", {"/proc/self/mem: cannot read: Input/output error"});
-  ExpectRefused("lint " + Chain("chain.json", 2, "dir.json"),
+  ExpectRefusedWithin("config check " + Path("dir.json"), {Path("dir.json") + ": not a regular file (a directory)"});
+  ExpectRefusedWithin("config show /proc/self/mem", {"/proc/self/mem: cannot read: Input/output error"});
+  ExpectRefusedWithin("lint " + Chain("chain.json", 2, "dir.json"),
                 {"services[0].config: ", "dir.json: not a regular file (a directory)"});
-  ExpectRefused("plan " + Chain("proc.json", 2, "/proc/self/mem"), {"/proc/self/mem: cannot read: "});
-  ExpectRefused("config check " + Path("missing.json"), {"missing.json: cannot open: No such file or directory"});
+  ExpectRefusedWithin("plan " + Chain("proc.json", 2, "/proc/self/mem"), {"/proc/self/mem: cannot read: "});
+  ExpectRefusedWithin("config check " + Path("missing.json"), {"missing.json: cannot open: No such file or directory"});
 }
 
 // The reader stops one byte past 4 MiB, even when the size says otherwise.
 TEST_F(HostileInputsTest, AFileOverFourMebibytesIsRefusedBySize) {
   const std::string big = Write("big.json", std::string((4u << 20) + 1, ' '));
-  ExpectRefused("config check " + big, {big + ": larger than 4194304 bytes (4 MiB)"});
-  ExpectRefused("lint " + big, {big + ": larger than 4194304 bytes"});
+  ExpectRefusedWithin("config check " + big, {big + ": larger than 4194304 bytes (4 MiB)"});
+  ExpectRefusedWithin("lint " + big, {big + ": larger than 4194304 bytes"});
 }
 
 // One destination with 10,000 methods, 18 lines each: quadratic, `show`
@@ -157,7 +157,7 @@ TEST_F(HostileInputsTest, TheChainsConfigsTogetherHoldAtMostFourMebibytes) {
   const std::string padded = R"({"destinations": {"d": {}}})" + std::string(3u << 20, ' ');
   Write("one.json", padded);
   Write("two.json", padded);
-  ExpectRefused("lint " + Write("chain.json", R"({"services": [{"name": "A", "config": "one.json", "calls": "d"},
+  ExpectRefusedWithin("lint " + Write("chain.json", R"({"services": [{"name": "A", "config": "one.json", "calls": "d"},
       {"name": "B", "config": "two.json", "calls": "d"}, {"name": "C"}]})"),
                 {"chain.json: services[1].config: two.json: the chain's config files together are larger than "
                  "4194304 bytes"});
@@ -178,10 +178,10 @@ TEST_F(HostileInputsTest, ControlBytesInNamesAreEscaped) {
   EXPECT_THAT(check.out, HasSubstr("ok\\x1b[2J.json: ok, stormguard config, 0 destinations\n"));
 
   Write("e.json", R"({"destinations": {"e": {}}})");
-  ExpectRefused("lint " + Write("bad.json", R"({"services": [{"name": "A", "config": "e.json",
+  ExpectRefusedWithin("lint " + Write("bad.json", R"({"services": [{"name": "A", "config": "e.json",
       "calls": "e\u0000\n\u001b[2J", "disable": {"SG\u0007": "x"}}, {"name": "B"}]})"),
                 {"services[0].disable.SG\\x07: unknown rule id"});
-  ExpectRefused("lint " + Write("calls.json", R"({"services": [{"name": "A", "config": "e.json",
+  ExpectRefusedWithin("lint " + Write("calls.json", R"({"services": [{"name": "A", "config": "e.json",
       "calls": "e\u0000\n\u001b[2J"}, {"name": "B"}]})"),
                 {"services[0].calls: destination \"e\\x00\\x0a\\x1b[2J\" is not in e.json"});
 
@@ -208,7 +208,7 @@ TEST_F(HostileInputsTest, OutOfMemoryIsExitTwoNamingTheCommand) {
   constexpr std::size_t kMib = 128;
   const BoundedRun start = RunBounded("--version", kMib);
   if (!WIFEXITED(start.wait_status) || WEXITSTATUS(start.wait_status) != 0) GTEST_SKIP() << "the CLI needs more";
-  ExpectRefused("config check " + Write("big.json", BigConfig((4u << 20) - 100)),
+  ExpectRefusedWithin("config check " + Write("big.json", BigConfig((4u << 20) - 100)),
                 {"stormguard config check: out of memory"}, kMib);
 }
 
@@ -218,7 +218,7 @@ TEST_F(HostileInputsTest, BytesAfterTheDocumentAreRefused) {
   const BoundedRun run = RunBounded("config check " + f);
   ExpectExit(run, 1, "config check");
   EXPECT_THAT(run.err, HasSubstr("document: has a NUL byte at offset 20"));
-  ExpectRefused("lint " + Write("chain.json", std::string(R"({"services": []})") + '\0' + "x"),
+  ExpectRefusedWithin("lint " + Write("chain.json", std::string(R"({"services": []})") + '\0' + "x"),
                 {"chain.json: document: has a NUL byte at offset 16"});
 }
 

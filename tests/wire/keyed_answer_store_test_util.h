@@ -9,10 +9,10 @@
 #include <utility>
 
 #include "stormguard/wire/keyed_answer_store.h"
+#include "testkit/time_points.h"
 
 namespace stormguard::testkit {
 
-inline const TimePoint kT0 = TimePoint(std::chrono::hours(1));
 inline constexpr std::uint64_t kRequest = 7;  // a fingerprint
 
 inline IdempotencyScope Pay(std::string_view key) { return {"", "POST", "/pay", key}; }

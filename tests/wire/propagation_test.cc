@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 using Headers = std::map<std::string, std::string>;
 
-constexpr std::int64_t kUnixMs = 1'750'000'000'000;  // Sun, 15 Jun 2025 15:06:40 GMT
+constexpr std::int64_t kNowUnixMs = 1'750'000'000'000;  // Sun, 15 Jun 2025 15:06:40 GMT
 
 RetryHints StopHints() {
   RetryHints h;
@@ -42,7 +42,7 @@ class PropagationTest : public ::testing::Test {
     return ctx;
   }
   ExtractedContext ExtractFrom(const Headers& h, const ServerLimits& limits = {}) const {
-    return Extract(h, Now(), kUnixMs, limits);
+    return Extract(h, Now(), kNowUnixMs, limits);
   }
 };
 
@@ -51,16 +51,16 @@ class PropagationTest : public ::testing::Test {
 TEST_F(PropagationTest, InjectSendsRemainingBudgetAsRelativeMilliseconds) {
   Headers h;
   const CallContext ctx = WithBudget(842ms);
-  InjectHttp(ctx, Now(), kUnixMs, h);
+  InjectHttp(ctx, Now(), kNowUnixMs, h);
   EXPECT_EQ(h, (Headers{{"x-request-timeout-ms", "842"}}));
   clock_.Advance(42ms);
-  InjectHttp(ctx, Now(), kUnixMs, h);
+  InjectHttp(ctx, Now(), kNowUnixMs, h);
   EXPECT_EQ(h.at("x-request-timeout-ms"), "800");
 }
 
 TEST_F(PropagationTest, InjectOmitsTheBudgetWhenTheDeadlineIsInfinite) {
   Headers h;
-  InjectHttp(CallContext{}, Now(), kUnixMs, h);
+  InjectHttp(CallContext{}, Now(), kNowUnixMs, h);
   InjectGrpc(CallContext{}, Now(), h);
   EXPECT_TRUE(h.empty());
 }
@@ -69,7 +69,7 @@ TEST_F(PropagationTest, InjectSendsZeroOrOneNanosecondWhenTheBudgetIsSpent) {
   Headers h;
   const CallContext ctx = WithBudget(10ms);
   clock_.Advance(1s);
-  InjectHttp(ctx, Now(), kUnixMs, h);
+  InjectHttp(ctx, Now(), kNowUnixMs, h);
   InjectGrpc(ctx, Now(), h);
   EXPECT_EQ(h.at("x-request-timeout-ms"), "0");
   EXPECT_EQ(h.at("grpc-timeout"), "1n");
@@ -78,7 +78,7 @@ TEST_F(PropagationTest, InjectSendsZeroOrOneNanosecondWhenTheBudgetIsSpent) {
 TEST_F(PropagationTest, InjectKeepsThisHopsReserve) {
   Headers h;
   const InjectOptions keep{.reserve = {.fraction = 0.1, .overhead = 20ms}};
-  InjectHttp(WithBudget(1000ms), Now(), kUnixMs, h, keep);
+  InjectHttp(WithBudget(1000ms), Now(), kNowUnixMs, h, keep);
   InjectGrpc(WithBudget(1000ms), Now(), h, keep);
   EXPECT_EQ(h.at("x-request-timeout-ms"), "880");
   EXPECT_EQ(h.at("grpc-timeout"), "880000u");
@@ -86,7 +86,7 @@ TEST_F(PropagationTest, InjectKeepsThisHopsReserve) {
 
 TEST_F(PropagationTest, InjectWritesTheAbsoluteDeadlineOnlyWhenAsked) {
   Headers h;
-  InjectHttp(WithBudget(842ms), Now(), kUnixMs, h, {.write_absolute_deadline = true});
+  InjectHttp(WithBudget(842ms), Now(), kNowUnixMs, h, {.write_absolute_deadline = true});
   EXPECT_EQ(h.at("x-request-deadline"), "1750000000842");
   EXPECT_EQ(h.at("x-request-timeout-ms"), "842");
 }
@@ -95,12 +95,12 @@ TEST_F(PropagationTest, InjectMarksOwnRetriesAndOptionallyAnIncomingRetry) {
   CallContext ctx;
   ctx.incoming_is_retry = true;
   Headers h;
-  InjectHttp(ctx, Now(), kUnixMs, h);
+  InjectHttp(ctx, Now(), kNowUnixMs, h);
   EXPECT_FALSE(h.contains("x-retry-attempt"));
-  InjectHttp(ctx, Now(), kUnixMs, h, {.propagate_incoming_retry = true});
+  InjectHttp(ctx, Now(), kNowUnixMs, h, {.propagate_incoming_retry = true});
   EXPECT_EQ(h.at("x-retry-attempt"), "2");
   ctx.attempt = 3;
-  InjectHttp(ctx, Now(), kUnixMs, h, {.propagate_incoming_retry = true});
+  InjectHttp(ctx, Now(), kNowUnixMs, h, {.propagate_incoming_retry = true});
   EXPECT_EQ(h.at("x-retry-attempt"), "3");
 }
 
@@ -118,10 +118,10 @@ TEST_F(PropagationTest, InjectNeverSendsAKeyThatCouldSplitTheHeader) {
   CallContext ctx;
   ctx.idempotency_key = "abc\r\nX-Evil: 1";
   Headers h;
-  InjectHttp(ctx, Now(), kUnixMs, h);
+  InjectHttp(ctx, Now(), kNowUnixMs, h);
   EXPECT_TRUE(h.empty());
   ctx.idempotency_key = "abc";
-  InjectHttp(ctx, Now(), kUnixMs, h);
+  InjectHttp(ctx, Now(), kNowUnixMs, h);
   EXPECT_EQ(h.at("Idempotency-Key"), "abc");
 }
 
@@ -129,9 +129,9 @@ TEST_F(PropagationTest, AnEmptyNameTurnsAHeaderOff) {
   Headers h;
   CallContext ctx = WithBudget(1s);
   ctx.attempt = 2;
-  InjectHttp(ctx, Now(), kUnixMs, h, {}, WireNames{.retry_attempt = ""});
+  InjectHttp(ctx, Now(), kNowUnixMs, h, {}, WireNames{.retry_attempt = ""});
   EXPECT_EQ(h, (Headers{{"x-request-timeout-ms", "1000"}}));
-  EXPECT_EQ(Extract(h, Now(), kUnixMs, {}, WireNames{.request_timeout_ms = ""}).source,
+  EXPECT_EQ(Extract(h, Now(), kNowUnixMs, {}, WireNames{.request_timeout_ms = ""}).source,
             BudgetSource::kServerDefault);
 }
 
@@ -140,9 +140,9 @@ TEST_F(PropagationTest, RenamedHeadersAreWrittenAndRead) {
   CallContext ctx = WithBudget(300ms);
   ctx.attempt = 2;
   Headers h;
-  InjectHttp(ctx, Now(), kUnixMs, h, {}, names);
+  InjectHttp(ctx, Now(), kNowUnixMs, h, {}, names);
   EXPECT_EQ(h, (Headers{{"x-budget-ms", "300"}, {"x-try", "2"}}));
-  const ExtractedContext in = Extract(h, Now(), kUnixMs, {}, names);
+  const ExtractedContext in = Extract(h, Now(), kNowUnixMs, {}, names);
   EXPECT_EQ(in.context.deadline.Remaining(Now()), 300ms);
   EXPECT_TRUE(in.context.incoming_is_retry);
 }
@@ -194,7 +194,7 @@ TEST_F(PropagationTest, ARepeatedBudgetHeaderGivesItsSmallestValueInEitherOrder)
       const std::multimap<std::string, std::string> multimap = {{c.name, first}, {c.name, second}};
       const std::vector<std::pair<std::string, std::string>> pairs = {{c.name, first}, {"Host", "a"},
                                                                       {c.name, second}};
-      for (const ExtractedContext& in : {Extract(multimap, Now(), kUnixMs), Extract(pairs, Now(), kUnixMs)}) {
+      for (const ExtractedContext& in : {Extract(multimap, Now(), kNowUnixMs), Extract(pairs, Now(), kNowUnixMs)}) {
         EXPECT_EQ(in.context.deadline.Remaining(Now()), 100ms) << c.name << " small_first=" << small_first;
         EXPECT_EQ(in.source, c.source) << c.name;
       }
@@ -211,12 +211,12 @@ TEST_F(PropagationTest, ACommaJoinedBudgetHeaderGivesItsSmallestItem) {
   };
   for (const char* value : {"5000, 100", "100,5000", "junk , 100 ,5000"}) {
     joined = value;
-    const ExtractedContext in = Extract(lookup, Now(), kUnixMs);
+    const ExtractedContext in = Extract(lookup, Now(), kNowUnixMs);
     EXPECT_EQ(in.context.deadline.Remaining(Now()), 100ms) << value;
     EXPECT_EQ(in.source, BudgetSource::kRequestTimeout) << value;
   }
   joined = "junk, -1";
-  EXPECT_EQ(Extract(lookup, Now(), kUnixMs).source, BudgetSource::kServerDefault);
+  EXPECT_EQ(Extract(lookup, Now(), kNowUnixMs).source, BudgetSource::kServerDefault);
 }
 
 TEST_F(PropagationTest, ARepeatedRetryHeaderMarksARetryInEitherOrder) {
@@ -224,9 +224,9 @@ TEST_F(PropagationTest, ARepeatedRetryHeaderMarksARetryInEitherOrder) {
   for (const std::string name : {"x-retry-attempt", "grpc-previous-rpc-attempts"}) {
     const std::string first_try = name == "x-retry-attempt" ? "1" : "0";
     const std::string retry = name == "x-retry-attempt" ? "2" : "1";
-    EXPECT_TRUE(Extract(Multi{{name, first_try}, {name, retry}}, Now(), kUnixMs).context.incoming_is_retry);
-    EXPECT_TRUE(Extract(Multi{{name, retry}, {name, first_try}}, Now(), kUnixMs).context.incoming_is_retry);
-    EXPECT_FALSE(Extract(Multi{{name, first_try}, {name, first_try}}, Now(), kUnixMs).context.incoming_is_retry);
+    EXPECT_TRUE(Extract(Multi{{name, first_try}, {name, retry}}, Now(), kNowUnixMs).context.incoming_is_retry);
+    EXPECT_TRUE(Extract(Multi{{name, retry}, {name, first_try}}, Now(), kNowUnixMs).context.incoming_is_retry);
+    EXPECT_FALSE(Extract(Multi{{name, first_try}, {name, first_try}}, Now(), kNowUnixMs).context.incoming_is_retry);
   }
 }
 
@@ -283,9 +283,9 @@ TEST_F(PropagationTest, InjectedContextIsExtractedOnTheNextHop) {
   client.attempt = 2;
   client.idempotency_key = "k-1";
   Headers h;
-  InjectHttp(client, Now(), kUnixMs, h);
+  InjectHttp(client, Now(), kNowUnixMs, h);
   ManualClock server_clock(TimePoint(5h));  // another host: another monotonic axis
-  const ExtractedContext in = Extract(h, server_clock.Now(), kUnixMs + 3);
+  const ExtractedContext in = Extract(h, server_clock.Now(), kNowUnixMs + 3);
   EXPECT_EQ(in.context.deadline.Remaining(server_clock.Now()), 800ms);
   EXPECT_TRUE(in.context.incoming_is_retry);
   EXPECT_EQ(in.context.idempotency_key, "k-1");
@@ -306,12 +306,12 @@ TEST_F(PropagationTest, DoNotRetryCrossesHttpAndGrpc) {
   Headers http;
   InjectRetryHintsHttp(StopHints(), http);
   EXPECT_EQ(http, (Headers{{"x-no-retry", "1"}}));
-  EXPECT_TRUE(ReadRetryHints(http, kUnixMs, 30s).do_not_retry);
+  EXPECT_TRUE(ReadRetryHints(http, kNowUnixMs, 30s).do_not_retry);
 
   Headers grpc;
   InjectRetryHintsGrpc(StopHints(), grpc);
   EXPECT_EQ(grpc, (Headers{{"grpc-retry-pushback-ms", "-1"}}));
-  EXPECT_TRUE(ReadRetryHints(grpc, kUnixMs, 30s).pushback_stop);
+  EXPECT_TRUE(ReadRetryHints(grpc, kNowUnixMs, 30s).pushback_stop);
 
   RetryHints server_stop;
   server_stop.pushback_stop = true;
@@ -324,28 +324,28 @@ TEST_F(PropagationTest, PushbackCrossesHttpAndGrpc) {
   Headers http;
   InjectRetryHintsHttp(PauseHints(1500ms), http);
   EXPECT_EQ(http, (Headers{{"Retry-After", "2"}}));
-  EXPECT_EQ(ReadRetryHints(http, kUnixMs, 30s).pushback, Duration(2s));
+  EXPECT_EQ(ReadRetryHints(http, kNowUnixMs, 30s).pushback, Duration(2s));
 
   Headers grpc;
   InjectRetryHintsGrpc(PauseHints(1500ms), grpc);
   EXPECT_EQ(grpc, (Headers{{"grpc-retry-pushback-ms", "1500"}}));
-  const RetryHints hints = ReadRetryHints(grpc, kUnixMs, 30s);
+  const RetryHints hints = ReadRetryHints(grpc, kNowUnixMs, 30s);
   EXPECT_EQ(hints.pushback, Duration(1500ms));
   EXPECT_FALSE(hints.pushback_stop);
   EXPECT_FALSE(hints.do_not_retry);
 }
 
 TEST_F(PropagationTest, PushbackIsClampedToTheCallersMaximum) {
-  EXPECT_EQ(ReadRetryHints(Headers{{"Retry-After", "86400"}}, kUnixMs, 30s).pushback, Duration(30s));
-  EXPECT_EQ(ReadRetryHints(Headers{{"grpc-retry-pushback-ms", "999999999"}}, kUnixMs, 5s).pushback,
+  EXPECT_EQ(ReadRetryHints(Headers{{"Retry-After", "86400"}}, kNowUnixMs, 30s).pushback, Duration(30s));
+  EXPECT_EQ(ReadRetryHints(Headers{{"grpc-retry-pushback-ms", "999999999"}}, kNowUnixMs, 5s).pushback,
             Duration(5s));
-  EXPECT_EQ(ReadRetryHints(Headers{{"Retry-After", "Sun, 15 Jun 2025 15:07:10 GMT"}}, kUnixMs, 1min).pushback,
+  EXPECT_EQ(ReadRetryHints(Headers{{"Retry-After", "Sun, 15 Jun 2025 15:07:10 GMT"}}, kNowUnixMs, 1min).pushback,
             Duration(30s));
 }
 
 TEST_F(PropagationTest, TheLongerOfTwoPausesWins) {
   const Headers h = {{"Retry-After", "3"}, {"grpc-retry-pushback-ms", "1000"}};
-  EXPECT_EQ(ReadRetryHints(h, kUnixMs, 30s).pushback, Duration(3s));
+  EXPECT_EQ(ReadRetryHints(h, kNowUnixMs, 30s).pushback, Duration(3s));
 }
 
 // A repeated hint must not be hidden behind a milder first copy.
@@ -354,25 +354,25 @@ TEST_F(PropagationTest, RepeatedHintsReadTheMostCautiousWayInEitherOrder) {
     using Pairs = std::vector<std::pair<std::string, std::string>>;
     Pairs h = {{"x-no-retry", "0"}, {"x-no-retry", "1"}, {"Retry-After", "1"}, {"Retry-After", "4"}};
     if (flip) std::swap(h[0], h[1]), std::swap(h[2], h[3]);
-    const RetryHints hints = ReadRetryHints(h, kUnixMs, 30s);
+    const RetryHints hints = ReadRetryHints(h, kNowUnixMs, 30s);
     EXPECT_TRUE(hints.do_not_retry) << flip;
     EXPECT_EQ(hints.pushback, Duration(4s)) << flip;
     Pairs g = {{"grpc-retry-pushback-ms", "200"}, {"grpc-retry-pushback-ms", "-1"}};
     if (flip) std::swap(g[0], g[1]);
-    const RetryHints grpc = ReadRetryHints(g, kUnixMs, 30s);
+    const RetryHints grpc = ReadRetryHints(g, kNowUnixMs, 30s);
     EXPECT_TRUE(grpc.pushback_stop) << flip;
     EXPECT_FALSE(grpc.pushback.has_value()) << flip;
   }
 }
 
 TEST_F(PropagationTest, UnparseableGrpcPushbackMeansStopAsInGrpcA6) {
-  const RetryHints hints = ReadRetryHints(Headers{{"grpc-retry-pushback-ms", "soon"}}, kUnixMs, 30s);
+  const RetryHints hints = ReadRetryHints(Headers{{"grpc-retry-pushback-ms", "soon"}}, kNowUnixMs, 30s);
   EXPECT_TRUE(hints.pushback_stop);
   EXPECT_FALSE(hints.pushback.has_value());
 }
 
 TEST_F(PropagationTest, GarbageHttpHintsAreIgnored) {
-  const RetryHints hints = ReadRetryHints(Headers{{"x-no-retry", "maybe"}, {"Retry-After", "-1"}}, kUnixMs, 30s);
+  const RetryHints hints = ReadRetryHints(Headers{{"x-no-retry", "maybe"}, {"Retry-After", "-1"}}, kNowUnixMs, 30s);
   EXPECT_FALSE(hints.do_not_retry);
   EXPECT_FALSE(hints.pushback_stop);
   EXPECT_FALSE(hints.pushback.has_value());

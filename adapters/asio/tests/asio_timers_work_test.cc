@@ -15,9 +15,9 @@ namespace stormguard::testkit {
 namespace {
 using namespace std::chrono_literals;
 
-void Count(void* arg) noexcept { ++*static_cast<int*>(arg); }
+void CountFired(void* arg) noexcept { ++*static_cast<int*>(arg); }
 
-struct Env {
+struct WorkEnv {
   ManualClock clock;
   UseVirtualClock use{clock};
   asio::io_context io;
@@ -30,9 +30,9 @@ struct Env {
 };
 
 TEST(AsioTimersWorkTest, TheContextRunsOutOfWorkWhenTheLastWaitIsCancelledThoughTheWaitStaysArmed) {
-  Env env;
+  WorkEnv env;
   int fired = 0;
-  AsyncTimerHandle h = env.timers.Schedule(env.clock.Now() + 1s, &Count, &fired);
+  AsyncTimerHandle h = env.timers.Schedule(env.clock.Now() + 1s, &CountFired, &fired);
   env.io.poll();
   EXPECT_FALSE(env.io.stopped());
   EXPECT_TRUE(env.timers.Cancel(h));
@@ -42,10 +42,10 @@ TEST(AsioTimersWorkTest, TheContextRunsOutOfWorkWhenTheLastWaitIsCancelledThough
 }
 
 TEST(AsioTimersWorkTest, TheContextRunsOutOfWorkWhenTheLastWaitHasFired) {
-  Env env;
+  WorkEnv env;
   int fired = 0;
-  env.timers.Schedule(env.clock.Now() + 10ms, &Count, &fired);
-  AsyncTimerHandle later = env.timers.Schedule(env.clock.Now() + 1s, &Count, &fired);
+  env.timers.Schedule(env.clock.Now() + 10ms, &CountFired, &fired);
+  AsyncTimerHandle later = env.timers.Schedule(env.clock.Now() + 1s, &CountFired, &fired);
   EXPECT_TRUE(env.timers.Cancel(later));
   env.Advance(10ms);
   EXPECT_EQ(fired, 1);
@@ -55,9 +55,9 @@ TEST(AsioTimersWorkTest, TheContextRunsOutOfWorkWhenTheLastWaitHasFired) {
 // A plain callback call (no coroutine and no work guard of its own) keeps
 // the context running through its wait.
 TEST(AsioTimersWorkTest, AQueuedWaitKeepsTheContextRunningUntilItFires) {
-  Env env;
+  WorkEnv env;
   int fired = 0;
-  env.timers.Schedule(env.clock.Now() + 10ms, &Count, &fired);
+  env.timers.Schedule(env.clock.Now() + 10ms, &CountFired, &fired);
   for (int i = 0; i < 9; ++i) {
     env.Advance(1ms);
     EXPECT_FALSE(env.io.stopped()) << "at " << i + 1 << " ms";
@@ -72,12 +72,12 @@ TEST(AsioTimersWorkTest, AQueuedWaitKeepsTheContextRunningUntilItFires) {
 // left in the queue across them: the count of work comes back to exactly
 // none, neither early (the context would stop with a wait queued) nor late.
 TEST(AsioTimersWorkTest, ReArmsAndEmptyWakesLeaveTheWorkCountBalanced) {
-  Env env;
+  WorkEnv env;
   int fired = 0;
-  AsyncTimerHandle far = env.timers.Schedule(env.clock.Now() + 30ms, &Count, &fired);
-  AsyncTimerHandle mid = env.timers.Schedule(env.clock.Now() + 20ms, &Count, &fired);
-  env.timers.Schedule(env.clock.Now() + 10ms, &Count, &fired);
-  AsyncTimerHandle early = env.timers.Schedule(env.clock.Now() + 5ms, &Count, &fired);
+  AsyncTimerHandle far = env.timers.Schedule(env.clock.Now() + 30ms, &CountFired, &fired);
+  AsyncTimerHandle mid = env.timers.Schedule(env.clock.Now() + 20ms, &CountFired, &fired);
+  env.timers.Schedule(env.clock.Now() + 10ms, &CountFired, &fired);
+  AsyncTimerHandle early = env.timers.Schedule(env.clock.Now() + 5ms, &CountFired, &fired);
   EXPECT_EQ(env.timers.arms(), 4u);
   EXPECT_TRUE(env.timers.Cancel(early));
   env.Advance(5ms);  // the aborted waits and an empty wake
@@ -91,7 +91,7 @@ TEST(AsioTimersWorkTest, ReArmsAndEmptyWakesLeaveTheWorkCountBalanced) {
   EXPECT_TRUE(env.io.stopped());
   // Waits scheduled once the context has stopped count again after a restart.
   env.io.restart();
-  env.timers.Schedule(env.clock.Now() + 1ms, &Count, &fired);
+  env.timers.Schedule(env.clock.Now() + 1ms, &CountFired, &fired);
   env.Advance(1ms);
   EXPECT_EQ(fired, 2);
   EXPECT_TRUE(env.io.stopped());

@@ -19,9 +19,9 @@ namespace stormguard::testkit {
 namespace {
 using namespace std::chrono_literals;
 
-const Status kDown = Status::Unavailable("down");
+const Status kUnavailable = Status::Unavailable("down");
 
-asio::awaitable<Result<int>> Ready(CallContext&) { co_return 7; }
+asio::awaitable<Result<int>> AnswerSeven(CallContext&) { co_return 7; }
 
 // The address of this function's frame: how deep the stack is where it is called.
 [[gnu::noinline]] std::uintptr_t StackDepth() { return reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)); }
@@ -39,7 +39,7 @@ PipelineRef GuardedPipeline() {
 asio::awaitable<void> ReadyCalls(const PipelineRef& p, int calls, int& ok) {
   CallContext ctx;
   for (int i = 0; i < calls; ++i) {
-    if ((co_await p.Execute(ctx, Ready)).ok()) ++ok;
+    if ((co_await p.Execute(ctx, AnswerSeven)).ok()) ++ok;
   }
 }
 
@@ -141,7 +141,7 @@ TEST(CoroutineDriverSyncTest, ALoopOfCallsResumedByTimersDoesNotGrowTheStack) {
     for (int i = 0; i < 1'000; ++i) {
       Result<int> r = co_await p.Execute(ctx, [&](CallContext& c) -> asio::awaitable<Result<int>> {
         if (c.attempt == 1) depths.push_back(StackDepth());
-        co_return c.attempt == 1 ? Result<int>(kDown) : Result<int>(7);
+        co_return c.attempt == 1 ? Result<int>(kUnavailable) : Result<int>(7);
       });
       if (r.ok()) ++answered;
     }
@@ -185,7 +185,7 @@ class CountingArms final : public AsyncTimers {
 asio::awaitable<void> CallsStoppedElsewhere(const PipelineRef& p, Race& race) {
   for (int i = 0; i < Race::kCalls; ++i) {
     CallContext ctx{.stop = race.stops[i].get_token()};
-    Result<int> r = co_await p.Execute(ctx, [](CallContext&) -> asio::awaitable<Result<int>> { co_return kDown; });
+    Result<int> r = co_await p.Execute(ctx, [](CallContext&) -> asio::awaitable<Result<int>> { co_return kUnavailable; });
     ++race.answers[i];
     race.codes[i] = r.status().code();
   }

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "etcd_process.h"
+#include "eventually.h"
 #include "stormguard/config_sources/etcd_source.h"
 #include "stormguard/config_sources/reload_into.h"
 
@@ -17,13 +18,9 @@ namespace stormguard::config_sources {
 namespace {
 
 using std::chrono::milliseconds;
+using testkit::Doc;
 using testkit::EtcdProcess;
 using Clock = std::chrono::steady_clock;
-
-std::string Doc(int attempts) {
-  return R"({"destinations": {"inventory": {"pipeline": {"stages": [{"retry": {"max_attempts": )" +
-         std::to_string(attempts) + "}}]}}}}";
-}
 
 // What the registry's listener saw, with a bounded wait on it.
 class Events {

@@ -25,7 +25,7 @@ using testkit::Guard;
 using testkit::RemainingMs;
 
 // gRPC's own retries: 3 attempts on UNAVAILABLE, short backoff.
-constexpr const char* kNativeRetries = R"({"methodConfig": [{
+constexpr const char* kGrpcNativeRetries = R"({"methodConfig": [{
   "name": [{"service": "stormguard.test.Echo"}],
   "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.01s", "maxBackoff": "0.01s",
                   "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]})";
@@ -160,7 +160,7 @@ TEST(GrpcServerGuard, PushbackStopEndsAPlainClientsNativeRetries) {
       return grpc::Status(grpc::StatusCode::UNAVAILABLE, "downstream down");
     });
   });
-  auto stub = testkit::Stub(server.address(), kNativeRetries);
+  auto stub = testkit::Stub(server.address(), kGrpcNativeRetries);
   EchoReply reply;
   EXPECT_EQ(testkit::CallWithin(*stub, 5000ms, &reply).error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(arrivals.load(), 1);
@@ -184,7 +184,7 @@ TEST(GrpcServerGuard, GrpcsOwnRetryAttemptCarriesTheRetryFlag) {
       return first ? grpc::Status(grpc::StatusCode::UNAVAILABLE, "once") : grpc::Status::OK;
     });
   });
-  auto stub = testkit::Stub(server.address(), kNativeRetries);
+  auto stub = testkit::Stub(server.address(), kGrpcNativeRetries);
   EchoReply reply;
   ASSERT_TRUE(testkit::CallWithin(*stub, 5000ms, &reply).ok());
   EXPECT_EQ(arrivals.load(), 2);
@@ -206,7 +206,7 @@ TEST(GrpcServerGuard, AShedCallAnswersDoNotRetryAndSkipsTheHandler) {
       return grpc::Status::OK;
     });
   });
-  auto stub = testkit::Stub(server.address(), kNativeRetries);
+  auto stub = testkit::Stub(server.address(), kGrpcNativeRetries);
   std::thread holder([&] {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 5s);

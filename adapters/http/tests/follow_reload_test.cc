@@ -25,7 +25,7 @@ using reload_testing::FirstCallHeld;
 using reload_testing::Reload;
 using testkit::MakeMiddleware;
 
-HttpClient MakeClient(PipelineRef pipeline) {
+HttpClient MakeFollowingClient(PipelineRef pipeline) {
   auto c = HttpClient::Create({.pipeline = std::move(pipeline)});
   EXPECT_TRUE(c.ok()) << c.status().ToString();
   return std::move(c).value();
@@ -50,7 +50,7 @@ TEST(HttpFollowReload, ClientTakesEachReload) {
   config::Registry registry;
   Reload(registry, reload_testing::kOneAttempt);
   Unavailable s;
-  const HttpClient client = MakeClient(registry.Follow("d"));
+  const HttpClient client = MakeFollowingClient(registry.Follow("d"));
   EXPECT_EQ(client.Send({.url = s.srv.Url("/stock")}).attempts, 1);
   Reload(registry, reload_testing::kThreeAttempts);
   EXPECT_EQ(client.Send({.url = s.srv.Url("/stock")}).attempts, 3);
@@ -67,7 +67,7 @@ TEST(HttpFollowReload, ClientCallInFlightFinishesOnThePipelineItStartedOn) {
     res.status = 503;
   });
   srv.Start();
-  const HttpClient client = MakeClient(registry.Follow("d"));
+  const HttpClient client = MakeFollowingClient(registry.Follow("d"));
   auto first = std::async(std::launch::async, [&] { return client.Send({.url = srv.Url("/stock")}); });
   ASSERT_TRUE(held.WaitForFirst());
   Reload(registry, reload_testing::kThreeAttempts);
@@ -84,7 +84,7 @@ TEST(HttpFollowReload, PostWithoutKeyIsSentOnceWhateverAReloadedRetryClaims) {
   config::Registry registry;
   Reload(registry, reload_testing::kOneAttempt);
   Unavailable s;
-  const HttpClient client = MakeClient(registry.Follow("d"));  // accepted: nothing claims idempotency yet
+  const HttpClient client = MakeFollowingClient(registry.Follow("d"));  // accepted: nothing claims idempotency yet
   Reload(registry, reload_testing::kIdempotentRetry);
   const HttpResult post = client.Send({.method = "POST", .url = s.srv.Url("/charge"), .body = "{}"});
   EXPECT_EQ(post.attempts, 1);
