@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 using testkit::kT0;  // on a second boundary
 
 constexpr CallRecord kOk{};
-constexpr CallRecord kFail{.failure = true, .slow = false};
+constexpr CallRecord kFailedCall{.failure = true, .slow = false};
 constexpr CallRecord kSlow{.failure = false, .slow = true};
 constexpr CallRecord kSlowFail{.failure = true, .slow = true};
 
@@ -65,7 +65,7 @@ TEST(CountWindowTest, KeepsTheLastNCallsAndReportsRatesFromTheMinimum) {
   const double third = 1.0 / 3;
   RunScript(w, {
                    {0s, kOk, {1, 0, 0}, std::nullopt, std::nullopt},  // below the minimum
-                   {0s, kFail, {2, 1, 0}, 0.5, 0.0},
+                   {0s, kFailedCall, {2, 1, 0}, 0.5, 0.0},
                    {0s, kSlow, {3, 1, 1}, third, third},
                    {0s, kSlowFail, {4, 2, 2}, 0.5, 0.5},
                    {0s, kOk, {4, 2, 2}, 0.5, 0.5},  // evicts call 1 (ok)
@@ -82,7 +82,7 @@ TEST(CountWindowTest, SuccessIntoACleanFullWindowChangesNothing) {
   EXPECT_FALSE(u.may_trip);
   EXPECT_EQ(u.counts, (WindowCounts{3, 0, 0}));
   // A failure still gets in, and three successes push it out again.
-  EXPECT_EQ(w.Record(kT0, kFail).counts, (WindowCounts{3, 1, 0}));
+  EXPECT_EQ(w.Record(kT0, kFailedCall).counts, (WindowCounts{3, 1, 0}));
   for (int i = 0; i < 3; ++i) w.Record(kT0, kOk);
   EXPECT_EQ(w.Counts(kT0), (WindowCounts{3, 0, 0}));
 }
@@ -94,14 +94,14 @@ TEST(CountWindowTest, ResetForgetsEverything) {
   w.Reset();
   EXPECT_EQ(w.Counts(kT0), (WindowCounts{0, 0, 0}));
   EXPECT_FALSE(w.Metrics(kT0).failure_rate.has_value());
-  EXPECT_EQ(w.Record(kT0, kFail).counts, (WindowCounts{1, 1, 0}));
+  EXPECT_EQ(w.Record(kT0, kFailedCall).counts, (WindowCounts{1, 1, 0}));
 }
 
 TEST(TimeWindowTest, KeepsTheLastNSecondsInOneSecondBuckets) {
   TimeWindow w(/*size_seconds=*/3, /*minimum_calls=*/2);
   const double third = 1.0 / 3;
   RunScript(w, {
-                   {0ms, kFail, {1, 1, 0}, std::nullopt, std::nullopt},
+                   {0ms, kFailedCall, {1, 1, 0}, std::nullopt, std::nullopt},
                    {500ms, kOk, {2, 1, 0}, 0.5, 0.0},
                    {1200ms, kSlow, {3, 1, 1}, third, third},
                    {2900ms, kSlowFail, {4, 2, 2}, 0.5, 0.5},
@@ -120,7 +120,7 @@ TEST(TimeWindowTest, KeepsTheLastNSecondsInOneSecondBuckets) {
 TEST(TimeWindowTest, SuccessesSkipTheTotalsWhileNoBadCallIsInTheWindow) {
   TimeWindow w(3, 2);
   EXPECT_EQ(w.Record(kT0, kOk).may_trip, false);
-  const WindowUpdate bad = w.Record(kT0 + 1s, kFail);
+  const WindowUpdate bad = w.Record(kT0 + 1s, kFailedCall);
   EXPECT_TRUE(bad.may_trip);
   EXPECT_EQ(bad.counts, (WindowCounts{2, 1, 0}));
   // Until second 1 leaves, a success is judged: it may bring the window to
@@ -136,7 +136,7 @@ TEST(TimeWindowTest, SuccessesSkipTheTotalsWhileNoBadCallIsInTheWindow) {
 
 TEST(TimeWindowTest, AGapLongerThanTheWindowEmptiesIt) {
   TimeWindow w(5, 1);
-  for (int s = 0; s < 5; ++s) w.Record(kT0 + std::chrono::seconds(s), kFail);
+  for (int s = 0; s < 5; ++s) w.Record(kT0 + std::chrono::seconds(s), kFailedCall);
   EXPECT_EQ(w.Counts(kT0 + 4s), (WindowCounts{5, 5, 0}));
   w.Record(kT0 + 1h, kOk);
   EXPECT_EQ(w.Counts(kT0 + 1h), (WindowCounts{1, 0, 0}));
@@ -145,7 +145,7 @@ TEST(TimeWindowTest, AGapLongerThanTheWindowEmptiesIt) {
 TEST(TimeWindowTest, ALateTimestampCountsInTheNewestSecond) {
   TimeWindow w(2, 1);
   w.Record(kT0 + 5s, kOk);
-  w.Record(kT0 + 4s, kFail);  // from a thread that read the clock a moment ago
+  w.Record(kT0 + 4s, kFailedCall);  // from a thread that read the clock a moment ago
   EXPECT_EQ(w.Counts(kT0 + 5s), (WindowCounts{2, 1, 0}));
   EXPECT_EQ(w.Counts(kT0 + 7s), (WindowCounts{0, 0, 0}));
 }
@@ -156,7 +156,7 @@ TEST(TimeWindowTest, ALateTimestampCountsInTheNewestSecond) {
 TEST(TimeWindowTest, ATimestampOlderThanTheWindowIsNotCounted) {
   TimeWindow w(2, 1);
   w.Record(kT0 + 5s, kOk);
-  EXPECT_FALSE(w.Record(kT0, kFail).may_trip);
+  EXPECT_FALSE(w.Record(kT0, kFailedCall).may_trip);
   EXPECT_EQ(w.Counts(kT0 + 5s), (WindowCounts{1, 0, 0}));
 }
 
@@ -165,7 +165,7 @@ TEST(TimeWindowTest, ATimestampOlderThanTheWindowIsNotCounted) {
 // window's negative seconds.
 TEST(TimeWindowTest, TimesBeforeTheClockEpochCountAsTimeZero) {
   TimeWindow w(2, 1);
-  w.Record(TimePoint(-1500ms), kFail);  // second 0
+  w.Record(TimePoint(-1500ms), kFailedCall);  // second 0
   w.Record(TimePoint(1500ms), kOk);     // second 1
   EXPECT_EQ(w.Counts(TimePoint(1999ms)), (WindowCounts{2, 1, 0}));
   EXPECT_EQ(w.Counts(TimePoint(2s)), (WindowCounts{1, 0, 0}));
@@ -173,7 +173,7 @@ TEST(TimeWindowTest, TimesBeforeTheClockEpochCountAsTimeZero) {
 
 TEST(TimeWindowTest, AWindowLongerThan512SecondsUsesWiderBuckets) {
   TimeWindow w(1024, 1);  // 512 buckets of 2 s
-  w.Record(kT0 + 1s, kFail);
+  w.Record(kT0 + 1s, kFailedCall);
   EXPECT_EQ(w.Counts(kT0 + 1023s), (WindowCounts{1, 1, 0}));
   EXPECT_EQ(w.Counts(kT0 + 1024s), (WindowCounts{0, 0, 0})) << "left with its 2 s bucket";
 }
@@ -214,7 +214,7 @@ TEST(CountWindowTest, ConcurrentRecordsAndResetsLeaveNoDrift) {
   const WindowCounts mid = w.Counts(kT0);
   EXPECT_LE(mid.calls, kSize);
   EXPECT_LE(mid.failures, mid.calls);
-  for (int i = 0; i < kSize; ++i) w.Record(kT0, kFail);
+  for (int i = 0; i < kSize; ++i) w.Record(kT0, kFailedCall);
   EXPECT_EQ(w.Counts(kT0), (WindowCounts{kSize, kSize, 0}));
   for (int i = 0; i < kSize; ++i) w.Record(kT0, kOk);
   EXPECT_EQ(w.Counts(kT0), (WindowCounts{kSize, 0, 0}));

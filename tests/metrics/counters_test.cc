@@ -69,10 +69,10 @@ TEST(CountingListenerTest, ScopedListenersCountTwoBreakersApart) {
                                    .listener = &payments});
   auto b = CircuitBreaker::Create({.listener = &inventory});
   ASSERT_TRUE(a.ok() && b.ok());
-  const TimePoint t0 = TimePoint(1h);
-  for (int i = 0; i < 2; ++i) (*a)->OnResult(OutcomeClass::kTransient, 1ms, t0);  // trips
-  EXPECT_FALSE((*a)->Acquire(t0).ok());
-  EXPECT_TRUE((*b)->Acquire(t0).ok());
+  const TimePoint start = TimePoint(1h);
+  for (int i = 0; i < 2; ++i) (*a)->OnResult(OutcomeClass::kTransient, 1ms, start);  // trips
+  EXPECT_FALSE((*a)->Acquire(start).ok());
+  EXPECT_TRUE((*b)->Acquire(start).ok());
   auto s = counters.Read();
   EXPECT_EQ(s.count(EventKind::kRejected, "circuit_breaker"), 1u);
   EXPECT_EQ(s.ForScope("payments").count(EventKind::kRejected, "circuit_breaker"), 1u);
