@@ -7,7 +7,7 @@
 
 #include "render/printable.h"
 #include "render/text_table.h"
-#include "stormguard/config/preset_stages.h"
+#include "stormguard/config/preset.h"
 
 namespace stormguard::cli {
 namespace {
@@ -42,20 +42,21 @@ struct Extra {
   std::string note;
 };
 
-// A preset replaced by the stages it builds; its breaker made the
-// destination's when the destination has none.
+// A preset replaced by the stages it builds; the components it brings made
+// the destination's when the destination has none.
 Result<Extra> ExpandPipeline(const std::string& name, config::DestinationConfig& d) {
   if (!d.pipeline.preset) return Extra{};
   config::DestinationConfig bare;
   bare.pipeline = d.pipeline;
   Extra extra{.preset = Json(WrittenDestination(name, std::move(bare))["pipeline"]), .note = {}};
-  const std::string_view preset = config::PresetKindName(d.pipeline.preset->kind);
+  const std::string preset = d.pipeline.preset->name;
   Result<config::PresetStages> expanded = config::ExpandPreset(*d.pipeline.preset);
   if (!expanded.ok()) return expanded.status();
-  d.pipeline = config::PipelineConfig{.stages = std::move(expanded->stages)};
-  if (d.circuit_breaker || !expanded->own_breaker) return extra;
-  d.circuit_breaker = expanded->own_breaker;
-  extra.note = "circuit_breaker: " + std::string(preset) + "'s own (the destination configures none)";
+  d.pipeline = config::PipelineConfig{.stages = expanded->stages};
+  for (const std::string& component : config::AddPresetComponents(d, *expanded)) {
+    extra.note += (extra.note.empty() ? "" : "; ") + component + ": " + preset +
+                  "'s own (the destination configures none)";
+  }
   return extra;
 }
 

@@ -3,7 +3,7 @@
 //   - its shared components with every option's value (defaults filled in;
 //     third_party_api's own breaker when the destination has none);
 //   - its pipeline's stages outermost first with every option, a preset
-//     expanded into the stages it builds (config/preset_stages.h);
+//     expanded into the stages it builds (config/preset.h);
 //   - each method entry, and which stage each of its settings replaces or adds.
 //
 //   Status s = ShowEffective(std::move(parsed), json, [](std::string_view part) { write(part); });

@@ -2,17 +2,6 @@
 
 namespace stormguard::config {
 
-std::string_view PresetKindName(PresetKind k) noexcept {
-  switch (k) {
-    case PresetKind::kUserFacing: return "user_facing";
-    case PresetKind::kBackgroundJob: return "background_job";
-    case PresetKind::kThirdPartyApi: return "third_party_api";
-    case PresetKind::kPayment: return "payment";
-    case PresetKind::kHighFanOut: return "high_fan_out";
-  }
-  return "unknown";
-}
-
 const MethodConfig* FindMethod(const DestinationConfig& destination, std::string_view method) {
   const auto& methods = destination.methods;
   if (auto it = methods.find(method); it != methods.end()) return &it->second;

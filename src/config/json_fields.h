@@ -202,37 +202,6 @@ void Fields(V& v, TimeoutConfig& c) {
 }
 
 template <class V>
-void Fields(V& v, presets::UserFacingOptions& o) {
-  v.Field("at_entry", o.at_entry);
-  v.Field("entry_timeout", o.entry_timeout);
-  v.Field("max_attempts", o.max_attempts);
-  v.Field("idempotent", o.idempotent);
-}
-
-template <class V>
-void Fields(V& v, presets::BackgroundJobOptions& o) {
-  v.Field("attempt_timeout", o.attempt_timeout);
-  v.Field("max_attempts", o.max_attempts);
-}
-
-template <class V>
-void Fields(V& v, presets::ThirdPartyApiOptions& o) {
-  v.Field("attempt_timeout", o.attempt_timeout);
-  v.Field("max_attempts", o.max_attempts);
-}
-
-template <class V>
-void Fields(V& v, presets::PaymentOptions& o) {
-  v.Field("promised_timeout", o.promised_timeout);
-}
-
-template <class V>
-void Fields(V& v, presets::HighFanOutOptions& o) {
-  v.Field("per_downstream_timeout", o.per_downstream_timeout);
-  v.Field("skip_when_remaining_below", o.skip_when_remaining_below);
-}
-
-template <class V>
 void Fields(V& v, MethodConfig& o) {
   v.Field("timeout", o.timeout);
   v.Field("retry", o.retry);
@@ -271,29 +240,6 @@ inline void AfterRead(ObjectReader& r, AdaptiveTimeoutConfig& c) {
 // A method's timeout is an overall timeout stage's.
 inline void AfterRead(ObjectReader& r, MethodConfig& m) {
   if (m.timeout) Nest(r.errors(), r.path(), TimeoutOptions{.timeout = *m.timeout}.Validate());
-}
-
-// A preset's numbers go to a retry and timeouts: their checks, under the
-// preset's field names.
-void CheckPresetAttempts(ObjectReader& r, int max_attempts);
-void CheckPresetTimeout(ObjectReader& r, std::string_view field, Duration timeout);
-inline void AfterRead(ObjectReader& r, presets::UserFacingOptions& o) {
-  CheckPresetAttempts(r, o.max_attempts);
-  CheckPresetTimeout(r, "entry_timeout", o.entry_timeout);
-}
-inline void AfterRead(ObjectReader& r, presets::BackgroundJobOptions& o) {
-  CheckPresetAttempts(r, o.max_attempts);
-  CheckPresetTimeout(r, "attempt_timeout", o.attempt_timeout);
-}
-inline void AfterRead(ObjectReader& r, presets::ThirdPartyApiOptions& o) {
-  CheckPresetAttempts(r, o.max_attempts);
-  CheckPresetTimeout(r, "attempt_timeout", o.attempt_timeout);
-}
-inline void AfterRead(ObjectReader& r, presets::PaymentOptions& o) {
-  CheckPresetTimeout(r, "promised_timeout", o.promised_timeout);
-}
-inline void AfterRead(ObjectReader& r, presets::HighFanOutOptions& o) {
-  CheckPresetTimeout(r, "per_downstream_timeout", o.per_downstream_timeout);
 }
 
 }  // namespace stormguard::config::config_internal

@@ -84,6 +84,15 @@ const Json* List(const Json& j, const std::string& path, Errors& errors) {
 
 }  // namespace
 
+const Json::object_t::value_type* OneKey(const Json& j, const std::string& path, std::string_view what,
+                                         Errors& errors) {
+  if (!j.is_object() || j.size() != 1) {
+    errors.push_back(path + ": must be an object with exactly one key, " + std::string(what));
+    return nullptr;
+  }
+  return &*j.get_ref<const Json::object_t&>().begin();
+}
+
 std::string ChildPath(std::string_view path, std::string_view key) {
   std::string out(path);
   if (PlainName(key)) return out + (out.empty() ? "" : ".") + std::string(key);

@@ -33,6 +33,9 @@ using Errors = std::vector<std::string>;
 std::string ChildPath(std::string_view path, std::string_view key);
 std::string IndexPath(std::string_view path, std::size_t index);
 void Nest(Errors& errors, std::string_view path, const Errors& nested);
+// The one key of a {"kind": {...}} object, or null after reporting.
+const Json::object_t::value_type* OneKey(const Json& j, const std::string& path, std::string_view what,
+                                         Errors& errors);
 // A status code by gRPC name in any case, or by number 0-16 (gRPC A6).
 std::optional<StatusCode> StatusCodeOf(const Json& j);
 

@@ -5,6 +5,7 @@
 
 #include "destination_json.h"
 #include "stormguard/config/budget_factory.h"
+#include "stormguard/config/preset.h"
 #include "registry_components.h"
 
 namespace stormguard::config::config_internal {
@@ -55,16 +56,13 @@ Shared<T> Obtain(const std::optional<O>& options, const Json& written, std::stri
 
 Components ObtainComponents(const DestinationConfig& d, const Components* previous, const ComponentEnv& env,
                             const std::string& path, std::vector<std::string>& errors) {
-  DestinationConfig only;  // the components alone: their JSON form is all that is compared
-  only.retry_budget = d.retry_budget;
-  only.circuit_breaker = d.circuit_breaker;
-  only.bulkhead = d.bulkhead;
-  only.rate_limiter = d.rate_limiter;
-  only.adaptive_concurrency = d.adaptive_concurrency;
-  // third_party_api needs a breaker; without a configured one it gets the
-  // default breaker, kept across reloads like any other.
-  if (!only.circuit_breaker && d.pipeline.preset && d.pipeline.preset->kind == PresetKind::kThirdPartyApi) {
-    only.circuit_breaker.emplace();
+  DestinationConfig only = ComponentsOf(d);  // the components alone: their JSON form is all that is compared
+  // A preset may bring components the destination lacks (third_party_api's
+  // breaker), kept across reloads like any other.
+  if (d.pipeline.preset) {
+    if (Result<PresetStages> preset = ExpandPreset(*d.pipeline.preset); preset.ok()) {
+      AddPresetComponents(only, *preset);
+    }
   }
   const Json written = WriteComponents(only);
   const Components none;

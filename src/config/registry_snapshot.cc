@@ -7,6 +7,7 @@
 
 #include "destination_build.h"
 #include "json_io.h"
+#include "stormguard/config/preset.h"
 #include "stormguard/config/status_codes.h"
 
 namespace stormguard::config::config_internal {
@@ -32,30 +33,6 @@ namespace {
 void AddStage(PipelineBuilder& b, const StageConfig& s, DestinationBuild& d, const std::string& path) {
   StageBuildContext ctx{.builder = b, .path = path, .errors = d.errors, .pipeline = d.env.pipeline, .internal = &d};
   s.policy()->build(s.any_options(), ctx);
-}
-
-PipelineBuilder PresetBuilder(const PresetConfig& p, const Components& c, const PipelineOptions& env) {
-  switch (p.kind) {
-    case PresetKind::kUserFacing: {
-      presets::UserFacingOptions o = p.user_facing;
-      o.budget = c.budget.component;
-      return presets::UserFacing(std::move(o), env);
-    }
-    case PresetKind::kBackgroundJob: {
-      presets::BackgroundJobOptions o = p.background_job;
-      o.budget = c.budget.component;
-      return presets::BackgroundJob(std::move(o), env);
-    }
-    case PresetKind::kThirdPartyApi: {
-      presets::ThirdPartyApiOptions o = p.third_party_api;
-      o.budget = c.budget.component;
-      o.breaker = c.breaker.component;
-      return presets::ThirdPartyApi(std::move(o), env);
-    }
-    case PresetKind::kPayment: return presets::Payment(p.payment, env);
-    case PresetKind::kHighFanOut: return presets::HighFanOut(p.high_fan_out, env);
-  }
-  return PipelineBuilder(env);
 }
 
 // Builds `b` into the snapshot; null (and an error at `path`) when the
@@ -121,7 +98,7 @@ const Pipeline* BuildMethod(const DestinationConfig& dest, const MethodConfig& m
   if (!m.timeout && !m.retry && !m.hedge) return base;
   if (dest.pipeline.preset) {
     d.errors.push_back(path + ": the destination's pipeline is the preset " +
-                       std::string(PresetKindName(dest.pipeline.preset->kind)) +
+                       dest.pipeline.preset->name +
                        ", which a method entry cannot change; list the pipeline's stages instead");
     return nullptr;
   }
@@ -132,8 +109,13 @@ DestinationPipelines BuildDestination(const DestinationConfig& dest, Destination
   DestinationPipelines out;
   const std::string pipeline_path = ChildPath(path, "pipeline");
   if (dest.pipeline.preset) {
-    out.pipeline = Keep(PresetBuilder(*dest.pipeline.preset, d.components, d.env.pipeline), d,
-                        ChildPath(pipeline_path, PresetKindName(dest.pipeline.preset->kind)));
+    const std::string preset_path = ChildPath(pipeline_path, dest.pipeline.preset->name);
+    Result<PresetStages> expanded = ExpandPreset(*dest.pipeline.preset);
+    if (!expanded.ok()) {
+      d.errors.push_back(preset_path + ": " + expanded.status().message());
+      return out;
+    }
+    out.pipeline = BuildStages(expanded->stages, d, preset_path, false);
   } else {
     out.pipeline = BuildStages(dest.pipeline.stages, d, pipeline_path, true);
   }

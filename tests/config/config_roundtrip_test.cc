@@ -117,9 +117,9 @@ TEST(ConfigRoundTripTest, ValuesLandInTheOptionsTheyName) {
   EXPECT_EQ(std::get<GrpcThrottleBudgetOptions>(*c->destinations.at("pricing").retry_budget).token_ratio, 0.5);
   EXPECT_EQ(std::get<RatioBudgetOptions>(*c->destinations.at("jobs").retry_budget).ttl, 5s);
   const PresetConfig& payment = *c->destinations.at("payments").pipeline.preset;
-  EXPECT_EQ(payment.kind, PresetKind::kPayment);
-  EXPECT_EQ(payment.payment.promised_timeout, 5s);
-  EXPECT_EQ(c->destinations.at("pricing").pipeline.preset->user_facing.at_entry, false);
+  EXPECT_EQ(payment.name, "payment");
+  EXPECT_EQ(payment.parameters["promised_timeout"], "5s");
+  EXPECT_EQ(c->destinations.at("pricing").pipeline.preset->parameters["at_entry"], false);
 }
 
 TEST(ConfigRoundTripTest, OmittedFieldsKeepTheOptionsDefaults) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "stormguard/backoff/backoff.h"
-#include "stormguard/config/preset_stages.h"
+#include "stormguard/config/preset.h"
 #include "stormguard/core/deadline.h"
 
 namespace stormguard::lint {
@@ -46,8 +46,8 @@ Result<Hop> HopOf(const ChainService& caller, const ChainService& callee) {
   if (d.pipeline.preset) {
     Result<config::PresetStages> expanded = config::ExpandPreset(*d.pipeline.preset);
     if (!expanded.ok()) return std::move(expanded).status();
-    stages = std::move(expanded->stages);
-    if (!hop.breaker) hop.breaker = expanded->own_breaker;
+    stages = expanded->stages;
+    if (!hop.breaker) hop.breaker = expanded->components.circuit_breaker;
   }
   for (const config::StageConfig& s : stages) ApplyStage(s, hop);
   if (const config::MethodConfig* m = config::FindMethod(d, caller.method)) {

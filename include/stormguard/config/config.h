@@ -8,12 +8,13 @@
 //   - method entries that override the pipeline's overall timeout, its retry
 //     and its hedge for some methods.
 // The options are the components' own structs (RetryOptions, ...), so every
-// option of every policy and preset is here under its own name. Pointer
-// fields of those structs (budget, listener, classifier, latency tracker,
-// breaker) are not configuration: whoever builds the pipelines sets them,
-// from the destination's shared components (the retry budget goes to every
-// retry and hedge of the destination, and to a preset's budget; the breaker
-// to third_party_api's) and from the RetryConfig / HedgeConfig extras below.
+// option of every policy is here under its own name; a preset is its name
+// and parameters (config/preset.h). Pointer fields of those structs (budget,
+// listener, classifier, latency tracker, breaker) are not configuration:
+// whoever builds the pipelines sets them, from the destination's shared
+// components (the retry budget goes to every retry and hedge of the
+// destination, the breaker to every circuit_breaker stage) and from the
+// RetryConfig / HedgeConfig extras below.
 //
 // Method lookup (gRPC's method-config order), FindMethod(destination, name):
 // the exact name ("pkg.Svc/Get", "GET /stock"), then the wildcard of its
@@ -47,7 +48,6 @@
 #include "stormguard/hedge/adaptive_timeout.h"
 #include "stormguard/hedge/hedge_policy.h"
 #include "stormguard/hedge/latency_tracker.h"
-#include "stormguard/pipeline/presets.h"
 #include "stormguard/pipeline/stage_placement.h"
 #include "stormguard/pipeline/stages/chaos_stage.h"
 #include "stormguard/pipeline/stages/fallback_stage.h"
@@ -108,17 +108,11 @@ struct ChaosConfig {
 // "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency"; then
 // any a program registers.
 
-enum class PresetKind { kUserFacing, kBackgroundJob, kThirdPartyApi, kPayment, kHighFanOut };
-// "user_facing", "background_job", "third_party_api", "payment", "high_fan_out".
-std::string_view PresetKindName(PresetKind k) noexcept;
-
+// A preset by name (config/preset.h) and its parameters: every parameter,
+// the configuration's value or the preset's default.
 struct PresetConfig {
-  PresetKind kind = PresetKind::kUserFacing;
-  presets::UserFacingOptions user_facing;         // kUserFacing
-  presets::BackgroundJobOptions background_job;   // kBackgroundJob
-  presets::ThirdPartyApiOptions third_party_api;  // kThirdPartyApi
-  presets::PaymentOptions payment;                // kPayment
-  presets::HighFanOutOptions high_fan_out;        // kHighFanOut
+  std::string name;            // "user_facing", "payment", or a program's own
+  nlohmann::json parameters;   // {"entry_timeout": "2s", ...}; absent ones take the preset's default
 };
 
 // A preset, or the stages outermost first (none: the call runs bare).
