@@ -24,10 +24,34 @@ option(STORMGUARD_TEST_PCH "Precompile the headers every test binary uses" ${STO
 # the project's headers once instead of once per file. 0: one file at a time.
 set(STORMGUARD_TEST_UNITY_BATCH "8" CACHE STRING "Test files per unity batch (0: no unity build)")
 
+# A file's batch is fixed by its place among all the .cc files of its folder,
+# not by which files the build compiles: a build that leaves some out (TSan
+# builds a subset) compiles subsets of the same batches, so two files that
+# share a batch there share one in every build, and a clash of names between
+# them shows in the plain build first.
+function(stormguard_unity_batches target)
+  get_target_property(sources ${target} SOURCES)
+  foreach(source IN LISTS sources)
+    get_filename_component(path ${source} ABSOLUTE)
+    get_filename_component(dir ${path} DIRECTORY)
+    file(GLOB siblings ${dir}/*.cc)
+    list(SORT siblings)
+    list(FIND siblings ${path} index)
+    if(index LESS 0)
+      continue()
+    endif()
+    math(EXPR batch "${index} / ${STORMGUARD_TEST_UNITY_BATCH}")
+    file(RELATIVE_PATH folder ${PROJECT_SOURCE_DIR} ${dir})
+    string(MAKE_C_IDENTIFIER "${folder}_${batch}" group)
+    set_source_files_properties(${source} PROPERTIES UNITY_GROUP ${group})
+  endforeach()
+endfunction()
+
 function(stormguard_test_target target)
   stormguard_set_warnings(${target})
   if(STORMGUARD_TEST_UNITY_BATCH GREATER 0)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${STORMGUARD_TEST_UNITY_BATCH})
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_MODE GROUP)
+    stormguard_unity_batches(${target})
     # A coroutine frame that holds a lambda of a test's anonymous namespace
     # has no linkage; gcc warns when the file defining it is not the main
     # file, which every file of a unity batch is not.

@@ -23,15 +23,8 @@ case "$sanitizers" in
 esac
 
 ./scripts/install-deps.sh
-# TSan builds a subset of the test files (see tests/CMakeLists.txt), which
-# would batch them differently from the other builds' unity batches: it
-# compiles them one by one, as names in test files are kept apart only for
-# the batches the full set makes.
-unity=8
-[[ "$sanitizers" == thread ]] && unity=0
 cmake -S . -B "$dir" -G Ninja -DSTORMGUARD_WERROR=ON -DSTORMGUARD_SANITIZE="$sanitizers" \
-  -DSTORMGUARD_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-  -DSTORMGUARD_TEST_UNITY_BATCH="$unity"
+  -DSTORMGUARD_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
 cmake --build "$dir"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
