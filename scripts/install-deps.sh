@@ -7,11 +7,12 @@ set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgtest-dev libgmock-dev libbenchmark-dev
           libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev libasio-dev
           libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc
-          etcd-server openssl prometheus python3-jsonschema python3-rfc3987 "$@")
+          etcd-server openssl prometheus python3-jsonschema python3-rfc3987 clang-format-14 git "$@")
 # etcd: the live-reload integration tests start one on loopback, and the openssl
 # CLI makes their TLS certificates; prometheus: its promtool lints the /metrics
 # scrape; jsonschema + rfc3987: lint's SARIF output is validated against the
-# official schema.
+# official schema; clang-format-14 and git: scripts/check-format.sh checks
+# the files git tracks.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
