@@ -74,5 +74,17 @@ TEST(QuotaMetricsTest, ItsEventsCarryTheIdItsNameWasGiven) {
   EXPECT_EQ(counts.Read().count(EventKind::kRejected, *id, "quota spent"), 2u);
 }
 
+// A bad family refuses the whole stage policy, naming the family's field.
+TEST(QuotaMetricsTest, ABadFamilyRefusesThePolicyNamingTheField) {
+  config::StagePolicy bad = QuotaPolicy();
+  bad.name = "quota_bad_family";
+  bad.metric_families[1].name = "stormguard_quota_refused";
+  const Status s = config::RegisterStagePolicy(bad);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("stage policy quota_bad_family: metric_families: metric family "
+                                     "stormguard_quota_refused: name: a counter's must end in _total"));
+  EXPECT_EQ(config::FindStagePolicy("quota_bad_family"), nullptr);
+}
+
 }  // namespace
 }  // namespace stormguard::testkit
