@@ -6,9 +6,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "stormguard/guard/circuit_breaker.h"
 #include "stormguard/metrics/metrics_listener.h"
@@ -166,6 +168,32 @@ TEST(MetricFamilyTest, ABadFamilyIsRefusedNamingTheField) {
                 g.state_names = {"half open"};
               }),
               HasSubstr("state_names: each must be"));
+}
+
+// Under TSan: two threads record a registered family (their first events
+// race to make the instance's cells) while this one registers another and
+// scrapes; every event is counted once.
+TEST(MetricFamilyTest, RecordsFromTwoThreadsWhileRegisteringAndScraping) {
+  const PolicyId p = FamilyTestPolicy("family_test_threads");
+  ASSERT_TRUE(RegisterMetricFamilies({FamilyTestCounter("stormguard_family_test_threads_total", p,
+                                                        {EventKind::kRejected})})
+                  .ok());
+  MetricsListener m;
+  constexpr int kEvents = 20'000;
+  std::atomic<int> done{0};
+  auto record = [&] {
+    for (int i = 0; i < kEvents; ++i) m.For("t").OnEvent({.kind = EventKind::kRejected, .policy = p});
+    done.fetch_add(1);
+  };
+  std::thread a(record);
+  std::thread b(record);
+  EXPECT_TRUE(RegisterMetricFamilies({FamilyTestCounter("stormguard_family_test_threads_later_total", p,
+                                                        {EventKind::kRejected})})
+                  .ok());
+  while (done.load() < 2) EXPECT_THAT(m.Scrape(), HasSubstr("stormguard_metrics_overflow_total 0"));
+  a.join();
+  b.join();
+  EXPECT_THAT(m.Scrape(), HasSubstr("stormguard_family_test_threads_total{name=\"t\"} 40000\n"));
 }
 
 // In a child process: the families are the process's, and this fills them.
