@@ -156,8 +156,12 @@ std::atomic<std::uint64_t>* Instance::RegisteredCell(int cell) noexcept {
   std::atomic<Chunk*>& slot = chunks_[static_cast<std::size_t>(cell / kChunkCells)];
   Chunk* chunk = slot.load(std::memory_order_acquire);
   if (chunk == nullptr) {
-    Chunk* made = new (std::nothrow) Chunk{};
-    if (made == nullptr) return nullptr;
+    Chunk* made = nullptr;
+    try {  // plain new, not nothrow new: a program that replaces operator new pairs it with its delete
+      made = new Chunk{};
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
     if (slot.compare_exchange_strong(chunk, made, std::memory_order_acq_rel)) {
       chunk = made;
     } else {

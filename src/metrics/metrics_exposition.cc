@@ -137,7 +137,8 @@ void AppendRegisteredSamples(std::string& samples, const RegisteredFamily& r, co
   }
   for (int c = 0; c < r.cells; ++c) {
     const std::uint64_t n = in.ReadRegistered(r.first_cell + c);
-    const std::string_view state = f.state_names.empty() ? "" : f.state_names[static_cast<std::size_t>(c)];
+    const std::string_view state =
+        f.state_names.empty() ? std::string_view() : std::string_view(f.state_names[static_cast<std::size_t>(c)]);
     if (n != 0) AppendSample(samples, f.name, in.name(), f.state_label, state, n);
   }
 }
