@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "stormguard/guard/circuit_breaker.h"
 #include "stormguard/metrics/metrics_listener.h"
 
 namespace stormguard::bench {
@@ -18,22 +19,26 @@ using namespace std::chrono_literals;
 void BM_Metrics_Record_PipelineAttempt(benchmark::State& state) {
   static MetricsListener* const metrics = new MetricsListener;
   Listener& l = metrics->For("payments");
-  const Event e{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .duration = 300us};
+  const Event e{.kind = EventKind::kAttemptEnded, .policy = PolicyId::kPipeline, .duration = 300us};
   for (auto _ : state) l.OnEvent(e);
 }
 BENCHMARK(BM_Metrics_Record_PipelineAttempt);
 BENCHMARK(BM_Metrics_Record_PipelineAttempt)->Threads(2);
 
 void BM_Metrics_Scrape_1000(benchmark::State& state) {
+  (void)CircuitBreaker::Create({});  // registers the breaker's families, as a real breaker does
   MetricsListener metrics;
   for (int i = 0; i < 1000; ++i) {
     Listener& l = metrics.For("destination-" + std::to_string(i));
-    l.OnEvent({.kind = EventKind::kAttemptEnded, .policy = "pipeline", .duration = 3ms});
-    l.OnEvent({.kind = EventKind::kAttemptEnded, .policy = "pipeline", .outcome = OutcomeClass::kTransient,
+    l.OnEvent({.kind = EventKind::kAttemptEnded, .policy = PolicyId::kPipeline, .duration = 3ms});
+    l.OnEvent({.kind = EventKind::kAttemptEnded, .policy = PolicyId::kPipeline, .outcome = OutcomeClass::kTransient,
                .duration = 40ms});
-    l.OnEvent({.kind = EventKind::kAttemptEnded, .policy = "retry", .attempt = 2});
-    l.OnEvent({.kind = EventKind::kRetryScheduled, .policy = "retry"});
-    l.OnEvent({.kind = EventKind::kStateChanged, .policy = "circuit_breaker", .reason = "closed->open"});
+    l.OnEvent({.kind = EventKind::kAttemptEnded, .policy = PolicyId::kRetry, .attempt = 2});
+    l.OnEvent({.kind = EventKind::kRetryScheduled, .policy = PolicyId::kRetry});
+    l.OnEvent({.kind = EventKind::kStateChanged,
+               .policy = PolicyId::kCircuitBreaker,
+               .from_state = static_cast<std::uint8_t>(CircuitState::kClosed),
+               .to_state = static_cast<std::uint8_t>(CircuitState::kOpen)});
   }
   std::size_t bytes = 0;
   for (auto _ : state) {

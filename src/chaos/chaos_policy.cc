@@ -82,7 +82,7 @@ ChaosDecision ChaosPolicy::Decide(const Clock& clock, int attempt) noexcept {
     }
   }
   injected_.fetch_add(1, std::memory_order_relaxed);
-  Emit(o_.listener, Event{.kind = EventKind::kChaosInjected, .policy = kPolicy, .reason = ChaosKindName(o_.kind),
+  Emit(o_.listener, Event{.kind = EventKind::kChaosInjected, .policy = PolicyId::kChaos, .reason = ChaosKindName(o_.kind),
                           .at = clock.CoarseNow(), .attempt = attempt, .outcome = OutcomeClass::kSuccess,
                           .duration = d.delay});
   return d;

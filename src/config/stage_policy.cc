@@ -39,6 +39,9 @@ Status Add(PolicyTable& t, StagePolicy p) {
   if (t.by_name.contains(p.name)) {
     return {StatusCode::kAlreadyExists, "stage policy " + p.name + ": a policy of that name is registered"};
   }
+  if (Status s = RegisterMetricFamilies(p.metric_families); !s.ok()) {
+    return {s.code(), "stage policy " + p.name + ": metric_families: " + s.message()};
+  }
   const StagePolicy& kept = t.policies.emplace_back(std::move(p));
   t.by_name.emplace(kept.name, &kept);
   return Status::Ok();

@@ -17,6 +17,7 @@ std::string_view EventKindName(EventKind k) noexcept {
     case EventKind::kChaosInjected: return "chaos_injected";
     case EventKind::kHedgeWon: return "hedge_won";
     case EventKind::kStateReported: return "state_reported";
+    case EventKind::kAdmitted: return "admitted";
   }
   return "unknown";
 }

@@ -41,7 +41,7 @@ Result<AdaptiveLimiter::Token> AdaptiveLimiter::TryAcquire(TimePoint now) {
     if (cur >= limit) {
       rejected_.fetch_add(1, std::memory_order_relaxed);
       Emit(listener_, {.kind = EventKind::kRejected,
-                       .policy = kPolicy,
+                       .policy = PolicyId::kAdaptiveConcurrency,
                        .reason = "concurrency limit reached",
                        .at = now});
       return Status::ResourceExhausted("adaptive concurrency limit reached: " + std::to_string(cur) +
@@ -61,7 +61,7 @@ void AdaptiveLimiter::Sample(TimePoint now, Duration rtt, int inflight, bool dro
   limit_.store(after, std::memory_order_relaxed);
   // Reported under the lock so listeners see limit changes in order.
   Emit(listener_, {.kind = EventKind::kStateChanged,
-                   .policy = kPolicy,
+                   .policy = PolicyId::kAdaptiveConcurrency,
                    .reason = after > before ? "limit_increased" : "limit_decreased",
                    .at = now,
                    .duration = rtt});

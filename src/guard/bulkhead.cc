@@ -34,7 +34,7 @@ void BulkheadPermit::MarkAbandoned(TimePoint now) noexcept {
   owner_->abandoned_.fetch_add(1, std::memory_order_relaxed);
   owner_->abandoned_total_.fetch_add(1, std::memory_order_relaxed);
   Emit(owner_->o_.listener, {.kind = EventKind::kAbandoned,
-                             .policy = Bulkhead::kPolicy,
+                             .policy = PolicyId::kBulkhead,
                              .reason = "abandoned work holds its slot",
                              .at = now});
 }
@@ -165,7 +165,7 @@ void Bulkhead::Unlink(QueuedWaiter* w) noexcept {
 Status Bulkhead::Reject(TimePoint now, Duration waited) {
   rejected_.fetch_add(1, std::memory_order_relaxed);
   Emit(o_.listener, {.kind = EventKind::kRejected,
-                     .policy = kPolicy,
+                     .policy = PolicyId::kBulkhead,
                      .reason = "bulkhead full",
                      .at = now,
                      .duration = waited});

@@ -4,6 +4,7 @@
 #include <array>
 #include <new>
 
+#include "circuit_breaker_metrics.h"
 #include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
 
@@ -14,8 +15,8 @@ constexpr int kStateCount = 6;
 constexpr std::array<std::string_view, kStateCount> kStateNames = {
     "closed", "open", "half_open", "forced_open", "disabled", "metrics_only"};
 
-// Every "from->to" spelled out once at compile time, so an event's reason is
-// a static string, as Event requires.
+// Every "from->to" spelled out once at compile time: CircuitTransitionName
+// returns static strings.
 struct TransitionNames {
   static constexpr std::size_t kWidth = 32;
   char text[kStateCount][kStateCount][kWidth] = {};
@@ -111,9 +112,12 @@ Result<std::shared_ptr<CircuitBreaker>> CircuitBreaker::Create(CircuitBreakerOpt
   if (!s.ok()) return s;
   std::shared_ptr<CircuitBreaker> made(new CircuitBreaker(std::move(options)));
   made->self_ = made;
+  // Before the first event. It fails only when a program has taken every
+  // metric family the process may have; the breaker works without them.
+  (void)guard_internal::RegisterCircuitBreakerMetrics();
   Emit(made->o_.listener, Event{.kind = EventKind::kStateReported,
-                                .policy = kCircuitBreakerPolicy,
-                                .reason = CircuitStateName(made->state())});
+                                .policy = PolicyId::kCircuitBreaker,
+                                .to_state = static_cast<std::uint8_t>(made->state())});
   return made;
 }
 
@@ -159,7 +163,7 @@ CircuitBreaker::Admission CircuitBreaker::Admit(TimePoint now) noexcept {
 }
 
 CircuitBreaker::Admission CircuitBreaker::Reject(Admission why, TimePoint now) noexcept {
-  Event e{.kind = EventKind::kRejected, .policy = kCircuitBreakerPolicy, .reason = {}, .at = now};
+  Event e{.kind = EventKind::kRejected, .policy = PolicyId::kCircuitBreaker, .reason = {}, .at = now};
   switch (why) {
     case Admission::kOpen:
       e.reason = "circuit open";
@@ -275,7 +279,7 @@ void CircuitBreaker::RecordMetricsOnly(CallRecord call, OutcomeClass outcome, Du
   const WindowUpdate u = window_->Record(now, call);
   const TripReason r = behavior_.Evaluate(u.counts, o_.minimum_number_of_calls);
   Emit(o_.listener, Event{.kind = EventKind::kAttemptEnded,
-                          .policy = kCircuitBreakerPolicy,
+                          .policy = PolicyId::kCircuitBreaker,
                           .reason = MetricsOnlyReason(r),
                           .at = now,
                           .outcome = outcome,
@@ -413,8 +417,9 @@ void CircuitBreaker::EnterLocked(CircuitState to, TimePoint now) noexcept {
   }
   state_.store(to, std::memory_order_release);
   Emit(o_.listener, Event{.kind = EventKind::kStateChanged,
-                          .policy = kCircuitBreakerPolicy,
-                          .reason = CircuitTransitionName(from, to),
+                          .policy = PolicyId::kCircuitBreaker,
+                          .from_state = static_cast<std::uint8_t>(from),
+                          .to_state = static_cast<std::uint8_t>(to),
                           .at = now,
                           .duration = wait});
 }

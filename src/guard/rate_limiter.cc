@@ -120,7 +120,7 @@ bool RateLimiter::Take(std::int64_t now, std::int64_t max_wait, std::int64_t* wa
 Status RateLimiter::Reject(TimePoint now, std::int64_t wait, Duration max_wait) {
   rejected_.fetch_add(1, std::memory_order_relaxed);
   Emit(o_.listener, {.kind = EventKind::kRejected,
-                     .policy = kPolicy,
+                     .policy = PolicyId::kRateLimiter,
                      .reason = "rate limit exceeded",
                      .at = now,
                      .duration = Duration(wait)});

@@ -19,7 +19,7 @@ struct Core {
 
   void Report(EventKind kind, std::string_view reason, TimePoint at, int attempt, OutcomeClass outcome,
               Duration d = Duration::zero()) const noexcept {
-    Emit(options.listener, Event{.kind = kind, .policy = TimeLimiter::kPolicy, .reason = reason, .at = at,
+    Emit(options.listener, Event{.kind = kind, .policy = PolicyId::kTimeLimiter, .reason = reason, .at = at,
                                  .attempt = attempt, .outcome = outcome, .duration = d});
   }
 

@@ -8,7 +8,7 @@ namespace stormguard {
 
 void HedgeSession::Report(EventKind kind, std::string_view reason, TimePoint at, int attempt,
                           OutcomeClass outcome, Duration d) const noexcept {
-  Emit(policy_->options().listener, Event{.kind = kind, .policy = "hedge", .reason = reason, .at = at,
+  Emit(policy_->options().listener, Event{.kind = kind, .policy = PolicyId::kHedge, .reason = reason, .at = at,
                                           .attempt = attempt, .outcome = outcome, .duration = d});
 }
 

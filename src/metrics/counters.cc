@@ -10,9 +10,11 @@ namespace {
 enum SlotState : std::uint32_t { kEmpty, kWriting, kReady };
 
 std::uint64_t Hash(const Event& e) noexcept {
-  std::uint64_t h = 1469598103934665603ULL ^ static_cast<std::uint64_t>(e.kind);  // FNV-1a
+  std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
+  h = (h ^ static_cast<std::uint64_t>(e.kind)) * 1099511628211ULL;
+  h = (h ^ static_cast<std::uint64_t>(e.policy)) * 1099511628211ULL;
   const std::string_view separator("\0", 1);
-  for (std::string_view s : {e.policy, separator, e.reason, separator, e.scope}) {
+  for (std::string_view s : {e.reason, separator, e.scope}) {
     for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
   }
   return h;
@@ -23,7 +25,8 @@ std::uint64_t Hash(const Event& e) noexcept {
 struct CountingListener::Slot {
   std::atomic<std::uint32_t> state{kEmpty};
   EventKind kind = EventKind::kAttemptStarted;
-  std::string_view policy, reason, scope;  // written once, before state becomes kReady
+  PolicyId policy = PolicyId::kNone;
+  std::string_view reason, scope;  // written once, before state becomes kReady
   std::atomic<std::uint64_t> count{0};
   std::atomic<Duration::rep> total{0};
 };
@@ -79,7 +82,7 @@ CountingListener::Snapshot CountingListener::Read() const {
   for (std::size_t i = 0; i <= mask_; ++i) {
     const Slot& s = slots_[i];
     if (s.state.load(std::memory_order_acquire) != kReady) continue;
-    snap.rows.push_back(Row{s.kind, std::string(s.policy), std::string(s.reason), std::string(s.scope),
+    snap.rows.push_back(Row{s.kind, s.policy, std::string(s.reason), std::string(s.scope),
                             s.count.load(std::memory_order_relaxed),
                             Duration(s.total.load(std::memory_order_relaxed))});
   }
@@ -90,7 +93,7 @@ CountingListener::Snapshot CountingListener::Read() const {
   return snap;
 }
 
-std::uint64_t CountingListener::Snapshot::count(EventKind kind, std::string_view policy,
+std::uint64_t CountingListener::Snapshot::count(EventKind kind, PolicyId policy,
                                                 std::string_view reason) const noexcept {
   std::uint64_t n = 0;
   for (const Row& r : rows) {
@@ -99,7 +102,7 @@ std::uint64_t CountingListener::Snapshot::count(EventKind kind, std::string_view
   return n;
 }
 
-Duration CountingListener::Snapshot::total(EventKind kind, std::string_view policy,
+Duration CountingListener::Snapshot::total(EventKind kind, PolicyId policy,
                                            std::string_view reason) const noexcept {
   Duration d = Duration::zero();
   for (const Row& r : rows) {

@@ -1,6 +1,7 @@
 #include "metric_instance.h"
 
 #include <algorithm>
+#include <new>
 
 namespace stormguard::metrics_internal {
 namespace {
@@ -11,11 +12,11 @@ int StopReasonIndex(std::string_view reason) noexcept {
   return i;
 }
 
-int RejecterIndex(std::string_view policy) noexcept {
-  // Per-attempt and overall timeouts both count as "timeout".
-  if (policy.starts_with("timeout")) return 4;
+// Where a refusal counts: its policy's place in kRejecters, else "other".
+int RejecterIndex(PolicyId policy) noexcept {
+  if (policy == PolicyId::kAttemptTimeout) return RejecterIndex(PolicyId::kTimeout);
   int i = 0;
-  while (i + 1 < static_cast<int>(kRejecters.size()) && kRejecters[static_cast<std::size_t>(i)] != policy) ++i;
+  while (i < static_cast<int>(kRejecters.size()) && kRejecters[static_cast<std::size_t>(i)] != policy) ++i;
   return i;
 }
 
@@ -25,19 +26,6 @@ int ChaosKindIndex(std::string_view kind) noexcept {
   return i;
 }
 
-// The state a breaker's kStateChanged ("closed->open") or kStateReported
-// ("closed") event names, as an index of kBreakerStates; -1 for another
-// policy's event or an unknown state.
-int BreakerStateIndex(const Event& e) noexcept {
-  if (e.policy != "circuit_breaker") return -1;
-  std::string_view state = e.reason;
-  if (const std::size_t arrow = state.find("->"); arrow != std::string_view::npos) state.remove_prefix(arrow + 2);
-  for (std::size_t i = 0; i < kBreakerStates.size(); ++i) {
-    if (kBreakerStates[i] == state) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 int BucketIndex(Duration d) noexcept {
   int i = 0;
   while (i < static_cast<int>(kBucketNanos.size()) && d.count() > kBucketNanos[static_cast<std::size_t>(i)]) ++i;
@@ -45,6 +33,10 @@ int BucketIndex(Duration d) noexcept {
 }
 
 }  // namespace
+
+Instance::~Instance() {
+  for (std::atomic<Chunk*>& c : chunks_) delete c.load(std::memory_order_relaxed);
+}
 
 std::uint64_t Instance::Read(int cell) const noexcept {
   std::uint64_t sum = 0;
@@ -67,26 +59,26 @@ void Instance::OnEvent(const Event& e) noexcept {
 }
 
 void Instance::OnOtherEvent(const Event& e) noexcept {
+  if ((families_.KindsOf(e.policy) >> static_cast<unsigned>(e.kind)) & 1U) RecordRegistered(e);
   switch (e.kind) {
     case EventKind::kRetryScheduled:
-      if (e.policy == "retry") Add(kRetries);
+      if (e.policy == PolicyId::kRetry) Add(kRetries);
       return;
     case EventKind::kGaveUp:
-      if (e.policy == "retry") {
+      if (e.policy == PolicyId::kRetry) {
         Add(kRetryStops + StopReasonIndex(e.reason));
         Add(kRetryCalls + (e.attempt <= 1 ? 2 : 3));
       }
       if (e.reason == "budget_exhausted") {
-        if (e.policy == "retry") Add(kBudgetRefusals);
-        if (e.policy == "hedge") Add(kBudgetRefusals + 1);
+        if (e.policy == PolicyId::kRetry) Add(kBudgetRefusals);
+        if (e.policy == PolicyId::kHedge) Add(kBudgetRefusals + 1);
       }
       return;
     case EventKind::kRejected:
       return Add(kRejected + RejecterIndex(e.policy));
-    case EventKind::kStateChanged: return OnStateChanged(e);
-    case EventKind::kStateReported:
-      if (const int i = BreakerStateIndex(e); i >= 0) breaker_state_.store(i, std::memory_order_relaxed);
-      return;
+    case EventKind::kStateChanged: return;   // the breaker's families are registered
+    case EventKind::kStateReported: return;  // (src/guard/circuit_breaker_metrics.cc)
+    case EventKind::kAdmitted: return;       // only registered families count admissions
     case EventKind::kTimedOut: return Add(kTimeouts);
     case EventKind::kHedgeLaunched: return Add(kHedgesSent);
     case EventKind::kHedgeWon: return Add(kHedgesWon);
@@ -94,7 +86,7 @@ void Instance::OnOtherEvent(const Event& e) noexcept {
     case EventKind::kAbandoned: return Add(kAbandoned);
     case EventKind::kChaosInjected: return Add(kChaosInjections + ChaosKindIndex(e.reason));
     case EventKind::kAttemptStarted: return;  // not wanted (wants_attempt_started)
-    case EventKind::kAttemptEnded: return;    // OnEvent's
+    case EventKind::kAttemptEnded: return;    // OnEvent's, or another policy's (registered families)
   }
 }
 
@@ -103,8 +95,8 @@ void Instance::OnOtherEvent(const Event& e) noexcept {
 // that owns its shard, an attempt left out of the sample) calls nothing, so
 // it saves no registers; every other case goes to RecordAttempt.
 void Instance::OnAttemptEnded(const Event& e) noexcept {
-  const bool retry = e.policy == "retry";
-  if (!retry && e.policy != "pipeline" && e.policy != "hedge") return;
+  const bool retry = e.policy == PolicyId::kRetry;
+  if (!retry && e.policy != PolicyId::kPipeline && e.policy != PolicyId::kHedge) return OnOtherEvent(e);
   const int shard = core_internal::tls_shard;
   const auto outcome = static_cast<int>(e.outcome);
   if (shard < 0 || shard >= kOwnedShards || e.weight != 0 || outcome >= kOutcomeCount) [[unlikely]] {
@@ -141,11 +133,47 @@ void Instance::AddLatency(int shard, Duration d, std::uint32_t weight) noexcept 
   Add(shard, kLatencySumNanos, weighted);
 }
 
-void Instance::OnStateChanged(const Event& e) noexcept {
-  if (const int i = BreakerStateIndex(e); i >= 0) {
-    breaker_state_.store(i, std::memory_order_relaxed);
-    Add(kTransitions + i);
+// An event of a policy with registered families: each family it feeds
+// counts it, or (a state gauge) keeps the state it entered, plus one so
+// that zero means none yet.
+void Instance::RecordRegistered(const Event& e) noexcept {
+  const std::uint32_t kind = 1U << static_cast<unsigned>(e.kind);
+  for (int i = 0, n = families_.count(); i < n; ++i) {
+    const RegisteredFamily& r = families_.at(i);
+    const MetricFamily& f = r.family;
+    if (f.policy != e.policy || (r.kinds & kind) == 0) continue;
+    const bool by_state = !f.state_names.empty();
+    if (by_state && e.to_state >= f.state_names.size()) continue;  // a state it does not name
+    if (f.type == MetricType::kStateGauge) {
+      if (auto* cell = RegisteredCell(r.first_cell)) cell->store(e.to_state + 1U, std::memory_order_relaxed);
+    } else if (auto* cell = RegisteredCell(r.first_cell + (by_state ? e.to_state : 0))) {
+      cell->fetch_add(1, std::memory_order_relaxed);
+    }
   }
+}
+
+std::atomic<std::uint64_t>* Instance::RegisteredCell(int cell) noexcept {
+  std::atomic<Chunk*>& slot = chunks_[static_cast<std::size_t>(cell / kChunkCells)];
+  Chunk* chunk = slot.load(std::memory_order_acquire);
+  if (chunk == nullptr) {
+    Chunk* made = nullptr;
+    try {  // plain new, not nothrow new: a program that replaces operator new pairs it with its delete
+      made = new Chunk{};
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
+    if (slot.compare_exchange_strong(chunk, made, std::memory_order_acq_rel)) {
+      chunk = made;
+    } else {
+      delete made;  // another thread made it first: `chunk` is theirs
+    }
+  }
+  return &(*chunk)[static_cast<std::size_t>(cell % kChunkCells)];
+}
+
+std::uint64_t Instance::ReadRegistered(int cell) const noexcept {
+  const Chunk* chunk = chunks_[static_cast<std::size_t>(cell / kChunkCells)].load(std::memory_order_acquire);
+  return chunk == nullptr ? 0 : (*chunk)[static_cast<std::size_t>(cell % kChunkCells)].load(std::memory_order_relaxed);
 }
 
 }  // namespace stormguard::metrics_internal

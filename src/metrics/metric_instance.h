@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "family_registry.h"
 #include "stormguard/core/events.h"
 #include "stormguard/core/internal/thread_shard.h"
 #include "stormguard/core/success_tally.h"
@@ -32,17 +33,17 @@ inline constexpr std::array<std::string_view, 4> kRetryKinds = {
 inline constexpr std::array<std::string_view, 11> kStopReasons = {
     "succeeded", "cancelled", "downstream_gave_up", "not_retryable", "not_idempotent", "incoming_retry",
     "attempts_exhausted", "pushback_stop", "deadline", "budget_exhausted", "other"};
-// The circuit breaker's states (CircuitStateName), in its enum's order.
-inline constexpr std::array<std::string_view, 6> kBreakerStates = {"closed",      "open",     "half_open",
-                                                                   "forced_open", "disabled", "metrics_only"};
-// Policies that refuse calls, and "other" last.
-inline constexpr std::array<std::string_view, 8> kRejecters = {
-    "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency", "timeout", "time_limiter",
-    "fallback", "other"};
+// Policies that refuse calls, labelled by PolicyName; "other" after them
+// (both timeouts count as "timeout"). The breaker's, first, are scraped as
+// a family of their own (not permitted calls).
+inline constexpr std::array<PolicyId, 7> kRejecters = {
+    PolicyId::kCircuitBreaker, PolicyId::kBulkhead, PolicyId::kRateLimiter, PolicyId::kAdaptiveConcurrency,
+    PolicyId::kTimeout,        PolicyId::kTimeLimiter, PolicyId::kFallback};
+inline constexpr int kRejecterCount = static_cast<int>(kRejecters.size()) + 1;  // + "other"
 // What fault injection injected (ChaosKindName), and "other" last.
 inline constexpr std::array<std::string_view, 4> kChaosKinds = {"error", "latency", "outcome", "other"};
 // Policies whose budgets refuse retries or hedges.
-inline constexpr std::array<std::string_view, 2> kBudgetUsers = {"retry", "hedge"};
+inline constexpr std::array<PolicyId, 2> kBudgetUsers = {PolicyId::kRetry, PolicyId::kHedge};
 
 // Offsets of each counter in a shard.
 enum Cell : int {
@@ -53,9 +54,8 @@ enum Cell : int {
   kRetries = kRetryCalls + static_cast<int>(kRetryKinds.size()),
   kRetryStops = kRetries + 1,                                      // by kStopReasons
   kBudgetRefusals = kRetryStops + static_cast<int>(kStopReasons.size()),  // by kBudgetUsers
-  kTransitions = kBudgetRefusals + static_cast<int>(kBudgetUsers.size()),  // by state entered
-  kRejected = kTransitions + static_cast<int>(kBreakerStates.size()),      // by kRejecters
-  kTimeouts = kRejected + static_cast<int>(kRejecters.size()),
+  kRejected = kBudgetRefusals + static_cast<int>(kBudgetUsers.size()),  // by kRejecters
+  kTimeouts = kRejected + kRejecterCount,
   kHedgesSent,
   kHedgesWon,
   kFallbacks,
@@ -76,6 +76,9 @@ struct alignas(64) Shard {
 class Instance final : public Listener {
  public:
   explicit Instance(std::string name) : name_(std::move(name)) {}
+  ~Instance() override;
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
 
   void OnEvent(const Event& e) noexcept override;
   // The histogram takes weighted samples; the counters by outcome stay exact.
@@ -86,8 +89,9 @@ class Instance final : public Listener {
 
   const std::string& name() const noexcept { return name_; }
   std::uint64_t Read(int cell) const noexcept;
-  // The breaker's state index, or -1 when no breaker reported here.
-  int breaker_state() const noexcept { return breaker_state_.load(std::memory_order_relaxed); }
+  // A registered family's cell (RegisteredFamily::first_cell on); 0 until
+  // its first event here.
+  std::uint64_t ReadRegistered(int cell) const noexcept;
 
  private:
   void Add(int cell, std::uint64_t n = 1) noexcept { Add(ThreadShard(), cell, n); }
@@ -98,12 +102,20 @@ class Instance final : public Listener {
   void OnAttemptEnded(const Event& e) noexcept;
   [[gnu::noinline]] void RecordAttempt(const Event& e, bool retry) noexcept;
   void AddLatency(int shard, Duration d, std::uint32_t weight) noexcept;
-  void OnStateChanged(const Event& e) noexcept;
+  [[gnu::noinline]] void RecordRegistered(const Event& e) noexcept;
+  // Null only when memory ran out for the cell's chunk.
+  std::atomic<std::uint64_t>* RegisteredCell(int cell) noexcept;
+
+  // Registered families' cells, shared by the threads, in chunks made on
+  // first use: an instance no registered family reaches allocates none.
+  static constexpr int kChunkCells = 32;
+  using Chunk = std::array<std::atomic<std::uint64_t>, kChunkCells>;
 
   const std::string name_;
-  std::atomic<int> breaker_state_{-1};
+  const FamilyRegistry& families_ = FamilyRegistry::Get();
   std::array<Shard, kShardCount> shards_;
   SuccessTally tally_;
+  std::array<std::atomic<Chunk*>, kMaxMetricFamilySeries / kChunkCells> chunks_{};
 };
 
 }  // namespace stormguard::metrics_internal

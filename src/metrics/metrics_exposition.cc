@@ -1,5 +1,6 @@
 // MetricsListener::Scrape: the text exposition format 0.0.4, family by
 // family; within a family, instances in registration order.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <span>
@@ -122,18 +123,35 @@ void AppendLatency(std::string& out, std::span<const Snapshot> snaps) {
   AppendFamily(out, kMetric, "histogram", "Latency of attempts that reached the call.", samples);
 }
 
-void AppendBreakerState(std::string& out, std::span<const Snapshot> snaps) {
-  constexpr std::string_view kMetric = "stormguard_circuitbreaker_state";
-  std::string samples;
-  for (const Snapshot& s : snaps) {
-    const int state = s.instance->breaker_state();
-    if (state < 0) continue;
-    for (std::size_t i = 0; i < kBreakerStates.size(); ++i) {
-      AppendSample(samples, kMetric, s.instance->name(), "state", kBreakerStates[i],
-                   std::uint64_t{static_cast<int>(i) == state});
+// One registered family's series of one instance: a counter's non-zero
+// cells, or a state gauge's states once one was reported.
+void AppendRegisteredSamples(std::string& samples, const RegisteredFamily& r, const Instance& in) {
+  const MetricFamily& f = r.family;
+  if (f.type == MetricType::kStateGauge) {
+    const std::uint64_t state = in.ReadRegistered(r.first_cell);  // the state entered, plus one
+    if (state == 0) return;
+    for (std::size_t i = 0; i < f.state_names.size(); ++i) {
+      AppendSample(samples, f.name, in.name(), f.state_label, f.state_names[i], std::uint64_t{i + 1 == state});
     }
+    return;
   }
-  AppendFamily(out, kMetric, "gauge", "1 for the circuit breaker's current state, 0 for the others.", samples);
+  for (int c = 0; c < r.cells; ++c) {
+    const std::uint64_t n = in.ReadRegistered(r.first_cell + c);
+    const std::string_view state =
+        f.state_names.empty() ? std::string_view() : std::string_view(f.state_names[static_cast<std::size_t>(c)]);
+    if (n != 0) AppendSample(samples, f.name, in.name(), f.state_label, state, n);
+  }
+}
+
+void AppendRegistered(std::string& out, std::span<const Snapshot> snaps) {
+  const FamilyRegistry& families = FamilyRegistry::Get();
+  for (int i = 0, n = families.count(); i < n; ++i) {
+    const RegisteredFamily& r = families.at(i);
+    std::string samples;
+    for (const Snapshot& s : snaps) AppendRegisteredSamples(samples, r, *s.instance);
+    AppendFamily(out, r.family.name, r.family.type == MetricType::kCounter ? "counter" : "gauge", r.family.help,
+                 samples);
+  }
 }
 
 struct WatchedFamily {
@@ -149,7 +167,29 @@ constexpr std::array<WatchedFamily, kWatchedCount> kWatchedFamilies = {{
     {"stormguard_config_reloads_rejected_total", "counter", "Configurations refused."},
 }};
 
+// The families Scrape writes from events, but the histogram (its series
+// share a prefix) and the watched ones.
+constexpr std::array<std::string_view, 14> kEventFamilies = {
+    "stormguard_attempts_total", "stormguard_retry_calls_total", "stormguard_retry_retries_total",
+    "stormguard_retry_stops_total", "stormguard_budget_refusals_total",
+    "stormguard_circuitbreaker_not_permitted_calls_total", "stormguard_rejected_calls_total",
+    "stormguard_timeouts_total", "stormguard_hedges_sent_total", "stormguard_hedges_won_total",
+    "stormguard_fallbacks_total", "stormguard_abandoned_attempts_total", "stormguard_chaos_injections_total",
+    "stormguard_metrics_overflow_total"};
+
 }  // namespace
+
+namespace metrics_internal {
+
+bool IsBuiltInFamily(std::string_view name) noexcept {
+  if (name.starts_with("stormguard_attempt_duration_seconds")) return true;
+  const auto named = [&](std::string_view own) { return own == name; };
+  return std::any_of(kEventFamilies.begin(), kEventFamilies.end(), named) ||
+         std::any_of(kWatchedFamilies.begin(), kWatchedFamilies.end(),
+                     [&](const WatchedFamily& w) { return named(w.metric); });
+}
+
+}  // namespace metrics_internal
 
 std::string MetricsListener::Scrape() const {
   std::vector<Snapshot> snaps(count_.load(std::memory_order_acquire));
@@ -160,7 +200,11 @@ std::string MetricsListener::Scrape() const {
   std::array<std::string_view, kOutcomeCount> outcomes;
   for (int i = 0; i < kOutcomeCount; ++i) outcomes[static_cast<std::size_t>(i)] = OutcomeClassName(OutcomeClass(i));
   constexpr std::span<const std::string_view> kNone;
-  const std::span<const std::string_view> rejecters(kRejecters.begin() + 1, kRejecters.end());
+  std::array<std::string_view, kRejecterCount> rejecters;  // the breaker's first, "other" last
+  for (std::size_t i = 0; i < kRejecters.size(); ++i) rejecters[i] = PolicyName(kRejecters[i]);
+  rejecters.back() = "other";
+  std::array<std::string_view, kBudgetUsers.size()> budget_users;
+  for (std::size_t i = 0; i < kBudgetUsers.size(); ++i) budget_users[i] = PolicyName(kBudgetUsers[i]);
 
   std::string out;
   out.reserve(256 + snaps.size() * 512);
@@ -173,14 +217,11 @@ std::string MetricsListener::Scrape() const {
   AppendCounter(out, snaps, "stormguard_retry_stops_total", "Retry policy stops other than success, by reason.",
                 kRetryStops, "reason", kStopReasons);
   AppendCounter(out, snaps, "stormguard_budget_refusals_total", "Retries and hedges a budget refused.",
-                kBudgetRefusals, "policy", kBudgetUsers);
-  AppendBreakerState(out, snaps);
-  AppendCounter(out, snaps, "stormguard_circuitbreaker_transitions_total",
-                "Circuit breaker transitions, by the state entered.", kTransitions, "state", kBreakerStates);
+                kBudgetRefusals, "policy", budget_users);
   AppendCounter(out, snaps, "stormguard_circuitbreaker_not_permitted_calls_total",
                 "Calls the circuit breaker refused.", kRejected, "", kNone);
   AppendCounter(out, snaps, "stormguard_rejected_calls_total", "Calls other guards refused, by policy.",
-                kRejected + 1, "policy", rejecters);
+                kRejected + 1, "policy", std::span<const std::string_view>(rejecters).subspan(1));
   AppendCounter(out, snaps, "stormguard_timeouts_total", "Timeouts that fired.", kTimeouts, "", kNone);
   AppendCounter(out, snaps, "stormguard_hedges_sent_total", "Hedged attempts sent.", kHedgesSent, "", kNone);
   AppendCounter(out, snaps, "stormguard_hedges_won_total", "Calls whose answer came from a hedged attempt.",
@@ -190,6 +231,7 @@ std::string MetricsListener::Scrape() const {
                 kAbandoned, "", kNone);
   AppendCounter(out, snaps, "stormguard_chaos_injections_total", "Faults injected on purpose, by kind.",
                 kChaosInjections, "kind", kChaosKinds);
+  AppendRegistered(out, snaps);
   {
     std::lock_guard lock(mu_);
     for (int w = 0; w < kWatchedCount; ++w) {

@@ -126,7 +126,7 @@ void AsyncCall::Enter(std::size_t index) {
   if (p.listener != nullptr && (p.report_attempt_start || p.report_attempt_end)) {
     attempt_start_ = p.clock->Now();
     if (p.report_attempt_start) {
-      p.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline", .at = attempt_start_,
+      p.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = PolicyId::kPipeline, .at = attempt_start_,
                                 .attempt = ctx_.attempt});
     }
   }

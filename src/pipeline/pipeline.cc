@@ -27,7 +27,7 @@ Status CallListened(const Invocation& inv, CallContext& ctx) {
   const TimePoint start = inv.has_now ? inv.now : inv.clock->Now();
   inv.has_now = inv.has_coarse = false;
   if (inv.report_attempt_start) {
-    inv.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline", .at = start,
+    inv.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = PolicyId::kPipeline, .at = start,
                                 .attempt = ctx.attempt});
   }
   Status s = inv.call(ctx);
@@ -49,7 +49,7 @@ void ReportCallEnded(Listener& listener, SuccessTally* tally, const core_interna
   if (tally != nullptr && end.weight == 0 && outcome == OutcomeClass::kSuccess) {
     return tally->Add(SuccessTally::kPipeline);
   }
-  listener.OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = "pipeline", .at = end.at, .attempt = attempt,
+  listener.OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = PolicyId::kPipeline, .at = end.at, .attempt = attempt,
                          .outcome = outcome, .weight = end.weight, .duration = end.duration});
 }
 

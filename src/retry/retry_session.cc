@@ -20,7 +20,7 @@ void RecordAttempt(const RetryPolicy& p, OutcomeClass outcome, TimePoint now) no
 
 void Report(const RetryPolicy& p, EventKind kind, std::string_view reason, TimePoint now, int attempt,
             OutcomeClass outcome, Duration d) noexcept {
-  Emit(p.options().listener, Event{.kind = kind, .policy = "retry", .reason = reason, .at = now,
+  Emit(p.options().listener, Event{.kind = kind, .policy = PolicyId::kRetry, .reason = reason, .at = now,
                                    .attempt = attempt, .outcome = outcome, .duration = d});
 }
 

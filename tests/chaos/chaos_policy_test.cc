@@ -100,7 +100,7 @@ TEST(ChaosPolicyTest, EveryInjectionIsAnEventNamingItsKind) {
   CountingListener counts;
   auto p = Make({.kind = ChaosKind::kOutcome, .rate = 1.0, .seed = 2, .listener = &counts});
   EXPECT_EQ(Injections(*p, 3), 3);
-  EXPECT_EQ(counts.Read().count(EventKind::kChaosInjected, "chaos", "outcome"), 3u);
+  EXPECT_EQ(counts.Read().count(EventKind::kChaosInjected, PolicyId::kChaos, "outcome"), 3u);
   EXPECT_EQ(EventKindName(EventKind::kChaosInjected), "chaos_injected");
 }
 

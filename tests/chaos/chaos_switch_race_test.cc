@@ -58,7 +58,7 @@ TEST(ChaosSwitchRaceTest, FlippingEnabledAndRateWhileCallsRunIsSafe) {
   EXPECT_EQ(strange.load(), 0u);
   EXPECT_EQ(answers.load() + faults.load(), static_cast<std::uint64_t>(kCallers * kCalls));
   EXPECT_EQ(chaos->injected(), faults.load());
-  EXPECT_EQ(counts.Read().count(EventKind::kChaosInjected, "chaos", "error"), faults.load());
+  EXPECT_EQ(counts.Read().count(EventKind::kChaosInjected, PolicyId::kChaos, "error"), faults.load());
   EXPECT_GT(refused, 0);
 
   chaos->SetEnabled(false);

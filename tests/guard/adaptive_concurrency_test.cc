@@ -68,7 +68,7 @@ TEST(AdaptiveLimiterTest, AdmitsUpToTheLimitThenRejectsWithReason) {
   auto events = listener.events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].kind, EventKind::kRejected);
-  EXPECT_EQ(events[0].policy, "adaptive_concurrency");
+  EXPECT_EQ(events[0].policy, PolicyId::kAdaptiveConcurrency);
 }
 
 TEST(AdaptiveLimiterTest, AimdGrowsOnBusySuccessesAndShrinksOnDrop) {

@@ -55,7 +55,7 @@ TEST(BulkheadTest, TryAcquireGrantsUpToMaxThenRejectsWithReason) {
   auto events = listener.events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].kind, EventKind::kRejected);
-  EXPECT_EQ(events[0].policy, "bulkhead");
+  EXPECT_EQ(events[0].policy, PolicyId::kBulkhead);
   EXPECT_EQ(events[0].at, kT0 + 1ms);
 }
 

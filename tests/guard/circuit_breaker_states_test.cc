@@ -202,7 +202,9 @@ TEST(CircuitBreakerTimingTest, BackoffWaitGrowsAcrossConsecutiveOpens) {
   }
   std::vector<Duration> announced;
   for (const Event& e : events.events()) {
-    if (e.kind == EventKind::kStateChanged && e.reason.ends_with("->open")) announced.push_back(e.duration);
+    if (e.kind == EventKind::kStateChanged && e.to_state == static_cast<std::uint8_t>(CircuitState::kOpen)) {
+      announced.push_back(e.duration);
+    }
   }
   EXPECT_EQ(announced, waits);
 

@@ -130,7 +130,11 @@ TEST(CircuitBreakerTest, CountWindowOpensWhenTheFailureRateReachesTheThreshold) 
             });
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->open"));
   EXPECT_EQ(events.events().back().duration, 30s);  // the wait in open
-  EXPECT_EQ(events.events().back().policy, "circuit_breaker");
+  const Event opened = events.events().back();
+  EXPECT_EQ(opened.policy, PolicyId::kCircuitBreaker);
+  EXPECT_EQ(opened.from_state, static_cast<std::uint8_t>(S::kClosed));  // typed, not text
+  EXPECT_EQ(opened.to_state, static_cast<std::uint8_t>(S::kOpen));
+  EXPECT_EQ(opened.reason, "");
 }
 
 // Time window of 10 s, minimum 4: calls leave as their second falls out,

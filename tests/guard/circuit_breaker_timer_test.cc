@@ -104,7 +104,9 @@ TEST_F(TimerBreakerTest, ATimerHoldingTheLastReferenceEndsTheBreakerSafely) {
   struct DropOnHalfOpen final : Listener {
     std::shared_ptr<CircuitBreaker> held;
     void OnEvent(const Event& e) noexcept override {
-      if (e.kind == EventKind::kStateChanged && e.reason == "open->half_open") held.reset();
+      if (e.kind == EventKind::kStateChanged && e.to_state == static_cast<std::uint8_t>(CircuitState::kHalfOpen)) {
+        held.reset();
+      }
     }
   } dropper;
   dropper.held = MakeBreaker(Automatic(&dropper));

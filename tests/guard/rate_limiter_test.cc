@@ -85,7 +85,7 @@ TEST(RateLimiterTest, RejectionSaysRateNextTokenAndMaxWait) {
   auto events = listener.events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].kind, EventKind::kRejected);
-  EXPECT_EQ(events[0].policy, "rate_limiter");
+  EXPECT_EQ(events[0].policy, PolicyId::kRateLimiter);
   EXPECT_EQ(events[0].at, kT0 + 6800us);
   EXPECT_EQ(events[0].duration, 3200us);
 

@@ -57,7 +57,7 @@ TEST(MetricsExpositionTest, EveryByteOfANameIsEscapedAsTheFormatRequires) {
     SCOPED_TRACE("byte " + std::to_string(b));
     const std::string name = std::string("a") + static_cast<char>(b) + "z";
     MetricsListener m;
-    m.For(name).OnEvent(Event{.kind = EventKind::kFallback, .policy = "fallback"});
+    m.For(name).OnEvent(Event{.kind = EventKind::kFallback, .policy = PolicyId::kFallback});
     std::string raw;
     const std::optional<std::string> value = LabelValue(m.Scrape(), "stormguard_fallbacks_total", &raw);
     ASSERT_TRUE(value.has_value()) << m.Scrape();
@@ -73,7 +73,7 @@ TEST(MetricsExpositionTest, EveryByteOfANameIsEscapedAsTheFormatRequires) {
 // stays ASCII, whatever the name's encoding.
 TEST(MetricsExpositionTest, NonAsciiBytesBecomeLiteralHexEscapes) {
   MetricsListener m;
-  m.For("caf\xc3\xa9\xff").OnEvent(Event{.kind = EventKind::kFallback, .policy = "fallback"});
+  m.For("caf\xc3\xa9\xff").OnEvent(Event{.kind = EventKind::kFallback, .policy = PolicyId::kFallback});
   std::string raw;
   EXPECT_EQ(LabelValue(m.Scrape(), "stormguard_fallbacks_total", &raw), "caf\\xc3\\xa9\\xff");
   EXPECT_EQ(raw, "caf\\\\xc3\\\\xa9\\\\xff");
@@ -83,8 +83,8 @@ TEST(MetricsExpositionTest, NonAsciiBytesBecomeLiteralHexEscapes) {
 // \\x01: two instances, one series. The backslash is escaped as a byte too.
 TEST(MetricsExpositionTest, NoTwoNamesRenderAlike) {
   MetricsListener m;
-  m.For("a\x01").OnEvent(Event{.kind = EventKind::kFallback, .policy = "fallback"});
-  m.For("a\\x01").OnEvent(Event{.kind = EventKind::kFallback, .policy = "fallback"});
+  m.For("a\x01").OnEvent(Event{.kind = EventKind::kFallback, .policy = PolicyId::kFallback});
+  m.For("a\\x01").OnEvent(Event{.kind = EventKind::kFallback, .policy = PolicyId::kFallback});
   const std::string scrape = m.Scrape();
   EXPECT_NE(scrape.find("{name=\"a\\\\x01\"} 1\n"), std::string::npos) << scrape;
   EXPECT_NE(scrape.find("{name=\"a\\\\x5cx01\"} 1\n"), std::string::npos) << scrape;

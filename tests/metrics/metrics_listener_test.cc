@@ -7,13 +7,14 @@
 #include <string>
 #include <thread>
 
+#include "stormguard/guard/circuit_breaker.h"
 #include "stormguard/pipeline/pipeline.h"
 
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 
-Event Ev(EventKind kind, std::string_view policy, std::string_view reason = {}, int attempt = 1,
+Event Ev(EventKind kind, PolicyId policy, std::string_view reason = {}, int attempt = 1,
          OutcomeClass outcome = OutcomeClass::kSuccess, Duration d = Duration::zero()) {
   return Event{.kind = kind, .policy = policy, .reason = reason, .attempt = attempt, .outcome = outcome,
                .duration = d};
@@ -32,10 +33,10 @@ TEST(MetricsListenerTest, EmptyScrapeHasOnlyTheOverflowCounter) {
 TEST(MetricsListenerTest, AttemptsByOutcomeAndLatencyHistogram) {
   MetricsListener m;
   Listener& l = m.For("pay");
-  l.OnEvent(Ev(EventKind::kAttemptEnded, "pipeline", {}, 1, OutcomeClass::kSuccess, 3ms));
-  l.OnEvent(Ev(EventKind::kAttemptEnded, "pipeline", {}, 1, OutcomeClass::kSuccess, 1ms));  // le is inclusive
-  l.OnEvent(Ev(EventKind::kAttemptEnded, "pipeline", {}, 2, OutcomeClass::kTransient, 20s));
-  l.OnEvent(Ev(EventKind::kAttemptStarted, "pipeline"));  // not counted
+  l.OnEvent(Ev(EventKind::kAttemptEnded, PolicyId::kPipeline, {}, 1, OutcomeClass::kSuccess, 3ms));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, PolicyId::kPipeline, {}, 1, OutcomeClass::kSuccess, 1ms));  // le is inclusive
+  l.OnEvent(Ev(EventKind::kAttemptEnded, PolicyId::kPipeline, {}, 2, OutcomeClass::kTransient, 20s));
+  l.OnEvent(Ev(EventKind::kAttemptStarted, PolicyId::kPipeline));  // not counted
   EXPECT_EQ(m.Scrape(),
             "# HELP stormguard_attempts_total Attempts that reached the call, by outcome.\n"
             "# TYPE stormguard_attempts_total counter\n"
@@ -66,14 +67,14 @@ TEST(MetricsListenerTest, AttemptsByOutcomeAndLatencyHistogram) {
 TEST(MetricsListenerTest, RetryCallsRetriesStopsAndBudgetRefusals) {
   MetricsListener m;
   Listener& l = m.For("r");
-  l.OnEvent(Ev(EventKind::kAttemptEnded, "retry", {}, 1, OutcomeClass::kSuccess));
-  l.OnEvent(Ev(EventKind::kAttemptEnded, "retry", {}, 1, OutcomeClass::kTransient));
-  l.OnEvent(Ev(EventKind::kRetryScheduled, "retry", {}, 1, OutcomeClass::kTransient));
-  l.OnEvent(Ev(EventKind::kAttemptEnded, "retry", {}, 2, OutcomeClass::kSuccess));
-  l.OnEvent(Ev(EventKind::kGaveUp, "retry", "not_retryable", 1, OutcomeClass::kPermanent));
-  l.OnEvent(Ev(EventKind::kGaveUp, "retry", "budget_exhausted", 2, OutcomeClass::kTransient));
-  l.OnEvent(Ev(EventKind::kGaveUp, "retry", "something_new", 3, OutcomeClass::kTransient));
-  l.OnEvent(Ev(EventKind::kGaveUp, "hedge", "budget_exhausted", 0, OutcomeClass::kTransient));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, PolicyId::kRetry, {}, 1, OutcomeClass::kSuccess));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, PolicyId::kRetry, {}, 1, OutcomeClass::kTransient));
+  l.OnEvent(Ev(EventKind::kRetryScheduled, PolicyId::kRetry, {}, 1, OutcomeClass::kTransient));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, PolicyId::kRetry, {}, 2, OutcomeClass::kSuccess));
+  l.OnEvent(Ev(EventKind::kGaveUp, PolicyId::kRetry, "not_retryable", 1, OutcomeClass::kPermanent));
+  l.OnEvent(Ev(EventKind::kGaveUp, PolicyId::kRetry, "budget_exhausted", 2, OutcomeClass::kTransient));
+  l.OnEvent(Ev(EventKind::kGaveUp, PolicyId::kRetry, "something_new", 3, OutcomeClass::kTransient));
+  l.OnEvent(Ev(EventKind::kGaveUp, PolicyId::kHedge, "budget_exhausted", 0, OutcomeClass::kTransient));
   const std::string text = m.Scrape();
   // The retry stage reports its attempts' ends: they are the attempts.
   EXPECT_NE(text.find("stormguard_attempts_total{name=\"r\",outcome=\"success\"} 2\n"
@@ -106,9 +107,9 @@ TEST(MetricsListenerTest, RetryCallsRetriesStopsAndBudgetRefusals) {
 TEST(MetricsListenerTest, AttemptsCountWhoeverReportsThem) {
   MetricsListener m;
   Listener& l = m.For("h");
-  l.OnEvent(Ev(EventKind::kAttemptEnded, "hedge", {}, 1, OutcomeClass::kCancelled, 2ms));
-  l.OnEvent(Ev(EventKind::kAttemptEnded, "circuit_breaker", {}, 1, OutcomeClass::kSuccess, 2ms));
-  l.OnEvent(Ev(EventKind::kAttemptEnded, "time_limiter", "abandoned_work_ended", 1, OutcomeClass::kSuccess));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, PolicyId::kHedge, {}, 1, OutcomeClass::kCancelled, 2ms));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, PolicyId::kCircuitBreaker, {}, 1, OutcomeClass::kSuccess, 2ms));
+  l.OnEvent(Ev(EventKind::kAttemptEnded, PolicyId::kTimeLimiter, "abandoned_work_ended", 1, OutcomeClass::kSuccess));
   const std::string text = m.Scrape();
   EXPECT_NE(text.find("stormguard_attempts_total{name=\"h\",outcome=\"cancelled\"} 1\n# HELP"), std::string::npos)
       << text;
@@ -133,14 +134,24 @@ TEST(MetricsListenerTest, ABuiltPipelinesBreakerGaugeIsClosedBeforeAnyCall) {
                 std::string(kNoOverflow));
 }
 
+// The breaker's state families are its own, registered by its first Create
+// (src/guard/circuit_breaker_metrics.cc): after the listener's own families.
 TEST(MetricsListenerTest, BreakerStateGaugeTransitionsAndRefusals) {
   MetricsListener m;
   Listener& l = m.For("b");
-  l.OnEvent(Ev(EventKind::kStateChanged, "circuit_breaker", "closed->open"));
-  l.OnEvent(Ev(EventKind::kRejected, "circuit_breaker", "circuit open"));
-  l.OnEvent(Ev(EventKind::kStateChanged, "circuit_breaker", "open->half_open"));
-  l.OnEvent(Ev(EventKind::kStateChanged, "adaptive_concurrency", "limit_increased"));  // not a breaker
+  auto cb = CircuitBreaker::Create({.listener = &l});
+  ASSERT_TRUE(cb.ok());
+  const TimePoint now = TimePoint(1h);
+  ASSERT_TRUE((*cb)->TransitionToOpen(now).ok());
+  EXPECT_FALSE((*cb)->Acquire(now).ok());
+  ASSERT_TRUE((*cb)->TransitionToHalfOpen(now).ok());
+  // Neither moves the gauge: another policy's state event, a state the breaker has no name for.
+  l.OnEvent(Event{.kind = EventKind::kStateChanged, .policy = PolicyId::kAdaptiveConcurrency, .to_state = 0});
+  l.OnEvent(Event{.kind = EventKind::kStateChanged, .policy = PolicyId::kCircuitBreaker, .to_state = 6});
   EXPECT_EQ(m.Scrape(),
+            "# HELP stormguard_circuitbreaker_not_permitted_calls_total Calls the circuit breaker refused.\n"
+            "# TYPE stormguard_circuitbreaker_not_permitted_calls_total counter\n"
+            "stormguard_circuitbreaker_not_permitted_calls_total{name=\"b\"} 1\n"
             "# HELP stormguard_circuitbreaker_state 1 for the circuit breaker's current state, 0 for the others.\n"
             "# TYPE stormguard_circuitbreaker_state gauge\n"
             "stormguard_circuitbreaker_state{name=\"b\",state=\"closed\"} 0\n"
@@ -152,27 +163,42 @@ TEST(MetricsListenerTest, BreakerStateGaugeTransitionsAndRefusals) {
             "# HELP stormguard_circuitbreaker_transitions_total Circuit breaker transitions, by the state entered.\n"
             "# TYPE stormguard_circuitbreaker_transitions_total counter\n"
             "stormguard_circuitbreaker_transitions_total{name=\"b\",state=\"open\"} 1\n"
-            "stormguard_circuitbreaker_transitions_total{name=\"b\",state=\"half_open\"} 1\n"
-            "# HELP stormguard_circuitbreaker_not_permitted_calls_total Calls the circuit breaker refused.\n"
-            "# TYPE stormguard_circuitbreaker_not_permitted_calls_total counter\n"
-            "stormguard_circuitbreaker_not_permitted_calls_total{name=\"b\"} 1\n" +
+            "stormguard_circuitbreaker_transitions_total{name=\"b\",state=\"half_open\"} 1\n" +
                 std::string(kNoOverflow));
+}
+
+// The gauge follows the typed state alone: the event's words are for people.
+TEST(MetricsListenerTest, TheBreakerGaugeReadsTheTypedStateNotTheReason) {
+  ASSERT_TRUE(CircuitBreaker::Create({}).ok());  // registers the breaker's families
+  MetricsListener m;
+  m.For("b").OnEvent(Event{.kind = EventKind::kStateChanged,
+                           .policy = PolicyId::kCircuitBreaker,
+                           .from_state = static_cast<std::uint8_t>(CircuitState::kClosed),
+                           .to_state = static_cast<std::uint8_t>(CircuitState::kForcedOpen),
+                           .reason = "closed->open"});
+  const std::string text = m.Scrape();
+  EXPECT_NE(text.find("stormguard_circuitbreaker_state{name=\"b\",state=\"forced_open\"} 1\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("stormguard_circuitbreaker_transitions_total{name=\"b\",state=\"forced_open\"} 1\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("state=\"open\"} 1"), std::string::npos) << text;
 }
 
 TEST(MetricsListenerTest, RejectionsTimeoutsHedgesFallbacksAbandoned) {
   MetricsListener m;
   Listener& l = m.For("g");
-  l.OnEvent(Ev(EventKind::kRejected, "bulkhead", "bulkhead full"));
-  l.OnEvent(Ev(EventKind::kRejected, "rate_limiter", "rate limit exceeded"));
-  l.OnEvent(Ev(EventKind::kRejected, "rate_limiter", "rate limit exceeded"));
-  l.OnEvent(Ev(EventKind::kRejected, "timeout_per_attempt", "deadline_expired"));
-  l.OnEvent(Ev(EventKind::kRejected, "idempotency_key", "missing_key"));
-  l.OnEvent(Ev(EventKind::kTimedOut, "timeout", "deadline"));
-  l.OnEvent(Ev(EventKind::kHedgeLaunched, "hedge"));
-  l.OnEvent(Ev(EventKind::kHedgeLaunched, "hedge"));
-  l.OnEvent(Ev(EventKind::kHedgeWon, "hedge"));
-  l.OnEvent(Ev(EventKind::kFallback, "fallback", "unavailable"));
-  l.OnEvent(Ev(EventKind::kAbandoned, "timeout", "ignored_stop"));
+  l.OnEvent(Ev(EventKind::kRejected, PolicyId::kBulkhead, "bulkhead full"));
+  l.OnEvent(Ev(EventKind::kRejected, PolicyId::kRateLimiter, "rate limit exceeded"));
+  l.OnEvent(Ev(EventKind::kRejected, PolicyId::kRateLimiter, "rate limit exceeded"));
+  l.OnEvent(Ev(EventKind::kRejected, PolicyId::kAttemptTimeout, "deadline_expired"));
+  l.OnEvent(Ev(EventKind::kRejected, PolicyId::kIdempotencyKey, "missing_key"));
+  l.OnEvent(Ev(EventKind::kTimedOut, PolicyId::kTimeout, "deadline"));
+  l.OnEvent(Ev(EventKind::kHedgeLaunched, PolicyId::kHedge));
+  l.OnEvent(Ev(EventKind::kHedgeLaunched, PolicyId::kHedge));
+  l.OnEvent(Ev(EventKind::kHedgeWon, PolicyId::kHedge));
+  l.OnEvent(Ev(EventKind::kFallback, PolicyId::kFallback, "unavailable"));
+  l.OnEvent(Ev(EventKind::kAbandoned, PolicyId::kTimeout, "ignored_stop"));
   EXPECT_EQ(m.Scrape(),
             "# HELP stormguard_rejected_calls_total Calls other guards refused, by policy.\n"
             "# TYPE stormguard_rejected_calls_total counter\n"
@@ -232,14 +258,14 @@ TEST(MetricsListenerTest, WatchesAreReadAtScrapeTime) {
 
 TEST(MetricsListenerTest, RoutesByScopeAndKeepsInstancesApart) {
   MetricsListener m;
-  Event a = Ev(EventKind::kTimedOut, "timeout");
+  Event a = Ev(EventKind::kTimedOut, PolicyId::kTimeout);
   a.scope = "a";
   Event b = a;
   b.scope = "b";
   m.OnEvent(a);
   m.OnEvent(b);
   m.OnEvent(b);
-  m.For("a").OnEvent(Ev(EventKind::kTimedOut, "timeout"));  // the same instance as scope "a"
+  m.For("a").OnEvent(Ev(EventKind::kTimedOut, PolicyId::kTimeout));  // the same instance as scope "a"
   EXPECT_EQ(m.Scrape(),
             "# HELP stormguard_timeouts_total Timeouts that fired.\n"
             "# TYPE stormguard_timeouts_total counter\n"
@@ -250,7 +276,7 @@ TEST(MetricsListenerTest, RoutesByScopeAndKeepsInstancesApart) {
 
 TEST(MetricsListenerTest, HostileNamesAreEscaped) {
   MetricsListener m;
-  m.For("a\"b\\c\nd\x01\xff}").OnEvent(Ev(EventKind::kFallback, "fallback"));
+  m.For("a\"b\\c\nd\x01\xff}").OnEvent(Ev(EventKind::kFallback, PolicyId::kFallback));
   EXPECT_EQ(m.Scrape(),
             "# HELP stormguard_fallbacks_total Results a fallback produced.\n"
             "# TYPE stormguard_fallbacks_total counter\n"
@@ -260,11 +286,11 @@ TEST(MetricsListenerTest, HostileNamesAreEscaped) {
 
 TEST(MetricsListenerTest, InstancesAndWatchesPastTheCapAreCountedNotKept) {
   MetricsListener m(2);
-  m.For("a").OnEvent(Ev(EventKind::kFallback, "fallback"));
-  m.For("b").OnEvent(Ev(EventKind::kFallback, "fallback"));
+  m.For("a").OnEvent(Ev(EventKind::kFallback, PolicyId::kFallback));
+  m.For("b").OnEvent(Ev(EventKind::kFallback, PolicyId::kFallback));
   Listener& c = m.For("c");  // past the cap: 1
-  c.OnEvent(Ev(EventKind::kFallback, "fallback"));  // 2
-  Event scoped = Ev(EventKind::kFallback, "fallback");
+  c.OnEvent(Ev(EventKind::kFallback, PolicyId::kFallback));  // 2
+  Event scoped = Ev(EventKind::kFallback, PolicyId::kFallback);
   scoped.scope = "d";
   m.OnEvent(scoped);  // 3
   EXPECT_TRUE(m.Watch("a", Watched::kBulkheadLimit, [] { return 1.0; }));
@@ -291,7 +317,7 @@ TEST(MetricsListenerTest, RecordsFromTwoThreadsWhileScraping) {
   constexpr int kEvents = 20'000;
   std::atomic<int> done{0};
   auto record = [&](bool routed) {
-    Event e = Ev(EventKind::kAttemptEnded, "pipeline", {}, 1, OutcomeClass::kSuccess, 2ms);
+    Event e = Ev(EventKind::kAttemptEnded, PolicyId::kPipeline, {}, 1, OutcomeClass::kSuccess, 2ms);
     e.scope = "s";
     for (int i = 0; i < kEvents; ++i) routed ? m.OnEvent(e) : m.For("s").OnEvent(e);
     done.fetch_add(1);

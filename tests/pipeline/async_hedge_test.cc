@@ -67,7 +67,7 @@ TEST(AsyncHedgeTest, TheCallAnswersAtOnceAndALateLoserIsOnlyBooked) {
   attempts.Answer(0, 7);                                // it ignored its stop and answers late
   EXPECT_EQ(answers.size(), 1u);
   EXPECT_EQ(g_frames_alive, 0);
-  EXPECT_EQ(counters.Read().count(EventKind::kAttemptEnded, "hedge"), 2u);
+  EXPECT_EQ(counters.Read().count(EventKind::kAttemptEnded, PolicyId::kHedge), 2u);
 }
 
 TEST(AsyncHedgeTest, ALoserOfAnEarlierRoundDoesNotDisturbTheRetry) {
@@ -136,8 +136,8 @@ TEST(AsyncHedgeTest, NoAttemptStartsOnceTheCallHasItsAnswer) {
   ASSERT_EQ(answers.size(), 1u);
   env.AdvanceAndFire(5ms);  // the hedge's pause ends after the answer
   EXPECT_EQ(started, 1);
-  EXPECT_EQ(counters.Read().count(EventKind::kAttemptStarted, "pipeline"), 1u);
-  EXPECT_EQ(counters.Read().count(EventKind::kAttemptEnded, "hedge"), 2u);  // the hedge ended CANCELLED
+  EXPECT_EQ(counters.Read().count(EventKind::kAttemptStarted, PolicyId::kPipeline), 1u);
+  EXPECT_EQ(counters.Read().count(EventKind::kAttemptEnded, PolicyId::kHedge), 2u);  // the hedge ended CANCELLED
 }
 
 }  // namespace

@@ -169,8 +169,8 @@ TEST(AsyncPipelineTest, TheListenerHearsEveryAttemptAsUnderTheBlockingDriver) {
       [](Status) {});
   env.AdvanceAndFire(100ms);
   const auto seen = counters.Read();
-  EXPECT_EQ(seen.count(EventKind::kAttemptStarted, "pipeline"), 2u);
-  EXPECT_EQ(seen.count(EventKind::kRetryScheduled, "retry"), 1u);
+  EXPECT_EQ(seen.count(EventKind::kAttemptStarted, PolicyId::kPipeline), 2u);
+  EXPECT_EQ(seen.count(EventKind::kRetryScheduled, PolicyId::kRetry), 1u);
 }
 
 // Another driver's timers, counting what the pipeline asks of them.

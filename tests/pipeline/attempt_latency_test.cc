@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 using testkit::RecordingListener;
 using testkit::Unwrap;
 
-std::vector<Duration> Latencies(const RecordingListener& events, std::string_view policy) {
+std::vector<Duration> Latencies(const RecordingListener& events, PolicyId policy) {
   std::vector<Duration> out;
   for (const Event& e : events.events()) {
     if (e.kind == EventKind::kAttemptEnded && e.policy == policy) out.push_back(e.duration);
@@ -47,7 +47,7 @@ TEST(AttemptLatencyTest, TheRetryTimesEachAttemptWithoutItsBackoffWait) {
   });
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(t.clock.total_slept(), 40ms);
-  EXPECT_EQ(Latencies(t.events, "retry"), (std::vector<Duration>{2ms, 1ms}));
+  EXPECT_EQ(Latencies(t.events, PolicyId::kRetry), (std::vector<Duration>{2ms, 1ms}));
 }
 
 TEST(AttemptLatencyTest, WithoutARetryThePipelineTimesTheCall) {
@@ -59,7 +59,7 @@ TEST(AttemptLatencyTest, WithoutARetryThePipelineTimesTheCall) {
                  t.clock.Advance(3ms);
                  return Status::Ok();
                }).ok());
-  EXPECT_EQ(Latencies(t.events, "pipeline"), (std::vector<Duration>{3ms}));
+  EXPECT_EQ(Latencies(t.events, PolicyId::kPipeline), (std::vector<Duration>{3ms}));
   for (const Event& e : t.events.events()) {
     if (e.kind == EventKind::kAttemptStarted) {
       EXPECT_EQ(e.at, t0);

@@ -147,8 +147,8 @@ TEST(AttemptSamplingTest, AListenerThatTimesEveryAttemptGetsEveryDuration) {
     for (int call = 1; call <= 20; ++call) ASSERT_TRUE(f.Call(100us).ok());
     EXPECT_EQ(f.clock.precise, 40);
     const CountingListener::Snapshot s = counting.Read();
-    EXPECT_EQ(s.count(EventKind::kAttemptEnded, "retry"), 20u);
-    EXPECT_EQ(s.total(EventKind::kAttemptEnded, "retry"), 20 * 100us);
+    EXPECT_EQ(s.count(EventKind::kAttemptEnded, PolicyId::kRetry), 20u);
+    EXPECT_EQ(s.total(EventKind::kAttemptEnded, PolicyId::kRetry), 20 * 100us);
   });
 }
 

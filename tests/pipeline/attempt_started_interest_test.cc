@@ -64,8 +64,8 @@ TEST(AttemptStartedInterestTest, MetricsListenersWantNoneAndIgnoreOneSentAnyway)
   EXPECT_FALSE(scoped.wants_attempt_started());  // it answers for its target
   EXPECT_TRUE(ScopedListener("q", wants).wants_attempt_started());
   const std::string empty = metrics.Scrape();
-  scoped.OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline"});
-  metrics.For("p").OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = "pipeline"});
+  scoped.OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = PolicyId::kPipeline});
+  metrics.For("p").OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = PolicyId::kPipeline});
   EXPECT_EQ(metrics.Scrape(), empty);  // no series and no overflow counted
 }
 

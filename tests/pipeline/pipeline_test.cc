@@ -171,9 +171,9 @@ TEST(PipelineTest, ListenerHearsEveryAttemptRetryAndGiveUp) {
   EXPECT_FALSE(s.ok());
   auto snap = counters.Read();
   EXPECT_EQ(snap.count(EventKind::kAttemptStarted), 3u);
-  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, "retry"), 3u);
-  EXPECT_EQ(snap.count(EventKind::kRetryScheduled, "retry"), 2u);
-  EXPECT_EQ(snap.count(EventKind::kGaveUp, "retry", "attempts_exhausted"), 1u);
+  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, PolicyId::kRetry), 3u);
+  EXPECT_EQ(snap.count(EventKind::kRetryScheduled, PolicyId::kRetry), 2u);
+  EXPECT_EQ(snap.count(EventKind::kGaveUp, PolicyId::kRetry, "attempts_exhausted"), 1u);
 }
 
 TEST(PipelineTest, WithoutRetryTheCallReportsItsOwnAttemptEnd) {
@@ -183,8 +183,8 @@ TEST(PipelineTest, WithoutRetryTheCallReportsItsOwnAttemptEnd) {
   CallContext ctx;
   EXPECT_TRUE(p.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
   auto snap = counters.Read();
-  EXPECT_EQ(snap.count(EventKind::kAttemptStarted, "pipeline"), 1u);
-  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, "pipeline"), 1u);
+  EXPECT_EQ(snap.count(EventKind::kAttemptStarted, PolicyId::kPipeline), 1u);
+  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, PolicyId::kPipeline), 1u);
 }
 
 TEST(PipelineTest, ManyThreadsShareOnePipeline) {
@@ -218,7 +218,7 @@ TEST(PipelineTest, ManyThreadsShareOnePipeline) {
   EXPECT_EQ(ok, kThreads * kCalls);
   auto snap = counters.Read();
   EXPECT_EQ(snap.count(EventKind::kAttemptStarted), kThreads * kCalls * 3u / 2u);
-  EXPECT_EQ(snap.count(EventKind::kRetryScheduled, "retry"), kThreads * kCalls / 2u);
+  EXPECT_EQ(snap.count(EventKind::kRetryScheduled, PolicyId::kRetry), kThreads * kCalls / 2u);
   EXPECT_EQ(snap.count(EventKind::kTimedOut), 0u);
 }
 

@@ -147,8 +147,8 @@ TEST(StagePlacementTest, AStageThatReportsAttemptEndsSilencesThePipelines) {
   CallContext ctx;
   EXPECT_TRUE(p.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
   auto snap = counters.Read();
-  EXPECT_EQ(snap.count(EventKind::kAttemptStarted, "pipeline"), 2u);
-  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, "pipeline"), 0u);
+  EXPECT_EQ(snap.count(EventKind::kAttemptStarted, PolicyId::kPipeline), 2u);
+  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, PolicyId::kPipeline), 0u);
 }
 
 TEST(StagePlacementTest, AConcurrentStageKeepsTheFirstSuccessfulValue) {

@@ -67,7 +67,7 @@ TEST(SuccessTallyTest, TheRetryCountsUntimedFirstAttemptSuccessesInTheTally) {
     EXPECT_EQ(f.listener.tally.Read(SuccessTally::kPipeline), 0u);
     ASSERT_EQ(f.listener.ended.size(), 2u);  // the two timed ones, as events
     for (const Event& e : f.listener.ended) {
-      EXPECT_EQ(e.policy, "retry");
+      EXPECT_EQ(e.policy, PolicyId::kRetry);
       EXPECT_EQ(e.weight, kAttemptSampleEvery);
     }
   });
@@ -92,7 +92,7 @@ TEST(SuccessTallyTest, APipelineWithoutRetryCountsItsUntimedSuccessesAsThePipeli
     ASSERT_TRUE(f.Call({Status::Unavailable("down")}).code() == StatusCode::kUnavailable);
     EXPECT_EQ(f.listener.tally.Read(SuccessTally::kPipeline), 15u);
     ASSERT_EQ(f.listener.ended.size(), 2u);  // the sample, and the failure
-    EXPECT_EQ(f.listener.ended[0].policy, "pipeline");
+    EXPECT_EQ(f.listener.ended[0].policy, PolicyId::kPipeline);
     EXPECT_EQ(f.listener.ended[0].weight, kAttemptSampleEvery);
     EXPECT_EQ(f.listener.ended[1].outcome, OutcomeClass::kTransient);
   });

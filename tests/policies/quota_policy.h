@@ -4,10 +4,12 @@
 // "quota" admits the first `calls` calls of the pipeline built from it and
 // refuses the rest with RESOURCE_EXHAUSTED; a reload builds a fresh quota.
 // It has both forms (blocking Execute, asynchronous Start/Resume), JSON
-// options with their errors, and a writer for `config show`:
+// options with their errors, a writer for `config show`, events of its own
+// policy id (kAdmitted, kRejected) and the two metric families they feed:
 //
 //   ASSERT_TRUE(testkit::RegisterQuotaPolicy().ok());
 //   {"stages": [{"quota": {"calls": 100}}, "retry"]}
+//   // scrape: stormguard_quota_admitted_total{name="..."} 100, stormguard_quota_rejected_total ...
 #pragma once
 
 #include <any>
@@ -18,6 +20,8 @@
 #include <vector>
 
 #include "stormguard/config/stage_policy.h"
+#include "stormguard/core/events.h"
+#include "stormguard/metrics/metric_family.h"
 #include "stormguard/pipeline/async_stage.h"
 #include "stormguard/pipeline/stage.h"
 
@@ -27,9 +31,15 @@ struct QuotaOptions {
   std::int64_t calls = 1;
 };
 
+// The id its events carry, the same for every call.
+inline PolicyId QuotaPolicyId() {
+  static const PolicyId id = RegisterPolicyName("quota").value();
+  return id;
+}
+
 class QuotaStage final : public Stage, public AsyncStage {
  public:
-  explicit QuotaStage(QuotaOptions o) : left_(o.calls) {}
+  QuotaStage(QuotaOptions o, Listener* listener) : left_(o.calls), listener_(listener) {}
 
   std::string_view name() const noexcept override { return "quota"; }
   StagePlacement placement() const noexcept override { return {.kind = "quota", .once = true}; }
@@ -46,10 +56,15 @@ class QuotaStage final : public Stage, public AsyncStage {
 
  private:
   Status Admit() const {
-    if (left_.fetch_sub(1, std::memory_order_relaxed) > 0) return Status::Ok();
+    if (left_.fetch_sub(1, std::memory_order_relaxed) > 0) {
+      Emit(listener_, Event{.kind = EventKind::kAdmitted, .policy = QuotaPolicyId()});
+      return Status::Ok();
+    }
+    Emit(listener_, Event{.kind = EventKind::kRejected, .policy = QuotaPolicyId(), .reason = "quota spent"});
     return Status::ResourceExhausted("quota spent").WithSource(name());
   }
   mutable std::atomic<std::int64_t> left_;
+  Listener* listener_;
 };
 
 inline std::any ReadQuota(const nlohmann::json& j, const std::string& path, std::vector<std::string>& errors) {
@@ -76,9 +91,19 @@ inline config::StagePolicy QuotaPolicy() {
           .read = ReadQuota,
           .write = [](const std::any& o) { return nlohmann::json{{"calls", std::any_cast<const QuotaOptions&>(o).calls}}; },
           .placement = [](const std::any&) { return StagePlacement{.kind = "quota", .once = true}; },
-          .build = [](const std::any& o, config::StageBuildContext& ctx) {
-            ctx.builder.Add(std::make_shared<QuotaStage>(std::any_cast<const QuotaOptions&>(o)));
-          }};
+          .build =
+              [](const std::any& o, config::StageBuildContext& ctx) {
+                ctx.builder.Add(std::make_shared<QuotaStage>(std::any_cast<const QuotaOptions&>(o),
+                                                             ctx.pipeline.listener));
+              },
+          .metric_families = {{.name = "stormguard_quota_admitted_total",
+                               .help = "Calls the quota let through.",
+                               .policy = QuotaPolicyId(),
+                               .kinds = {EventKind::kAdmitted}},
+                              {.name = "stormguard_quota_rejected_total",
+                               .help = "Calls the quota refused.",
+                               .policy = QuotaPolicyId(),
+                               .kinds = {EventKind::kRejected}}}};
 }
 
 // Registers "quota" once per process; later calls find it registered.

@@ -80,7 +80,7 @@ TEST(RetrySessionTest, ASuccessClosesTheBooksAndReportsItsAttempt) {
   ASSERT_EQ(all.size(), 3u);  // attempt 1 ended, retry scheduled, attempt 2 ended
   const Event& last = all.back();
   EXPECT_EQ(last.kind, EventKind::kAttemptEnded);
-  EXPECT_EQ(last.policy, "retry");
+  EXPECT_EQ(last.policy, PolicyId::kRetry);
   EXPECT_EQ(last.attempt, 2);
   EXPECT_EQ(last.outcome, OutcomeClass::kSuccess);
   EXPECT_EQ(last.duration, 3ms);

@@ -8,7 +8,8 @@
 //   EXPECT_THAT(events.Transitions(), ElementsAre("closed->open"));
 //   events.WaitForCount(EventKind::kAttemptEnded, 2);  // from another thread
 //
-// Event's strings are static (events.h), so keeping copies is safe.
+// Event's strings are static (events.h), so keeping copies is safe. A
+// breaker's state events are put in words from their typed states.
 #pragma once
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "stormguard/core/events.h"
+#include "stormguard/guard/circuit_breaker.h"
 #include "testkit/wait_until.h"
 
 namespace stormguard::testkit {
@@ -60,10 +62,19 @@ class RecordingListener final : public Listener {
   }
   int Count(EventKind kind) const { return static_cast<int>(Of(kind).size()); }
 
-  // The reasons of the events of one kind, in order.
+  // An event in words: its reason, or the states a breaker's state event
+  // carries ("closed->open"; "closed" for kStateReported).
+  static std::string Words(const Event& e) {
+    if (e.policy != PolicyId::kCircuitBreaker) return std::string(e.reason);
+    const auto from = static_cast<CircuitState>(e.from_state), to = static_cast<CircuitState>(e.to_state);
+    if (e.kind == EventKind::kStateChanged) return std::string(CircuitTransitionName(from, to));
+    if (e.kind == EventKind::kStateReported) return std::string(CircuitStateName(to));
+    return std::string(e.reason);
+  }
+  // The words of the events of one kind, in order.
   std::vector<std::string> Reasons(EventKind kind) const {
     std::vector<std::string> out;
-    for (const Event& e : Of(kind)) out.emplace_back(e.reason);
+    for (const Event& e : Of(kind)) out.push_back(Words(e));
     return out;
   }
   std::vector<std::string> Transitions() const { return Reasons(EventKind::kStateChanged); }
@@ -73,18 +84,18 @@ class RecordingListener final : public Listener {
     for (const Event& e : events()) out.emplace_back(EventKindName(e.kind));
     return out;
   }
-  // "kind:reason" of every event, in order.
+  // "kind:words" of every event, in order.
   std::vector<std::string> Names() const {
     std::vector<std::string> out;
-    for (const Event& e : events()) out.push_back(std::string(EventKindName(e.kind)) + ":" + std::string(e.reason));
+    for (const Event& e : events()) out.push_back(std::string(EventKindName(e.kind)) + ":" + Words(e));
     return out;
   }
-  // "kind:attempt" or "kind:attempt:reason" of every event, in order.
+  // "kind:attempt" or "kind:attempt:words" of every event, in order.
   std::vector<std::string> Log() const {
     std::vector<std::string> out;
     for (const Event& e : events()) {
       std::string s = std::string(EventKindName(e.kind)) + ":" + std::to_string(e.attempt);
-      if (!e.reason.empty()) s += ":" + std::string(e.reason);
+      if (const std::string words = Words(e); !words.empty()) s += ":" + words;
       out.push_back(std::move(s));
     }
     return out;

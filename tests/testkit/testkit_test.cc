@@ -28,7 +28,11 @@ TEST(WaitUntilTest, ReturnsOnceTheConditionHolds) {
 
 TEST(RecordingListenerTest, KeepsEveryEventInOrderWithItsViews) {
   RecordingListener events;
-  events.OnEvent({.kind = EventKind::kStateChanged, .reason = "closed->open", .attempt = 1});
+  events.OnEvent({.kind = EventKind::kStateChanged,
+                  .policy = PolicyId::kCircuitBreaker,
+                  .from_state = static_cast<std::uint8_t>(CircuitState::kClosed),
+                  .to_state = static_cast<std::uint8_t>(CircuitState::kOpen),
+                  .attempt = 1});
   events.OnEvent({.kind = EventKind::kAttemptEnded, .attempt = 2});
   EXPECT_EQ(events.Count(EventKind::kAttemptEnded), 1);
   EXPECT_EQ(events.Transitions(), std::vector<std::string>{"closed->open"});

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "promtool.h"
+#include "stormguard/metrics/metric_family.h"
 #include "stormguard/pipeline/pipeline.h"
 #include "test_server.h"
 
@@ -13,33 +14,57 @@ namespace stormguard::http {
 namespace {
 using namespace std::chrono_literals;
 
+// A program's own policy with a registered family of each shape
+// (stormguard/metrics/metric_family.h).
+PolicyId RegisterValveFamilies() {
+  const PolicyId valve = RegisterPolicyName("valve").value();
+  const std::vector<std::string> positions = {"shut", "open"};
+  const Status s = RegisterMetricFamilies(
+      {{.name = "stormguard_valve_admitted_total", .help = "Calls the valve let through.", .policy = valve,
+        .kinds = {EventKind::kAdmitted}},
+       {.name = "stormguard_valve_moves_total", .help = "Valve moves, by position entered.", .policy = valve,
+        .kinds = {EventKind::kStateChanged}, .state_label = "position", .state_names = positions},
+       {.name = "stormguard_valve_position", .help = "1 for the valve's position, 0 for the other.",
+        .type = MetricType::kStateGauge, .policy = valve, .kinds = {EventKind::kStateChanged},
+        .state_label = "position", .state_names = positions}});
+  EXPECT_TRUE(s.ok()) << s.message();
+  return valve;
+}
+
 // Every family gets samples: events of every kind, a real pipeline's calls,
-// watches, an instance with a hostile name, and overflow past the cap.
+// watches, registered families, an instance with a hostile name, and
+// overflow past the cap.
 void Populate(MetricsListener& metrics) {
   Listener& inv = metrics.For("inventory");
   auto pipeline = PipelineBuilder({.listener = &inv}).AddRetry({.max_attempts = 3}).AddCircuitBreaker({}).Build();
   ASSERT_TRUE(pipeline.ok());
   CallContext ctx;
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(pipeline->Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
-  auto ev = [&](EventKind kind, std::string_view policy, std::string_view reason, int attempt = 1) {
+  auto ev = [&](EventKind kind, PolicyId policy, std::string_view reason, int attempt = 1) {
     inv.OnEvent(Event{.kind = kind, .policy = policy, .reason = reason, .attempt = attempt,
                       .outcome = OutcomeClass::kTransient, .duration = 30ms});
   };
-  ev(EventKind::kAttemptEnded, "pipeline", {});
-  ev(EventKind::kRetryScheduled, "retry", {});
-  ev(EventKind::kGaveUp, "retry", "budget_exhausted", 2);
-  ev(EventKind::kGaveUp, "hedge", "budget_exhausted");
-  ev(EventKind::kStateChanged, "circuit_breaker", "closed->open");
-  ev(EventKind::kRejected, "circuit_breaker", "circuit open");
-  ev(EventKind::kRejected, "bulkhead", "bulkhead full");
-  ev(EventKind::kTimedOut, "timeout", "deadline");
-  ev(EventKind::kHedgeLaunched, "hedge", {});
-  ev(EventKind::kHedgeWon, "hedge", {}, 2);
-  ev(EventKind::kFallback, "fallback", "unavailable");
-  ev(EventKind::kAbandoned, "timeout", "ignored_stop");
+  ev(EventKind::kAttemptEnded, PolicyId::kPipeline, {});
+  ev(EventKind::kRetryScheduled, PolicyId::kRetry, {});
+  ev(EventKind::kGaveUp, PolicyId::kRetry, "budget_exhausted", 2);
+  ev(EventKind::kGaveUp, PolicyId::kHedge, "budget_exhausted");
+  inv.OnEvent(Event{.kind = EventKind::kStateChanged,
+                    .policy = PolicyId::kCircuitBreaker,
+                    .from_state = static_cast<std::uint8_t>(CircuitState::kClosed),
+                    .to_state = static_cast<std::uint8_t>(CircuitState::kOpen)});
+  ev(EventKind::kRejected, PolicyId::kCircuitBreaker, "circuit open");
+  ev(EventKind::kRejected, PolicyId::kBulkhead, "bulkhead full");
+  ev(EventKind::kTimedOut, PolicyId::kTimeout, "deadline");
+  ev(EventKind::kHedgeLaunched, PolicyId::kHedge, {});
+  ev(EventKind::kHedgeWon, PolicyId::kHedge, {}, 2);
+  ev(EventKind::kFallback, PolicyId::kFallback, "unavailable");
+  ev(EventKind::kAbandoned, PolicyId::kTimeout, "ignored_stop");
   metrics.For("we\"ird\\name\n\x01\x7f\xff\xc3\xa9")  // control bytes, DEL, invalid and valid UTF-8
-      .OnEvent(Event{.kind = EventKind::kFallback, .policy = "fallback"});
+      .OnEvent(Event{.kind = EventKind::kFallback, .policy = PolicyId::kFallback});
   for (int w = 0; w < kWatchedCount; ++w) metrics.Watch("inventory", static_cast<Watched>(w), [] { return 3.0; });
+  const PolicyId valve = RegisterValveFamilies();
+  inv.OnEvent(Event{.kind = EventKind::kAdmitted, .policy = valve});
+  inv.OnEvent(Event{.kind = EventKind::kStateChanged, .policy = valve, .to_state = 1});
 }
 
 TEST(MetricsHandlerTest, ServesAScrapeThatPromtoolAccepts) {
@@ -55,8 +80,9 @@ TEST(MetricsHandlerTest, ServesAScrapeThatPromtoolAccepts) {
   EXPECT_EQ(res->get_header_value("Content-Type"), MetricsListener::kContentType);
   for (std::string_view family :
        {"stormguard_attempts_total{", "stormguard_attempt_duration_seconds_bucket{", "stormguard_retry_calls_total{",
-        "stormguard_circuitbreaker_state{", "stormguard_rejected_calls_total{", "stormguard_hedges_sent_total{",
-        "stormguard_hedges_won_total{",
+        "stormguard_circuitbreaker_state{", "stormguard_circuitbreaker_transitions_total{",
+        "stormguard_rejected_calls_total{", "stormguard_hedges_sent_total{", "stormguard_hedges_won_total{",
+        "stormguard_valve_admitted_total{", "stormguard_valve_moves_total{", "stormguard_valve_position{",
         "stormguard_bulkhead_concurrent_calls{", "stormguard_config_reloads_rejected_total{",
         "stormguard_metrics_overflow_total 1\n"}) {
     EXPECT_NE(res->body.find(family), std::string::npos) << family;

@@ -9,6 +9,7 @@
 // The library's own register themselves the first time any is looked up;
 // a program registers its own before it parses a configuration:
 //
+//   const PolicyId quota_id = RegisterPolicyName("quota").value();  // its events' policy
 //   RegisterStagePolicy({
 //       .name = "quota",
 //       .read = [](const nlohmann::json& j, const std::string& path, std::vector<std::string>& errors) {
@@ -20,8 +21,11 @@
 //       .build = [](const std::any& o, StageBuildContext& ctx) {
 //         ctx.builder.Add(std::make_shared<QuotaStage>(std::any_cast<const QuotaOptions&>(o)));
 //       },
+//       .metric_families = {{.name = "stormguard_quota_rejected_total", .help = "Calls the quota refused.",
+//                            .policy = quota_id, .kinds = {EventKind::kRejected}}},
 //   });
-//   // {"stages": [{"quota": {"per_window": 100}}, "retry"...]} now parses, builds and shows.
+//   // {"stages": [{"quota": {"per_window": 100}}, "retry"...]} now parses, builds and shows,
+//   // and a MetricsListener scrapes stormguard_quota_rejected_total.
 //
 // A policy without options (read unset) is named by a string:
 // "require_idempotency_key". StageConfig holds one stage: its policy and
@@ -40,6 +44,7 @@
 #include <vector>
 
 #include "stormguard/core/status.h"
+#include "stormguard/metrics/metric_family.h"
 #include "stormguard/pipeline/pipeline.h"
 #include "stormguard/pipeline/stage_placement.h"
 
@@ -112,10 +117,14 @@ struct StagePolicy {
   // Non-empty: the stage uses the destination's shared component of this
   // name ("circuit_breaker"), which the destination must configure.
   std::string shared_component;
+  // The Prometheus families its events feed (metrics/metric_family.h),
+  // registered with it: every MetricsListener exposes them.
+  std::vector<MetricFamily> metric_families;
 };
 
-// Registers `policy`. INVALID_ARGUMENT for a bad name, a missing build, a
-// read without a write; ALREADY_EXISTS for a name taken.
+// Registers `policy`, and its metric families. INVALID_ARGUMENT for a bad
+// name, a missing build, a read without a write, a bad metric family;
+// ALREADY_EXISTS for a name taken (a policy's, or a different family's).
 Status RegisterStagePolicy(StagePolicy policy);
 // The policy named `name`, or null.
 const StagePolicy* FindStagePolicy(std::string_view name) noexcept;

@@ -5,10 +5,15 @@
 // listeners; none of them is needed for the policies to work.
 //
 //   struct Log : Listener {
-//     void OnEvent(const Event& e) noexcept override { ... e.kind, e.policy ... }
+//     void OnEvent(const Event& e) noexcept override { ... e.kind, PolicyName(e.policy) ... }
 //   };
 //
-// Which instance: policies name themselves by kind ("circuit_breaker"), so
+// Events are typed: the policy is a PolicyId (core/policy_id.h) and a
+// state change carries the policy's own state enum values (the breaker's
+// CircuitState), so a listener switches on numbers and never parses text.
+// `reason` is words for people (logs); nothing counts by it.
+//
+// Which instance: policies name themselves by kind (kCircuitBreaker), so
 // to tell two breakers (or two pipelines) apart on one listener, give each a
 // ScopedListener in front of the shared one; their events arrive with
 // `scope` set to its name ("payments", "inventory"):
@@ -25,6 +30,7 @@
 #include <string_view>
 
 #include "stormguard/core/outcome.h"
+#include "stormguard/core/policy_id.h"
 #include "stormguard/core/time.h"
 
 namespace stormguard {
@@ -37,7 +43,7 @@ enum class EventKind {
   kRetryScheduled,   // a retry will run after `wait`
   kGaveUp,           // the retry policy stopped (reason)
   kRejected,         // a guard refused the call (policy, reason)
-  kStateChanged,     // a breaker or limiter changed state (reason = "closed->open")
+  kStateChanged,     // a breaker changed state (from_state, to_state), or a limiter its limit (reason)
   kTimedOut,         // a timeout fired and cancelled an attempt
   kHedgeLaunched,    // a hedged attempt was sent
   kFallback,         // a fallback produced the result
@@ -45,17 +51,25 @@ enum class EventKind {
   kChaosInjected,    // fault injection hit this call (reason = what it injected)
   kHedgeWon,         // a hedged attempt, not the primary, gave the call's answer (attempt = its
                      // number, outcome = its class, duration = since the primary started)
-  kStateReported,    // a breaker's state as it starts reporting, once (reason = "closed"); not a
+  kStateReported,    // a breaker's state as it starts reporting, once (to_state); not a
                      // transition: a state gauge exists before the first one
+  kAdmitted,         // a guard let the call through: a program's own policy may report it (the
+                     // library's guards do not, to keep the success path free of events)
 };
+
+inline constexpr int kEventKindCount = static_cast<int>(EventKind::kAdmitted) + 1;
 
 std::string_view EventKindName(EventKind k) noexcept;
 
 struct Event {
   EventKind kind;
-  std::string_view policy{};       // "retry", "circuit_breaker", ... (static strings)
+  PolicyId policy = PolicyId::kNone;  // who reported it; PolicyName(policy) for people
+  // kStateChanged: the state left and the state entered; kStateReported: the
+  // state (to_state). Values of the reporting policy's own state enum.
+  std::uint8_t from_state = 0;
+  std::uint8_t to_state = 0;
   std::string_view scope{};        // the instance, set by a ScopedListener; "" when none
-  std::string_view reason{};       // why (a stop reason, a state change); static
+  std::string_view reason{};       // why, in words for people (a stop reason, a refusal); static
   TimePoint at{};
   int attempt = 0;
   OutcomeClass outcome = OutcomeClass::kSuccess;

@@ -55,10 +55,11 @@
 // A permitted call must end in exactly one OnResult or ReleasePermission
 // (half-open trial permits are counted; a lost permit keeps a trial slot).
 //
-// Events (to options.listener, policy "circuit_breaker"): kStateChanged for
-// every transition, reason "closed->open" etc. (duration: the wait in open);
-// kStateReported once, from Create, reason "closed" (so a state gauge exists
-// before the first transition; `at` is unset: Create is given no time);
+// Events (to options.listener, PolicyId::kCircuitBreaker): kStateChanged for
+// every transition, from_state and to_state the CircuitState values
+// (duration: the wait in open); kStateReported once, from Create, to_state
+// the first state (so a state gauge exists before the first transition;
+// `at` is unset: Create is given no time);
 // kRejected for every refused call; in metrics_only, kAttemptEnded for every
 // recorded call, reason "recorded" or "threshold reached: failure_rate" /
 // "threshold reached: slow_call_rate" (what a closed circuit would have
@@ -109,7 +110,7 @@ enum class CircuitState : std::uint8_t {
 
 // "closed", "open", "half_open", "forced_open", "disabled", "metrics_only".
 std::string_view CircuitStateName(CircuitState s) noexcept;
-// "closed->open": the reason of a kStateChanged event; a static string.
+// "closed->open", for people (a refused transition's message); a static string.
 std::string_view CircuitTransitionName(CircuitState from, CircuitState to) noexcept;
 // Whether TransitionTo... may move `from` -> `to`: all but closed ->
 // half_open, metrics_only -> open and metrics_only -> half_open.

@@ -9,9 +9,9 @@
 //   auto p = PipelineBuilder({.listener = &counters}).AddRetry({...}).Build();
 //   ...
 //   CountingListener::Snapshot s = counters.Read();
-//   s.count(EventKind::kRejected, "circuit_breaker");          // all reasons
-//   s.count(EventKind::kGaveUp, "retry", "budget_exhausted");
-//   s.ForScope("payments").count(EventKind::kRejected, "circuit_breaker");
+//   s.count(EventKind::kRejected, PolicyId::kCircuitBreaker);     // all reasons
+//   s.count(EventKind::kGaveUp, PolicyId::kRetry, "budget_exhausted");
+//   s.ForScope("payments").count(EventKind::kRejected, PolicyId::kCircuitBreaker);
 //
 // Increments are lock-free (relaxed atomics; a new key claims its slot with
 // one compare-and-swap). The table holds `max_keys` distinct keys; events
@@ -36,8 +36,6 @@
 
 namespace stormguard {
 
-inline constexpr int kEventKindCount = static_cast<int>(EventKind::kStateReported) + 1;
-
 class CountingListener final : public Listener {
  public:
   explicit CountingListener(std::size_t max_keys = 256);
@@ -47,7 +45,7 @@ class CountingListener final : public Listener {
 
   struct Row {
     EventKind kind;
-    std::string policy;
+    PolicyId policy;
     std::string reason;
     std::string scope;  // "" for events from no ScopedListener
     std::uint64_t count = 0;
@@ -56,13 +54,13 @@ class CountingListener final : public Listener {
 
   struct Snapshot {
     std::array<std::uint64_t, kEventKindCount> by_kind{};
-    std::vector<Row> rows;  // sorted by kind, policy, reason, scope
+    std::vector<Row> rows;  // sorted by kind, policy id, reason, scope
     std::uint64_t dropped = 0;
 
     std::uint64_t count(EventKind kind) const noexcept { return by_kind[static_cast<std::size_t>(kind)]; }
     // Summed over every scope, and over every reason when `reason` is empty.
-    std::uint64_t count(EventKind kind, std::string_view policy, std::string_view reason = {}) const noexcept;
-    Duration total(EventKind kind, std::string_view policy, std::string_view reason = {}) const noexcept;
+    std::uint64_t count(EventKind kind, PolicyId policy, std::string_view reason = {}) const noexcept;
+    Duration total(EventKind kind, PolicyId policy, std::string_view reason = {}) const noexcept;
     // The rows of one scope, with by_kind summed from them (events beyond
     // max_keys, counted only per kind, belong to no scope).
     Snapshot ForScope(std::string_view scope) const;

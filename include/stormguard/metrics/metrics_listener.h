@@ -16,11 +16,13 @@
 //
 // Families (Resilience4j's names where it has one, prefixed stormguard_):
 // attempts by outcome and their latency histogram, retry calls by kind,
-// retries, retry stops by reason, budget refusals, circuit breaker state
-// (a 0/1 gauge per state) and transitions, rejected calls by policy,
-// timeouts, hedges sent, fallbacks, abandoned attempts; gauges and counters
-// read at scrape time through Watch (bulkhead and adaptive limit in use and
-// limit, budget tokens, reloads). A counter appears once it is non-zero; the
+// retries, retry stops by reason, budget refusals, calls the breaker
+// refused, rejected calls by policy, timeouts, hedges sent, fallbacks,
+// abandoned attempts; gauges and counters read at scrape time through Watch
+// (bulkhead and adaptive limit in use and limit, budget tokens, reloads).
+// Then the families policies registered (metrics/metric_family.h): the
+// circuit breaker's state (a 0/1 gauge per state) and transitions, and any
+// of a program's own policies. A counter appears once it is non-zero; the
 // breaker's state gauge as soon as a breaker reporting here exists (it
 // reports its first state when created: kStateReported).
 // An attempt is counted where its end is reported: by the pipeline, or by
@@ -37,10 +39,11 @@
 // bucket equals _count; stormguard_attempts_total by outcome stays exact.
 // (_count may differ from the attempts' total by up to 15 per thread.)
 //
-// Recording takes no lock, allocates nothing and does no string work beyond
-// matching the event's static policy name: counters live in per-thread
+// Recording takes no lock, allocates nothing and does no string work: it
+// switches on the event's kind and policy id. Counters live in per-thread
 // shards (plain stores for the first threads, relaxed atomic adds for the
-// rest). An instance's listener takes untimed successes, most calls, in its
+// rest); a registered family's take the slower path metric_family.h
+// describes. An instance's listener takes untimed successes, most calls, in its
 // SuccessTally without an event (core/success_tally.h). Registering an
 // instance locks and allocates once (about 4 KiB).
 // Memory is bounded: at most `max_instances` instances and as many

@@ -76,7 +76,7 @@ class RetrySession {
     if (SuccessTally* tally = policy_->success_tally(); tally != nullptr && weight == 0) {
       return tally->Add(attempt <= 1 ? SuccessTally::kRetryFirstAttempt : SuccessTally::kRetryLaterAttempt);
     }
-    Emit(policy_->options().listener, Event{.kind = EventKind::kAttemptEnded, .policy = "retry", .at = now,
+    Emit(policy_->options().listener, Event{.kind = EventKind::kAttemptEnded, .policy = PolicyId::kRetry, .at = now,
                                             .attempt = attempt, .weight = weight, .duration = latency});
   }
 

@@ -57,7 +57,7 @@ Status FallbackStage::Execute(CallContext& ctx, Next next) const {
 
 void FallbackStage::ReportFallback(const CallContext& ctx, const Status& failure, std::string_view reason,
                                    TimePoint now) const {
-  Emit(listener_, Event{.kind = EventKind::kFallback, .policy = name(), .reason = reason, .at = now,
+  Emit(listener_, Event{.kind = EventKind::kFallback, .policy = PolicyId::kFallback, .reason = reason, .at = now,
                         .attempt = ctx.attempt, .outcome = o_.classifier->Classify(failure)});
 }
 
@@ -68,7 +68,7 @@ Status FallbackStage::Skip(const CallContext& ctx, bool has_fallback, TimePoint 
                    .WithSource(name());
   why.mutable_hints().outcome = OutcomeClass::kDeadlineExceeded;
   Emit(listener_, Event{.kind = has_fallback ? EventKind::kFallback : EventKind::kRejected,
-                        .policy = name(), .reason = "low_budget", .at = now, .attempt = ctx.attempt,
+                        .policy = PolicyId::kFallback, .reason = "low_budget", .at = now, .attempt = ctx.attempt,
                         .outcome = OutcomeClass::kDeadlineExceeded});
   return why;
 }

@@ -9,7 +9,7 @@ Status IdempotencyKeyStage::Execute(CallContext& ctx, Next next) const {
 
 Status IdempotencyKeyStage::Refuse(const CallContext& ctx, TimePoint now) const {
   if (listener_ != nullptr) {
-    Emit(listener_, Event{.kind = EventKind::kRejected, .policy = name(), .reason = "missing_key",
+    Emit(listener_, Event{.kind = EventKind::kRejected, .policy = PolicyId::kIdempotencyKey, .reason = "missing_key",
                           .at = now, .attempt = ctx.attempt, .outcome = OutcomeClass::kPermanent});
   }
   return Status::FailedPrecondition("idempotency_key: this call needs ctx.idempotency_key")

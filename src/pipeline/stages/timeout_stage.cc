@@ -125,7 +125,7 @@ Status TimeoutStage::Execute(CallContext& ctx, Next next) const {
 }
 
 Status TimeoutStage::Expired(const CallContext& ctx, TimePoint now) const {
-  Emit(listener_, Event{.kind = EventKind::kRejected, .policy = name(), .reason = "deadline_expired",
+  Emit(listener_, Event{.kind = EventKind::kRejected, .policy = policy_id(), .reason = "deadline_expired",
                         .at = now, .attempt = ctx.attempt, .outcome = OutcomeClass::kDeadlineExceeded});
   Status s =
       Status::DeadlineExceeded(std::string(name()) + ": no time left before the call").WithSource(name());
@@ -137,11 +137,11 @@ Status TimeoutStage::Fired(Status result, const CallContext& ctx, Deadline deadl
                            Duration given) const {
   const Duration overrun = end > deadline.time() ? end - deadline.time() : Duration::zero();
   timed_out_.fetch_add(1, std::memory_order_relaxed);
-  Emit(listener_, Event{.kind = EventKind::kTimedOut, .policy = name(), .reason = "deadline", .at = end,
+  Emit(listener_, Event{.kind = EventKind::kTimedOut, .policy = policy_id(), .reason = "deadline", .at = end,
                         .attempt = ctx.attempt, .outcome = OutcomeClass::kAmbiguous, .duration = overrun});
   if (overrun > o_.abandon_after) {
     abandoned_.fetch_add(1, std::memory_order_relaxed);
-    Emit(listener_, Event{.kind = EventKind::kAbandoned, .policy = name(), .reason = "ignored_stop",
+    Emit(listener_, Event{.kind = EventKind::kAbandoned, .policy = policy_id(), .reason = "ignored_stop",
                           .at = end, .attempt = ctx.attempt, .outcome = OutcomeClass::kAmbiguous,
                           .duration = overrun});
   }

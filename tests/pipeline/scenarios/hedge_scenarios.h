@@ -57,11 +57,11 @@ TYPED_TEST_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop) {
   EXPECT_THAT(r.saw_stop, ::testing::ElementsAre(true, false));
   EXPECT_EQ(r.took, 60ms);
   auto snap = counters.Read();
-  EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, "hedge"), 1u);
-  EXPECT_EQ(snap.count(EventKind::kHedgeWon, "hedge"), 1u);
-  EXPECT_EQ(snap.total(EventKind::kHedgeWon, "hedge"), 60ms);  // since the primary started
-  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, "hedge"), 2u);
-  EXPECT_EQ(snap.count(EventKind::kAttemptStarted, "pipeline"), 2u);
+  EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, PolicyId::kHedge), 1u);
+  EXPECT_EQ(snap.count(EventKind::kHedgeWon, PolicyId::kHedge), 1u);
+  EXPECT_EQ(snap.total(EventKind::kHedgeWon, PolicyId::kHedge), 60ms);  // since the primary started
+  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, PolicyId::kHedge), 2u);
+  EXPECT_EQ(snap.count(EventKind::kAttemptStarted, PolicyId::kPipeline), 2u);
 }
 
 TYPED_TEST_P(HedgeScenarios, APrimaryThatAnswersBeforeTheDelayStartsNoHedge) {
@@ -72,7 +72,7 @@ TYPED_TEST_P(HedgeScenarios, APrimaryThatAnswersBeforeTheDelayStartsNoHedge) {
   EXPECT_EQ(*r.result, 1);
   EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms));
   EXPECT_EQ(r.took, 20ms);
-  EXPECT_EQ(counters.Read().count(EventKind::kHedgeLaunched, "hedge"), 0u);
+  EXPECT_EQ(counters.Read().count(EventKind::kHedgeLaunched, PolicyId::kHedge), 0u);
 }
 
 // A call counts as won by hedging only when a hedge's result is the answer:
@@ -113,7 +113,7 @@ TYPED_TEST_P(HedgeScenarios, WhenEveryHedgedAttemptFailsTheCallReportsTheFailure
   EXPECT_TRUE(r.result.status().hints().do_not_retry);  // no attempt left: the hedge gave up for the chain
   EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms, 50ms));
   EXPECT_EQ(r.took, 150ms);
-  EXPECT_EQ(counters.Read().count(EventKind::kGaveUp, "hedge"), 1u);
+  EXPECT_EQ(counters.Read().count(EventKind::kGaveUp, PolicyId::kHedge), 1u);
 }
 
 TYPED_TEST_P(HedgeScenarios, AnOverallTimeoutCancelsEveryHedgedAttempt) {
@@ -170,13 +170,13 @@ TYPED_TEST_P(HedgeScenarios, AHedgeWithoutAnExecutorRunsOnlyAsynchronously) {
     EXPECT_EQ(r.result.status().code(), StatusCode::kFailedPrecondition);
     EXPECT_THAT(r.result.status().message(), ::testing::HasSubstr("stages[1] (hedge): has no Executor"));
     EXPECT_TRUE(r.attempt_starts.empty());
-    EXPECT_EQ(snap.count(EventKind::kAttemptStarted, "pipeline"), 0u);
+    EXPECT_EQ(snap.count(EventKind::kAttemptStarted, PolicyId::kPipeline), 0u);
   } else {
     ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
     EXPECT_EQ(*r.result, 2);  // the hedge's value
     EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms, 50ms));
-    EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, "hedge"), 1u);
-    EXPECT_EQ(snap.count(EventKind::kHedgeWon, "hedge"), 1u);
+    EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, PolicyId::kHedge), 1u);
+    EXPECT_EQ(snap.count(EventKind::kHedgeWon, PolicyId::kHedge), 1u);
   }
 }
 
@@ -211,8 +211,8 @@ TYPED_TEST_P(HedgeScenarios, ABudgetThatRefusesHoldsTheHedgeBackAndTheFailureGiv
   EXPECT_THAT(r.attempt_starts, ::testing::ElementsAre(0ms));
   EXPECT_EQ(r.took, 100ms);
   auto snap = counters.Read();
-  EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, "hedge"), 0u);
-  EXPECT_EQ(snap.count(EventKind::kGaveUp, "hedge"), 1u);
+  EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, PolicyId::kHedge), 0u);
+  EXPECT_EQ(snap.count(EventKind::kGaveUp, PolicyId::kHedge), 1u);
   EXPECT_EQ(budget->starts, 1);
   EXPECT_EQ(budget->ends, 1);
   EXPECT_EQ(budget->failures, 1);

@@ -116,7 +116,7 @@ TYPED_TEST_P(PipelineScenarios, WorkThatIgnoresItsStopIsReportedAbandoned) {
   CallRecord r = this->Run(p, {{100ms, kDown, /*honours_stop=*/false}});
   EXPECT_EQ(r.result.status().code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(r.took, 100ms);  // the call ends when the work does
-  EXPECT_EQ(counters.Read().count(EventKind::kAbandoned, "timeout"), 1u);
+  EXPECT_EQ(counters.Read().count(EventKind::kAbandoned, PolicyId::kTimeout), 1u);
 }
 
 TYPED_TEST_P(PipelineScenarios, TheBreakerOpensThenLetsATrialThroughWhenHalfOpen) {

@@ -50,7 +50,7 @@ TEST(BulkheadStageTest, AbandonedWorkHoldsItsBulkheadSlotUntilItEnds) {
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(while_abandoned.source(), "bulkhead");  // the slot was still taken
   EXPECT_EQ(bulkhead->stats().in_use, 0);           // and is free once the work ended
-  EXPECT_EQ(counters.Read().count(EventKind::kAbandoned, "attempt_timeout"), 1u);
+  EXPECT_EQ(counters.Read().count(EventKind::kAbandoned, PolicyId::kAttemptTimeout), 1u);
 }
 
 TEST(BulkheadStageTest, GuardsCreatedFromOptionsReportToThePipelineListener) {
@@ -61,7 +61,7 @@ TEST(BulkheadStageTest, GuardsCreatedFromOptionsReportToThePipelineListener) {
   EXPECT_EQ(p.Describe(), "bulkhead(1) -> call");
   CallContext a, b;
   p.Execute(a, [&](CallContext&) { return p.Execute(b, [](CallContext&) { return Status::Ok(); }); });
-  EXPECT_EQ(counters.Read().count(EventKind::kRejected, "bulkhead"), 1u);
+  EXPECT_EQ(counters.Read().count(EventKind::kRejected, PolicyId::kBulkhead), 1u);
 }
 
 TEST(BulkheadStageTest, BuilderRejectsMissingOrInvalidGuards) {

@@ -42,7 +42,7 @@ TEST(ChaosStageTest, AnInjectedErrorNeverRunsTheCallAndEveryRetrySeesOne) {
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ(s.source(), "chaos");
   EXPECT_EQ(calls, 0);
-  EXPECT_EQ(counts.Read().count(EventKind::kChaosInjected, "chaos", "error"), 3u);
+  EXPECT_EQ(counts.Read().count(EventKind::kChaosInjected, PolicyId::kChaos, "error"), 3u);
   chaos->SetEnabled(false);
   EXPECT_TRUE(p.Execute(ctx, [&](CallContext&) { return ++calls, Status::Ok(); }).ok());
   EXPECT_EQ(calls, 1);

@@ -84,7 +84,7 @@ TEST(FallbackTest, FallsBackAfterRetriesAreExhausted) {
       [](const Status& why) { return why.hints().do_not_retry ? Status::Ok() : Status::Internal("?"); });
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(calls, 2);
-  EXPECT_EQ(counters.Read().count(EventKind::kFallback, "fallback", "outcome"), 1u);
+  EXPECT_EQ(counters.Read().count(EventKind::kFallback, PolicyId::kFallback, "outcome"), 1u);
 }
 
 TEST(FallbackTest, SkipsTheCallWhenTheRemainingBudgetIsTooSmall) {
@@ -102,7 +102,7 @@ TEST(FallbackTest, SkipsTheCallWhenTheRemainingBudgetIsTooSmall) {
   EXPECT_FALSE(called);
   EXPECT_EQ(r.value(), "skipped");
   EXPECT_EQ(why_seen.source(), "fallback");
-  EXPECT_EQ(counters.Read().count(EventKind::kFallback, "fallback", "low_budget"), 1u);
+  EXPECT_EQ(counters.Read().count(EventKind::kFallback, PolicyId::kFallback, "low_budget"), 1u);
 
   CallContext roomy{.deadline = Deadline::After(env.clock.Now(), 80ms)};
   EXPECT_EQ(p.Execute(roomy, [](CallContext&) -> Result<std::string> { return std::string("called"); },

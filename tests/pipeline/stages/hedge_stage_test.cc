@@ -38,9 +38,9 @@ TEST(HedgeStageTest, FirstGoodAnswerWinsAndTheSlowAttemptIsCancelled) {
   // primary that did start was cancelled by the answer.
   EXPECT_EQ(primary_cancelled, primary_ran);
   auto snap = counters.Read();
-  EXPECT_EQ(snap.count(EventKind::kAttemptStarted, "pipeline"), primary_ran ? 2u : 1u);
-  EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, "hedge"), 1u);
-  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, "pipeline"), 0u);  // the hedge driver reports those
+  EXPECT_EQ(snap.count(EventKind::kAttemptStarted, PolicyId::kPipeline), primary_ran ? 2u : 1u);
+  EXPECT_EQ(snap.count(EventKind::kHedgeLaunched, PolicyId::kHedge), 1u);
+  EXPECT_EQ(snap.count(EventKind::kAttemptEnded, PolicyId::kPipeline), 0u);  // the hedge driver reports those
 }
 
 // Counts the attempts that pass through it, from any thread.

@@ -59,9 +59,9 @@ TEST(TimeoutTest, UncooperativeCallableIsReportedAbandonedWithItsOverrun) {
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(TimeoutAt(*p, 0).abandoned(), 1u);
   auto snap = counters.Read();
-  EXPECT_EQ(snap.count(EventKind::kTimedOut, "timeout"), 1u);
-  EXPECT_EQ(snap.count(EventKind::kAbandoned, "timeout", "ignored_stop"), 1u);
-  EXPECT_EQ(snap.total(EventKind::kAbandoned, "timeout"), 60ms);
+  EXPECT_EQ(snap.count(EventKind::kTimedOut, PolicyId::kTimeout), 1u);
+  EXPECT_EQ(snap.count(EventKind::kAbandoned, PolicyId::kTimeout, "ignored_stop"), 1u);
+  EXPECT_EQ(snap.total(EventKind::kAbandoned, PolicyId::kTimeout), 60ms);
 }
 
 TEST(TimeoutTest, LateSuccessIsKeptButCounted) {

@@ -113,6 +113,7 @@ class TimeoutStage final : public Stage, public AsyncStage {
   Status RunAdaptive(CallContext& ctx, Next next) const;
   Status Expired(const CallContext& ctx, TimePoint now) const;
   Status Fired(Status result, const CallContext& ctx, Deadline deadline, TimePoint end, Duration given) const;
+  PolicyId policy_id() const noexcept { return per_attempt_ ? PolicyId::kAttemptTimeout : PolicyId::kTimeout; }
 
   TimeoutOptions o_;
   bool per_attempt_;
