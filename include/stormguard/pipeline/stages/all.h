@@ -7,6 +7,8 @@
 // Each stage declares its own placement rules (Stage::placement()).
 #pragma once
 
+// In pipeline order, as said above: not sorted.
+// clang-format off
 #include "stormguard/pipeline/stages/fallback_stage.h"
 #include "stormguard/pipeline/stages/timeout_stage.h"
 #include "stormguard/pipeline/stages/retry_stage.h"
@@ -17,3 +19,4 @@
 #include "stormguard/pipeline/stages/adaptive_concurrency_stage.h"
 #include "stormguard/pipeline/stages/idempotency_key_stage.h"
 #include "stormguard/pipeline/stages/chaos_stage.h"
+// clang-format on
