@@ -18,9 +18,8 @@ std::shared_ptr<AdaptiveLimiter> g_limiter;
 template <class Finish>
 void RunThroughLimiter(benchmark::State& state, Finish finish) {
   if (state.thread_index() == 0) {
-    g_limiter = std::move(AdaptiveLimiter::Create(
-                              {.algorithm = LimitKind::kAimd,
-                               .aimd = {.initial_limit = 64, .min_limit = 8, .max_limit = 64}}))
+    g_limiter = std::move(AdaptiveLimiter::Create({.algorithm = LimitKind::kAimd,
+                                                   .aimd = {.initial_limit = 64, .min_limit = 8, .max_limit = 64}}))
                     .value();
   }
   const TimePoint now = Clock::Real().Now();

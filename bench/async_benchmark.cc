@@ -19,6 +19,7 @@
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <asio/bind_cancellation_slot.hpp>
 #include <asio/cancellation_signal.hpp>
 #include <asio/co_spawn.hpp>
@@ -26,7 +27,6 @@
 #include <asio/experimental/awaitable_operators.hpp>
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
-#include <algorithm>
 #include <chrono>
 
 #include "bench_util.h"
@@ -58,7 +58,8 @@ asio::awaitable<void> Loop(benchmark::State& state, Call call) {
   AllocationMeter allocs(state);
   for (auto _ : state) {
     Result<int> r = co_await call(ctx);
-    if (!r.ok()) [[unlikely]] ++failed;
+    if (!r.ok()) [[unlikely]]
+      ++failed;
     benchmark::DoNotOptimize(r);
   }
   if (failed > 0) state.SkipWithError("a call failed: the benchmark is misconfigured");
@@ -173,10 +174,10 @@ void RunWaiting(benchmark::State& state, const PipelineRef* p, Waiter waiter) {
 
 void BM_Async_Backoff_100k(benchmark::State& state) {
   PipelineRef p = PipelineBuilder()
-                   .AddRetry({.max_attempts = 2, .backoff = {.kind = BackoffKind::kConstant, .base = 1s,
-                                                             .jitter = Jitter::kNone}})
-                   .Build()
-                   .value();
+                      .AddRetry({.max_attempts = 2,
+                                 .backoff = {.kind = BackoffKind::kConstant, .base = 1s, .jitter = Jitter::kNone}})
+                      .Build()
+                      .value();
   RunWaiting(state, &p, OneWaitingCall);
 }
 BENCHMARK(BM_Async_Backoff_100k)->Iterations(1)->Unit(benchmark::kMillisecond);

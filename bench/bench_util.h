@@ -23,9 +23,9 @@ class AllocationMeter {
     const auto n = static_cast<double>(ThreadAllocations() - start_);
     // Per thread, then averaged over threads: a row with ->Threads(2) still
     // reads "allocations per call".
-    state_.counters["allocs_per_call"] = benchmark::Counter(
-        state_.iterations() ? n / static_cast<double>(state_.iterations()) : 0,
-        benchmark::Counter::kAvgThreads);
+    state_.counters["allocs_per_call"] =
+        benchmark::Counter(state_.iterations() ? n / static_cast<double>(state_.iterations()) : 0,
+                           benchmark::Counter::kAvgThreads);
   }
 
  private:

@@ -70,18 +70,14 @@ template <bool kForRetries>
 void MakeTokenBucket(const benchmark::State&) {
   g_budget = Must(TokenBucketBudget::Create({.max_tokens = kForRetries ? 1e9 : 10}));
 }
-void MakeGrpcThrottle(const benchmark::State&) {
-  g_budget = Must(GrpcThrottleBudget::Create({}));
-}
+void MakeGrpcThrottle(const benchmark::State&) { g_budget = Must(GrpcThrottleBudget::Create({})); }
 template <bool kForRetries>
 void MakeRatio(const benchmark::State&) {
   // A reserve of 1e6/s x 60 s outlasts every retry one run can withdraw.
-  g_budget = Must(kForRetries ? RatioBudget::Create({.ttl = 60s, .min_retries_per_second = 1e6})
-                              : RatioBudget::Create({}));
+  g_budget =
+      Must(kForRetries ? RatioBudget::Create({.ttl = 60s, .min_retries_per_second = 1e6}) : RatioBudget::Create({}));
 }
-void MakeConcurrency(const benchmark::State&) {
-  g_budget = Must(ConcurrencyBudget::Create({}));
-}
+void MakeConcurrency(const benchmark::State&) { g_budget = Must(ConcurrencyBudget::Create({})); }
 template <bool kForRetries>
 void MakeFailureRateGate(const benchmark::State&) {
   g_budget = Must(FailureRateGate::Create({}));
@@ -96,9 +92,13 @@ using Setup = void (*)(const benchmark::State&);
 void Register(const std::string& budget, Setup for_successes, Setup for_retries) {
   for (int threads : {1, 2}) {
     benchmark::RegisterBenchmark(("BM_" + budget + "_RecordSuccess").c_str(), BM_RecordSuccess)
-        ->Setup(for_successes)->Teardown(DropBudget)->Threads(threads);
+        ->Setup(for_successes)
+        ->Teardown(DropBudget)
+        ->Threads(threads);
     benchmark::RegisterBenchmark(("BM_" + budget + "_TryAcquireRetry").c_str(), BM_TryAcquireRetry)
-        ->Setup(for_retries)->Teardown(DropBudget)->Threads(threads);
+        ->Setup(for_retries)
+        ->Teardown(DropBudget)
+        ->Threads(threads);
   }
 }
 

@@ -82,7 +82,7 @@ BENCHMARK(BM_CircuitBreaker_AcquireStatus);
 
 // Forced open, no listener: the cost of saying no.
 void BM_CircuitBreaker_Rejected(benchmark::State& state) {
-  static CircuitBreaker& cb = [] () -> CircuitBreaker& {
+  static CircuitBreaker& cb = []() -> CircuitBreaker& {
     CircuitBreaker& b = Make({});
     b.TransitionToForcedOpen(kStart);
     return b;

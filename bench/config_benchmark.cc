@@ -18,7 +18,8 @@ std::string Destination(int i) {
     "retry_budget": {"token_bucket": {"max_tokens": 10, "token_ratio": 0.1}},
     "circuit_breaker": {"failure_rate_threshold": 0.5, "slow_call_duration": "2s", "window_size": 100,
                         "minimum_number_of_calls": 20, "wait_in_open": "30s"},
-    "bulkhead": {"max_concurrent": )" + std::to_string(10 + i) + R"(, "max_wait": "10ms"},
+    "bulkhead": {"max_concurrent": )" +
+         std::to_string(10 + i) + R"(, "max_wait": "10ms"},
     "pipeline": {"stages": [
       {"fallback": {"skip_when_remaining_below": "20ms"}},
       {"timeout": {"timeout": "1s"}},
@@ -27,8 +28,10 @@ std::string Destination(int i) {
       "circuit_breaker", "bulkhead",
       {"attempt_timeout": {"timeout": "300ms"}}]},
     "methods": {
-      "GET /items/)" + n + R"(": {"timeout": "250ms"},
-      "pkg.Svc)" + n + R"(/*": {"retry": {"max_attempts": 2, "retryable_status_codes": ["UNAVAILABLE"]}},
+      "GET /items/)" +
+         n + R"(": {"timeout": "250ms"},
+      "pkg.Svc)" +
+         n + R"(/*": {"retry": {"max_attempts": 2, "retryable_status_codes": ["UNAVAILABLE"]}},
       "*": {"hedge": {"delay": "50ms", "max_hedged_attempts": 1, "idempotent": true}}}})";
 }
 

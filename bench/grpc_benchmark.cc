@@ -47,8 +47,8 @@ test::Echo::Stub& Stub() {
     static std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);  // the pipeline retries, not gRPC
-    auto channel = grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
-                                               grpc::InsecureChannelCredentials(), args);
+    auto channel =
+        grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), args);
     // Connected before the first timed call, which would otherwise pay for it.
     channel->WaitForConnected(std::chrono::system_clock::now() + 30s);
     return test::Echo::NewStub(channel).release();
@@ -121,9 +121,9 @@ void BM_Grpc_Unary_Pipeline(benchmark::State& state) {
   for (auto _ : state) {
     latency.Time([&] {
       EchoReply reply;
-      const rpc::GrpcResult r = client.Call<EchoReply>(
-          [&](grpc::ClientContext& c, EchoReply* out) { return stub.Say(&c, request, out); }, &reply,
-          {.idempotent = true});
+      const rpc::GrpcResult r =
+          client.Call<EchoReply>([&](grpc::ClientContext& c, EchoReply* out) { return stub.Say(&c, request, out); },
+                                 &reply, {.idempotent = true});
       if (!r.ok()) ++failed;
     });
   }

@@ -18,8 +18,7 @@ namespace {
 using namespace std::chrono_literals;
 
 Executor& SharedExecutor() {
-  static const std::shared_ptr<Executor> ex =
-      Executor::Create({.threads = 2, .queue_capacity = 1024}).value();
+  static const std::shared_ptr<Executor> ex = Executor::Create({.threads = 2, .queue_capacity = 1024}).value();
   return *ex;
 }
 
@@ -30,9 +29,9 @@ void BM_Hedge_FastPrimary(benchmark::State& state) {
   CallContext ctx;
   AllocationMeter allocs(state);
   for (auto _ : state) {
-    Status s = ExecuteHedged(policy, ctx, [](CallContext&) {
-      return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable");
-    }, ex);
+    Status s = ExecuteHedged(
+        policy, ctx, [](CallContext&) { return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable"); },
+        ex);
     benchmark::DoNotOptimize(s);
   }
 }
@@ -44,7 +43,8 @@ void BM_Hedge_TimerArmCancel(benchmark::State& state) {
   Clock& clock = Clock::Real();
   AllocationMeter allocs(state);
   for (auto _ : state) {
-    TimerHandle h = ex.timers().Schedule(clock.Now() + 50ms, [](void*) noexcept {}, nullptr);
+    TimerHandle h = ex.timers().Schedule(
+        clock.Now() + 50ms, [](void*) noexcept {}, nullptr);
     benchmark::DoNotOptimize(TimerService::TryCancel(h));
   }
 }

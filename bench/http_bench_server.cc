@@ -42,10 +42,10 @@ int main(int argc, char** argv) {
   const std::string_view usage = "usage: stormguard_http_bench_server untuned|bare|middleware|pipeline [SECONDS]";
   const std::string mode = argc >= 2 ? argv[1] : "";
   const int seconds = argc >= 3 ? std::atoi(argv[2]) : 600;
-  if (argc > 3 || (mode != "untuned" && mode != "bare" && mode != "middleware" && mode != "pipeline") ||
-      seconds < 1 || seconds > 86400) {
-    std::fprintf(stderr, "%.*s\n  MODE: got '%s'; SECONDS: 1..86400\n", static_cast<int>(usage.size()),
-                 usage.data(), mode.c_str());
+  if (argc > 3 || (mode != "untuned" && mode != "bare" && mode != "middleware" && mode != "pipeline") || seconds < 1 ||
+      seconds > 86400) {
+    std::fprintf(stderr, "%.*s\n  MODE: got '%s'; SECONDS: 1..86400\n", static_cast<int>(usage.size()), usage.data(),
+                 mode.c_str());
     return 2;
   }
   ::alarm(static_cast<unsigned>(seconds));  // a forgotten server stops by itself
@@ -61,18 +61,18 @@ int main(int argc, char** argv) {
       auto budget = OrExit(TokenBucketBudget::Create({.max_tokens = 10, .token_ratio = 0.1}));
       pipeline = OrExit(presets::UserFacing({.budget = budget}).Build());
     }
-    server.Get("/hello", middleware->Wrap([&pipeline](const httplib::Request&, httplib::Response& res,
-                                                      CallContext& ctx) {
-      if (!pipeline) return Hello(res);
-      const Status s = pipeline->Execute(ctx, [&](CallContext&) {
-        Hello(res);
-        return Status::Ok();
-      });
-      if (!s.ok()) res.status = 503;
-    }));
+    server.Get("/hello",
+               middleware->Wrap([&pipeline](const httplib::Request&, httplib::Response& res, CallContext& ctx) {
+                 if (!pipeline) return Hello(res);
+                 const Status s = pipeline->Execute(ctx, [&](CallContext&) {
+                   Hello(res);
+                   return Status::Ok();
+                 });
+                 if (!s.ok()) res.status = 503;
+               }));
   }
-  const int port = mode == "untuned" ? server.bind_to_any_port("127.0.0.1")
-                                     : OrExit(http::TuneAndBind(server, {}, "127.0.0.1"));
+  const int port =
+      mode == "untuned" ? server.bind_to_any_port("127.0.0.1") : OrExit(http::TuneAndBind(server, {}, "127.0.0.1"));
   if (port <= 0) {
     std::fprintf(stderr, "stormguard_http_bench_server: cannot bind 127.0.0.1\n");
     return 1;

@@ -31,7 +31,9 @@ void BM_Metrics_Scrape_1000(benchmark::State& state) {
   for (int i = 0; i < 1000; ++i) {
     Listener& l = metrics.For("destination-" + std::to_string(i));
     l.OnEvent({.kind = EventKind::kAttemptEnded, .policy = PolicyId::kPipeline, .duration = 3ms});
-    l.OnEvent({.kind = EventKind::kAttemptEnded, .policy = PolicyId::kPipeline, .outcome = OutcomeClass::kTransient,
+    l.OnEvent({.kind = EventKind::kAttemptEnded,
+               .policy = PolicyId::kPipeline,
+               .outcome = OutcomeClass::kTransient,
                .duration = 40ms});
     l.OnEvent({.kind = EventKind::kAttemptEnded, .policy = PolicyId::kRetry, .attempt = 2});
     l.OnEvent({.kind = EventKind::kRetryScheduled, .policy = PolicyId::kRetry});

@@ -88,16 +88,15 @@ const PipelineRef& CockatielEquivalent() {
 template <class P>
 void RunPipeline(benchmark::State& state, const P& pipeline) {
   CallContext ctx;
-  auto call = [](CallContext&) {
-    return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable");
-  };
+  auto call = [](CallContext&) { return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable"); };
   for (int i = 0; i < 100; ++i) (void)pipeline.Execute(ctx, call);  // fills the per-thread pools
   std::int64_t failed = 0;
   AllocationMeter allocs(state);
   const std::uint64_t before = ThreadAllocations();
   for (auto _ : state) {
     Status s = pipeline.Execute(ctx, call);
-    if (!s.ok()) [[unlikely]] ++failed;
+    if (!s.ok()) [[unlikely]]
+      ++failed;
     benchmark::DoNotOptimize(s);
   }
   const std::uint64_t allocated = ThreadAllocations() - before;
@@ -113,15 +112,12 @@ BENCHMARK(BM_Pipeline_Success)->Threads(2);
 void BM_Pipeline_Success_FixedHandle(benchmark::State& state) { RunPipeline(state, FullPipeline()); }
 BENCHMARK(BM_Pipeline_Success_FixedHandle);
 
-void BM_Pipeline_Success_NullListener(benchmark::State& state) {
-  RunPipeline(state, *FullPipelineWithNullListener());
-}
+void BM_Pipeline_Success_NullListener(benchmark::State& state) { RunPipeline(state, *FullPipelineWithNullListener()); }
 BENCHMARK(BM_Pipeline_Success_NullListener);
 
 void BM_Pipeline_Success_Metrics(benchmark::State& state) { RunPipeline(state, *FullPipelineWithMetrics()); }
 BENCHMARK(BM_Pipeline_Success_Metrics);
 BENCHMARK(BM_Pipeline_Success_Metrics)->Threads(2);
-
 
 void BM_Pipeline_CockatielEquivalent(benchmark::State& state) { RunPipeline(state, *CockatielEquivalent()); }
 BENCHMARK(BM_Pipeline_CockatielEquivalent);

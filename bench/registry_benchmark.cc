@@ -27,7 +27,8 @@ std::string Config() {
       "circuit_breaker": {},
       "pipeline": {"stages": [{"timeout": {"timeout": "1s"}}, {"retry": {}}, "circuit_breaker",
                               {"attempt_timeout": {"timeout": "300ms"}}]},
-      "methods": {"GET /items/)" + n + R"(": {"timeout": "250ms"}, "pkg.Svc/*": {"retry": {"max_attempts": 2}}}})";
+      "methods": {"GET /items/)" +
+            n + R"(": {"timeout": "250ms"}, "pkg.Svc/*": {"retry": {"max_attempts": 2}}}})";
   }
   return text + "}}";
 }
@@ -102,7 +103,8 @@ void BM_Pipeline_Success_LiveHandle(benchmark::State& state) {
     const std::uint64_t before = ThreadAllocations();
     for (auto _ : state) {
       Status s = live->Execute(ctx, call);
-      if (!s.ok()) [[unlikely]] ++failed;
+      if (!s.ok()) [[unlikely]]
+        ++failed;
       benchmark::DoNotOptimize(s);
     }
     if (ThreadAllocations() != before) state.SkipWithError("the success path allocated");

@@ -16,9 +16,9 @@ void RunSucceedingCalls(benchmark::State& state, const RetryPolicy& policy) {
   Clock& clock = Clock::Real();
   AllocationMeter allocs(state);
   for (auto _ : state) {
-    Status s = ExecuteWithRetry(policy, ctx, [](CallContext&) {
-      return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable");
-    }, clock, rng);
+    Status s = ExecuteWithRetry(
+        policy, ctx, [](CallContext&) { return OpaqueSuccess() == 1 ? Status::Ok() : Status::Internal("unreachable"); },
+        clock, rng);
     benchmark::DoNotOptimize(s);
   }
 }

@@ -14,12 +14,12 @@ sim::ChainSpec ThreeLayerStorm(Duration duration) {
   sim::ChainSpec spec;
   for (int i = 0; i < 3; ++i) {
     spec.services.push_back({.name = "layer"});
-    spec.hops.push_back({.retry = {.max_attempts = 3,
-                                   .backoff = {.kind = BackoffKind::kExponential, .base = 10ms,
-                                               .cap = 1s, .jitter = Jitter::kFull},
-                                   .per_attempt_timeout = 1s,
-                                   .idempotent = true,
-                                   .retry_when_serving_a_retry = true}});
+    spec.hops.push_back(
+        {.retry = {.max_attempts = 3,
+                   .backoff = {.kind = BackoffKind::kExponential, .base = 10ms, .cap = 1s, .jitter = Jitter::kFull},
+                   .per_attempt_timeout = 1s,
+                   .idempotent = true,
+                   .retry_when_serving_a_retry = true}});
   }
   spec.services.push_back({.name = "bottom", .latency = sim::Latency::Fixed(1ms), .error_rate = 1.0});
   spec.load = {.rate = 1000, .duration = duration};
@@ -36,8 +36,7 @@ void BM_Sim_Chain(benchmark::State& state) {
     requests += r->offered;
     benchmark::DoNotOptimize(r);
   }
-  state.counters["events_per_second"] =
-      benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
+  state.counters["events_per_second"] = benchmark::Counter(static_cast<double>(events), benchmark::Counter::kIsRate);
   // Client requests (each fanning out to 40 attempts) simulated per second.
   state.counters["requests_per_second"] =
       benchmark::Counter(static_cast<double>(requests), benchmark::Counter::kIsRate);

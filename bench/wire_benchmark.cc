@@ -57,10 +57,10 @@ BENCHMARK(BM_Wire_InjectHttp);
 // A typical request's headers in a std::map, as a server middleware sees them.
 void BM_Wire_ExtractContext(benchmark::State& state) {
   const std::map<std::string, std::string> headers = {
-      {"Host", "inventory.internal"},       {"User-Agent", "stormguard-bench"},
-      {"Accept", "application/json"},       {"Content-Type", "application/json"},
-      {"Content-Length", "42"},             {"x-request-timeout-ms", "842"},
-      {"x-retry-attempt", "2"},             {"traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}};
+      {"Host", "inventory.internal"}, {"User-Agent", "stormguard-bench"},
+      {"Accept", "application/json"}, {"Content-Type", "application/json"},
+      {"Content-Length", "42"},       {"x-request-timeout-ms", "842"},
+      {"x-retry-attempt", "2"},       {"traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}};
   const TimePoint now = TimePoint(1h);
   AllocationMeter allocs(state);
   for (auto _ : state) {

@@ -67,12 +67,9 @@ std::optional<Duration> Asked(const fz::HeaderList& h, BudgetSource source, std:
     });
     return best;
   };
-  const auto deadline = [unix_ms](std::string_view v) {
-    return stormguard::DecodeRequestDeadline(v, unix_ms);
-  };
+  const auto deadline = [unix_ms](std::string_view v) { return stormguard::DecodeRequestDeadline(v, unix_ms); };
   switch (source) {
-    case BudgetSource::kRequestTimeout:
-      return read(n.request_timeout_ms, stormguard::DecodeRequestTimeoutMs);
+    case BudgetSource::kRequestTimeout: return read(n.request_timeout_ms, stormguard::DecodeRequestTimeoutMs);
     case BudgetSource::kRequestDeadline: return read(n.request_deadline, deadline);
     case BudgetSource::kEnvoyExpectedTimeout:
       return read(n.envoy_expected_timeout_ms, stormguard::DecodeRequestTimeoutMs);
@@ -83,8 +80,8 @@ std::optional<Duration> Asked(const fz::HeaderList& h, BudgetSource source, std:
 }
 
 // The smallest budget asked for wins, and it never passes max_budget.
-void CheckBudget(const fz::HeaderList& h, const ExtractedContext& out, TimePoint now,
-                 std::int64_t unix_ms, const stormguard::ServerLimits& limits) {
+void CheckBudget(const fz::HeaderList& h, const ExtractedContext& out, TimePoint now, std::int64_t unix_ms,
+                 const stormguard::ServerLimits& limits) {
   std::optional<Duration> smallest;
   for (const BudgetSource s : {BudgetSource::kRequestTimeout, BudgetSource::kRequestDeadline,
                                BudgetSource::kEnvoyExpectedTimeout, BudgetSource::kGrpcTimeout}) {
@@ -95,31 +92,24 @@ void CheckBudget(const fz::HeaderList& h, const ExtractedContext& out, TimePoint
           "the default budget applies exactly when no header gives one");
   const Duration budget = smallest ? std::min(*smallest, limits.max_budget) : limits.default_budget;
   Require(!smallest || Asked(h, out.source, unix_ms) == smallest, "the source is the smallest");
-  Require(out.context.deadline == stormguard::Deadline::After(now, budget),
-          "the deadline is now + budget");
+  Require(out.context.deadline == stormguard::Deadline::After(now, budget), "the deadline is now + budget");
   Require(out.context.deadline.time() <= stormguard::SaturatingAdd(now, limits.max_budget),
           "never beyond now + max_budget");
-  Require(out.expired == (smallest && *smallest <= Duration::zero()),
-          "expired iff nothing was left");
-  Require(out.clamped == (smallest && *smallest > limits.max_budget),
-          "clamped iff above max_budget");
+  Require(out.expired == (smallest && *smallest <= Duration::zero()), "expired iff nothing was left");
+  Require(out.clamped == (smallest && *smallest > limits.max_budget), "clamped iff above max_budget");
 }
 
 void CheckFlags(const fz::HeaderList& h, const ExtractedContext& out, std::size_t max_key) {
   const stormguard::WireNames& n = stormguard::kDefaultWireNames;
   bool retry = false;  // any item of any repeat of either header
-  ForEachItem(h, n.retry_attempt, [&](std::string_view v) {
-    retry = retry || stormguard::DecodeRetryAttempt(v).value_or(0) > 1;
-  });
-  ForEachItem(h, n.grpc_previous_attempts, [&](std::string_view v) {
-    retry = retry || stormguard::DecodeGrpcPreviousAttempts(v).value_or(0) > 0;
-  });
+  ForEachItem(h, n.retry_attempt,
+              [&](std::string_view v) { retry = retry || stormguard::DecodeRetryAttempt(v).value_or(0) > 1; });
+  ForEachItem(h, n.grpc_previous_attempts,
+              [&](std::string_view v) { retry = retry || stormguard::DecodeGrpcPreviousAttempts(v).value_or(0) > 0; });
   Require(out.context.incoming_is_retry == retry, "a retry is marked by either header");
-  Require(out.context.attempt == 1 && !out.context.downstream_gave_up,
-          "this server's calls start fresh");
+  Require(out.context.attempt == 1 && !out.context.downstream_gave_up, "this server's calls start fresh");
   const std::string& key = out.context.idempotency_key;
-  Require(key.empty() || stormguard::IsValidIdempotencyKey(key, max_key),
-          "only valid keys are kept");
+  Require(key.empty() || stormguard::IsValidIdempotencyKey(key, max_key), "only valid keys are kept");
 }
 
 // Handing the context on never grants more time, and keeps the retry flag
@@ -141,8 +131,7 @@ void CheckForward(const ExtractedContext& out, TimePoint now, std::int64_t unix_
       Require(left - next_left < milliseconds(1), "floored to the ms, nothing more");
     }
   }
-  Require(next.context.incoming_is_retry == out.context.incoming_is_retry,
-          "the retry flag travels");
+  Require(next.context.incoming_is_retry == out.context.incoming_is_retry, "the retry flag travels");
   Require(next.context.idempotency_key == out.context.idempotency_key, "the key travels");
 }
 
@@ -155,8 +144,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   stormguard::ServerLimits limits;
   limits.max_budget = Millis(fz::NumberAt(line, 2, 60'000));
   limits.default_budget = Millis(fz::NumberAt(line, 3, 15'000));
-  limits.max_idempotency_key_length = static_cast<std::size_t>(
-      std::max<std::int64_t>(0, fz::NumberAt(line, 4, stormguard::kMaxIdempotencyKeyLength)));
+  limits.max_idempotency_key_length =
+      static_cast<std::size_t>(std::max<std::int64_t>(0, fz::NumberAt(line, 4, stormguard::kMaxIdempotencyKeyLength)));
   if (!limits.Validate().empty()) return 0;
 
   const fz::HeaderList headers = fz::ParseHeaderLines(rest);

@@ -14,13 +14,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (const auto n = stormguard::DecodeGrpcPreviousAttempts(text)) {
     Require(*n >= 0, "a count of previous attempts is never negative");
     for (const char c : text) Require(c >= '0' && c <= '9', "gRPC metadata: digits only");
-    const auto back =
-        stormguard::DecodeGrpcPreviousAttempts(stormguard::EncodeGrpcPreviousAttempts(*n));
+    const auto back = stormguard::DecodeGrpcPreviousAttempts(stormguard::EncodeGrpcPreviousAttempts(*n));
     Require(back == n, "a decoded count round-trips");
   }
   const int previous = static_cast<int>(stormguard::fuzz::FirstInt64(text));
-  const auto back =
-      stormguard::DecodeGrpcPreviousAttempts(stormguard::EncodeGrpcPreviousAttempts(previous));
+  const auto back = stormguard::DecodeGrpcPreviousAttempts(stormguard::EncodeGrpcPreviousAttempts(previous));
   Require(previous >= 0 ? back == previous : !back.has_value(),
           "a count round-trips; a negative one is never read back");
   return 0;

@@ -38,7 +38,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto sent = stormguard::DecodeGrpcPushback(stormguard::EncodeGrpcPushback(pause));
   Require(sent && !sent->stop, "every encoded pause decodes as a pause");
   const Duration want = std::min(std::max(pause, Duration::zero()), kMaxPushback);
-  Require(sent->delay >= want && sent->delay - want < milliseconds(1),
-          "encoding rounds up to the ms");
+  Require(sent->delay >= want && sent->delay - want < milliseconds(1), "encoding rounds up to the ms");
   return 0;
 }

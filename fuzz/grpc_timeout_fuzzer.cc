@@ -46,8 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (const auto d = stormguard::DecodeGrpcTimeout(text)) {
     Require(*d >= Duration::zero(), "a decoded timeout is never negative");
     Require(text.size() >= 2 && text.size() <= 9, "only 1 to 8 digits and a unit decode");
-    for (const char c : text.substr(0, text.size() - 1))
-      Require(c >= '0' && c <= '9', "digits only");
+    for (const char c : text.substr(0, text.size() - 1)) Require(c >= '0' && c <= '9', "digits only");
     CheckEncode(*d);
   }
   CheckEncode(Duration(stormguard::fuzz::FirstInt64(text)));

@@ -34,8 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Printed back as IMF-fixdate, it reads as the same instant at any `now`.
   if (year > 9999 || year < 0) return 0;
   const std::string imf = fz::FormatImfFixdate(*unix_s);
-  for (const std::int64_t now : {now_ms, std::int64_t{0}, std::numeric_limits<std::int64_t>::min(),
-                                 std::numeric_limits<std::int64_t>::max()}) {
+  for (const std::int64_t now :
+       {now_ms, std::int64_t{0}, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}) {
     Require(stormguard::ParseHttpDate(imf, now) == unix_s, "IMF-fixdate round-trips");
   }
   return 0;

@@ -48,8 +48,7 @@ void CheckTrip(std::string_view key) {
   stormguard::InjectHttp(ctx, now, fz::kDefaultUnixMs, headers);
   const auto in = stormguard::Extract(headers, now, fz::kDefaultUnixMs);
   const bool sendable = stormguard::IsValidIdempotencyKey(key);
-  Require(in.context.idempotency_key == (sendable ? key : std::string_view()),
-          "a sent key arrives intact");
+  Require(in.context.idempotency_key == (sendable ? key : std::string_view()), "a sent key arrives intact");
 }
 
 }  // namespace

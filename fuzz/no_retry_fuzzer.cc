@@ -34,7 +34,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else {
     Require(!flag.has_value(), "anything else is garbage");
   }
-  Require(stormguard::DecodeNoRetry(stormguard::kNoRetryValue) == true,
-          "what we send reads as true");
+  Require(stormguard::DecodeNoRetry(stormguard::kNoRetryValue) == true, "what we send reads as true");
   return 0;
 }

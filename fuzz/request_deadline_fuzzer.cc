@@ -37,8 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto [line, value] = stormguard::fuzz::SplitFirstLine(stormguard::fuzz::AsText(data, size));
   const std::int64_t now_ms = stormguard::fuzz::NumberAt(line, 0, stormguard::fuzz::kDefaultUnixMs);
   if (const auto d = stormguard::DecodeRequestDeadline(value, now_ms)) {
-    Require(*d >= Duration::zero() && *d <= kMaxWireDuration,
-            "time left within [0, kMaxWireDuration]");
+    Require(*d >= Duration::zero() && *d <= kMaxWireDuration, "time left within [0, kMaxWireDuration]");
     Require(*d % milliseconds(1) == Duration::zero(), "whole milliseconds");
     CheckRoundTrip(*d, now_ms);
   }

@@ -22,11 +22,9 @@ bool IsOws(char c) { return c == ' ' || c == '\t'; }
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text = stormguard::fuzz::AsText(data, size);
   if (const auto d = stormguard::DecodeRequestTimeoutMs(text)) {
-    Require(*d >= Duration::zero() && *d <= kMaxWireDuration,
-            "budget within [0, kMaxWireDuration]");
+    Require(*d >= Duration::zero() && *d <= kMaxWireDuration, "budget within [0, kMaxWireDuration]");
     Require(*d % milliseconds(1) == Duration::zero(), "whole milliseconds");
-    for (const char c : text)
-      Require((c >= '0' && c <= '9') || IsOws(c), "only digits and OWS decode");
+    for (const char c : text) Require((c >= '0' && c <= '9') || IsOws(c), "only digits and OWS decode");
     const auto back = stormguard::DecodeRequestTimeoutMs(stormguard::EncodeRequestTimeoutMs(*d));
     Require(back == d, "a decoded budget round-trips");
   }

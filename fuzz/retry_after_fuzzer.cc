@@ -59,8 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto [line, value] = fz::SplitFirstLine(fz::AsText(data, size));
   const std::int64_t now_ms = fz::NumberAt(line, 0, fz::kDefaultUnixMs);
   if (const auto d = stormguard::DecodeRetryAfter(value, now_ms)) {
-    Require(*d >= Duration::zero() && *d <= kMaxWireDuration,
-            "a pause within [0, kMaxWireDuration]");
+    Require(*d >= Duration::zero() && *d <= kMaxWireDuration, "a pause within [0, kMaxWireDuration]");
     if (const auto delay = DelaySeconds(value)) {
       const bool huge = *delay >= kMaxWireDuration / seconds(1);  // compared in s: no overflow
       Require(*d == (huge ? kMaxWireDuration : Duration(seconds(*delay))), "seconds, clamped");

@@ -14,8 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text = stormguard::fuzz::AsText(data, size);
   if (const auto n = stormguard::DecodeRetryAttempt(text)) {
     Require(*n >= 1, "attempts count from 1");
-    Require(stormguard::DecodeRetryAttempt(stormguard::EncodeRetryAttempt(*n)) == n,
-            "a decoded attempt round-trips");
+    Require(stormguard::DecodeRetryAttempt(stormguard::EncodeRetryAttempt(*n)) == n, "a decoded attempt round-trips");
   }
   const int attempt = static_cast<int>(stormguard::fuzz::FirstInt64(text));
   const auto back = stormguard::DecodeRetryAttempt(stormguard::EncodeRetryAttempt(attempt));

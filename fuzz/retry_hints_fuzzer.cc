@@ -4,14 +4,14 @@
 //
 // Input: a first line "unix_now_ms max_pushback_ms" (either may be missing),
 // then header lines "name: value" (see fuzz_input.h).
-#include <vector>
-#include <string_view>
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include "fuzz_input.h"
 #include "stormguard/wire/propagation.h"
@@ -48,8 +48,7 @@ std::vector<std::string_view> All(const fz::HeaderList& h, std::string_view name
 // The hints, decoded header by header, independently of ReadRetryHints: a
 // repeated header reads the most cautious way (any do-not-retry or stop
 // wins, and the longest pause).
-void CheckRead(const fz::HeaderList& h, const RetryHints& hints, std::int64_t unix_ms,
-               Duration max) {
+void CheckRead(const fz::HeaderList& h, const RetryHints& hints, std::int64_t unix_ms, Duration max) {
   const stormguard::WireNames& n = stormguard::kDefaultWireNames;
   bool no_retry = false;
   for (const std::string_view v : All(h, n.no_retry)) no_retry = no_retry || stormguard::DecodeNoRetry(v) == true;
@@ -76,19 +75,16 @@ void CheckRead(const fz::HeaderList& h, const RetryHints& hints, std::int64_t un
   Require(hints.pushback.has_value() == pause.has_value(), "a pause iff a header asked for one");
   const Duration cap = std::max(max, Duration::zero());
   if (pause) {
-    Require(*hints.pushback == std::clamp(*pause, Duration::zero(), cap),
-            "the longer pause, clamped");
+    Require(*hints.pushback == std::clamp(*pause, Duration::zero(), cap), "the longer pause, clamped");
   }
 }
 
 RetryHints Relay(const RetryHints& hints, bool grpc, std::int64_t unix_ms, Duration max) {
   fz::HeaderList out;
   if (grpc) {
-    stormguard::InjectRetryHintsGrpc(
-        hints, [&](std::string_view k, std::string_view v) { out.emplace_back(k, v); });
+    stormguard::InjectRetryHintsGrpc(hints, [&](std::string_view k, std::string_view v) { out.emplace_back(k, v); });
   } else {
-    stormguard::InjectRetryHintsHttp(
-        hints, [&](std::string_view k, std::string_view v) { out.emplace_back(k, v); });
+    stormguard::InjectRetryHintsHttp(hints, [&](std::string_view k, std::string_view v) { out.emplace_back(k, v); });
   }
   return stormguard::ReadRetryHints(stormguard::HeaderGetter(out), unix_ms, max);
 }
@@ -106,10 +102,8 @@ void CheckRelay(const RetryHints& hints, std::int64_t unix_ms, Duration max) {
             "Retry-After rounds up to the second, within the cap");
   }
   const RetryHints grpc = Relay(hints, true, unix_ms, max);
-  Require(grpc.pushback_stop == stop && !grpc.do_not_retry,
-          "gRPC relays a stop as a negative pushback");
-  Require(grpc.pushback.has_value() == (hints.pushback.has_value() && !stop),
-          "gRPC relays the pause");
+  Require(grpc.pushback_stop == stop && !grpc.do_not_retry, "gRPC relays a stop as a negative pushback");
+  Require(grpc.pushback.has_value() == (hints.pushback.has_value() && !stop), "gRPC relays the pause");
   if (grpc.pushback) {
     const Duration want = std::min(*hints.pushback, kMaxGrpcPushback);
     Require(*grpc.pushback >= want && *grpc.pushback - want < milliseconds(1),

@@ -72,9 +72,7 @@ class Run final : public Actor {
     return sorted[std::max<std::size_t>(rank, 1) - 1];
   }
 
-  int PhaseAt(TimePoint t) const {
-    return std::min(kPhases - 1, static_cast<int>((t - engine_.start()) / o_.phase));
-  }
+  int PhaseAt(TimePoint t) const { return std::min(kPhases - 1, static_cast<int>((t - engine_.start()) / o_.phase)); }
 
   void Arrive() {
     const TimePoint now = engine_.now();
@@ -115,8 +113,7 @@ class Run final : public Actor {
     if (c.ours) ++stats_[c.phase].timeouts;
     const Status status = Status::DeadlineExceeded("attempt_timeout");
     const CallContext ctx{.deadline = c.deadline, .attempt = c.attempt};
-    const RetryDecision d =
-        retry_.Decide(retry_.Classify(status), status, ctx, now, c.previous_wait, engine_.rng());
+    const RetryDecision d = retry_.Decide(retry_.Classify(status), status, ctx, now, c.previous_wait, engine_.rng());
     if (!d.retry) return Finish(c, false);
     c.previous_wait = d.wait;
     engine_.After(d.wait, this, kRetry, i);
@@ -184,11 +181,12 @@ std::vector<std::string> AdaptiveTimeoutScenarioOptions::Validate() const {
 Result<AdaptiveTimeoutScenarioResult> RunAdaptiveTimeoutScenario(const AdaptiveTimeoutScenarioOptions& o) {
   Status s = ValidationStatus("adaptive timeout scenario options", o.Validate());
   if (!s.ok()) return s;
-  Result<RetryPolicy> retry = RetryPolicy::Create(
-      {.max_attempts = o.max_attempts,
-       .backoff = {.kind = BackoffKind::kExponential, .base = std::chrono::milliseconds(10),
-                   .cap = std::chrono::seconds(1), .jitter = Jitter::kFull},
-       .idempotent = true});
+  Result<RetryPolicy> retry = RetryPolicy::Create({.max_attempts = o.max_attempts,
+                                                   .backoff = {.kind = BackoffKind::kExponential,
+                                                               .base = std::chrono::milliseconds(10),
+                                                               .cap = std::chrono::seconds(1),
+                                                               .jitter = Jitter::kFull},
+                                                   .idempotent = true});
   if (!retry.ok()) return std::move(retry).status();
   AdaptiveTimeoutScenarioResult out{.options = o};
   out.modes.push_back(Run(o, *retry, nullptr).Go("fixed"));

@@ -68,8 +68,8 @@ Result<BudgetScenarioResult> RunBudgetScenario(const BudgetScenarioOptions& o) {
   };
   if (hop.first_budget_refusal) {
     out.retries_per_request_before = per_request(hop.granted_before_refusal, hop.offered_before_refusal);
-    out.retries_per_request_after = per_request(hop.retries_granted - hop.granted_before_refusal,
-                                                r->offered - hop.offered_before_refusal);
+    out.retries_per_request_after =
+        per_request(hop.retries_granted - hop.granted_before_refusal, r->offered - hop.offered_before_refusal);
   } else {
     out.retries_per_request_before = per_request(hop.retries_granted, r->offered);
   }

@@ -28,8 +28,7 @@ ChainResult ChainSim::Run() {
     }
   }
   InstallProgress();
-  const TimePoint until =
-      spec_.run_until == kInfiniteDuration ? kInfiniteFuture : engine_.start() + spec_.run_until;
+  const TimePoint until = spec_.run_until == kInfiniteDuration ? kInfiniteFuture : engine_.start() + spec_.run_until;
   engine_.Run(until);
   r_.events = engine_.events_processed();
   r_.elapsed = engine_.elapsed();
@@ -38,8 +37,13 @@ ChainResult ChainSim::Run() {
 
 void ChainSim::OnEvent(const SimEvent& e) {
   switch (e.kind) {
-    case kArrival: NewClientRequest(); ScheduleNextArrival(); break;
-    case kBurst: for (int i = 0; i < spec_.load.burst; ++i) NewClientRequest(); break;
+    case kArrival:
+      NewClientRequest();
+      ScheduleNextArrival();
+      break;
+    case kBurst:
+      for (int i = 0; i < spec_.load.burst; ++i) NewClientRequest();
+      break;
     case kWorkDone: OnWorkDone(e.a, GenOf(e.b), LowOf(e.b)); break;
     case kTimeout: OnTimeout(e.a, GenOf(e.b), LowOf(e.b)); break;
     case kTimeoutCheck: OnTimeoutCheck(static_cast<std::uint16_t>(e.a)); break;

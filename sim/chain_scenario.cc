@@ -9,9 +9,7 @@ namespace stormguard::sim {
 
 std::string_view FailureName(Failure f) noexcept { return f == Failure::kError ? "error" : "hang"; }
 
-double UncontrolledAmplification(int layers, int retries) noexcept {
-  return std::pow(1.0 + retries, layers);
-}
+double UncontrolledAmplification(int layers, int retries) noexcept { return std::pow(1.0 + retries, layers); }
 
 std::vector<std::string> ChainScenarioOptions::Validate() const {
   Validator v;
@@ -72,12 +70,16 @@ Result<ChainSpec> SpecFor(const ChainScenarioOptions& o, Control control) {
 }
 
 ChainRun Summarize(Control control, const ChainResult& r) {
-  ChainRun run{.control = control, .offered = r.offered, .bottom_attempts = r.nodes.back().arrivals,
-               .amplification = r.amplification(), .success_rate = r.success_rate(), .layers = {},
-               .series = r.series, .events = r.events};
+  ChainRun run{.control = control,
+               .offered = r.offered,
+               .bottom_attempts = r.nodes.back().arrivals,
+               .amplification = r.amplification(),
+               .success_rate = r.success_rate(),
+               .layers = {},
+               .series = r.series,
+               .events = r.events};
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {
-    LayerRow row{.name = i + 1 == r.nodes.size() ? "bottom" : std::to_string(i + 1),
-                 .arrivals = r.nodes[i].arrivals};
+    LayerRow row{.name = i + 1 == r.nodes.size() ? "bottom" : std::to_string(i + 1), .arrivals = r.nodes[i].arrivals};
     if (i < r.hops.size()) {
       row.retries = r.hops[i].retries;
       row.budget_refused = r.hops[i].budget_refused;

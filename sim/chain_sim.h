@@ -14,17 +14,15 @@
 #include <utility>
 #include <vector>
 
-#include "stormguard/sim/chain.h"
 #include "stormguard/retry/retry_session.h"
+#include "stormguard/sim/chain.h"
 #include "stormguard/sim/engine.h"
 
 namespace stormguard::sim::chain_internal {
 
 inline constexpr std::uint32_t kNone = 0xffffffffu;
 
-enum EventKind : std::uint32_t {
-  kArrival, kBurst, kWorkDone, kTimeout, kTimeoutCheck, kRetryWake, kPatience, kPump
-};
+enum EventKind : std::uint32_t { kArrival, kBurst, kWorkDone, kTimeout, kTimeoutCheck, kRetryWake, kPatience, kPump };
 enum WorkOutcome : std::uint32_t { kWorkOk, kWorkFailed, kWorkHung };
 
 inline std::uint64_t Pack(std::uint32_t gen, std::uint32_t n) noexcept {
@@ -38,8 +36,8 @@ inline std::uint32_t LowOf(std::uint64_t b) noexcept { return static_cast<std::u
 struct Call {
   std::uint32_t gen = 0;
   std::uint16_t node = 0;
-  bool flagged = false;         // serving a retry (or part of one): the retry flag
-  bool waiting = false;         // client requests only: the client still waits
+  bool flagged = false;  // serving a retry (or part of one): the retry flag
+  bool waiting = false;  // client requests only: the client still waits
   bool holds_worker = false;
   bool downstream_gave_up = false;
   bool breaker_permit = false;  // the attempt in flight holds a breaker permission
@@ -50,8 +48,8 @@ struct Call {
   Deadline deadline;       // as received
   Deadline call_deadline;  // for this node's own downstream call
   TimePoint arrived;
-  TimePoint sent;          // when the attempt in flight went out
-  RetrySession session;    // this node's retries of its downstream call
+  TimePoint sent;        // when the attempt in flight went out
+  RetrySession session;  // this node's retries of its downstream call
 };
 
 struct NodeState {
@@ -74,7 +72,7 @@ struct HopState {
   RetryPolicy policy;
   CallContext scratch;  // reused for every Decide(): no allocation per attempt
   std::deque<PendingTimeout> timeouts;
-  bool armed = false;   // a kTimeoutCheck event is pending
+  bool armed = false;                  // a kTimeoutCheck event is pending
   std::optional<Engine::Lane> checks;  // kTimeoutCheck events come in time order too
 };
 

@@ -14,8 +14,7 @@ std::vector<std::string> ValidateService(const ServiceSpec& s) {
   v.Check(s.queue_limit >= 0, "queue_limit", "must not be negative");
   v.Check(s.error_rate >= 0 && s.error_rate <= 1, "error_rate", "must be in [0, 1]");
   v.Check(s.hang_rate >= 0 && s.hang_rate <= 1, "hang_rate", "must be in [0, 1]");
-  v.Check(s.latency.a >= Duration::zero() && s.latency.b >= Duration::zero(), "latency",
-          "must not be negative");
+  v.Check(s.latency.a >= Duration::zero() && s.latency.b >= Duration::zero(), "latency", "must not be negative");
   for (const CapacityDrop& d : s.capacity_drops) {
     v.Check(d.factor >= 0 && d.factor <= 1, "capacity_drops.factor", "must be in [0, 1]");
     v.Check(d.window.from <= d.window.to, "capacity_drops.window", "must not end before it starts");

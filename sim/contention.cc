@@ -21,8 +21,8 @@ std::vector<std::string> ContentionOptions::Validate() const {
   v.Check(!strategies.empty(), "strategies", "must name at least one strategy");
   // A write fails only if another writer committed since its read, and one
   // writer's attempts do not overlap: it fails at most clients - 1 times.
-  const double per_run = static_cast<double>(clients) * std::min<double>(clients, max_attempts) *
-                         static_cast<double>(strategies.size());
+  const double per_run =
+      static_cast<double>(clients) * std::min<double>(clients, max_attempts) * static_cast<double>(strategies.size());
   const std::string shape = std::to_string(clients) + " clients, up to " +
                             std::to_string(std::min(clients, max_attempts)) + " writes each, x " +
                             std::to_string(strategies.size()) + " strategies";
@@ -61,10 +61,16 @@ class OccSim final : public Actor {
   void OnEvent(const SimEvent& e) override {
     switch (e.kind) {
       case kReadAtRow: Hop(kReadAnswer, e.a, version_); break;
-      case kReadAnswer: ++out_.writes; Hop(kWriteAtRow, e.a, e.b); break;
+      case kReadAnswer:
+        ++out_.writes;
+        Hop(kWriteAtRow, e.a, e.b);
+        break;
       case kWriteAtRow: Write(e.a, e.b); break;
       case kWriteAnswer: OnWriteAnswer(e.a, e.b != 0); break;
-      case kRetry: ++writers_[e.a].ctx.attempt; Hop(kReadAtRow, e.a); break;
+      case kRetry:
+        ++writers_[e.a].ctx.attempt;
+        Hop(kReadAtRow, e.a);
+        break;
       default: break;
     }
   }
@@ -97,8 +103,8 @@ class OccSim final : public Actor {
     }
     Writer& wr = writers_[w];
     const Status conflict = Status::Aborted("conflict");
-    const RetryDecision d = policy_.Decide(policy_.Classify(conflict), conflict, wr.ctx, engine_.now(),
-                                           wr.previous_wait, engine_.rng());
+    const RetryDecision d =
+        policy_.Decide(policy_.Classify(conflict), conflict, wr.ctx, engine_.now(), wr.previous_wait, engine_.rng());
     if (!d.retry) return;
     wr.previous_wait = d.wait;
     engine_.After(d.wait, this, kRetry, w);
@@ -119,8 +125,8 @@ Result<ContentionResult> RunContention(const ContentionOptions& options) {
   if (!s.ok()) return s;
   ContentionResult out{.options = options, .rows = {}};
   for (Strategy strategy : options.strategies) {
-    Result<RetryPolicy> policy = RetryPolicy::Create(
-        {.max_attempts = options.max_attempts, .backoff = StrategyBackoff(strategy, options.base, options.cap)});
+    Result<RetryPolicy> policy = RetryPolicy::Create({.max_attempts = options.max_attempts,
+                                                      .backoff = StrategyBackoff(strategy, options.base, options.cap)});
     if (!policy.ok()) return std::move(policy).status();
     ContentionRow row{.strategy = strategy};
     Duration completion_sum = Duration::zero();

@@ -33,8 +33,7 @@ ControlSet ControlsOf(Control c) noexcept {
     case Control::kRetryFlag: return {.retry_flag = true};
     case Control::kBreaker: return {.breaker = true};
     case Control::kAll:
-      return {.budget = true, .gate = true, .no_retry = true, .retry_flag = true, .breaker = true,
-              .deadlines = true};
+      return {.budget = true, .gate = true, .no_retry = true, .retry_flag = true, .breaker = true, .deadlines = true};
   }
   return {};
 }

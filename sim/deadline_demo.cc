@@ -51,12 +51,12 @@ Result<DeadlineResult> RunDeadlineDemo(const DeadlineOptions& o) {
   auto bucket = TokenBucketBudget::Create({.max_tokens = o.max_tokens, .token_ratio = o.token_ratio});
   if (!bucket.ok()) return std::move(bucket).status();
   WaitLog log;
-  auto policy = RetryPolicy::Create({.max_attempts = o.max_attempts,
-                                     .backoff = {.kind = BackoffKind::kExponential, .base = o.base,
-                                                 .cap = o.cap, .jitter = Jitter::kFull},
-                                     .min_attempt_time = o.min_call,
-                                     .budget = *bucket,
-                                     .listener = &log});
+  auto policy = RetryPolicy::Create(
+      {.max_attempts = o.max_attempts,
+       .backoff = {.kind = BackoffKind::kExponential, .base = o.base, .cap = o.cap, .jitter = Jitter::kFull},
+       .min_attempt_time = o.min_call,
+       .budget = *bucket,
+       .listener = &log});
   if (!policy.ok()) return std::move(policy).status();
 
   ManualClock clock;  // advances on sleep: the driver's waits take no real time

@@ -22,8 +22,6 @@ Duration Latency::Sample(Random& rng) const noexcept {
   return a;
 }
 
-Duration Latency::Mean() const noexcept {
-  return kind == Kind::kUniform ? a + (b - a) / 2 : a;
-}
+Duration Latency::Mean() const noexcept { return kind == Kind::kUniform ? a + (b - a) / 2 : a; }
 
 }  // namespace stormguard::sim

@@ -7,14 +7,11 @@ namespace {
 
 constexpr std::size_t kArity = 4;  // shallower than binary: fewer cache misses per pop
 
-bool Before(const SimEvent& x, const SimEvent& y) noexcept {
-  return x.at < y.at || (x.at == y.at && x.seq < y.seq);
-}
+bool Before(const SimEvent& x, const SimEvent& y) noexcept { return x.at < y.at || (x.at == y.at && x.seq < y.seq); }
 
 }  // namespace
 
-Engine::Engine(std::uint64_t seed, TimePoint start)
-    : start_(start), now_(start), clock_(start), rng_(seed) {}
+Engine::Engine(std::uint64_t seed, TimePoint start) : start_(start), now_(start), clock_(start), rng_(seed) {}
 
 void Engine::At(TimePoint at, Actor* actor, std::uint32_t kind, std::uint32_t a, std::uint64_t b) {
   Push(Make(at, actor, kind, a, b));
@@ -30,8 +27,7 @@ Engine::Lane Engine::NewLane() {
   return static_cast<Lane>(lanes_.size() - 1);
 }
 
-void Engine::AtInLane(Lane lane, TimePoint at, Actor* actor, std::uint32_t kind, std::uint32_t a,
-                      std::uint64_t b) {
+void Engine::AtInLane(Lane lane, TimePoint at, Actor* actor, std::uint32_t kind, std::uint32_t a, std::uint64_t b) {
   const SimEvent e = Make(at, actor, kind, a, b);
   std::deque<SimEvent>& q = lanes_[lane];
   if (q.empty() || !(e.at < q.back().at)) {

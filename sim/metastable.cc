@@ -61,8 +61,7 @@ Result<ChainSpec> SpecFor(const MetastableOptions& o, Control control) {
   const ControlSet c = ControlsOf(control);
   ChainSpec spec;
   for (int i = 0; i < o.layers; ++i) {
-    Result<HopSpec> hop =
-        MakeHop(c, {.retries = o.retries, .timeout = o.timeout, .min_attempt_time = o.latency});
+    Result<HopSpec> hop = MakeHop(c, {.retries = o.retries, .timeout = o.timeout, .min_attempt_time = o.latency});
     if (!hop.ok()) return std::move(hop).status();
     spec.services.push_back({.name = std::to_string(i + 1)});
     spec.hops.push_back(std::move(hop).value());

@@ -18,9 +18,7 @@ std::size_t Series::size() const noexcept {
   return n;
 }
 
-std::int64_t Peak(const Counts& c) noexcept {
-  return c.empty() ? 0 : *std::max_element(c.begin(), c.end());
-}
+std::int64_t Peak(const Counts& c) noexcept { return c.empty() ? 0 : *std::max_element(c.begin(), c.end()); }
 
 std::int64_t Sum(const Counts& c) noexcept { return std::accumulate(c.begin(), c.end(), std::int64_t{0}); }
 

@@ -36,9 +36,8 @@ namespace {
 ChainSpec StormChain(const StormOptions& o, Strategy s) {
   ChainSpec spec;
   spec.services = {{.name = "clients"}, {.name = "service", .error_rate = 1.0}};
-  spec.hops = {{.retry = {.max_attempts = o.retries + 1,
-                          .backoff = StrategyBackoff(s, o.base, o.cap),
-                          .idempotent = true}}};
+  spec.hops = {
+      {.retry = {.max_attempts = o.retries + 1, .backoff = StrategyBackoff(s, o.base, o.cap), .idempotent = true}}};
   spec.load = {.burst = o.clients};
   spec.bucket = o.bucket;
   spec.seed = o.seed;

@@ -25,7 +25,10 @@ std::optional<Strategy> ParseStrategy(std::string_view name) noexcept {
 BackoffOptions StrategyBackoff(Strategy s, Duration base, Duration cap) noexcept {
   BackoffOptions o{.kind = BackoffKind::kExponential, .base = base, .multiplier = 2.0, .cap = cap};
   switch (s) {
-    case Strategy::kNone: o.kind = BackoffKind::kConstant; o.base = Duration::zero(); break;
+    case Strategy::kNone:
+      o.kind = BackoffKind::kConstant;
+      o.base = Duration::zero();
+      break;
     case Strategy::kFixed: o.kind = BackoffKind::kConstant; break;
     case Strategy::kExponential: break;
     case Strategy::kFullJitter: o.jitter = Jitter::kFull; break;

@@ -20,8 +20,7 @@ void RegisterBackoffCommand(CLI::App& app) {
     bool json = false;
   };
   auto flags = std::make_shared<Flags>();
-  CLI::App* cmd = app.add_subcommand(
-      "backoff", "print each wait of a backoff strategy, its range and the total");
+  CLI::App* cmd = app.add_subcommand("backoff", "print each wait of a backoff strategy, its range and the total");
   cmd->add_option("--strategy", flags->args.strategy, "how waits grow and are jittered")
       ->type_name("STRATEGY")
       ->check(CLI::IsMember(BackoffStrategyNames()))
@@ -31,8 +30,7 @@ void RegisterBackoffCommand(CLI::App& app) {
   cmd->add_option("--retries", flags->args.retries, "how many waits to print")
       ->check(CLI::Range(1, 10000))
       ->capture_default_str();
-  cmd->add_option("--multiplier", flags->args.multiplier,
-                  "growth per retry of the exponential strategies")
+  cmd->add_option("--multiplier", flags->args.multiplier, "growth per retry of the exponential strategies")
       ->check(FiniteRange(1, 1000))
       ->capture_default_str();
   AddSeedOption(*cmd, flags->args.seed, "seed of the jitter's random source");

@@ -18,8 +18,7 @@ struct Strategy {
 constexpr Strategy kStrategies[] = {
     {"fixed", BackoffKind::kConstant, Jitter::kNone, "wait = min(cap, base)"},
     {"linear", BackoffKind::kLinear, Jitter::kNone, "wait = min(cap, base * n)"},
-    {"exponential", BackoffKind::kExponential, Jitter::kNone,
-     "wait = min(cap, base * multiplier^(n-1))"},
+    {"exponential", BackoffKind::kExponential, Jitter::kNone, "wait = min(cap, base * multiplier^(n-1))"},
     {"full-jitter", BackoffKind::kExponential, Jitter::kFull,
      "wait = rand(0, b), b = min(cap, base * multiplier^(n-1))"},
     {"equal-jitter", BackoffKind::kExponential, Jitter::kEqual,
@@ -77,33 +76,30 @@ std::string FormatRows(const BackoffReport& r) {
   std::vector<std::string> header{"retry", "wait (ms)"};
   if (r.jittered) header.insert(header.end(), {"range (ms)", "expected (ms)"});
   render::TextTable table(std::move(header), render::TextTable::First::kRight);
-  auto add = [&](std::string first, Duration wait, Duration lo, Duration hi, Duration expected,
-                 bool bound) {
+  auto add = [&](std::string first, Duration wait, Duration lo, Duration hi, Duration expected, bool bound) {
     if (!r.jittered) {
       table.Row({std::move(first), Millis(wait)});
       return;
     }
-    table.Row({std::move(first), Millis(wait),
-               PadLeft(Millis(lo), lo_width) + " - " + PadLeft(Millis(hi), hi_width),
+    table.Row({std::move(first), Millis(wait), PadLeft(Millis(lo), lo_width) + " - " + PadLeft(Millis(hi), hi_width),
                (bound ? "<= " : "") + Millis(expected)});
   };
   for (const BackoffRow& row : r.rows) {
-    add(std::to_string(row.retry), row.wait, row.lowest, row.highest, row.expected,
-        row.expected_is_bound);
+    add(std::to_string(row.retry), row.wait, row.lowest, row.highest, row.expected, row.expected_is_bound);
   }
-  add("total", r.total, r.lowest_total, r.highest_total, r.expected_total,
-      r.expected_total_is_bound);
+  add("total", r.total, r.lowest_total, r.highest_total, r.expected_total, r.expected_total_is_bound);
   return table.Render();
 }
 
 std::string FormatFooter(const BackoffReport& r) {
   if (!r.jittered) return "";
   std::string out = "\nexpected total " + std::string(r.expected_total_is_bound ? "at most " : "") +
-                    FormatDuration(r.expected_total) + "; this run " + FormatDuration(r.total) +
-                    " (seed " + std::to_string(r.args.seed) + ")\n";
+                    FormatDuration(r.expected_total) + "; this run " + FormatDuration(r.total) + " (seed " +
+                    std::to_string(r.args.seed) + ")\n";
   if (r.expected_total_is_bound) {
-    out += "(<= marks upper bounds: the cap cuts some decorrelated draws short, and their exact "
-           "mean has no closed form)\n";
+    out +=
+        "(<= marks upper bounds: the cap cuts some decorrelated draws short, and their exact "
+        "mean has no closed form)\n";
   }
   return out;
 }
@@ -131,19 +127,23 @@ Result<BackoffReport> MakeBackoffReport(const BackoffArgs& args) {
   Result<Backoff> backoff = Backoff::Create(options);
   if (!backoff.ok()) return backoff.status();
 
-  BackoffReport report{.args = args,
-                       .formula = strategy->formula,
-                       .jittered = strategy->jitter != Jitter::kNone,
-                       .uses_multiplier = strategy->kind == BackoffKind::kExponential &&
-                                          strategy->jitter != Jitter::kDecorrelated};
+  BackoffReport report{
+      .args = args,
+      .formula = strategy->formula,
+      .jittered = strategy->jitter != Jitter::kNone,
+      .uses_multiplier = strategy->kind == BackoffKind::kExponential && strategy->jitter != Jitter::kDecorrelated};
   Random rng(args.seed);
   Duration previous = Duration::zero();
   for (int n = 1; n <= args.retries; ++n) {
     const auto [lowest, highest] = backoff->Range(n);
     previous = backoff->Next(n, previous, rng);
     const bool bound = strategy->jitter == Jitter::kDecorrelated && highest >= args.cap;
-    report.rows.push_back({.retry = n, .wait = previous, .lowest = lowest, .highest = highest,
-                           .expected = backoff->Expected(n), .expected_is_bound = bound});
+    report.rows.push_back({.retry = n,
+                           .wait = previous,
+                           .lowest = lowest,
+                           .highest = highest,
+                           .expected = backoff->Expected(n),
+                           .expected_is_bound = bound});
     report.expected_total_is_bound |= bound;
     report.total = SaturatingAdd(report.total, previous);
     report.lowest_total = SaturatingAdd(report.lowest_total, lowest);

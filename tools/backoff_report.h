@@ -39,10 +39,10 @@ std::vector<std::string> BackoffStrategyNames();
 
 struct BackoffRow {
   int retry = 0;
-  Duration wait{};       // what Next() returned for this run's seed
-  Duration lowest{};     // Range(retry)
+  Duration wait{};    // what Next() returned for this run's seed
+  Duration lowest{};  // Range(retry)
   Duration highest{};
-  Duration expected{};   // Expected(retry)
+  Duration expected{};  // Expected(retry)
   // Decorrelated jitter once the cap may cut draws: Expected() is then only
   // an upper bound (see backoff.h).
   bool expected_is_bound = false;

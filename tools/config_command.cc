@@ -37,8 +37,7 @@ config::ParsedConfig ReadValid(const Flags& flags) {
   for (const std::string& e : parsed.errors) {
     std::fprintf(stderr, "%s: %s\n", path.c_str(), render::Printable(e).c_str());
   }
-  std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), parsed.errors.size(),
-               parsed.errors.size() == 1 ? "" : "s");
+  std::fprintf(stderr, "%s: %zu error%s\n", path.c_str(), parsed.errors.size(), parsed.errors.size() == 1 ? "" : "s");
   std::exit(1);
 }
 
@@ -52,9 +51,8 @@ void Check(const Flags& flags) {
 
 // Written as it is made, one destination at a time (config_show.h).
 void Show(const Flags& flags) {
-  const Status s = ShowEffective(ReadValid(flags), flags.json, [](std::string_view part) {
-    std::fwrite(part.data(), 1, part.size(), stdout);
-  });
+  const Status s = ShowEffective(ReadValid(flags), flags.json,
+                                 [](std::string_view part) { std::fwrite(part.data(), 1, part.size(), stdout); });
   if (!s.ok()) {
     std::fprintf(stderr, "%s: %s\n", render::Printable(flags.file).c_str(), render::Printable(s.message()).c_str());
     std::exit(1);
@@ -74,12 +72,11 @@ void RegisterConfigCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("config", "check, show and watch configuration");
   cmd->require_subcommand(1);
   auto flags = std::make_shared<Flags>();
-  CLI::App* check =
-      cmd->add_subcommand("check", "print every error of a configuration file with its JSON path");
+  CLI::App* check = cmd->add_subcommand("check", "print every error of a configuration file with its JSON path");
   AddFileOptions(*check, *flags);
   check->callback([flags] { Check(*flags); });
-  CLI::App* show = cmd->add_subcommand(
-      "show", "print the effective policies per destination, after defaults and presets");
+  CLI::App* show =
+      cmd->add_subcommand("show", "print the effective policies per destination, after defaults and presets");
   AddFileOptions(*show, *flags);
   show->add_flag("--json", flags->json, "print JSON instead of a table");
   show->callback([flags] { Show(*flags); });

@@ -54,8 +54,8 @@ Result<Extra> ExpandPipeline(const std::string& name, config::DestinationConfig&
   if (!expanded.ok()) return expanded.status();
   d.pipeline = config::PipelineConfig{.stages = expanded->stages};
   for (const std::string& component : config::AddPresetComponents(d, *expanded)) {
-    extra.note += (extra.note.empty() ? "" : "; ") + component + ": " + preset +
-                  "'s own (the destination configures none)";
+    extra.note +=
+        (extra.note.empty() ? "" : "; ") + component + ": " + preset + "'s own (the destination configures none)";
   }
   return extra;
 }
@@ -66,8 +66,8 @@ Json Overrides(const config::MethodConfig& m, const std::vector<config::StageCon
   const auto note = [&](const char* field) {
     std::size_t i = 0;
     while (i < stages.size() && !stages[i].Is(field)) ++i;
-    out[field] = i < stages.size() ? "replaces stages[" + std::to_string(i) + "]"
-                                   : "adds a " + std::string(field) + " stage";
+    out[field] =
+        i < stages.size() ? "replaces stages[" + std::to_string(i) + "]" : "adds a " + std::string(field) + " stage";
   };
   if (m.timeout) note("timeout");
   if (m.retry) note("retry");
@@ -93,8 +93,8 @@ Json Destination(const Written& written, const Extra& extra, const config::Desti
       Append(methods, name, std::move(entry));
     }
   }
-  Json out = {{"components", std::move(components)}, {"pipeline", std::move(pipeline)},
-              {"methods", std::move(methods)}};
+  Json out = {
+      {"components", std::move(components)}, {"pipeline", std::move(pipeline)}, {"methods", std::move(methods)}};
   if (!extra.note.empty()) out["notes"] = Json::array({extra.note});
   return out;
 }
@@ -200,8 +200,9 @@ Status ShowEffective(config::ParsedConfig parsed, bool json, const Emit& emit) {
     extras.push_back(std::move(*extra));
   }
   const bool grpc = parsed.format == config::ConfigFormat::kGrpcServiceConfig;
-  if (json) emit(std::string("{\n  \"format\": \"") + (grpc ? "gRPC service config" : "stormguard config") +
-                 "\",\n  \"destinations\": {");
+  if (json)
+    emit(std::string("{\n  \"format\": \"") + (grpc ? "gRPC service config" : "stormguard config") +
+         "\",\n  \"destinations\": {");
   std::size_t i = 0;
   for (auto& [name, d] : parsed.config.destinations) {
     const Json shown = Destination(WrittenDestination(name, d), extras[i], d);

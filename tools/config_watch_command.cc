@@ -20,8 +20,8 @@
 #include <atomic>
 #include <cstdio>
 #include <ctime>
-#include <memory>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -61,8 +61,15 @@ struct WatchFlags {
 cs::FileSourceOptions FileOptions(const WatchFlags& f) { return {.path = f.file, .poll_interval = f.poll}; }
 
 cs::EtcdSourceOptions EtcdOptions(const WatchFlags& f) {
-  return {.endpoint = f.etcd, .key = f.key, .prefix = f.prefix, .ca_file = f.cacert, .cert_file = f.cert,
-          .key_file = f.cert_key, .user = f.user, .password = f.password, .token_ttl = f.token_ttl,
+  return {.endpoint = f.etcd,
+          .key = f.key,
+          .prefix = f.prefix,
+          .ca_file = f.cacert,
+          .cert_file = f.cert,
+          .key_file = f.cert_key,
+          .user = f.user,
+          .password = f.password,
+          .token_ttl = f.token_ttl,
           .stale_after = f.stale_after};
 }
 
@@ -99,8 +106,10 @@ std::string ReadPassword(const std::string& path) {
 void CheckFlags(WatchFlags& f) {
   if (f.file.empty() == f.etcd.empty()) throw CLI::ValidationError("config watch", "give either --file or --etcd");
   if (!f.file.empty()) {
-    for (const auto& [flag, value] : {std::pair{"--cacert", &f.cacert}, {"--cert", &f.cert},
-                                      {"--cert-key", &f.cert_key}, {"--user", &f.user},
+    for (const auto& [flag, value] : {std::pair{"--cacert", &f.cacert},
+                                      {"--cert", &f.cert},
+                                      {"--cert-key", &f.cert_key},
+                                      {"--user", &f.user},
                                       {"--password-file", &f.password_file}}) {
       if (!value->empty()) throw CLI::ValidationError(flag, "applies to --etcd only");
     }
@@ -112,10 +121,15 @@ void CheckFlags(WatchFlags& f) {
     throw CLI::ValidationError(f.user.empty() ? "--password-file" : "--user", "--user and --password-file go together");
   }
   if (!f.password_file.empty()) f.password = ReadPassword(f.password_file);
-  Refuse(EtcdOptions(f).Validate(),
-         {{"endpoint", "--etcd"}, {"key", "--key"}, {"stale_after", "--stale-after"}, {"ca_file", "--cacert"},
-          {"cert_file", "--cert"}, {"key_file", "--cert-key"}, {"user", "--user"}, {"password", "--password-file"},
-          {"token_ttl", "--token-ttl"}});
+  Refuse(EtcdOptions(f).Validate(), {{"endpoint", "--etcd"},
+                                     {"key", "--key"},
+                                     {"stale_after", "--stale-after"},
+                                     {"ca_file", "--cacert"},
+                                     {"cert_file", "--cert"},
+                                     {"key_file", "--cert-key"},
+                                     {"user", "--user"},
+                                     {"password", "--password-file"},
+                                     {"token_ttl", "--token-ttl"}});
 }
 
 // Prints registry events; counts the versions printed.
@@ -192,7 +206,10 @@ void Watch(WatchFlags& f) {
   // version is a valid configuration, as config check does; whether a
   // serving process takes chaos from it is that process's own choice
   // (RegistryOptions::allow_chaos), which the watch cannot know.
-  config::Registry registry({.on_reload = [&](const config::ReloadEvent& e) { if (started) printer.Print(e); },
+  config::Registry registry({.on_reload =
+                                 [&](const config::ReloadEvent& e) {
+                                   if (started) printer.Print(e);
+                                 },
                              .allow_chaos = true});
   started = true;
   Source source = StartSource(f, registry, printer);
@@ -207,8 +224,9 @@ void Watch(WatchFlags& f) {
 
 void RegisterConfigWatchCommand(CLI::App& config) {
   auto flags = std::make_shared<WatchFlags>();
-  CLI::App* watch = config.add_subcommand(
-      "watch", "follow a configuration file or etcd key and print each version accepted or rejected");
+  CLI::App* watch =
+      config.add_subcommand("watch",
+                            "follow a configuration file or etcd key and print each version accepted or rejected");
   watch->add_option("--file", flags->file, "a configuration file, replaced by an atomic rename or written in place");
   AddDurationOption(*watch, "--poll", flags->poll, "how often --file is checked, in [1ms, 1h]");
   watch->add_option("--etcd", flags->etcd, "etcd's client URL: http(s)://host[:port], nothing after the port");

@@ -193,10 +193,14 @@ void RegisterService(CLI::App& app) {
     if (f->mode == "grpc_native" && transport != demo::Transport::kGrpc) {
       throw CLI::ValidationError("--mode", "grpc_native needs --transport grpc");
     }
-    std::exit(RunService(transport, {.role = f->role[0], .mode = *demo::ParseMode(f->mode),
-                                .downstream_port = f->downstream, .port = f->port, .seed = f->seed,
-                                .outage_phases = f->outage_phases, .max_lifetime = std::chrono::seconds(f->max_lifetime_s),
-                                .config = CheckedConfigSource(f->config)}));
+    std::exit(RunService(transport, {.role = f->role[0],
+                                     .mode = *demo::ParseMode(f->mode),
+                                     .downstream_port = f->downstream,
+                                     .port = f->port,
+                                     .seed = f->seed,
+                                     .outage_phases = f->outage_phases,
+                                     .max_lifetime = std::chrono::seconds(f->max_lifetime_s),
+                                     .config = CheckedConfigSource(f->config)}));
   });
 }
 
@@ -213,15 +217,13 @@ void RegisterDemoCommand(CLI::App& app) {
   CLI::Option* healthy =
       AddDurationOption(*cmd, "--healthy", o.healthy, "length of the healthy phase")->check(PhaseLength());
   CLI::Option* down = AddDurationOption(*cmd, "--down", o.down, "how long C is down")->check(PhaseLength());
-  CLI::Option* recovered =
-      AddDurationOption(*cmd, "--recovered", o.recovered, "length of the phase after C recovered")
-          ->check(PhaseLength());
-  CLI::Option* soak =
-      AddDurationOption(*cmd, "--soak", f->soak,
-                        "a soak run instead of the three phases: one healthy phase \"soak\" this long")
-          ->check(PhaseLength())
-          ->default_str("")
-          ->excludes(healthy, down, recovered);
+  CLI::Option* recovered = AddDurationOption(*cmd, "--recovered", o.recovered, "length of the phase after C recovered")
+                               ->check(PhaseLength());
+  CLI::Option* soak = AddDurationOption(*cmd, "--soak", f->soak,
+                                        "a soak run instead of the three phases: one healthy phase \"soak\" this long")
+                          ->check(PhaseLength())
+                          ->default_str("")
+                          ->excludes(healthy, down, recovered);
   AddSeedOption(*cmd, o.seed, "seed of the load mix and C's failures");
   cmd->add_option("--transport", f->transport,
                   "http (naive vs stormguard) or grpc (naive vs grpc_native, gRPC's own retries, vs stormguard)")

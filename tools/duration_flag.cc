@@ -34,8 +34,7 @@ CLI::Option* AddDurationOption(CLI::App& app, const std::string& name, Duration&
                                const std::string& description) {
   return app
       .add_option_function<std::string>(
-          name, [&target](const std::string& text) { target = *ParseDuration(text); },
-          description)
+          name, [&target](const std::string& text) { target = *ParseDuration(text); }, description)
       ->check(DurationValidator())
       ->type_name("DURATION")
       ->default_str(FormatDuration(target));

@@ -37,14 +37,14 @@ Result<InputFile> ReadInputFile(const std::string& path) {
   const auto fail = [&](const std::string& why) { return Status::InvalidArgument(path + ": " + why); };
   const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)};
   if (f.fd < 0) return fail(std::string("cannot open: ") + std::strerror(errno));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(f.fd, &st) != 0) return fail(std::string("cannot read: ") + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return fail(std::string("not a regular file (") + KindOf(st.st_mode) + ")");
   const std::size_t limit = config::kMaxConfigBytes;
   const auto too_large = [&] { return fail("larger than " + std::to_string(limit) + " bytes (4 MiB)"); };
   if (static_cast<std::uint64_t>(st.st_size) > limit) return too_large();
-  InputFile in{.text = {}, .device = static_cast<std::uint64_t>(st.st_dev),
-               .inode = static_cast<std::uint64_t>(st.st_ino)};
+  InputFile in{
+      .text = {}, .device = static_cast<std::uint64_t>(st.st_dev), .inode = static_cast<std::uint64_t>(st.st_ino)};
   // Pseudo-files say size 0 and hold more: read to the end, one byte past the limit at most.
   in.text.resize(static_cast<std::size_t>(st.st_size) + 1);
   std::size_t used = 0;

@@ -32,8 +32,7 @@ void Plan(const PlanFlags& flags) {
 void RegisterPlanCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("plan", "show what a call chain does when its bottom is down, then simulate it");
   auto flags = std::make_shared<PlanFlags>();
-  cmd->add_option("CHAIN", flags->chain, "the chain description `stormguard lint` reads")
-      ->required();
+  cmd->add_option("CHAIN", flags->chain, "the chain description `stormguard lint` reads")->required();
   cmd->add_flag("--json", flags->json, "print the plan as JSON");
   cmd->callback([flags] { Plan(*flags); });
 }

@@ -13,8 +13,8 @@
 #include "duration_flag.h"
 #include "number_flag.h"
 #include "simulate_report.h"
-#include "stormguard/sim/limits.h"
 #include "stormguard/core/validation.h"
+#include "stormguard/sim/limits.h"
 
 namespace stormguard::cli {
 namespace {
@@ -45,8 +45,8 @@ void AddCommonFlags(CLI::App& cmd, Output& out, std::uint64_t& seed) {
   const std::size_t colon = msg.find(": ");
   if (colon != std::string::npos) msg = msg.substr(colon + 2);  // drop "storm options: "
   const std::size_t semi = msg.find("; ");
-  if (semi != std::string::npos) msg = msg.substr(0, semi);     // the first bad field is enough
-  const std::string path = msg.substr(0, msg.find(':'));  // "max_tokens", "backoff.cap"
+  if (semi != std::string::npos) msg = msg.substr(0, semi);  // the first bad field is enough
+  const std::string path = msg.substr(0, msg.find(':'));     // "max_tokens", "backoff.cap"
   std::string flag = path.substr(path.rfind('.') + 1);
   for (char& c : flag) c = c == '_' ? '-' : c;
   throw CLI::ValidationError("--" + flag + msg.substr(path.size()));
@@ -99,14 +99,17 @@ void AddStorm(CLI::App& parent) {
   auto o = std::make_shared<sim::StormOptions>();
   auto out = std::make_shared<Output>();
   auto backoff = std::make_shared<std::string>();
-  cmd->add_option("--clients", o->clients, "clients failing at the same instant")->capture_default_str()
+  cmd->add_option("--clients", o->clients, "clients failing at the same instant")
+      ->capture_default_str()
       ->check(CLI::Range(1, 10'000'000));
-  cmd->add_option("--retries", o->retries, "retries per client")->capture_default_str()
+  cmd->add_option("--retries", o->retries, "retries per client")
+      ->capture_default_str()
       ->check(CLI::Range(0, kMaxRetryAttempts - 1));
   AddDurationOption(*cmd, "--base", o->base, "first wait");
   AddDurationOption(*cmd, "--cap", o->cap, "largest wait");
   AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
-  cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")->check(CLI::IsMember(StrategyNames(false)));
+  cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")
+      ->check(CLI::IsMember(StrategyNames(false)));
   AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out, backoff] {
     if (!backoff->empty()) o->strategies = {*sim::ParseStrategy(*backoff)};
@@ -120,13 +123,17 @@ void AddDeadline(CLI::App& parent) {
   auto out = std::make_shared<Output>();
   AddDurationOption(*cmd, "--budget", o->budget, "the call's whole budget");
   AddDurationOption(*cmd, "--call", o->call, "how long every call takes");
-  cmd->add_option("--max-attempts", o->max_attempts, "attempts, counting the first")->capture_default_str()
+  cmd->add_option("--max-attempts", o->max_attempts, "attempts, counting the first")
+      ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   AddDurationOption(*cmd, "--base", o->base, "first backoff ceiling");
   AddDurationOption(*cmd, "--cap", o->cap, "largest backoff");
   AddDurationOption(*cmd, "--min-call", o->min_call, "least time a call needs");
-  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str()->check(FiniteRange(1, 1e9));
-  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str()
+  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")
+      ->capture_default_str()
+      ->check(FiniteRange(1, 1e9));
+  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")
+      ->capture_default_str()
       ->check(FiniteRange(0, 1e9));
   AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out] { Show(*out, sim::RunDeadlineDemo(*o), &DeadlineReport); });
@@ -137,13 +144,18 @@ void AddBudget(CLI::App& parent) {
   auto o = std::make_shared<sim::BudgetScenarioOptions>();
   auto out = std::make_shared<Output>();
   cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(FiniteRange(0.001, 1e7));
-  cmd->add_option("--failure-rate", o->failure_rate, "share of calls that fail")->capture_default_str()
+  cmd->add_option("--failure-rate", o->failure_rate, "share of calls that fail")
+      ->capture_default_str()
       ->check(FiniteRange(0, 1));
-  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")->capture_default_str()->check(FiniteRange(1, 1e9));
-  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")->capture_default_str()
+  cmd->add_option("--max-tokens", o->max_tokens, "token bucket size")
+      ->capture_default_str()
+      ->check(FiniteRange(1, 1e9));
+  cmd->add_option("--token-ratio", o->token_ratio, "tokens per success")
+      ->capture_default_str()
       ->check(FiniteRange(0, 1e9));
   AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
-  cmd->add_option("--retries", o->retries, "retries per request at most")->capture_default_str()
+  cmd->add_option("--retries", o->retries, "retries per request at most")
+      ->capture_default_str()
       ->check(CLI::Range(0, 100));
   AddDurationOption(*cmd, "--latency", o->latency, "the service's answer time");
   AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
@@ -157,14 +169,18 @@ void AddContention(CLI::App& parent) {
   auto out = std::make_shared<Output>();
   auto backoff = std::make_shared<std::string>();
   // At most one writer per attempt a writer may make, so every writer can finish.
-  cmd->add_option("--clients", o->clients, "writers starting together")->capture_default_str()
+  cmd->add_option("--clients", o->clients, "writers starting together")
+      ->capture_default_str()
       ->check(CLI::Range(1, kMaxRetryAttempts));
   AddDurationOption(*cmd, "--base", o->base, "first wait");
   AddDurationOption(*cmd, "--cap", o->cap, "largest wait");
   AddDurationOption(*cmd, "--network", o->network.a, "mean network delay each way");
   AddDurationOption(*cmd, "--network-sd", o->network.b, "its standard deviation");
-  cmd->add_option("--runs", o->runs, "average over this many runs")->capture_default_str()->check(CLI::Range(1, 100'000));
-  cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")->check(CLI::IsMember(StrategyNames(true)));
+  cmd->add_option("--runs", o->runs, "average over this many runs")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100'000));
+  cmd->add_option("--backoff", *backoff, "one strategy (default: all of them)")
+      ->check(CLI::IsMember(StrategyNames(true)));
   AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out, backoff] {
     if (!backoff->empty()) o->strategies = {*sim::ParseStrategy(*backoff)};
@@ -184,14 +200,19 @@ void AddChain(CLI::App& parent) {
   auto out = std::make_shared<Output>();
   auto control = std::make_shared<std::string>();
   auto failure = std::make_shared<std::string>("error");
-  cmd->add_option("--layers", o->layers, "retrying layers above the bottom")->capture_default_str()->check(CLI::Range(1, 16));
+  cmd->add_option("--layers", o->layers, "retrying layers above the bottom")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 16));
   cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
-  cmd->add_option("--failure", *failure, "how the bottom fails")->capture_default_str()->check(CLI::IsMember({"error", "hang"}));
+  cmd->add_option("--failure", *failure, "how the bottom fails")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"error", "hang"}));
   cmd->add_option("--control", *control, "one control (default: compare all)")->check(CLI::IsMember(ControlNames()));
   cmd->add_option("--rate", o->rate, "requests per second")->capture_default_str()->check(FiniteRange(0.001, 1e7));
   AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
   cmd->add_option("--failure-rate", o->failure_rate, "share of bottom calls that fail or hang")
-      ->capture_default_str()->check(FiniteRange(0, 1));
+      ->capture_default_str()
+      ->check(FiniteRange(0, 1));
   AddDurationOption(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
   AddDurationOption(*cmd, "--deadline", o->deadline, "the clients' budget (sent down with --control all)");
   AddDurationOption(*cmd, "--latency", o->latency, "the bottom's time to answer");
@@ -212,18 +233,28 @@ void AddMetastable(CLI::App& parent) {
   auto out = std::make_shared<Output>();
   auto control = std::make_shared<std::string>();
   cmd->add_option("--control", *control, "one control (default: none and all)")->check(CLI::IsMember(ControlNames()));
-  cmd->add_option("--layers", o->layers, "retrying layers above the service")->capture_default_str()->check(CLI::Range(1, 8));
+  cmd->add_option("--layers", o->layers, "retrying layers above the service")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 8));
   cmd->add_option("--retries", o->retries, "retries per layer")->capture_default_str()->check(CLI::Range(0, 100));
-  cmd->add_option("--load", o->load, "offered load as a share of capacity")->capture_default_str()->check(FiniteRange(0.001, 100));
-  cmd->add_option("--workers", o->workers, "the service's workers")->capture_default_str()->check(CLI::Range(1, 100000));
+  cmd->add_option("--load", o->load, "offered load as a share of capacity")
+      ->capture_default_str()
+      ->check(FiniteRange(0.001, 100));
+  cmd->add_option("--workers", o->workers, "the service's workers")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   AddDurationOption(*cmd, "--latency", o->latency, "mean service time of one request");
-  cmd->add_option("--drop", o->drop, "share of workers lost during the trigger")->capture_default_str()->check(FiniteRange(0, 1));
+  cmd->add_option("--drop", o->drop, "share of workers lost during the trigger")
+      ->capture_default_str()
+      ->check(FiniteRange(0, 1));
   AddDurationOption(*cmd, "--trigger-at", o->trigger_at, "when the capacity drops");
   AddDurationOption(*cmd, "--trigger-for", o->trigger_for, "how long it stays down");
   AddDurationOption(*cmd, "--duration", o->duration, "how long requests arrive");
   AddDurationOption(*cmd, "--timeout", o->timeout, "per-attempt timeout at every layer");
   AddDurationOption(*cmd, "--patience", o->patience, "how long a client waits (its deadline with --control all)");
-  cmd->add_option("--queue", o->queue, "the service's queue limit")->capture_default_str()->check(CLI::Range(0, 100'000'000));
+  cmd->add_option("--queue", o->queue, "the service's queue limit")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100'000'000));
   AddDurationOption(*cmd, "--bucket", o->bucket, "width of a time bucket");
   AddCommonFlags(*cmd, *out, o->seed);
   cmd->callback([o, out, control] {
@@ -244,12 +275,15 @@ void AddAdaptiveTimeout(CLI::App& parent) {
   AddDurationOption(*cmd, "--healthy", o->healthy, "median answer time while healthy");
   AddDurationOption(*cmd, "--degraded", o->degraded, "median answer time while degraded");
   AddDurationOption(*cmd, "--fixed-timeout", o->fixed_timeout, "the fixed mode's per-attempt timeout");
-  cmd->add_option("--max-attempts", o->max_attempts, "attempts, counting the first")->capture_default_str()
+  cmd->add_option("--max-attempts", o->max_attempts, "attempts, counting the first")
+      ->capture_default_str()
       ->check(CLI::Range(1, 10));
   AddDurationOption(*cmd, "--deadline", o->deadline, "each request's whole budget");
   cmd->add_option("--quantile", o->adaptive.quantile, "the adaptive timeout's quantile, in (0, 1]")
-      ->capture_default_str()->check(FiniteRange(0, 1));
-  cmd->add_option("--factor", o->adaptive.factor, "times the quantile")->capture_default_str()
+      ->capture_default_str()
+      ->check(FiniteRange(0, 1));
+  cmd->add_option("--factor", o->adaptive.factor, "times the quantile")
+      ->capture_default_str()
       ->check(FiniteRange(1, 1000));
   AddDurationOption(*cmd, "--min", o->adaptive.min, "the adaptive timeout's floor");
   AddDurationOption(*cmd, "--max", o->adaptive.max, "the adaptive timeout's ceiling");

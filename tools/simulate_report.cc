@@ -51,9 +51,9 @@ std::string TimeLeft(const sim::DeadlineResult& r) {
 Report StormReport(const sim::StormResult& r, bool series) {
   const sim::StormOptions& o = r.options;
   Report out;
-  out.table = std::to_string(o.clients) + " clients fail at the same instant and retry " +
-              std::to_string(o.retries) + " times (base " + FormatDuration(o.base) + ", cap " +
-              FormatDuration(o.cap) + ", seed " + std::to_string(o.seed) + ")\n\n";
+  out.table = std::to_string(o.clients) + " clients fail at the same instant and retry " + std::to_string(o.retries) +
+              " times (base " + FormatDuration(o.base) + ", cap " + FormatDuration(o.cap) + ", seed " +
+              std::to_string(o.seed) + ")\n\n";
   TextTable t({"strategy", "total retries", "peak per " + FormatDuration(o.bucket), "last retry"});
   for (const auto& row : r.rows) {
     t.Row({std::string(sim::StrategyName(row.strategy)), std::to_string(row.total_retries),
@@ -77,7 +77,9 @@ Report StormReport(const sim::StormResult& r, bool series) {
 
   out.plot = {.title = "retries per " + FormatDuration(o.bucket) + ", " + std::to_string(o.clients) +
                        " clients failing at once",
-              .x_label = "seconds since the failure", .y_label = "retries per bucket", .lines = {}};
+              .x_label = "seconds since the failure",
+              .y_label = "retries per bucket",
+              .lines = {}};
   const sim::Series frame(o.bucket, 0, 0);
   for (const auto& row : r.rows) {
     render::PlotLine line{.name = std::string(sim::StrategyName(row.strategy)), .x = {}, .y = {}};
@@ -95,9 +97,9 @@ Report DeadlineReport(const sim::DeadlineResult& r, bool /*series*/) {
   Report out;
   out.table = "one call with a " + FormatDuration(o.budget) + " budget; every call takes " + FormatDuration(o.call) +
               " and answers 503; up to " + std::to_string(o.max_attempts) + " attempts, full-jitter backoff " +
-              FormatDuration(o.base) + " to " + FormatDuration(o.cap) + ", a call needs " +
-              FormatDuration(o.min_call) + "; token bucket " + Fixed(o.max_tokens, 1) + " tokens, +" +
-              Fixed(o.token_ratio, 1) + " per success; seed " + std::to_string(o.seed) + "\n\n";
+              FormatDuration(o.base) + " to " + FormatDuration(o.cap) + ", a call needs " + FormatDuration(o.min_call) +
+              "; token bucket " + Fixed(o.max_tokens, 1) + " tokens, +" + Fixed(o.token_ratio, 1) +
+              " per success; seed " + std::to_string(o.seed) + "\n\n";
   TextTable attempts({"attempt", "start", "end", "wait after"});
   render::PlotLine left{.name = "budget left (ms)", .x = {0}, .y = {Millis(o.budget)}};
   for (const auto& a : r.attempts) {
@@ -116,12 +118,12 @@ Report DeadlineReport(const sim::DeadlineResult& r, bool /*series*/) {
   }
   out.table += attempts.Render();
   out.table += "\n" + KeyValues({{"calls", std::to_string(r.calls)},
-                                  {"tokens left", Fixed(r.tokens_left, 1)},
-                                  {"elapsed", Fixed(Millis(r.elapsed), 1) + " ms"},
-                                  {"time left", TimeLeft(r)},
-                                  {"stopped", std::string(sim::StopExplanation(r.stop_reason)) + " (" +
-                                                  std::string(StopReasonName(r.stop_reason)) + ")"},
-                                  {"result", r.final_status}});
+                                 {"tokens left", Fixed(r.tokens_left, 1)},
+                                 {"elapsed", Fixed(Millis(r.elapsed), 1) + " ms"},
+                                 {"time left", TimeLeft(r)},
+                                 {"stopped", std::string(sim::StopExplanation(r.stop_reason)) + " (" +
+                                                 std::string(StopReasonName(r.stop_reason)) + ")"},
+                                 {"result", r.final_status}});
 
   nlohmann::ordered_json head;
   head["scenario"] = "deadline";
@@ -138,7 +140,9 @@ Report DeadlineReport(const sim::DeadlineResult& r, bool /*series*/) {
   head.update(out.json);
   out.json = std::move(head);
   out.plot = {.title = "time left in a " + FormatDuration(o.budget) + " budget, attempt by attempt",
-              .x_label = "milliseconds", .y_label = "milliseconds left", .lines = {std::move(left)}};
+              .x_label = "milliseconds",
+              .y_label = "milliseconds left",
+              .lines = {std::move(left)}};
   return out;
 }
 
@@ -157,11 +161,12 @@ Report ContentionReport(const sim::ContentionResult& r, bool series) {
   out.json["runs"] = o.runs;
   out.json["seed"] = o.seed;
   out.plot = {.title = "clients done over time, " + std::to_string(o.clients) + " writers on one row",
-              .x_label = "milliseconds", .y_label = "clients done", .lines = {}};
+              .x_label = "milliseconds",
+              .y_label = "clients done",
+              .lines = {}};
   for (const auto& row : r.rows) {
     const std::string name(sim::StrategyName(row.strategy));
-    t.Row({name, Fixed(row.calls, 1), Fixed(row.calls_per_client(), 1),
-           Fixed(Millis(row.completion), 1) + " ms"});
+    t.Row({name, Fixed(row.calls, 1), Fixed(row.calls_per_client(), 1), Fixed(Millis(row.completion), 1) + " ms"});
     nlohmann::ordered_json j;
     j["strategy"] = name;
     j["calls"] = Round(row.calls, 2);

@@ -39,11 +39,11 @@ Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool /
   out.table = "3 phases of " + FormatDuration(o.phase) + " at " + Fixed(o.rate, 0) + " requests/s; answers take " +
               FormatDuration(o.healthy) + " (median), " + FormatDuration(o.degraded) +
               " for everyone while degraded; up to " + std::to_string(o.max_attempts) + " attempts in a " +
-              FormatDuration(o.deadline) + " deadline; seed " + std::to_string(o.seed) + "\nfixed: " +
-              FormatDuration(o.fixed_timeout) + " per attempt; adaptive: quantile " + Fixed(a.quantile, 3) + " x " +
-              Fixed(a.factor, 2) + " of a " + FormatDuration(o.window) + " window in [" + FormatDuration(a.min) +
-              ", " + FormatDuration(a.max) + "], warm-up " + FormatDuration(a.warmup) + ", refreshed every " +
-              FormatDuration(a.refresh) + "\n\n";
+              FormatDuration(o.deadline) + " deadline; seed " + std::to_string(o.seed) +
+              "\nfixed: " + FormatDuration(o.fixed_timeout) + " per attempt; adaptive: quantile " +
+              Fixed(a.quantile, 3) + " x " + Fixed(a.factor, 2) + " of a " + FormatDuration(o.window) + " window in [" +
+              FormatDuration(a.min) + ", " + FormatDuration(a.max) + "], warm-up " + FormatDuration(a.warmup) +
+              ", refreshed every " + FormatDuration(a.refresh) + "\n\n";
   TextTable table({"mode", "phase", "calls", "success", "attempts/call", "timeouts", "p50", "p99", "timeout given"});
   nlohmann::ordered_json modes = nlohmann::ordered_json::array();
   for (const sim::ModeResult& m : r.modes) {
@@ -51,8 +51,7 @@ Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool /
     mj["mode"] = m.name;
     for (const sim::PhaseStats& p : m.phases) {
       table.Row({m.name, p.name, std::to_string(p.calls), Fixed(100 * p.success_rate(), 2) + "%",
-                 Fixed(p.attempts_per_call(), 2), std::to_string(p.timeouts), Ms(p.p50), Ms(p.p99),
-                 TimeoutRange(p)});
+                 Fixed(p.attempts_per_call(), 2), std::to_string(p.timeouts), Ms(p.p50), Ms(p.p99), TimeoutRange(p)});
       mj["phases"].push_back(PhaseJson(p));
     }
     PlotLine line{.name = m.name + " timeout (ms)"};
@@ -75,7 +74,8 @@ Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool /
   out.plot.x_label = "time (s)";
   out.plot.y_label = "timeout (ms)";
   for (int p = 0; p < 3; ++p) {
-    out.plot.bands.push_back({.from = Seconds(o.phase * p), .to = Seconds(o.phase * (p + 1)),
+    out.plot.bands.push_back({.from = Seconds(o.phase * p),
+                              .to = Seconds(o.phase * (p + 1)),
                               .label = r.modes.front().phases[static_cast<std::size_t>(p)].name});
   }
   out.json["scenario"] = "adaptive-timeout";

@@ -1,9 +1,9 @@
 // Reports for the scenarios built on a chain of services: chain, budget,
 // metastable.
 #include "duration_flag.h"
-#include "simulate_report.h"
 #include "render/numbers.h"
 #include "render/text_table.h"
+#include "simulate_report.h"
 
 namespace stormguard::cli {
 namespace {
@@ -93,14 +93,14 @@ Report BudgetReport(const sim::BudgetScenarioResult& r, bool series) {
               Fixed(o.failure_rate * 100, 0) + "% of calls; " + std::to_string(o.retries) +
               " retry per request at most; token bucket " + Fixed(o.max_tokens, 1) + " tokens, +" +
               Fixed(o.token_ratio, 1) + " per success; seed " + std::to_string(o.seed) + "\n\n";
-  out.table += KeyValues(
-      {{"tokens exhausted after", r.exhausted_after ? Fixed(Millis(*r.exhausted_after), 1) + " ms" : "never"},
-       {"retries per request before", Fixed(r.retries_per_request_before, 3)},
-       {"retries per request after", Fixed(r.retries_per_request_after, 3)},
-       {"requests", std::to_string(r.offered)},
-       {"retries sent", std::to_string(r.retries)},
-       {"retries refused", std::to_string(r.refused)},
-       {"success rate", Fixed(r.success_rate, 3)}});
+  out.table +=
+      KeyValues({{"tokens exhausted after", r.exhausted_after ? Fixed(Millis(*r.exhausted_after), 1) + " ms" : "never"},
+                 {"retries per request before", Fixed(r.retries_per_request_before, 3)},
+                 {"retries per request after", Fixed(r.retries_per_request_after, 3)},
+                 {"requests", std::to_string(r.offered)},
+                 {"retries sent", std::to_string(r.retries)},
+                 {"retries refused", std::to_string(r.refused)},
+                 {"success rate", Fixed(r.success_rate, 3)}});
   if (series) out.table += SeriesTable(r.series, {"clients", "service"});
 
   out.json["scenario"] = "budget";
@@ -121,7 +121,9 @@ Report BudgetReport(const sim::BudgetScenarioResult& r, bool series) {
 
   const std::size_t n = r.series.size();
   out.plot = {.title = "retries per " + FormatDuration(r.series.bucket) + " under a token bucket",
-              .x_label = "seconds", .y_label = "retries", .lines = {}};
+              .x_label = "seconds",
+              .y_label = "retries",
+              .lines = {}};
   out.plot.lines.push_back({.name = "sent", .x = BucketTimes(r.series, n), .y = AsDoubles(r.series.retries[0], n)});
   out.plot.lines.push_back({.name = "refused", .x = BucketTimes(r.series, n), .y = AsDoubles(r.series.rejections, n)});
   return out;
@@ -144,13 +146,15 @@ Report ChainReport(const sim::ChainScenarioResult& r, bool series) {
   out.json["duration_s"] = Seconds(o.duration);
   out.json["seed"] = o.seed;
   out.plot = {.title = "attempts reaching the bottom per " + FormatDuration(o.bucket),
-              .x_label = "seconds", .y_label = "attempts at the bottom", .lines = {}};
+              .x_label = "seconds",
+              .y_label = "attempts at the bottom",
+              .lines = {}};
   if (r.runs.size() == 1) {
     const sim::ChainRun& run = r.runs[0];
-    out.table += "control " + std::string(sim::ControlName(run.control)) + "\n\n" + ChainDetail(run) +
-                 "\noffered " + std::to_string(run.offered) + ", bottom attempts " +
-                 std::to_string(run.bottom_attempts) + ", amplification " + Fixed(run.amplification, 2) +
-                 ", success rate " + Fixed(run.success_rate, 3) + "\n";
+    out.table += "control " + std::string(sim::ControlName(run.control)) + "\n\n" + ChainDetail(run) + "\noffered " +
+                 std::to_string(run.offered) + ", bottom attempts " + std::to_string(run.bottom_attempts) +
+                 ", amplification " + Fixed(run.amplification, 2) + ", success rate " + Fixed(run.success_rate, 3) +
+                 "\n";
     out.json.update(ChainRunJson(run, series));
   } else {
     TextTable t({"control", "offered", "bottom attempts", "amplification", "success rate"});
@@ -180,9 +184,7 @@ Report ChainReport(const sim::ChainScenarioResult& r, bool series) {
 namespace stormguard::cli {
 namespace {
 
-std::string Recovery(const std::optional<Duration>& d) {
-  return d ? Fixed(Seconds(*d), 1) + " s" : "never";
-}
+std::string Recovery(const std::optional<Duration>& d) { return d ? Fixed(Seconds(*d), 1) + " s" : "never"; }
 
 nlohmann::ordered_json MetastableRunJson(const sim::MetastableRun& run, bool series) {
   nlohmann::ordered_json j;
@@ -221,7 +223,9 @@ Report MetastableReport(const sim::MetastableResult& r, bool series) {
   out.json["seed"] = o.seed;
   out.plot = {.title = "goodput per " + FormatDuration(o.bucket) + " (capacity lost from " +
                        FormatDuration(o.trigger_at) + " to " + FormatDuration(o.trigger_at + o.trigger_for) + ")",
-              .x_label = "seconds", .y_label = "share of requests that succeed", .lines = {}};
+              .x_label = "seconds",
+              .y_label = "share of requests that succeed",
+              .lines = {}};
   for (const auto& run : r.runs) {
     t.Row({std::string(sim::ControlName(run.control)), Fixed(run.goodput_before, 3), Fixed(run.goodput_during, 3),
            Fixed(run.goodput_after, 3), Recovery(run.recovery), Fixed(run.amplification, 2),

@@ -125,11 +125,9 @@ std::pair<Duration, Duration> Backoff::Range(int retry) const noexcept {
       return {std::min(o_.base, o_.cap), hi};
     }
     case Jitter::kProportional:
-      return {SaturatingScale(b, 1.0 - o_.proportion),
-              std::min(o_.cap, SaturatingScale(b, 1.0 + o_.proportion))};
+      return {SaturatingScale(b, 1.0 - o_.proportion), std::min(o_.cap, SaturatingScale(b, 1.0 + o_.proportion))};
     case Jitter::kUniform:
-      return {b > o_.spread ? b - o_.spread : Duration::zero(),
-              std::min(o_.cap, SaturatingAdd(b, o_.spread))};
+      return {b > o_.spread ? b - o_.spread : Duration::zero(), std::min(o_.cap, SaturatingAdd(b, o_.spread))};
   }
   return {b, b};
 }

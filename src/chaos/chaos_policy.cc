@@ -38,8 +38,8 @@ std::vector<std::string> ChaosOptions::Validate() const {
   v.CheckRange(rate, "rate", kFraction);
   if (kind == ChaosKind::kLatency) {
     v.Check(latency >= Duration::zero() && latency <= kMaxLatency, "latency", "must be in [0, 1h]");
-    v.Check(latency_max == Duration::zero() || (latency_max >= latency && latency_max <= kMaxLatency),
-            "latency_max", "must be 0 (a fixed delay) or in [latency, 1h]");
+    v.Check(latency_max == Duration::zero() || (latency_max >= latency && latency_max <= kMaxLatency), "latency_max",
+            "must be 0 (a fixed delay) or in [latency, 1h]");
   } else {
     v.Check(!status.ok(), "status", "must not be OK: an injected fault answers with an error");
   }
@@ -82,8 +82,12 @@ ChaosDecision ChaosPolicy::Decide(const Clock& clock, int attempt) noexcept {
     }
   }
   injected_.fetch_add(1, std::memory_order_relaxed);
-  Emit(o_.listener, Event{.kind = EventKind::kChaosInjected, .policy = PolicyId::kChaos, .reason = ChaosKindName(o_.kind),
-                          .at = clock.CoarseNow(), .attempt = attempt, .outcome = OutcomeClass::kSuccess,
+  Emit(o_.listener, Event{.kind = EventKind::kChaosInjected,
+                          .policy = PolicyId::kChaos,
+                          .reason = ChaosKindName(o_.kind),
+                          .at = clock.CoarseNow(),
+                          .attempt = attempt,
+                          .outcome = OutcomeClass::kSuccess,
                           .duration = d.delay});
   return d;
 }

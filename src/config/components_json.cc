@@ -11,9 +11,9 @@ constexpr std::string_view kBudgetNames[] = {"token_bucket", "grpc_throttle", "r
                                              "failure_rate_gate"};
 
 void ReadBudget(const Json& j, const std::string& path, Errors& errors, std::optional<BudgetOptions>& out) {
-  const auto* kv = OneKey(
-      j, path, "the budget's kind: token_bucket, grpc_throttle, ratio, concurrency or failure_rate_gate",
-      errors);
+  const auto* kv =
+      OneKey(j, path, "the budget's kind: token_bucket, grpc_throttle, ratio, concurrency or failure_rate_gate",
+             errors);
   if (kv == nullptr) return;
   const std::string inner = ChildPath(path, kv->first);
   for (std::size_t i = 0; i < std::size(kBudgetNames); ++i) {
@@ -26,8 +26,8 @@ void ReadBudget(const Json& j, const std::string& path, Errors& errors, std::opt
       default: Read(kv->second, inner, errors, out.emplace().emplace<4>()); return;
     }
   }
-  errors.push_back(
-      inner + ": unknown budget (use token_bucket, grpc_throttle, ratio, concurrency or failure_rate_gate)");
+  errors.push_back(inner +
+                   ": unknown budget (use token_bucket, grpc_throttle, ratio, concurrency or failure_rate_gate)");
 }
 
 Json WriteBudget(const BudgetOptions& b) {
@@ -94,9 +94,7 @@ Json WriteComponents(const DestinationConfig& d) {
   return out;
 }
 
-bool HasComponent(const DestinationConfig& d, std::string_view name) {
-  return WriteComponents(d).contains(name);
-}
+bool HasComponent(const DestinationConfig& d, std::string_view name) { return WriteComponents(d).contains(name); }
 
 DestinationConfig ComponentsOf(const DestinationConfig& d) {
   DestinationConfig only;

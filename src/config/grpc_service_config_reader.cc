@@ -14,10 +14,8 @@ namespace {
 
 // Fields of gRPC's schema that are transport matters, outside a resilience
 // policy: accepted so a real service config reads, and not mapped.
-constexpr std::string_view kIgnoredTopLevel[] = {"loadBalancingPolicy", "loadBalancingConfig",
-                                                 "healthCheckConfig"};
-constexpr std::string_view kIgnoredPerMethod[] = {"waitForReady", "maxRequestMessageBytes",
-                                                  "maxResponseMessageBytes"};
+constexpr std::string_view kIgnoredTopLevel[] = {"loadBalancingPolicy", "loadBalancingConfig", "healthCheckConfig"};
+constexpr std::string_view kIgnoredPerMethod[] = {"waitForReady", "maxRequestMessageBytes", "maxResponseMessageBytes"};
 
 void Fail(Errors& errors, const std::string& path, std::string_view reason) {
   errors.push_back(path + ": " + std::string(reason));
@@ -123,8 +121,7 @@ std::optional<RetryConfig> ReadRetryPolicy(const Json& j, const std::string& pat
   if (!r.ok()) return std::nullopt;
   const std::size_t before = errors.size();
   const auto attempts = ReadMaxAttempts(Required(r, "maxAttempts"), ChildPath(path, "maxAttempts"), errors);
-  const auto initial =
-      ReadPositiveDuration(Required(r, "initialBackoff"), ChildPath(path, "initialBackoff"), errors);
+  const auto initial = ReadPositiveDuration(Required(r, "initialBackoff"), ChildPath(path, "initialBackoff"), errors);
   const auto max = ReadPositiveDuration(Required(r, "maxBackoff"), ChildPath(path, "maxBackoff"), errors);
   const std::string multiplier_path = ChildPath(path, "backoffMultiplier");
   auto multiplier = ReadNumber(Required(r, "backoffMultiplier"), multiplier_path, errors);
@@ -268,8 +265,7 @@ Config ReadGrpcServiceConfig(const Json& doc, std::string_view destination, Erro
   SkipIgnored(r, kIgnoredTopLevel);
   if (const Json* methods = r.Take("methodConfig")) {
     if (!methods->is_array() || methods->size() > kMaxMethods) {
-      Fail(errors, "methodConfig",
-           "is not an array of at most " + std::to_string(kMaxMethods) + " method configs");
+      Fail(errors, "methodConfig", "is not an array of at most " + std::to_string(kMaxMethods) + " method configs");
     } else {
       for (std::size_t i = 0; i < methods->size(); ++i) {
         ReadMethodConfig((*methods)[i], IndexPath("methodConfig", i), d, errors);

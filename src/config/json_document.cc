@@ -52,9 +52,9 @@ class Checker final : public nlohmann::json_sax<Json> {
   // An object or array not yet closed: where in it the parser is.
   struct Open {
     bool array = false;
-    std::size_t items = 0;                       // an array's items so far
-    std::string key;                             // an object's current key
-    std::set<std::string, std::less<>> keys;     // an object's keys so far
+    std::size_t items = 0;                    // an array's items so far
+    std::string key;                          // an object's current key
+    std::set<std::string, std::less<>> keys;  // an object's keys so far
   };
 
   // Every value (an object or array too) is the next item of an open array.

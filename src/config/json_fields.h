@@ -212,9 +212,7 @@ void Fields(V& v, MethodConfig& o) {
 
 template <class O>
   requires requires(const O& o) { o.Validate(); }
-void Validated(ObjectReader& r, const O& o) {
-  Nest(r.errors(), r.path(), o.Validate());
-}
+void Validated(ObjectReader& r, const O& o) { Nest(r.errors(), r.path(), o.Validate()); }
 inline void AfterRead(ObjectReader& r, RetryConfig& c) { Validated(r, c.options); }
 inline void AfterRead(ObjectReader& r, HedgeConfig& c) {
   Validated(r, c.options);

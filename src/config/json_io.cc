@@ -14,8 +14,7 @@ constexpr std::size_t kMaxStringLength = 256;
 bool PlainName(std::string_view key) {
   if (key.empty()) return false;
   for (char c : key) {
-    const bool ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
     if (!ok) return false;
   }
   return true;
@@ -57,17 +56,15 @@ std::string_view LimitName(LimitKind k) { return k == LimitKind::kAimd ? "aimd" 
 std::string_view OutcomeName(OutcomeClass c) { return OutcomeClassName(c); }
 std::string_view ChaosName(ChaosKind k) { return ChaosKindName(k); }
 
-constexpr BackoffKind kBackoffKinds[] = {BackoffKind::kConstant, BackoffKind::kLinear,
-                                         BackoffKind::kExponential};
+constexpr BackoffKind kBackoffKinds[] = {BackoffKind::kConstant, BackoffKind::kLinear, BackoffKind::kExponential};
 constexpr Jitter kJitters[] = {Jitter::kNone,         Jitter::kFull,         Jitter::kEqual,
                                Jitter::kDecorrelated, Jitter::kProportional, Jitter::kUniform};
 constexpr WindowKind kWindowKinds[] = {WindowKind::kCountBased, WindowKind::kTimeBased};
 constexpr LimitKind kLimitKinds[] = {LimitKind::kAimd, LimitKind::kGradient};
 constexpr ChaosKind kChaosKinds[] = {ChaosKind::kError, ChaosKind::kLatency, ChaosKind::kOutcome};
-constexpr OutcomeClass kOutcomes[] = {OutcomeClass::kSuccess,    OutcomeClass::kTransient,
-                                      OutcomeClass::kOverloaded, OutcomeClass::kPermanent,
-                                      OutcomeClass::kAmbiguous,  OutcomeClass::kDoNotRetry,
-                                      OutcomeClass::kCancelled,  OutcomeClass::kDeadlineExceeded};
+constexpr OutcomeClass kOutcomes[] = {
+    OutcomeClass::kSuccess,   OutcomeClass::kTransient,  OutcomeClass::kOverloaded, OutcomeClass::kPermanent,
+    OutcomeClass::kAmbiguous, OutcomeClass::kDoNotRetry, OutcomeClass::kCancelled,  OutcomeClass::kDeadlineExceeded};
 
 // The array's items, or null after reporting why there are none.
 const Json* List(const Json& j, const std::string& path, Errors& errors) {
@@ -266,9 +263,7 @@ Json Write(Jitter v) { return std::string(JitterName(v)); }
 Json Write(WindowKind v) { return std::string(WindowKindName(v)); }
 Json Write(LimitKind v) { return std::string(LimitName(v)); }
 Json Write(ChaosKind v) { return std::string(ChaosKindName(v)); }
-Json Write(const Status& v) {
-  return {{"code", std::string(StatusCodeName(v.code()))}, {"message", v.message()}};
-}
+Json Write(const Status& v) { return {{"code", std::string(StatusCodeName(v.code()))}, {"message", v.message()}}; }
 
 ObjectReader::ObjectReader(const Json& j, std::string path, Errors& errors)
     : object_(j.is_object() ? &j : nullptr), path_(std::move(path)), errors_(errors) {

@@ -34,8 +34,7 @@ std::string ChildPath(std::string_view path, std::string_view key);
 std::string IndexPath(std::string_view path, std::size_t index);
 void Nest(Errors& errors, std::string_view path, const Errors& nested);
 // The one key of a {"kind": {...}} object, or null after reporting.
-const Json::object_t::value_type* OneKey(const Json& j, const std::string& path, std::string_view what,
-                                         Errors& errors);
+const Json::object_t::value_type* OneKey(const Json& j, const std::string& path, std::string_view what, Errors& errors);
 // A status code by gRPC name in any case, or by number 0-16 (gRPC A6).
 std::optional<StatusCode> StatusCodeOf(const Json& j);
 
@@ -84,7 +83,9 @@ Json Write(const Status& v);
 class ObjectReader;
 // Structs with a Fields() list (json_fields.h) read and write as objects.
 template <class T>
-concept HasFields = requires(ObjectReader& r, T& o) { Fields(r, o); };
+concept HasFields = requires(ObjectReader& r, T& o) {
+  Fields(r, o);
+};
 template <HasFields T>
 void Read(const Json& j, const std::string& path, Errors& errors, T& out);
 template <HasFields T>

@@ -176,8 +176,7 @@ Json ReadParameters(const PresetTemplate& t, const Json& given, const std::strin
   return out;
 }
 
-PresetStages ExpandTemplate(const PresetTemplate& t, const Json& parameters, const std::string& path,
-                            Errors& errors) {
+PresetStages ExpandTemplate(const PresetTemplate& t, const Json& parameters, const std::string& path, Errors& errors) {
   PresetStages out;
   Origins origins;
   Errors found;

@@ -28,8 +28,7 @@ Json ReadParameters(const PresetTemplate& t, const Json& given, const std::strin
 // returns them), read by the configuration's own readers. Errors are at
 // `path`, the preset's place in the configuration, and name the parameter
 // a bad value came from.
-PresetStages ExpandTemplate(const PresetTemplate& t, const Json& parameters, const std::string& path,
-                            Errors& errors);
+PresetStages ExpandTemplate(const PresetTemplate& t, const Json& parameters, const std::string& path, Errors& errors);
 
 // The registered preset `name`, or null.
 const PresetTemplate* FindPresetTemplate(std::string_view name);

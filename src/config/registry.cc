@@ -30,17 +30,17 @@ namespace config_internal {
 // share a cache line, nor a pair of lines the hardware prefetches together.
 struct alignas(128) Holder : PipelineRefCount {
   explicit Holder(std::shared_ptr<const Snapshot> s)
-      : PipelineRefCount([](PipelineRefCount* c) noexcept { delete static_cast<Holder*>(c); }), snapshot(std::move(s)) {}
+      : PipelineRefCount([](PipelineRefCount* c) noexcept { delete static_cast<Holder*>(c); }),
+        snapshot(std::move(s)) {}
   std::shared_ptr<const Snapshot> snapshot;
 };
 
 }  // namespace config_internal
 
-
 // Aligned like Holder: two threads' slots never share a prefetched pair of lines.
 struct alignas(128) Registry::Slot {
-  std::uint64_t generation = 0;  // of `holder`; 0: none yet
-  Holder* holder = nullptr;      // retired by this slot's thread, or by ~Registry
+  std::uint64_t generation = 0;   // of `holder`; 0: none yet
+  Holder* holder = nullptr;       // retired by this slot's thread, or by ~Registry
   config_internal::LastHit last;  // of `holder`'s configuration
 };
 

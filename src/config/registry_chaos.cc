@@ -22,8 +22,7 @@ std::vector<KeptChaos> ObtainChaos(const DestinationConfig& d, const std::vector
       continue;
     }
     ChaosOptions o = chaos->options;
-    KeptChaos& kept = out.emplace_back(KeptChaos{.options = Write(*chaos), .enabled = o.enabled,
-                                                 .rate = o.rate});
+    KeptChaos& kept = out.emplace_back(KeptChaos{.options = Write(*chaos), .enabled = o.enabled, .rate = o.rate});
     kept.options.erase("enabled");
     kept.options.erase("rate");
     const std::string at = ChildPath(stage, "chaos");

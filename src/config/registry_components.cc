@@ -4,9 +4,9 @@
 #include <variant>
 
 #include "destination_json.h"
+#include "registry_components.h"
 #include "stormguard/config/budget_factory.h"
 #include "stormguard/config/preset.h"
-#include "registry_components.h"
 
 namespace stormguard::config::config_internal {
 namespace {
@@ -33,9 +33,8 @@ Result<std::shared_ptr<CircuitBreaker>> MakeBreaker(CircuitBreakerOptions option
 // their JSON form: the configuration's own notion of equal options (what a
 // file says), whatever the C++ struct holds besides (listeners, stripes).
 template <class T, class O, class Make>
-Shared<T> Obtain(const std::optional<O>& options, const Json& written, std::string_view key,
-                 const Shared<T>* previous, Make make, const ComponentEnv& env, const std::string& path,
-                 std::vector<std::string>& errors) {
+Shared<T> Obtain(const std::optional<O>& options, const Json& written, std::string_view key, const Shared<T>* previous,
+                 Make make, const ComponentEnv& env, const std::string& path, std::vector<std::string>& errors) {
   Shared<T> out;
   if (!options) return out;
   out.options = written.at(std::string(key));
@@ -70,8 +69,8 @@ Components ObtainComponents(const DestinationConfig& d, const Components* previo
   Components c;
   c.budget = Obtain(only.retry_budget, written, "retry_budget", &p.budget, MakeBudget, env, path, errors);
   c.breaker = Obtain(only.circuit_breaker, written, "circuit_breaker", &p.breaker, MakeBreaker, env, path, errors);
-  c.bulkhead = Obtain(only.bulkhead, written, "bulkhead", &p.bulkhead, MakeGuard<Bulkhead, BulkheadOptions>, env,
-                      path, errors);
+  c.bulkhead =
+      Obtain(only.bulkhead, written, "bulkhead", &p.bulkhead, MakeGuard<Bulkhead, BulkheadOptions>, env, path, errors);
   c.rate_limiter = Obtain(only.rate_limiter, written, "rate_limiter", &p.rate_limiter,
                           MakeGuard<RateLimiter, RateLimiterOptions>, env, path, errors);
   c.adaptive = Obtain(only.adaptive_concurrency, written, "adaptive_concurrency", &p.adaptive,

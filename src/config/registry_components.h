@@ -35,7 +35,7 @@ struct Components {
 
 // What the registry makes components with.
 struct ComponentEnv {
-  Listener* listener = nullptr;  // guards and chaos policies report to it unless their options name one
+  Listener* listener = nullptr;    // guards and chaos policies report to it unless their options name one
   TimerService* timers = nullptr;  // moves a breaker with automatic_transition_from_open_to_half_open
   bool allow_chaos = false;        // RegistryOptions::allow_chaos
 };

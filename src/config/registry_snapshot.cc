@@ -54,9 +54,9 @@ const Pipeline* Keep(const PipelineBuilder& b, DestinationBuild& d, const std::s
 // fallbacks, the retry inside the timeout, the hedge inside the retry.
 std::vector<StageConfig> WithMethod(std::vector<StageConfig> stages, const MethodConfig& m) {
   auto index_of = [&](std::string_view kind) {
-    return static_cast<std::size_t>(
-        std::find_if(stages.begin(), stages.end(), [kind](const StageConfig& s) { return s.Is(kind); }) -
-        stages.begin());
+    return static_cast<std::size_t>(std::find_if(stages.begin(), stages.end(),
+                                                 [kind](const StageConfig& s) { return s.Is(kind); }) -
+                                    stages.begin());
   };
   auto place = [&](std::string_view kind, std::initializer_list<std::string_view> inside) -> StageConfig& {
     if (const std::size_t i = index_of(kind); i < stages.size()) return stages[i];
@@ -97,8 +97,7 @@ const Pipeline* BuildMethod(const DestinationConfig& dest, const MethodConfig& m
                             DestinationBuild& d, const std::string& path) {
   if (!m.timeout && !m.retry && !m.hedge) return base;
   if (dest.pipeline.preset) {
-    d.errors.push_back(path + ": the destination's pipeline is the preset " +
-                       dest.pipeline.preset->name +
+    d.errors.push_back(path + ": the destination's pipeline is the preset " + dest.pipeline.preset->name +
                        ", which a method entry cannot change; list the pipeline's stages instead");
     return nullptr;
   }

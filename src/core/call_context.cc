@@ -7,9 +7,7 @@ thread_local CallContext* current_context = nullptr;
 
 CallContext* CurrentCallContext() noexcept { return current_context; }
 
-ScopedCallContext::ScopedCallContext(CallContext& ctx) noexcept : previous_(current_context) {
-  current_context = &ctx;
-}
+ScopedCallContext::ScopedCallContext(CallContext& ctx) noexcept : previous_(current_context) { current_context = &ctx; }
 
 ScopedCallContext::~ScopedCallContext() { current_context = previous_; }
 

@@ -41,11 +41,9 @@ OutcomeClass ClassifyHttpStatus(int s) noexcept {
     case 408:  // the server gave up waiting for our request: it did not run it
     case 425:
     case 502:
-    case 504:
-      return OutcomeClass::kTransient;
+    case 504: return OutcomeClass::kTransient;
     case 429:
-    case 503:
-      return OutcomeClass::kOverloaded;
+    case 503: return OutcomeClass::kOverloaded;
     default: break;
   }
   if (s >= 500 && s <= 599 && s != 500 && s != 501 && s != 505) return OutcomeClass::kTransient;
@@ -88,23 +86,17 @@ OutcomeClass ClassifyErrorCode(std::error_code ec) noexcept {
     case std::errc::network_unreachable:
     case std::errc::host_unreachable:
     case std::errc::network_down:
-    case std::errc::address_not_available:
-      return OutcomeClass::kTransient;  // nothing reached the callee
+    case std::errc::address_not_available: return OutcomeClass::kTransient;  // nothing reached the callee
     case std::errc::connection_reset:
     case std::errc::connection_aborted:
-    case std::errc::broken_pipe:
-      return OutcomeClass::kTransient;  // a momentary reset is worth a retry
-    case std::errc::timed_out:
-      return OutcomeClass::kAmbiguous;
+    case std::errc::broken_pipe: return OutcomeClass::kTransient;  // a momentary reset is worth a retry
+    case std::errc::timed_out: return OutcomeClass::kAmbiguous;
     case std::errc::resource_unavailable_try_again:
     case std::errc::too_many_files_open:
     case std::errc::too_many_files_open_in_system:
-    case std::errc::no_buffer_space:
-      return OutcomeClass::kOverloaded;
-    case std::errc::operation_canceled:
-      return OutcomeClass::kCancelled;
-    default:
-      return OutcomeClass::kPermanent;
+    case std::errc::no_buffer_space: return OutcomeClass::kOverloaded;
+    case std::errc::operation_canceled: return OutcomeClass::kCancelled;
+    default: return OutcomeClass::kPermanent;
   }
 }
 

@@ -9,9 +9,20 @@
 namespace stormguard {
 namespace {
 
-constexpr std::array<std::string_view, kBuiltInPolicyCount> kBuiltInNames = {
-    "",        "pipeline", "retry",   "hedge", "circuit_breaker", "bulkhead",        "rate_limiter",
-    "adaptive_concurrency", "timeout", "attempt_timeout", "fallback", "chaos", "idempotency_key", "time_limiter"};
+constexpr std::array<std::string_view, kBuiltInPolicyCount> kBuiltInNames = {"",
+                                                                             "pipeline",
+                                                                             "retry",
+                                                                             "hedge",
+                                                                             "circuit_breaker",
+                                                                             "bulkhead",
+                                                                             "rate_limiter",
+                                                                             "adaptive_concurrency",
+                                                                             "timeout",
+                                                                             "attempt_timeout",
+                                                                             "fallback",
+                                                                             "chaos",
+                                                                             "idempotency_key",
+                                                                             "time_limiter"};
 
 constexpr std::size_t kMaxNameBytes = 64;
 

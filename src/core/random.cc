@@ -56,9 +56,7 @@ std::int64_t Random::UniformInt(std::int64_t lo, std::int64_t hi) noexcept {
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + offset);
 }
 
-double Random::UniformDouble() noexcept {
-  return static_cast<double>(NextU64() >> 11) * 0x1.0p-53;
-}
+double Random::UniformDouble() noexcept { return static_cast<double>(NextU64() >> 11) * 0x1.0p-53; }
 
 Duration Random::UniformDuration(Duration lo, Duration hi) noexcept {
   return Duration(UniformInt(lo.count(), hi.count()));

@@ -32,9 +32,8 @@ static_assert(RollingCounterOptions::kMaxBuckets * 2 <= 0xFFFF, "tags must outli
 // the counts, with its arrays on the stack, on the hot paths.
 template <std::size_t N, class Body>
 void ForEachCount(Body&& body) {
-  [&]<std::size_t... kWhich>(std::index_sequence<kWhich...>) {
-    (body(kWhich), ...);
-  }(std::make_index_sequence<N>{});
+  [&]<std::size_t... kWhich>(std::index_sequence<kWhich...>) { (body(kWhich), ...); }
+  (std::make_index_sequence<N>{});
 }
 
 }  // namespace
@@ -131,8 +130,8 @@ void BasicRollingCounter<N>::Reset() noexcept {
 
 // What stripe `stripe` counted in the window ending at `epoch`.
 template <std::size_t N>
-auto BasicRollingCounter<N>::StripeCounts(std::size_t stripe, std::uint64_t epoch,
-                                          std::uint64_t last) const noexcept -> Counts {
+auto BasicRollingCounter<N>::StripeCounts(std::size_t stripe, std::uint64_t epoch, std::uint64_t last) const noexcept
+    -> Counts {
   std::array<std::uint64_t, N> upper;
   ForEachCount<N>([&](std::size_t which) {
     upper[which] = counters_[stripe].count[which].load(std::memory_order_seq_cst);

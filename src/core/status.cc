@@ -6,11 +6,10 @@ namespace stormguard {
 
 std::string_view StatusCodeName(StatusCode code) noexcept {
   static constexpr std::array<std::string_view, 17> kNames = {
-      "OK",        "CANCELLED",          "UNKNOWN",           "INVALID_ARGUMENT",
-      "DEADLINE_EXCEEDED", "NOT_FOUND",  "ALREADY_EXISTS",    "PERMISSION_DENIED",
-      "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE",
-      "UNIMPLEMENTED", "INTERNAL",       "UNAVAILABLE",       "DATA_LOSS",
-      "UNAUTHENTICATED"};
+      "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+      "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+      "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+      "DATA_LOSS", "UNAUTHENTICATED"};
   const auto i = static_cast<std::size_t>(code);
   return i < kNames.size() ? kNames[i] : std::string_view("UNKNOWN_CODE");
 }

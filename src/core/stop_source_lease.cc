@@ -18,7 +18,8 @@ struct StopPool {
 
 PooledStop TakePooledStop() {
   StopPool* pool = core_internal::ThreadCache<StopPool>();
-  if (pool != nullptr && pool->size > 0) [[likely]] return std::move(pool->items[--pool->size]);
+  if (pool != nullptr && pool->size > 0) [[likely]]
+    return std::move(pool->items[--pool->size]);
   return PooledStop::Fresh();
 }
 

@@ -40,8 +40,8 @@ using timer_internal::Slot;
 struct alignas(64) TimerService::Block {
   static constexpr int kSlots = 16;
   Slot slots[kSlots];
-  std::atomic<Block*> next{nullptr};   // owned by this block
-  std::atomic<bool> orphaned{false};   // its thread exited: a new thread may take it
+  std::atomic<Block*> next{nullptr};  // owned by this block
+  std::atomic<bool> orphaned{false};  // its thread exited: a new thread may take it
 
   Block() = default;
   Block(const Block&) = delete;
@@ -80,7 +80,7 @@ struct ThreadBlocks {
     std::uint64_t service = 0;
     std::shared_ptr<TimerService::Block> block;
   };
-  Entry recent;               // the service used last (recent_block below mirrors it)
+  Entry recent;  // the service used last (recent_block below mirrors it)
   std::vector<Entry> others;
 
   ~ThreadBlocks() {
@@ -169,9 +169,10 @@ TimerService::~TimerService() = default;  // thread_ is joined first (declared l
 
 // Inline into Arm: the fast path is a compare and a load, less than a call.
 [[gnu::always_inline]] inline TimerService::Block& TimerService::BlockForThisThread() {
-  if (recent_block.service == id_) [[likely]] return *recent_block.block;
+  if (recent_block.service == id_) [[likely]]
+    return *recent_block.block;
   // Out of line, so the fast path above saves no registers for it.
-  return [this]() __attribute__((noinline)) -> Block& {
+  return [this]() __attribute__((noinline))->Block& {
     ThreadBlocks& t = ThisThreadsBlocks();
     // Blocks no service holds any more belong to destroyed services.
     std::erase_if(t.others, [](const ThreadBlocks::Entry& e) { return e.block.use_count() == 1; });
@@ -183,7 +184,8 @@ TimerService::~TimerService() = default;  // thread_ is joined first (declared l
     t.recent = std::move(mine);
     recent_block = {id_, t.recent.block.get()};
     return *t.recent.block;
-  }();
+  }
+  ();
 }
 
 std::shared_ptr<TimerService::Block> TimerService::Register() {
@@ -200,8 +202,7 @@ std::shared_ptr<TimerService::Block> TimerService::Register() {
 
 // Both Schedule overloads inline it: every call through a timeout arms a
 // timer, and a frame apiece costs about as much as the arming itself.
-[[gnu::always_inline]] inline TimerHandle TimerService::Arm(TimePoint deadline, Callback callback,
-                                                            void* arg) noexcept {
+[[gnu::always_inline]] inline TimerHandle TimerService::Arm(TimePoint deadline, Callback callback, void* arg) noexcept {
   if (deadline == kInfiniteFuture) return TimerHandle();
   Slot* s = BlockForThisThread().FreeSlot();
   const std::uint64_t w = s->word.load(std::memory_order_relaxed);
@@ -226,7 +227,8 @@ TimerHandle TimerService::Schedule(TimePoint deadline, Callback callback, void* 
 }
 
 TimerHandle TimerService::Schedule(TimePoint deadline, std::stop_source& target) noexcept {
-  return Arm(deadline, [](void* p) noexcept { static_cast<std::stop_source*>(p)->request_stop(); }, &target);
+  return Arm(
+      deadline, [](void* p) noexcept { static_cast<std::stop_source*>(p)->request_stop(); }, &target);
 }
 
 // Inline into Cancel and TryCancel: every timeout that did not fire passes here.
@@ -237,8 +239,8 @@ TimerHandle TimerService::Schedule(TimePoint deadline, std::stop_source& target)
   // Acquire, also when the CAS fails: a timer that fired must make its
   // callback's effects visible before the caller frees what it touched
   // (the stop_source); TSan found the relaxed version.
-  if (s->word.compare_exchange_strong(w, timer_internal::With(w, timer_internal::kFree),
-                                      std::memory_order_acq_rel, std::memory_order_acquire)) {
+  if (s->word.compare_exchange_strong(w, timer_internal::With(w, timer_internal::kFree), std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
     h = TimerHandle();
     return true;
   }

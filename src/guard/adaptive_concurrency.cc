@@ -28,8 +28,8 @@ Result<std::shared_ptr<AdaptiveLimiter>> AdaptiveLimiter::Create(const AdaptiveL
   return CreateWith(std::move(algorithm), options.listener);
 }
 
-Result<std::shared_ptr<AdaptiveLimiter>> AdaptiveLimiter::CreateWith(
-    std::unique_ptr<LimitAlgorithm> algorithm, Listener* listener) {
+Result<std::shared_ptr<AdaptiveLimiter>> AdaptiveLimiter::CreateWith(std::unique_ptr<LimitAlgorithm> algorithm,
+                                                                     Listener* listener) {
   if (algorithm == nullptr) return Status::InvalidArgument("adaptive limiter: algorithm is null");
   return std::shared_ptr<AdaptiveLimiter>(new AdaptiveLimiter(std::move(algorithm), listener));
 }
@@ -44,12 +44,11 @@ Result<AdaptiveLimiter::Token> AdaptiveLimiter::TryAcquire(TimePoint now) {
                        .policy = PolicyId::kAdaptiveConcurrency,
                        .reason = "concurrency limit reached",
                        .at = now});
-      return Status::ResourceExhausted("adaptive concurrency limit reached: " + std::to_string(cur) +
-                                       "/" + std::to_string(limit) + " in flight")
+      return Status::ResourceExhausted("adaptive concurrency limit reached: " + std::to_string(cur) + "/" +
+                                       std::to_string(limit) + " in flight")
           .WithSource(kPolicy);
     }
-  } while (!inflight_.compare_exchange_weak(cur, cur + 1, std::memory_order_acq_rel,
-                                            std::memory_order_relaxed));
+  } while (!inflight_.compare_exchange_weak(cur, cur + 1, std::memory_order_acq_rel, std::memory_order_relaxed));
   return Token(this, now, cur + 1);
 }
 

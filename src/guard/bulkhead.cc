@@ -170,8 +170,7 @@ Status Bulkhead::Reject(TimePoint now, Duration waited) {
                      .at = now,
                      .duration = waited});
   return Status::ResourceExhausted("bulkhead full: " + std::to_string(InUse()) + "/" +
-                                   std::to_string(o_.max_concurrent) + " in use, waited " +
-                                   FormatDuration(waited))
+                                   std::to_string(o_.max_concurrent) + " in use, waited " + FormatDuration(waited))
       .WithSource(kPolicy);
 }
 

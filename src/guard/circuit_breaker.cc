@@ -12,8 +12,8 @@ namespace stormguard {
 namespace {
 
 constexpr int kStateCount = 6;
-constexpr std::array<std::string_view, kStateCount> kStateNames = {
-    "closed", "open", "half_open", "forced_open", "disabled", "metrics_only"};
+constexpr std::array<std::string_view, kStateCount> kStateNames = {"closed",      "open",     "half_open",
+                                                                   "forced_open", "disabled", "metrics_only"};
 
 // Every "from->to" spelled out once at compile time: CircuitTransitionName
 // returns static strings.
@@ -81,18 +81,13 @@ std::vector<std::string> CircuitBreakerOptions::Validate() const {
             "must not exceed window_size for a count-based window (it could never be reached)");
   }
   v.Check(minimum_number_of_calls >= 1, "minimum_number_of_calls", "must be at least 1");
-  v.Check(wait_in_open_backoff.has_value() || wait_in_open > Duration::zero(), "wait_in_open",
-          "must be positive");
-  v.Check(permitted_calls_in_half_open >= 1 &&
-              permitted_calls_in_half_open <= SlidingWindow::kMaxCountSize,
-          "permitted_calls_in_half_open",
-          "must be in [1, " + std::to_string(SlidingWindow::kMaxCountSize) + "]");
+  v.Check(wait_in_open_backoff.has_value() || wait_in_open > Duration::zero(), "wait_in_open", "must be positive");
+  v.Check(permitted_calls_in_half_open >= 1 && permitted_calls_in_half_open <= SlidingWindow::kMaxCountSize,
+          "permitted_calls_in_half_open", "must be in [1, " + std::to_string(SlidingWindow::kMaxCountSize) + "]");
   v.Check(max_wait_in_half_open >= Duration::zero(), "max_wait_in_half_open",
           "must not be negative (zero waits for every trial call)");
-  v.Check(!failure_outcomes.contains(OutcomeClass::kSuccess), "failure_outcomes",
-          "must not contain success");
-  v.Check(!ignored_outcomes.contains(OutcomeClass::kSuccess), "ignored_outcomes",
-          "must not contain success");
+  v.Check(!failure_outcomes.contains(OutcomeClass::kSuccess), "failure_outcomes", "must not contain success");
+  v.Check(!ignored_outcomes.contains(OutcomeClass::kSuccess), "ignored_outcomes", "must not contain success");
   v.Check((failure_outcomes.bits() & ignored_outcomes.bits()) == 0, "ignored_outcomes",
           "must not overlap failure_outcomes");
   return std::move(v).errors();
@@ -105,8 +100,9 @@ Result<std::shared_ptr<CircuitBreaker>> CircuitBreaker::Create(CircuitBreakerOpt
   // Not in Validate(): options read from a file are complete without timers,
   // which whoever creates the breaker (a pipeline, the registry) supplies.
   if (options.automatic_transition_from_open_to_half_open && options.timers == nullptr) {
-    errors.push_back("automatic_transition_from_open_to_half_open: needs options.timers, whose timer moves the "
-                     "circuit to half-open when no call comes");
+    errors.push_back(
+        "automatic_transition_from_open_to_half_open: needs options.timers, whose timer moves the "
+        "circuit to half-open when no call comes");
   }
   Status s = ValidationStatus("circuit breaker options", std::move(errors));
   if (!s.ok()) return s;
@@ -144,10 +140,8 @@ CircuitBreaker::Admission CircuitBreaker::Admit(TimePoint now) noexcept {
     switch (state_.load(std::memory_order_acquire)) {
       case CircuitState::kClosed:
       case CircuitState::kDisabled:
-      case CircuitState::kMetricsOnly:
-        return Admission::kPermitted;
-      case CircuitState::kForcedOpen:
-        return Reject(Admission::kForcedOpen, now);
+      case CircuitState::kMetricsOnly: return Admission::kPermitted;
+      case CircuitState::kForcedOpen: return Reject(Admission::kForcedOpen, now);
       case CircuitState::kOpen:
         if (!OpenWaitOver(now)) return Reject(Admission::kOpen, now);
         MoveIfDue(CircuitState::kOpen, CircuitState::kHalfOpen, now);
@@ -195,8 +189,8 @@ Status CircuitBreaker::RejectionStatus(Admission why, TimePoint now) const {
       break;
     }
     case Admission::kHalfOpenFull:
-      message = "circuit half-open; all " + std::to_string(o_.permitted_calls_in_half_open) +
-                " trial calls are in flight";
+      message =
+          "circuit half-open; all " + std::to_string(o_.permitted_calls_in_half_open) + " trial calls are in flight";
       break;
     case Admission::kForcedOpen:
       message = "circuit forced open";
@@ -243,16 +237,14 @@ void CircuitBreaker::Record(OutcomeClass outcome, Duration latency, TimePoint no
     if (s == CircuitState::kHalfOpen) ReleasePermission();
     return;
   }
-  const CallRecord call{.failure = o_.failure_outcomes.contains(outcome),
-                        .slow = latency > o_.slow_call_duration};
+  const CallRecord call{.failure = o_.failure_outcomes.contains(outcome), .slow = latency > o_.slow_call_duration};
   switch (s) {
     case CircuitState::kClosed: RecordClosed(call, now); return;
     case CircuitState::kHalfOpen: RecordHalfOpen(call, now); return;
     case CircuitState::kMetricsOnly: RecordMetricsOnly(call, outcome, latency, now); return;
     case CircuitState::kOpen:
     case CircuitState::kForcedOpen:
-    case CircuitState::kDisabled:
-      return;  // nothing is judged in these states
+    case CircuitState::kDisabled: return;  // nothing is judged in these states
   }
 }
 
@@ -298,8 +290,7 @@ void CircuitBreaker::Tick(TimePoint now) noexcept {
     case CircuitState::kHalfOpen:
       if (HalfOpenExpired(now)) MoveIfDue(CircuitState::kHalfOpen, CircuitState::kOpen, now);
       return;
-    default:
-      return;
+    default: return;
   }
 }
 
@@ -340,18 +331,14 @@ void CircuitBreaker::OnOpenTimer(void* self) noexcept {
 
 TimePoint CircuitBreaker::NextTick() const noexcept {
   switch (state()) {
-    case CircuitState::kOpen:
-      return o_.automatic_transition_from_open_to_half_open ? OpenUntil() : kInfiniteFuture;
-    case CircuitState::kHalfOpen:
-      return TimePoint(Duration(half_open_until_ns_.load(std::memory_order_relaxed)));
-    default:
-      return kInfiniteFuture;
+    case CircuitState::kOpen: return o_.automatic_transition_from_open_to_half_open ? OpenUntil() : kInfiniteFuture;
+    case CircuitState::kHalfOpen: return TimePoint(Duration(half_open_until_ns_.load(std::memory_order_relaxed)));
+    default: return kInfiniteFuture;
   }
 }
 
 WindowMetrics CircuitBreaker::metrics(TimePoint now) const noexcept {
-  return judging_trials_.load(std::memory_order_acquire) ? trial_window_.Metrics(now)
-                                                         : window_->Metrics(now);
+  return judging_trials_.load(std::memory_order_acquire) ? trial_window_.Metrics(now) : window_->Metrics(now);
 }
 
 // ---- transitions -----------------------------------------------------------
@@ -425,8 +412,7 @@ void CircuitBreaker::EnterLocked(CircuitState to, TimePoint now) noexcept {
 }
 
 Duration CircuitBreaker::OpenWait(int consecutive_opens) const noexcept {
-  return o_.wait_in_open_backoff ? o_.wait_in_open_backoff->Ceiling(consecutive_opens)
-                                 : o_.wait_in_open;
+  return o_.wait_in_open_backoff ? o_.wait_in_open_backoff->Ceiling(consecutive_opens) : o_.wait_in_open;
 }
 
 }  // namespace stormguard

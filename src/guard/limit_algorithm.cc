@@ -51,8 +51,7 @@ std::vector<std::string> GradientLimitOptions::Validate() const {
   CheckLimits(v, initial_limit, min_limit, max_limit);
   v.CheckRange(smoothing, "smoothing", kPositiveFraction);
   v.Check(queue_size >= 0, "queue_size", "must not be negative");
-  v.Check(std::isfinite(rtt_tolerance) && rtt_tolerance >= 1, "rtt_tolerance",
-          "must be a finite number >= 1");
+  v.Check(std::isfinite(rtt_tolerance) && rtt_tolerance >= 1, "rtt_tolerance", "must be a finite number >= 1");
   v.Check(long_window >= 1, "long_window", "must be at least 1");
   return std::move(v).errors();
 }
@@ -84,8 +83,8 @@ int GradientLimit::OnSample(TimePoint /*now*/, Duration rtt, int inflight, bool 
     gradient = std::clamp(o_.rtt_tolerance * baseline_ / sample, kMinGradient, 1.0);
   }
   const double target = estimate_ * gradient + o_.queue_size;
-  estimate_ = std::clamp(estimate_ * (1 - o_.smoothing) + target * o_.smoothing,
-                         static_cast<double>(o_.min_limit), static_cast<double>(o_.max_limit));
+  estimate_ = std::clamp(estimate_ * (1 - o_.smoothing) + target * o_.smoothing, static_cast<double>(o_.min_limit),
+                         static_cast<double>(o_.max_limit));
   return limit();
 }
 

@@ -12,8 +12,8 @@
 namespace stormguard {
 namespace {
 
-constexpr double kMaxRate = 1e9;            // one token per nanosecond
-constexpr double kMaxRefillSeconds = 1e8;   // burst / rate: keeps ns math far from overflow
+constexpr double kMaxRate = 1e9;           // one token per nanosecond
+constexpr double kMaxRefillSeconds = 1e8;  // burst / rate: keeps ns math far from overflow
 // Automatic striping leaves each stripe at least this much burst, so that a
 // thread seldom finds its own stripe empty while others still hold tokens.
 constexpr std::int64_t kMinBurstPerStripe = 8;
@@ -126,8 +126,7 @@ Status RateLimiter::Reject(TimePoint now, std::int64_t wait, Duration max_wait) 
                      .duration = Duration(wait)});
   std::string message = "rate limit " + FormatRate(o_.rate) + "/s";
   if (o_.burst > 1) message += " (burst " + std::to_string(o_.burst) + ")";
-  message += " exceeded; next token in " + FormatDuration(Duration(wait)) +
-             ", max wait " + FormatDuration(max_wait);
+  message += " exceeded; next token in " + FormatDuration(Duration(wait)) + ", max wait " + FormatDuration(max_wait);
   RetryHints hints;
   hints.pushback = Duration(wait);
   return Status::ResourceExhausted(std::move(message)).WithSource(kPolicy).WithHints(std::move(hints));
@@ -181,8 +180,8 @@ double RateLimiter::AvailableTokens(TimePoint now) const noexcept {
   for (std::size_t i = 0; i <= stripe_mask_; ++i) {
     const Stripe& stripe = stripes_[i];
     const std::int64_t ahead = std::max<std::int64_t>(stripe.tat.load(std::memory_order_relaxed) - t, 0);
-    tokens += std::clamp(stripe.burst - static_cast<double>(ahead) / static_cast<double>(stripe_interval_),
-                         0.0, stripe.burst);
+    tokens += std::clamp(stripe.burst - static_cast<double>(ahead) / static_cast<double>(stripe_interval_), 0.0,
+                         stripe.burst);
   }
   return tokens;
 }

@@ -25,9 +25,7 @@ constexpr CallRecord RecordOf(std::uint8_t slot) noexcept {
 // 32, so one atomic add moves both.
 constexpr std::uint64_t kSlowUnit = std::uint64_t{1} << 32;
 
-constexpr std::uint64_t PackBad(CallRecord c) noexcept {
-  return (c.failure ? 1u : 0u) + (c.slow ? kSlowUnit : 0u);
-}
+constexpr std::uint64_t PackBad(CallRecord c) noexcept { return (c.failure ? 1u : 0u) + (c.slow ? kSlowUnit : 0u); }
 
 // Concurrent adds and subtracts can land in any order, so a total may dip
 // below zero for a moment; each 32-bit half is read as signed, then clamped.
@@ -119,8 +117,7 @@ namespace {
 
 BasicRollingCounter<3> MakeCounter(int seconds) {
   const int buckets = std::min(seconds, RollingCounterOptions::kMaxBuckets);
-  return BasicRollingCounter<3>::Create({.window = std::chrono::seconds(seconds), .buckets = buckets})
-      .value();
+  return BasicRollingCounter<3>::Create({.window = std::chrono::seconds(seconds), .buckets = buckets}).value();
 }
 
 }  // namespace
@@ -154,9 +151,7 @@ void TimeWindow::MarkBad(TimePoint now) noexcept {
 
 WindowCounts TimeWindow::Counts(TimePoint now) const noexcept {
   const auto [calls, failures, slow_calls] = counter_.Sum(now);
-  return {.calls = calls,
-          .failures = std::min(failures, calls),
-          .slow_calls = std::min(slow_calls, calls)};
+  return {.calls = calls, .failures = std::min(failures, calls), .slow_calls = std::min(slow_calls, calls)};
 }
 
 }  // namespace stormguard

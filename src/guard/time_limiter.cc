@@ -19,8 +19,13 @@ struct Core {
 
   void Report(EventKind kind, std::string_view reason, TimePoint at, int attempt, OutcomeClass outcome,
               Duration d = Duration::zero()) const noexcept {
-    Emit(options.listener, Event{.kind = kind, .policy = PolicyId::kTimeLimiter, .reason = reason, .at = at,
-                                 .attempt = attempt, .outcome = outcome, .duration = d});
+    Emit(options.listener, Event{.kind = kind,
+                                 .policy = PolicyId::kTimeLimiter,
+                                 .reason = reason,
+                                 .at = at,
+                                 .attempt = attempt,
+                                 .outcome = outcome,
+                                 .duration = d});
   }
 
   Status Refuse(std::string_view reason, TimePoint now, int attempt, Status s) {
@@ -72,8 +77,8 @@ struct Core {
     abandoned.fetch_sub(1, std::memory_order_relaxed);
     const TimePoint now = clock.Now();
     const Duration overrun = now > call.left_at ? now - call.left_at : Duration::zero();
-    Report(EventKind::kAttemptEnded, ran ? "abandoned_work_ended" : "abandoned_work_skipped", now,
-           call.ctx.attempt, ran ? DefaultClassifier().Classify(status) : OutcomeClass::kCancelled, overrun);
+    Report(EventKind::kAttemptEnded, ran ? "abandoned_work_ended" : "abandoned_work_skipped", now, call.ctx.attempt,
+           ran ? DefaultClassifier().Classify(status) : OutcomeClass::kCancelled, overrun);
   }
 
   const TimeLimiterOptions options;
@@ -103,8 +108,8 @@ void CallBase::RunOnWorker() noexcept {
     ScopedCallContext scope(ctx);
     status = &Invoke();
   } else {
-    status = &Skip(Status::Cancelled("time_limiter: the caller left before the work started")
-                       .WithSource(TimeLimiter::kPolicy));
+    status = &Skip(
+        Status::Cancelled("time_limiter: the caller left before the work started").WithSource(TimeLimiter::kPolicy));
   }
   core->OnWorkEnd(*this, *status, start);
   Unref();
@@ -162,10 +167,10 @@ Result<BulkheadPermit> TimeLimiter::Admit(const CallContext& ctx, Deadline& dead
   Result<BulkheadPermit> slot = c.slots->TryAcquire(now);
   if (!slot.ok()) {
     return c.Refuse("full", now, ctx.attempt,
-                    Status::ResourceExhausted(
-                        "time_limiter full: " + std::to_string(c.options.max_detached) +
-                        " calls running, " + std::to_string(c.abandoned.load(std::memory_order_relaxed)) +
-                        " of them abandoned"));
+                    Status::ResourceExhausted("time_limiter full: " + std::to_string(c.options.max_detached) +
+                                              " calls running, " +
+                                              std::to_string(c.abandoned.load(std::memory_order_relaxed)) +
+                                              " of them abandoned"));
   }
   return slot;
 }
@@ -226,14 +231,12 @@ bool TimeLimiter::Await(CallBase& call, const CallContext& caller, Status& answe
   TimerService::Cancel(deadline);  // waits out a firing timer: `waker` lives on this stack
   // Still pending: the deadline woke the caller (every stop follows a state change).
   switch (call.state.load(std::memory_order_acquire)) {
-    case CallBase::kFinished:
-      return true;
+    case CallBase::kFinished: return true;
     case CallBase::kAbandoned:
-      answer = Status::Cancelled("time_limiter: the caller was cancelled; the work runs on, detached")
-                   .WithSource(kPolicy);
+      answer =
+          Status::Cancelled("time_limiter: the caller was cancelled; the work runs on, detached").WithSource(kPolicy);
       return false;
-    case CallBase::kPending:
-      break;
+    case CallBase::kPending: break;
   }
   if (!c.Abandon(call, /*at_deadline=*/true, caller.attempt)) return true;  // it ended just in time
   answer = Status::DeadlineExceeded("time_limiter: deadline passed (timeout " + FormatDuration(c.options.timeout) +

@@ -29,8 +29,7 @@ Result<std::shared_ptr<AdaptiveTimeout>> AdaptiveTimeout::Create(AdaptiveTimeout
   return std::shared_ptr<AdaptiveTimeout>(new AdaptiveTimeout(std::move(options)));
 }
 
-AdaptiveTimeout::AdaptiveTimeout(AdaptiveTimeoutOptions o) noexcept
-    : o_(std::move(o)), current_(o_.warmup) {}
+AdaptiveTimeout::AdaptiveTimeout(AdaptiveTimeoutOptions o) noexcept : o_(std::move(o)), current_(o_.warmup) {}
 
 Duration AdaptiveTimeout::Compute(TimePoint now) const noexcept {
   const std::optional<Duration> q = o_.latency->Quantile(o_.quantile, now);

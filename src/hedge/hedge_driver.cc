@@ -33,10 +33,13 @@ void ReturnKeyBuffer(std::string&& key) noexcept {
 
 }  // namespace
 
-BlockingHedgeBase::BlockingHedgeBase(const HedgePolicy& policy, CallContext& ctx, Executor& ex,
-                                     HedgeRun* run) noexcept
-    : caller_(ctx), ex_(ex), timers_(ex.timers()), clock_(ex.clock()),
-      run_(run != nullptr ? *run : local_run_), session_(policy, ctx) {
+BlockingHedgeBase::BlockingHedgeBase(const HedgePolicy& policy, CallContext& ctx, Executor& ex, HedgeRun* run) noexcept
+    : caller_(ctx),
+      ex_(ex),
+      timers_(ex.timers()),
+      clock_(ex.clock()),
+      run_(run != nullptr ? *run : local_run_),
+      session_(policy, ctx) {
   run_ = HedgeRun{};
 }
 

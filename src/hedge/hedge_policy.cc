@@ -67,8 +67,7 @@ HedgeStop HedgePolicy::CheckCall(const CallContext& ctx, TimePoint now) const no
   return HedgeStop::kNone;
 }
 
-HedgeDecision HedgePolicy::Decide(const HedgeState& state, const CallContext& ctx,
-                                  TimePoint now) const noexcept {
+HedgeDecision HedgePolicy::Decide(const HedgeState& state, const CallContext& ctx, TimePoint now) const noexcept {
   using D = HedgeDecision;
   if (const HedgeStop r = CheckCall(ctx, now); r != HedgeStop::kNone) return D::Stop(r);
   if (state.launched > o_.max_hedged_attempts) return D::Stop(HedgeStop::kAttemptsExhausted);

@@ -6,10 +6,15 @@
 
 namespace stormguard {
 
-void HedgeSession::Report(EventKind kind, std::string_view reason, TimePoint at, int attempt,
-                          OutcomeClass outcome, Duration d) const noexcept {
-  Emit(policy_->options().listener, Event{.kind = kind, .policy = PolicyId::kHedge, .reason = reason, .at = at,
-                                          .attempt = attempt, .outcome = outcome, .duration = d});
+void HedgeSession::Report(EventKind kind, std::string_view reason, TimePoint at, int attempt, OutcomeClass outcome,
+                          Duration d) const noexcept {
+  Emit(policy_->options().listener, Event{.kind = kind,
+                                          .policy = PolicyId::kHedge,
+                                          .reason = reason,
+                                          .at = at,
+                                          .attempt = attempt,
+                                          .outcome = outcome,
+                                          .duration = d});
 }
 
 // A hedge holds a granted retry from its launch until it ends or is dropped.
@@ -36,8 +41,7 @@ bool HedgeSession::Begin(TimePoint now, TimePoint coarse_now, HedgeActions& out)
   return true;
 }
 
-void HedgeSession::OnInlineEnd(const Status& status, TimePoint start, TimePoint end,
-                               TimePoint coarse_now) noexcept {
+void HedgeSession::OnInlineEnd(const Status& status, TimePoint start, TimePoint end, TimePoint coarse_now) noexcept {
   const OutcomeClass outcome = policy_->Classify(status);
   policy_->RecordOutcome(outcome, coarse_now);
   if (outcome == OutcomeClass::kSuccess && policy_->latency() != nullptr) {
@@ -130,8 +134,7 @@ HedgeVerdict HedgeSession::OnAttemptEnd(int i, const Status& status, TimePoint e
   return HedgeVerdict::kFailed;
 }
 
-void HedgeSession::Win(int i, OutcomeClass outcome, TimePoint end, TimePoint coarse_now,
-                       HedgeActions& out) noexcept {
+void HedgeSession::Win(int i, OutcomeClass outcome, TimePoint end, TimePoint coarse_now, HedgeActions& out) noexcept {
   done_ = true;
   winner_ = i;
   out.answered = true;
@@ -196,12 +199,11 @@ void HedgeSession::Finish(Status& answer, bool answer_downstream_gave_up, TimePo
   if (answer_downstream_gave_up) caller_->downstream_gave_up = true;
   if (answer.ok()) return;
   if (winner_ < 0 && HedgePolicy::GivesUpForTheChain(stop_)) core_internal::MarkGaveUp(answer, *caller_);
-  Report(EventKind::kGaveUp, HedgeStopName(stop_), now, base_attempt_, policy_->Classify(answer),
-         Duration::zero());
+  Report(EventKind::kGaveUp, HedgeStopName(stop_), now, base_attempt_, policy_->Classify(answer), Duration::zero());
 }
 
-void HedgeSession::OnStrayAttemptEnd(int attempt, bool hedge, const Status& status, Duration latency,
-                                     TimePoint end, TimePoint coarse_now) const noexcept {
+void HedgeSession::OnStrayAttemptEnd(int attempt, bool hedge, const Status& status, Duration latency, TimePoint end,
+                                     TimePoint coarse_now) const noexcept {
   const OutcomeClass outcome = policy_->Classify(status);
   policy_->RecordOutcome(outcome, coarse_now);
   if (RetryBudget* b = policy_->budget(); b != nullptr && hedge) b->OnRetryEnd(coarse_now);

@@ -75,8 +75,7 @@ void LatencyTracker::Record(Duration latency, TimePoint now) noexcept {
   s.counts[static_cast<std::size_t>(BucketOf(latency))].fetch_add(1, std::memory_order_relaxed);
 }
 
-std::int64_t LatencyTracker::Sum(std::int64_t now_epoch,
-                                 std::array<std::int64_t, kBuckets>* sum) const noexcept {
+std::int64_t LatencyTracker::Sum(std::int64_t now_epoch, std::array<std::int64_t, kBuckets>* sum) const noexcept {
   std::int64_t total = 0;
   for (int i = 0; i < o_.slices; ++i) {
     const Slice& s = slices_[static_cast<std::size_t>(i)];
@@ -91,9 +90,7 @@ std::int64_t LatencyTracker::Sum(std::int64_t now_epoch,
   return total;
 }
 
-std::int64_t LatencyTracker::Count(TimePoint now) const noexcept {
-  return Sum(EpochOf(now), nullptr);
-}
+std::int64_t LatencyTracker::Count(TimePoint now) const noexcept { return Sum(EpochOf(now), nullptr); }
 
 std::optional<Duration> LatencyTracker::Quantile(double q, TimePoint now) const noexcept {
   if (!(q > 0.0 && q <= 1.0)) return std::nullopt;

@@ -102,8 +102,7 @@ std::uint64_t CountingListener::Snapshot::count(EventKind kind, PolicyId policy,
   return n;
 }
 
-Duration CountingListener::Snapshot::total(EventKind kind, PolicyId policy,
-                                           std::string_view reason) const noexcept {
+Duration CountingListener::Snapshot::total(EventKind kind, PolicyId policy, std::string_view reason) const noexcept {
   Duration d = Duration::zero();
   for (const Row& r : rows) {
     if (r.kind == kind && r.policy == policy && (reason.empty() || r.reason == reason)) d += r.total;

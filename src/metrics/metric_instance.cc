@@ -54,7 +54,8 @@ std::uint64_t Instance::Read(int cell) const noexcept {
 // The one event of a call that succeeds first time, kept out of the switch
 // so that its path saves and restores no more registers than it uses.
 void Instance::OnEvent(const Event& e) noexcept {
-  if (e.kind == EventKind::kAttemptEnded) [[likely]] return OnAttemptEnded(e);
+  if (e.kind == EventKind::kAttemptEnded) [[likely]]
+    return OnAttemptEnded(e);
   OnOtherEvent(e);
 }
 
@@ -74,8 +75,7 @@ void Instance::OnOtherEvent(const Event& e) noexcept {
         if (e.policy == PolicyId::kHedge) Add(kBudgetRefusals + 1);
       }
       return;
-    case EventKind::kRejected:
-      return Add(kRejected + RejecterIndex(e.policy));
+    case EventKind::kRejected: return Add(kRejected + RejecterIndex(e.policy));
     case EventKind::kStateChanged: return;   // the breaker's families are registered
     case EventKind::kStateReported: return;  // (src/guard/circuit_breaker_metrics.cc)
     case EventKind::kAdmitted: return;       // only registered families count admissions

@@ -20,24 +20,24 @@ inline constexpr int kOutcomeCount = static_cast<int>(OutcomeClass::kDeadlineExc
 
 // Attempt latency bucket bounds, in nanoseconds and as their `le` labels.
 inline constexpr std::array<std::int64_t, 14> kBucketNanos = {
-    500'000, 1'000'000, 2'500'000, 5'000'000, 10'000'000, 25'000'000, 50'000'000,
+    500'000,     1'000'000,   2'500'000,   5'000'000,     10'000'000,    25'000'000,    50'000'000,
     100'000'000, 250'000'000, 500'000'000, 1'000'000'000, 2'500'000'000, 5'000'000'000, 10'000'000'000};
 inline constexpr std::array<std::string_view, 14> kBucketLabels = {
     "0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10"};
 inline constexpr int kBucketCount = static_cast<int>(kBucketNanos.size()) + 1;  // + the +Inf bucket
 
 // Resilience4j's retry call kinds.
-inline constexpr std::array<std::string_view, 4> kRetryKinds = {
-    "successful_without_retry", "successful_with_retry", "failed_without_retry", "failed_with_retry"};
+inline constexpr std::array<std::string_view, 4> kRetryKinds = {"successful_without_retry", "successful_with_retry",
+                                                                "failed_without_retry", "failed_with_retry"};
 // The retry policy's stop reasons (StopReasonName), and "other" last.
 inline constexpr std::array<std::string_view, 11> kStopReasons = {
-    "succeeded", "cancelled", "downstream_gave_up", "not_retryable", "not_idempotent", "incoming_retry",
-    "attempts_exhausted", "pushback_stop", "deadline", "budget_exhausted", "other"};
+    "succeeded",          "cancelled",     "downstream_gave_up", "not_retryable",    "not_idempotent", "incoming_retry",
+    "attempts_exhausted", "pushback_stop", "deadline",           "budget_exhausted", "other"};
 // Policies that refuse calls, labelled by PolicyName; "other" after them
 // (both timeouts count as "timeout"). The breaker's, first, are scraped as
 // a family of their own (not permitted calls).
 inline constexpr std::array<PolicyId, 7> kRejecters = {
-    PolicyId::kCircuitBreaker, PolicyId::kBulkhead, PolicyId::kRateLimiter, PolicyId::kAdaptiveConcurrency,
+    PolicyId::kCircuitBreaker, PolicyId::kBulkhead,    PolicyId::kRateLimiter, PolicyId::kAdaptiveConcurrency,
     PolicyId::kTimeout,        PolicyId::kTimeLimiter, PolicyId::kFallback};
 inline constexpr int kRejecterCount = static_cast<int>(kRejecters.size()) + 1;  // + "other"
 // What fault injection injected (ChaosKindName), and "other" last.
@@ -47,20 +47,20 @@ inline constexpr std::array<PolicyId, 2> kBudgetUsers = {PolicyId::kRetry, Polic
 
 // Offsets of each counter in a shard.
 enum Cell : int {
-  kAttempts = 0,                                                   // by outcome
-  kBuckets = kAttempts + kOutcomeCount,                            // latency, not cumulative
+  kAttempts = 0,                         // by outcome
+  kBuckets = kAttempts + kOutcomeCount,  // latency, not cumulative
   kLatencySumNanos = kBuckets + kBucketCount,
-  kRetryCalls = kLatencySumNanos + 1,                              // by kRetryKinds
+  kRetryCalls = kLatencySumNanos + 1,  // by kRetryKinds
   kRetries = kRetryCalls + static_cast<int>(kRetryKinds.size()),
-  kRetryStops = kRetries + 1,                                      // by kStopReasons
+  kRetryStops = kRetries + 1,                                             // by kStopReasons
   kBudgetRefusals = kRetryStops + static_cast<int>(kStopReasons.size()),  // by kBudgetUsers
-  kRejected = kBudgetRefusals + static_cast<int>(kBudgetUsers.size()),  // by kRejecters
+  kRejected = kBudgetRefusals + static_cast<int>(kBudgetUsers.size()),    // by kRejecters
   kTimeouts = kRejected + kRejecterCount,
   kHedgesSent,
   kHedgesWon,
   kFallbacks,
   kAbandoned,
-  kChaosInjections,                                                // by kChaosKinds
+  kChaosInjections,  // by kChaosKinds
   kCellCount = kChaosInjections + static_cast<int>(kChaosKinds.size()),
 };
 

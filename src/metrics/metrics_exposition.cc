@@ -89,9 +89,8 @@ void AppendFamily(std::string& out, std::string_view metric, std::string_view ty
 
 // A counter labelled by `values`, one cell each from `first`; zero series
 // are left out (a counter appears once it counted something).
-void AppendCounter(std::string& out, std::span<const Snapshot> snaps, std::string_view metric,
-                   std::string_view help, int first, std::string_view key,
-                   std::span<const std::string_view> values) {
+void AppendCounter(std::string& out, std::span<const Snapshot> snaps, std::string_view metric, std::string_view help,
+                   int first, std::string_view key, std::span<const std::string_view> values) {
   std::string samples;
   for (const Snapshot& s : snaps) {
     for (std::size_t i = 0; i < std::max<std::size_t>(values.size(), 1); ++i) {
@@ -113,8 +112,7 @@ void AppendLatency(std::string& out, std::span<const Snapshot> snaps) {
     for (int b = 0; b < kBucketCount; ++b) {
       cumulative += s.cells[static_cast<std::size_t>(kBuckets + b)];
       const std::string_view le = b < kBucketCount - 1 ? kBucketLabels[static_cast<std::size_t>(b)] : "+Inf";
-      AppendSample(samples, "stormguard_attempt_duration_seconds_bucket", s.instance->name(), "le", le,
-                   cumulative);
+      AppendSample(samples, "stormguard_attempt_duration_seconds_bucket", s.instance->name(), "le", le, cumulative);
     }
     const double sum = static_cast<double>(s.cells[kLatencySumNanos]) / 1e9;
     AppendSample(samples, "stormguard_attempt_duration_seconds_sum", s.instance->name(), "", "", sum);
@@ -170,12 +168,13 @@ constexpr std::array<WatchedFamily, kWatchedCount> kWatchedFamilies = {{
 // The families Scrape writes from events, but the histogram (its series
 // share a prefix) and the watched ones.
 constexpr std::array<std::string_view, 14> kEventFamilies = {
-    "stormguard_attempts_total", "stormguard_retry_calls_total", "stormguard_retry_retries_total",
-    "stormguard_retry_stops_total", "stormguard_budget_refusals_total",
-    "stormguard_circuitbreaker_not_permitted_calls_total", "stormguard_rejected_calls_total",
-    "stormguard_timeouts_total", "stormguard_hedges_sent_total", "stormguard_hedges_won_total",
-    "stormguard_fallbacks_total", "stormguard_abandoned_attempts_total", "stormguard_chaos_injections_total",
-    "stormguard_metrics_overflow_total"};
+    "stormguard_attempts_total",         "stormguard_retry_calls_total",
+    "stormguard_retry_retries_total",    "stormguard_retry_stops_total",
+    "stormguard_budget_refusals_total",  "stormguard_circuitbreaker_not_permitted_calls_total",
+    "stormguard_rejected_calls_total",   "stormguard_timeouts_total",
+    "stormguard_hedges_sent_total",      "stormguard_hedges_won_total",
+    "stormguard_fallbacks_total",        "stormguard_abandoned_attempts_total",
+    "stormguard_chaos_injections_total", "stormguard_metrics_overflow_total"};
 
 }  // namespace
 
@@ -216,16 +215,16 @@ std::string MetricsListener::Scrape() const {
   AppendCounter(out, snaps, "stormguard_retry_retries_total", "Retries scheduled.", kRetries, "", kNone);
   AppendCounter(out, snaps, "stormguard_retry_stops_total", "Retry policy stops other than success, by reason.",
                 kRetryStops, "reason", kStopReasons);
-  AppendCounter(out, snaps, "stormguard_budget_refusals_total", "Retries and hedges a budget refused.",
-                kBudgetRefusals, "policy", budget_users);
-  AppendCounter(out, snaps, "stormguard_circuitbreaker_not_permitted_calls_total",
-                "Calls the circuit breaker refused.", kRejected, "", kNone);
-  AppendCounter(out, snaps, "stormguard_rejected_calls_total", "Calls other guards refused, by policy.",
-                kRejected + 1, "policy", std::span<const std::string_view>(rejecters).subspan(1));
+  AppendCounter(out, snaps, "stormguard_budget_refusals_total", "Retries and hedges a budget refused.", kBudgetRefusals,
+                "policy", budget_users);
+  AppendCounter(out, snaps, "stormguard_circuitbreaker_not_permitted_calls_total", "Calls the circuit breaker refused.",
+                kRejected, "", kNone);
+  AppendCounter(out, snaps, "stormguard_rejected_calls_total", "Calls other guards refused, by policy.", kRejected + 1,
+                "policy", std::span<const std::string_view>(rejecters).subspan(1));
   AppendCounter(out, snaps, "stormguard_timeouts_total", "Timeouts that fired.", kTimeouts, "", kNone);
   AppendCounter(out, snaps, "stormguard_hedges_sent_total", "Hedged attempts sent.", kHedgesSent, "", kNone);
-  AppendCounter(out, snaps, "stormguard_hedges_won_total", "Calls whose answer came from a hedged attempt.",
-                kHedgesWon, "", kNone);
+  AppendCounter(out, snaps, "stormguard_hedges_won_total", "Calls whose answer came from a hedged attempt.", kHedgesWon,
+                "", kNone);
   AppendCounter(out, snaps, "stormguard_fallbacks_total", "Results a fallback produced.", kFallbacks, "", kNone);
   AppendCounter(out, snaps, "stormguard_abandoned_attempts_total", "Attempts left running past their timeout.",
                 kAbandoned, "", kNone);

@@ -18,9 +18,7 @@ struct MetricsListener::Slot {
 
 namespace {
 
-std::size_t TableSize(std::size_t max_instances) {
-  return std::bit_ceil(std::max<std::size_t>(2 * max_instances, 2));
-}
+std::size_t TableSize(std::size_t max_instances) { return std::bit_ceil(std::max<std::size_t>(2 * max_instances, 2)); }
 
 std::uint64_t Hash(std::string_view s) noexcept {
   std::uint64_t h = 1469598103934665603ULL;  // FNV-1a
@@ -67,7 +65,7 @@ void MetricsListener::OnEvent(const Event& event) noexcept {
   if (in == nullptr) {
     try {
       in = Register(event.scope);  // once per name
-    } catch (...) {  // out of memory: the event is lost, and counted
+    } catch (...) {                // out of memory: the event is lost, and counted
     }
   }
   if (in == nullptr) return overflow_listener_.OnEvent(event);

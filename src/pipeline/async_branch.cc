@@ -11,8 +11,7 @@ BranchContext::BranchContext(const CallContext& parent) : ctx(parent) {
 
 }  // namespace pipeline_internal
 
-AsyncBranch::AsyncBranch(AsyncCall& parent, std::size_t first, AsyncBranchOwner& owner, void* states,
-                         std::size_t base)
+AsyncBranch::AsyncBranch(AsyncCall& parent, std::size_t first, AsyncBranchOwner& owner, void* states, std::size_t base)
     : BranchContext(parent.ctx_),
       AsyncCall(parent.plan_, BranchContext::ctx, parent.timers_, states, first, base, &owner),
       parent_(parent) {

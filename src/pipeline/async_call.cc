@@ -16,7 +16,7 @@ namespace {
 
 // The reading the stages share on a call's way in (async_now.h).
 struct Descent {
-  int depth = 0;  // Enters running on this thread
+  int depth = 0;                 // Enters running on this thread
   const Clock* clock = nullptr;  // whose time `now` is; null: no reading
   TimePoint now{};
 };
@@ -89,9 +89,8 @@ bool TimerServiceTimers::Cancel(AsyncTimerHandle& h) noexcept {
   return TimerService::Cancel(t);
 }
 
-AsyncCall::AsyncCall(std::shared_ptr<const pipeline_internal::AsyncPlan> plan, CallContext& ctx,
-                     AsyncTimers& timers, void* states, std::size_t first, std::size_t base,
-                     AsyncBranchOwner* owner) noexcept
+AsyncCall::AsyncCall(std::shared_ptr<const pipeline_internal::AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers,
+                     void* states, std::size_t first, std::size_t base, AsyncBranchOwner* owner) noexcept
     : plan_(std::move(plan)),
       ctx_(ctx),
       timers_(timers),
@@ -126,7 +125,9 @@ void AsyncCall::Enter(std::size_t index) {
   if (p.listener != nullptr && (p.report_attempt_start || p.report_attempt_end)) {
     attempt_start_ = p.clock->Now();
     if (p.report_attempt_start) {
-      p.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = PolicyId::kPipeline, .at = attempt_start_,
+      p.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted,
+                                .policy = PolicyId::kPipeline,
+                                .at = attempt_start_,
                                 .attempt = ctx_.attempt});
     }
   }

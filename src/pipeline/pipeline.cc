@@ -27,8 +27,8 @@ Status CallListened(const Invocation& inv, CallContext& ctx) {
   const TimePoint start = inv.has_now ? inv.now : inv.clock->Now();
   inv.has_now = inv.has_coarse = false;
   if (inv.report_attempt_start) {
-    inv.listener->OnEvent(Event{.kind = EventKind::kAttemptStarted, .policy = PolicyId::kPipeline, .at = start,
-                                .attempt = ctx.attempt});
+    inv.listener->OnEvent(Event{
+        .kind = EventKind::kAttemptStarted, .policy = PolicyId::kPipeline, .at = start, .attempt = ctx.attempt});
   }
   Status s = inv.call(ctx);
   if (inv.sampled && !inv.report_attempt_end) return s;  // the retry or hedge times it
@@ -49,15 +49,21 @@ void ReportCallEnded(Listener& listener, SuccessTally* tally, const core_interna
   if (tally != nullptr && end.weight == 0 && outcome == OutcomeClass::kSuccess) {
     return tally->Add(SuccessTally::kPipeline);
   }
-  listener.OnEvent(Event{.kind = EventKind::kAttemptEnded, .policy = PolicyId::kPipeline, .at = end.at, .attempt = attempt,
-                         .outcome = outcome, .weight = end.weight, .duration = end.duration});
+  listener.OnEvent(Event{.kind = EventKind::kAttemptEnded,
+                         .policy = PolicyId::kPipeline,
+                         .at = end.at,
+                         .attempt = attempt,
+                         .outcome = outcome,
+                         .weight = end.weight,
+                         .duration = end.duration});
 }
 
 }  // namespace pipeline_internal
 
 Status Pipeline::Run(CallContext& ctx, FunctionRef<Status(CallContext&)> call,
                      const FunctionRef<Status(const Status&)>* fallback) const {
-  if (!blocking_unsupported_.ok()) [[unlikely]] return blocking_unsupported_;
+  if (!blocking_unsupported_.ok()) [[unlikely]]
+    return blocking_unsupported_;
   const pipeline_internal::Invocation inv{.stages = stages_.data(),
                                           .size = stages_.size(),
                                           .call = call,
@@ -110,8 +116,7 @@ bool PipelineBuilder::Invalid(const StagePlacement& placement, const std::vector
 }
 
 template <class S>
-PipelineBuilder& PipelineBuilder::AddCreated(const StagePlacement& placement,
-                                             Result<std::unique_ptr<S>> stage) {
+PipelineBuilder& PipelineBuilder::AddCreated(const StagePlacement& placement, Result<std::unique_ptr<S>> stage) {
   if (!stage.ok()) {
     Invalid(placement, {stage.status().message()});
   } else {
@@ -128,14 +133,12 @@ PipelineBuilder& PipelineBuilder::AddFallback(FallbackOptions options) {
 
 PipelineBuilder& PipelineBuilder::AddTimeout(TimeoutOptions options) {
   if (Invalid(TimeoutStage::kOverall, options.Validate())) return *this;
-  return AddCreated(TimeoutStage::kOverall,
-                    TimeoutStage::Create(options, false, *o_.timers, o_.listener));
+  return AddCreated(TimeoutStage::kOverall, TimeoutStage::Create(options, false, *o_.timers, o_.listener));
 }
 
 PipelineBuilder& PipelineBuilder::AddAttemptTimeout(TimeoutOptions options) {
   if (Invalid(TimeoutStage::kPerAttempt, options.Validate())) return *this;
-  return AddCreated(TimeoutStage::kPerAttempt,
-                    TimeoutStage::Create(options, true, *o_.timers, o_.listener));
+  return AddCreated(TimeoutStage::kPerAttempt, TimeoutStage::Create(options, true, *o_.timers, o_.listener));
 }
 
 PipelineBuilder& PipelineBuilder::AddRetry(RetryOptions options) {
@@ -144,15 +147,15 @@ PipelineBuilder& PipelineBuilder::AddRetry(RetryOptions options) {
   Result<RetryPolicy> policy = RetryPolicy::Create(std::move(options));
   if (!policy.ok()) return AddCreated<RetryStage>(RetryStage::kPlacement, std::move(policy).status());
   return AddCreated(RetryStage::kPlacement,
-                    Result<std::unique_ptr<RetryStage>>(
-                        std::make_unique<RetryStage>(std::move(policy).value(), *o_.clock)));
+                    Result<std::unique_ptr<RetryStage>>(std::make_unique<RetryStage>(std::move(policy).value(),
+                                                                                     *o_.clock)));
 }
 
 template <class S, class G, class... Args>
 PipelineBuilder& PipelineBuilder::AddGuard(std::shared_ptr<G> guard, Args&&... args) {
   if (guard == nullptr) return AddCreated<S>(S::kPlacement, Status::InvalidArgument("must not be null"));
-  return AddCreated(S::kPlacement, Result<std::unique_ptr<S>>(
-                                       std::make_unique<S>(std::move(guard), std::forward<Args>(args)...)));
+  return AddCreated(S::kPlacement,
+                    Result<std::unique_ptr<S>>(std::make_unique<S>(std::move(guard), std::forward<Args>(args)...)));
 }
 
 template <class S, class G, class O, class... Args>
@@ -220,13 +223,14 @@ PipelineBuilder& PipelineBuilder::AddHedgeOn(HedgeOptions options, std::shared_p
   if (options.listener == nullptr) options.listener = o_.listener;
   Result<HedgePolicy> policy = HedgePolicy::Create(std::move(options));
   if (!policy.ok()) return AddCreated<HedgeStage>(HedgeStage::kPlacement, std::move(policy).status());
-  return AddCreated(HedgeStage::kPlacement, Result<std::unique_ptr<HedgeStage>>(std::make_unique<HedgeStage>(
-                                                 std::move(policy).value(), std::move(executor))));
+  return AddCreated(HedgeStage::kPlacement,
+                    Result<std::unique_ptr<HedgeStage>>(std::make_unique<HedgeStage>(std::move(policy).value(),
+                                                                                     std::move(executor))));
 }
 
 PipelineBuilder& PipelineBuilder::AddRequireIdempotencyKey() {
-  return AddCreated(IdempotencyKeyStage::kPlacement, Result<std::unique_ptr<IdempotencyKeyStage>>(
-                                                         std::make_unique<IdempotencyKeyStage>(o_.listener)));
+  return AddCreated(IdempotencyKeyStage::kPlacement,
+                    Result<std::unique_ptr<IdempotencyKeyStage>>(std::make_unique<IdempotencyKeyStage>(o_.listener)));
 }
 
 PipelineBuilder& PipelineBuilder::AddChaos(std::shared_ptr<ChaosPolicy> policy, ChaosStageOptions options) {
@@ -255,8 +259,8 @@ PipelineBuilder& PipelineBuilder::Add(std::shared_ptr<const Stage> stage) {
 
 // The frame layout and the driver-neutral parts of the asynchronous form.
 std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPlan(bool report_attempt_start,
-                                                                                      bool report_attempt_end,
-                                                                                      bool sampled) const {
+                                                                                   bool report_attempt_end,
+                                                                                   bool sampled) const {
   auto plan = std::make_shared<pipeline_internal::AsyncPlan>();
   plan->keep = stages_;
   plan->timers = std::make_shared<TimerServiceTimers>(*o_.timers);
@@ -271,8 +275,8 @@ std::shared_ptr<const pipeline_internal::AsyncPlan> PipelineBuilder::MakeAsyncPl
     const AsyncStage* stage = stages_[i]->async();
     if (stage == nullptr) {
       if (plan->unsupported.ok()) {
-        plan->unsupported = Status::FailedPrecondition(
-            "pipeline: " + Where(i) + "has no asynchronous form; run this pipeline with Execute()");
+        plan->unsupported = Status::FailedPrecondition("pipeline: " + Where(i) +
+                                                       "has no asynchronous form; run this pipeline with Execute()");
       }
       continue;
     }

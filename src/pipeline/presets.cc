@@ -12,7 +12,9 @@ PipelineBuilder UserFacing(UserFacingOptions o, PipelineOptions env) {
   }
   b.AddTimeout(o.entry_timeout)
       .AddRetry({.max_attempts = o.max_attempts,
-                 .backoff = {.kind = BackoffKind::kExponential, .base = 100ms, .cap = o.entry_timeout,
+                 .backoff = {.kind = BackoffKind::kExponential,
+                             .base = 100ms,
+                             .cap = o.entry_timeout,
                              .jitter = Jitter::kFull},
                  .idempotent = o.idempotent,
                  .budget = std::move(o.budget)});
@@ -22,8 +24,7 @@ PipelineBuilder UserFacing(UserFacingOptions o, PipelineOptions env) {
 PipelineBuilder BackgroundJob(BackgroundJobOptions o, PipelineOptions env) {
   PipelineBuilder b(env);
   b.AddRetry({.max_attempts = o.max_attempts,
-              .backoff = {.kind = BackoffKind::kExponential, .base = 1s, .cap = 10min,
-                          .jitter = Jitter::kFull},
+              .backoff = {.kind = BackoffKind::kExponential, .base = 1s, .cap = 10min, .jitter = Jitter::kFull},
               .idempotent = true,
               .budget = std::move(o.budget)})
       .AddAttemptTimeout(o.attempt_timeout);
@@ -33,9 +34,12 @@ PipelineBuilder BackgroundJob(BackgroundJobOptions o, PipelineOptions env) {
 PipelineBuilder ThirdPartyApi(ThirdPartyApiOptions o, PipelineOptions env) {
   PipelineBuilder b(env);
   b.AddRequireIdempotencyKey().AddRetry({.max_attempts = o.max_attempts,
-                                         .backoff = {.kind = BackoffKind::kExponential, .base = 1s,
-                                                     .multiplier = 2.0, .cap = 2400ms,
-                                                     .jitter = Jitter::kProportional, .proportion = 0.2},
+                                         .backoff = {.kind = BackoffKind::kExponential,
+                                                     .base = 1s,
+                                                     .multiplier = 2.0,
+                                                     .cap = 2400ms,
+                                                     .jitter = Jitter::kProportional,
+                                                     .proportion = 0.2},
                                          .budget = std::move(o.budget)});
   if (o.breaker != nullptr) {
     b.AddCircuitBreaker(std::move(o.breaker));

@@ -7,9 +7,8 @@ std::vector<std::string> ServerPipelineErrors(const Pipeline* pipeline, std::str
   for (std::size_t i = 0; pipeline != nullptr && i < pipeline->size(); ++i) {
     const Stage& stage = pipeline->stage(i);
     if (!stage.placement().reports_attempt_end) continue;
-    errors.push_back("stages[" + std::to_string(i) + "] (" + std::string(stage.name()) +
-                     "): a server runs each " + std::string(unit) +
-                     " once; retry and hedge belong to the caller");
+    errors.push_back("stages[" + std::to_string(i) + "] (" + std::string(stage.name()) + "): a server runs each " +
+                     std::string(unit) + " once; retry and hedge belong to the caller");
   }
   return errors;
 }

@@ -18,8 +18,8 @@ std::vector<PlacementError> CheckPlacements(std::span<const StagePlacement> stag
     const StagePlacement& p = stages[i];
     const std::size_t first = First(stages, p.kind);
     if (p.once && first < i) {
-      errors.push_back({i, "a second " + std::string(p.kind) + " stage (the first is stages[" +
-                               std::to_string(first) + "])"});
+      errors.push_back({i, "a second " + std::string(p.kind) + " stage (the first is stages[" + std::to_string(first) +
+                               "])"});
     }
     for (const PlacementRule& rule : p.rules) {
       const std::size_t other = First(stages, rule.of);

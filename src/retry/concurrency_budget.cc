@@ -24,7 +24,8 @@ Result<std::shared_ptr<ConcurrencyBudget>> ConcurrencyBudget::Create(const Concu
 ConcurrencyBudget::ConcurrencyBudget(const ConcurrencyBudgetOptions& options)
     : options_(options),
       fraction_ppm_(std::llround(options.retry_fraction * 1e6)),
-      active_(options.stripes), outstanding_(options.stripes) {}
+      active_(options.stripes),
+      outstanding_(options.stripes) {}
 
 void ConcurrencyBudget::OnRequestStart(TimePoint /*now*/) noexcept { active_.Add(1); }
 void ConcurrencyBudget::OnRequestEnd(TimePoint /*now*/) noexcept { active_.Add(-1); }

@@ -20,8 +20,8 @@ std::vector<std::string> FailureRateGateOptions::Validate() const {
 Result<std::shared_ptr<FailureRateGate>> FailureRateGate::Create(const FailureRateGateOptions& options) {
   Status s = ValidationStatus("failure rate gate options", options.Validate());
   if (!s.ok()) return s;
-  auto window = RollingCounter::Create({.window = options.window, .buckets = options.buckets,
-                                       .stripes = options.stripes});
+  auto window =
+      RollingCounter::Create({.window = options.window, .buckets = options.buckets, .stripes = options.stripes});
   if (!window.ok()) return std::move(window).status();
   return std::shared_ptr<FailureRateGate>(new FailureRateGate(options, std::move(window).value()));
 }

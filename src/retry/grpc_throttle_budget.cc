@@ -32,8 +32,6 @@ void GrpcThrottleBudget::RecordSuccess(TimePoint /*now*/) noexcept { tokens_.Ref
 void GrpcThrottleBudget::RecordFailure(TimePoint /*now*/) noexcept { tokens_.Spend(1000); }
 
 // gRPC: milli_tokens > max_milli_tokens / 2, in integers.
-bool GrpcThrottleBudget::TryAcquireRetry(TimePoint /*now*/) noexcept {
-  return tokens_.milli() > tokens_.max() / 2;
-}
+bool GrpcThrottleBudget::TryAcquireRetry(TimePoint /*now*/) noexcept { return tokens_.milli() > tokens_.max() / 2; }
 
 }  // namespace stormguard

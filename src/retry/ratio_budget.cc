@@ -12,15 +12,14 @@ constexpr std::int64_t kUnitsPerRetry = 1000;
 
 std::vector<std::string> RatioBudgetOptions::Validate() const {
   Validator v;
-  v.Check(ttl >= std::chrono::seconds(1) && ttl <= std::chrono::seconds(60), "ttl",
-          "must be in [1s, 60s]");
+  v.Check(ttl >= std::chrono::seconds(1) && ttl <= std::chrono::seconds(60), "ttl", "must be in [1s, 60s]");
   v.CheckRange(min_retries_per_second, "min_retries_per_second", {0, 1e6});
   v.CheckRange(retry_ratio, "retry_ratio", {0, 1000});
   // The ttl range already gives every bucket a positive width, so the
   // window can only object to `buckets` and `stripes`, named as here.
   std::vector<std::string> errors = std::move(v).errors();
-  const auto window = RollingCounterOptions{.window = std::chrono::seconds(1), .buckets = buckets,
-                                           .stripes = stripes}.Validate();
+  const auto window =
+      RollingCounterOptions{.window = std::chrono::seconds(1), .buckets = buckets, .stripes = stripes}.Validate();
   errors.insert(errors.end(), window.begin(), window.end());
   return errors;
 }
@@ -28,8 +27,7 @@ std::vector<std::string> RatioBudgetOptions::Validate() const {
 Result<std::shared_ptr<RatioBudget>> RatioBudget::Create(const RatioBudgetOptions& options) {
   Status s = ValidationStatus("ratio budget options", options.Validate());
   if (!s.ok()) return s;
-  auto window = RollingCounter::Create({.window = options.ttl, .buckets = options.buckets,
-                                       .stripes = options.stripes});
+  auto window = RollingCounter::Create({.window = options.ttl, .buckets = options.buckets, .stripes = options.stripes});
   if (!window.ok()) return std::move(window).status();
   return std::shared_ptr<RatioBudget>(new RatioBudget(options, std::move(window).value()));
 }
@@ -38,7 +36,7 @@ RatioBudget::RatioBudget(const RatioBudgetOptions& options, RollingCounter windo
     : options_(options),
       deposit_units_(ToThousandths(options.retry_ratio)),
       reserve_units_(ToThousandths(options.min_retries_per_second *
-                                       std::chrono::duration<double>(options.ttl).count())),
+                                   std::chrono::duration<double>(options.ttl).count())),
       window_(std::move(window)) {}
 
 void RatioBudget::OnRequestStart(TimePoint now) noexcept { window_.Add(now, {1, 0}); }

@@ -43,8 +43,8 @@ Result<RetryPolicy> RetryPolicy::Create(RetryOptions options) {
   return RetryPolicy(std::move(options), std::move(backoff).value());
 }
 
-RetryDecision RetryPolicy::Decide(OutcomeClass outcome, const Status& status, const CallContext& ctx,
-                                  TimePoint now, Duration previous_wait, Random& rng) const noexcept {
+RetryDecision RetryPolicy::Decide(OutcomeClass outcome, const Status& status, const CallContext& ctx, TimePoint now,
+                                  Duration previous_wait, Random& rng) const noexcept {
   using R = RetryDecision;
   if (outcome == OutcomeClass::kSuccess) return R::Stop(StopReason::kSucceeded);
   if (outcome == OutcomeClass::kCancelled || ctx.stop.stop_requested()) {
@@ -67,8 +67,7 @@ RetryDecision RetryPolicy::Decide(OutcomeClass outcome, const Status& status, co
   // cannot park the caller for an hour.
   const Duration backoff = backoff_.Next(ctx.attempt, previous_wait, rng);
   const Duration wait =
-      hints.pushback ? std::max(backoff, std::clamp(*hints.pushback, Duration::zero(), o_.max_pushback))
-                     : backoff;
+      hints.pushback ? std::max(backoff, std::clamp(*hints.pushback, Duration::zero(), o_.max_pushback)) : backoff;
   const Duration remaining = ctx.deadline.Remaining(now);
   if (remaining <= Duration::zero() || remaining < SaturatingAdd(wait, o_.min_attempt_time)) {
     return R::Stop(StopReason::kDeadline);

@@ -20,15 +20,19 @@ void RecordAttempt(const RetryPolicy& p, OutcomeClass outcome, TimePoint now) no
 
 void Report(const RetryPolicy& p, EventKind kind, std::string_view reason, TimePoint now, int attempt,
             OutcomeClass outcome, Duration d) noexcept {
-  Emit(p.options().listener, Event{.kind = kind, .policy = PolicyId::kRetry, .reason = reason, .at = now,
-                                   .attempt = attempt, .outcome = outcome, .duration = d});
+  Emit(p.options().listener, Event{.kind = kind,
+                                   .policy = PolicyId::kRetry,
+                                   .reason = reason,
+                                   .at = now,
+                                   .attempt = attempt,
+                                   .outcome = outcome,
+                                   .duration = d});
 }
 
 }  // namespace
 
-RetryDecision RetrySession::OnAttemptEnd(Status& status, OutcomeClass outcome, CallContext& ctx,
-                                         TimePoint now, TimePoint coarse_now, Duration latency,
-                                         Random& rng) noexcept {
+RetryDecision RetrySession::OnAttemptEnd(Status& status, OutcomeClass outcome, CallContext& ctx, TimePoint now,
+                                         TimePoint coarse_now, Duration latency, Random& rng) noexcept {
   const RetryPolicy& p = *policy_;
   RetryBudget* budget = p.budget();
   RecordAttempt(p, outcome, coarse_now);
@@ -67,10 +71,8 @@ bool GivesUpForTheChain(const RetryPolicy& p, StopReason reason) noexcept {
     case StopReason::kAttemptsExhausted:
     case StopReason::kPushbackStop:
     case StopReason::kDeadline:
-    case StopReason::kBudgetExhausted:
-      return true;
-    default:
-      return false;
+    case StopReason::kBudgetExhausted: return true;
+    default: return false;
   }
 }
 

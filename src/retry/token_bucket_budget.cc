@@ -8,10 +8,8 @@ namespace stormguard {
 
 std::vector<std::string> TokenBucketBudgetOptions::Validate() const {
   Validator v;
-  v.Check(std::isfinite(max_tokens) && max_tokens >= 1 && max_tokens <= 1e9, "max_tokens",
-          "must be in [1, 1e9]");
-  v.Check(std::isfinite(token_ratio) && token_ratio >= 0 && token_ratio <= 1e9, "token_ratio",
-          "must be in [0, 1e9]");
+  v.Check(std::isfinite(max_tokens) && max_tokens >= 1 && max_tokens <= 1e9, "max_tokens", "must be in [1, 1e9]");
+  v.Check(std::isfinite(token_ratio) && token_ratio >= 0 && token_ratio <= 1e9, "token_ratio", "must be in [0, 1e9]");
   v.Check(!(token_ratio > 0 && ToThousandths(token_ratio) == 0), "token_ratio",
           "must be 0 or at least 0.001 (tokens keep three decimals)");
   return std::move(v).errors();

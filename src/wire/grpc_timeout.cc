@@ -23,9 +23,7 @@ constexpr std::array<Unit, 6> kUnits = {{
     {'H', 3'600'000'000'000},
 }};
 
-constexpr std::int64_t CeilDiv(std::int64_t a, std::int64_t b) noexcept {
-  return a / b + (a % b != 0 ? 1 : 0);
-}
+constexpr std::int64_t CeilDiv(std::int64_t a, std::int64_t b) noexcept { return a / b + (a % b != 0 ? 1 : 0); }
 
 WireText WithUnit(std::int64_t value, char symbol) noexcept {
   WireText out = WireText::Decimal(value);

@@ -9,8 +9,7 @@ namespace {
 
 using Names = std::array<std::string_view, 7>;
 constexpr Names kShortDays = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
-constexpr Names kLongDays = {"Monday", "Tuesday", "Wednesday", "Thursday",
-                             "Friday", "Saturday", "Sunday"};
+constexpr Names kLongDays = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"};
 constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
@@ -67,9 +66,7 @@ class Cursor {
   std::string_view rest_;
 };
 
-constexpr bool IsLeap(std::int64_t y) noexcept {
-  return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-}
+constexpr bool IsLeap(std::int64_t y) noexcept { return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0); }
 
 constexpr int DaysInMonth(std::int64_t y, int m) noexcept {
   constexpr std::array<int, 12> kDays = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -99,8 +96,8 @@ std::optional<Civil> ParseImfFixdate(std::string_view s) noexcept {
   Cursor c(s);
   Civil t;
   int weekday = 0;
-  if (c.Name(kShortDays, weekday) && c.Lit(", ") && c.Num(2, t.day) && c.Lit(" ") && c.Month(t) &&
-      c.Lit(" ") && c.Num(4, t.year) && c.Lit(" ") && c.Time(t) && c.Lit(" GMT") && c.End()) {
+  if (c.Name(kShortDays, weekday) && c.Lit(", ") && c.Num(2, t.day) && c.Lit(" ") && c.Month(t) && c.Lit(" ") &&
+      c.Num(4, t.year) && c.Lit(" ") && c.Time(t) && c.Lit(" GMT") && c.End()) {
     return t;
   }
   return std::nullopt;
@@ -111,8 +108,8 @@ std::optional<Civil> ParseRfc850(std::string_view s, std::int64_t now_year) noex
   Civil t;
   int weekday = 0;
   int yy = 0;
-  if (!(c.Name(kLongDays, weekday) && c.Lit(", ") && c.Num(2, t.day) && c.Lit("-") && c.Month(t) &&
-        c.Lit("-") && c.Num(2, yy) && c.Lit(" ") && c.Time(t) && c.Lit(" GMT") && c.End())) {
+  if (!(c.Name(kLongDays, weekday) && c.Lit(", ") && c.Num(2, t.day) && c.Lit("-") && c.Month(t) && c.Lit("-") &&
+        c.Num(2, yy) && c.Lit(" ") && c.Time(t) && c.Lit(" GMT") && c.End())) {
     return std::nullopt;
   }
   // RFC 9110 5.6.7: the latest year ending in `yy` that is at most 50 years

@@ -23,9 +23,7 @@ Duration ClampedMillis(std::int64_t ms) noexcept {
   return ms >= kMaxWireMillis ? kMaxWireDuration : std::chrono::milliseconds(ms);
 }
 
-std::int64_t FloorMillis(Duration d) noexcept {
-  return d.count() <= 0 ? 0 : d / std::chrono::milliseconds(1);
-}
+std::int64_t FloorMillis(Duration d) noexcept { return d.count() <= 0 ? 0 : d / std::chrono::milliseconds(1); }
 
 std::int64_t CeilUnits(Duration d, Duration unit) noexcept {
   if (d.count() <= 0) return 0;
@@ -37,8 +35,8 @@ std::int64_t CeilUnits(Duration d, Duration unit) noexcept {
 // inside int64: an RFC 850 date read near an extreme `now` is near it too.
 Duration UntilUnixSecond(std::int64_t at_s, std::int64_t now_ms) noexcept {
   const bool negative = now_ms % 1000 < 0;
-  const std::int64_t now_s = now_ms / 1000 - (negative ? 1 : 0);             // floor
-  const std::int64_t now_sub_ms = now_ms % 1000 + (negative ? 1000 : 0);     // 0..999
+  const std::int64_t now_s = now_ms / 1000 - (negative ? 1 : 0);          // floor
+  const std::int64_t now_sub_ms = now_ms % 1000 + (negative ? 1000 : 0);  // 0..999
   std::int64_t seconds = 0;
   if (__builtin_sub_overflow(at_s, now_s, &seconds)) {
     return at_s > now_s ? kMaxWireDuration : Duration::zero();
@@ -84,9 +82,7 @@ std::vector<std::string> WireNames::Validate() const {
   return std::move(v).errors();
 }
 
-WireText EncodeRequestTimeoutMs(Duration remaining) noexcept {
-  return WireText::Decimal(FloorMillis(remaining));
-}
+WireText EncodeRequestTimeoutMs(Duration remaining) noexcept { return WireText::Decimal(FloorMillis(remaining)); }
 
 std::optional<Duration> DecodeRequestTimeoutMs(std::string_view text) noexcept {
   const auto ms = ParseDigits(TrimOws(text));
@@ -171,8 +167,7 @@ bool IsValidIdempotencyKey(std::string_view key, std::size_t max_length) noexcep
   return true;
 }
 
-std::optional<std::string_view> DecodeIdempotencyKey(std::string_view text,
-                                                     std::size_t max_length) noexcept {
+std::optional<std::string_view> DecodeIdempotencyKey(std::string_view text, std::size_t max_length) noexcept {
   const std::string_view key = TrimOws(text);
   if (!IsValidIdempotencyKey(key, max_length)) return std::nullopt;
   return key;

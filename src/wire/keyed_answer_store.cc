@@ -58,8 +58,7 @@ Result<std::unique_ptr<KeyedAnswerStore>> KeyedAnswerStore::Create(IdempotencySt
   return std::unique_ptr<KeyedAnswerStore>(new KeyedAnswerStore(options));
 }
 
-AnswerClaim KeyedAnswerStore::Begin(const IdempotencyScope& scope, std::uint64_t fingerprint,
-                                         TimePoint now) {
+AnswerClaim KeyedAnswerStore::Begin(const IdempotencyScope& scope, std::uint64_t fingerprint, TimePoint now) {
   std::string key = ScopeKey(scope);
   std::lock_guard lock(mu_);
   ExpireLocked(now);
@@ -169,8 +168,7 @@ void KeyedAnswerStore::Notify(std::vector<std::pair<std::uint64_t, CompletionWat
   for (auto& [ticket, notify] : watchers) notify(answer);
 }
 
-std::optional<RecordedAnswer> KeyedAnswerStore::AwaitCompletion(const IdempotencyScope& scope,
-                                                                Duration max_wait) {
+std::optional<RecordedAnswer> KeyedAnswerStore::AwaitCompletion(const IdempotencyScope& scope, Duration max_wait) {
   const std::string key = ScopeKey(scope);
   std::unique_lock lock(mu_);
   ++stats_.waiting;

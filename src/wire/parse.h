@@ -33,8 +33,7 @@ constexpr std::optional<std::int64_t> ParseDigits(std::string_view s,
 
 // a * b + c, or nullopt when any step leaves int64: peer-controlled numbers
 // never reach unchecked arithmetic.
-constexpr std::optional<std::int64_t> CheckedMulAdd(std::int64_t a, std::int64_t b,
-                                                    std::int64_t c) noexcept {
+constexpr std::optional<std::int64_t> CheckedMulAdd(std::int64_t a, std::int64_t b, std::int64_t c) noexcept {
   std::int64_t product = 0;
   std::int64_t sum = 0;
   if (__builtin_mul_overflow(a, b, &product) || __builtin_add_overflow(product, c, &sum)) {

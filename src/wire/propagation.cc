@@ -61,12 +61,11 @@ struct Incoming {
   bool key_seen[2] = {false, false};
   std::optional<std::string_view> key[2];
 
-  void Read(const HeaderGetter& get, std::int64_t unix_now_ms, const ServerLimits& limits,
-            const WireNames& names) {
-    const std::string_view all[] = {names.request_timeout_ms,     names.request_deadline,
-                                    names.envoy_expected_timeout_ms, names.grpc_timeout,
-                                    names.retry_attempt,          names.grpc_previous_attempts,
-                                    names.idempotency_key,        names.grpc_idempotency_key};
+  void Read(const HeaderGetter& get, std::int64_t unix_now_ms, const ServerLimits& limits, const WireNames& names) {
+    const std::string_view all[] = {
+        names.request_timeout_ms, names.request_deadline,    names.envoy_expected_timeout_ms,
+        names.grpc_timeout,       names.retry_attempt,       names.grpc_previous_attempts,
+        names.idempotency_key,    names.grpc_idempotency_key};
     get.ForEachOf(all, [&](std::size_t which, std::string_view value) {
       if (which >= 6) {
         if (!key_seen[which - 6]) key[which - 6] = DecodeIdempotencyKey(value, limits.max_idempotency_key_length);
@@ -118,8 +117,8 @@ void InjectHttp(const CallContext& ctx, TimePoint now, std::int64_t unix_now_ms,
   PutKey(ctx, set, names.idempotency_key);
 }
 
-void InjectGrpc(const CallContext& ctx, TimePoint now, HeaderSetter set,
-                const InjectOptions& options, const WireNames& names) {
+void InjectGrpc(const CallContext& ctx, TimePoint now, HeaderSetter set, const InjectOptions& options,
+                const WireNames& names) {
   const Deadline down = ctx.deadline.ForNextHop(now, options.reserve);
   if (!down.is_infinite()) Put(set, names.grpc_timeout, EncodeGrpcTimeout(down.Remaining(now)));
   if (const int attempt = SentAttempt(ctx, options); attempt > 1) {
@@ -148,8 +147,8 @@ std::string_view BudgetSourceName(BudgetSource source) noexcept {
   return "unknown";
 }
 
-ExtractedContext Extract(HeaderGetter get, TimePoint now, std::int64_t unix_now_ms,
-                         const ServerLimits& limits, const WireNames& names) {
+ExtractedContext Extract(HeaderGetter get, TimePoint now, std::int64_t unix_now_ms, const ServerLimits& limits,
+                         const WireNames& names) {
   ExtractedContext out;
   const Duration cap = std::max(limits.max_budget, Duration::zero());
   Incoming in;
@@ -183,15 +182,17 @@ void InjectRetryHintsGrpc(const RetryHints& hints, HeaderSetter set, const WireN
 
 // A repeated hint reads the most cautious way: any do-not-retry or stop
 // wins, and the longest pause.
-RetryHints ReadRetryHints(HeaderGetter get, std::int64_t unix_now_ms, Duration max_pushback,
-                          const WireNames& names) {
+RetryHints ReadRetryHints(HeaderGetter get, std::int64_t unix_now_ms, Duration max_pushback, const WireNames& names) {
   RetryHints hints;
   const auto each = [&](std::string_view name, auto visit) {
-    if (!name.empty()) get.ForEach(name, [&](std::string_view v) { visit(v); return true; });
+    if (!name.empty())
+      get.ForEach(name, [&](std::string_view v) {
+        visit(v);
+        return true;
+      });
   };
-  each(names.no_retry, [&](std::string_view v) {
-    hints.do_not_retry = hints.do_not_retry || DecodeNoRetry(v).value_or(false);
-  });
+  each(names.no_retry,
+       [&](std::string_view v) { hints.do_not_retry = hints.do_not_retry || DecodeNoRetry(v).value_or(false); });
   std::optional<Duration> pause;
   const auto longer = [&](Duration d) { pause = std::max(pause.value_or(d), d); };
   each(names.grpc_retry_pushback, [&](std::string_view v) {

@@ -35,11 +35,9 @@ TEST(BackoffMatcherTest, IsWithinRejectsAWaitOutsideTheRange) {
 
 TEST(BackoffMatcherTest, SpreadsAcrossRejectsDrawsStuckInOneQuarter) {
   const std::vector<Duration> lockstep(1000, 400ms);
-  EXPECT_NONFATAL_FAILURE(EXPECT_THAT(lockstep, SpreadsAcross(0ms, 400ms)),
-                          "low quarter missed");
+  EXPECT_NONFATAL_FAILURE(EXPECT_THAT(lockstep, SpreadsAcross(0ms, 400ms)), "low quarter missed");
   const std::vector<Duration> low_only(1000, 10ms);
-  EXPECT_NONFATAL_FAILURE(EXPECT_THAT(low_only, SpreadsAcross(0ms, 400ms)),
-                          "high quarter missed");
+  EXPECT_NONFATAL_FAILURE(EXPECT_THAT(low_only, SpreadsAcross(0ms, 400ms)), "high quarter missed");
   EXPECT_THAT((std::vector<Duration>{0ms, 400ms}), SpreadsAcross(0ms, 400ms));
 }
 
@@ -101,8 +99,8 @@ TEST(BackoffTest, ProportionalJitterStaysWithinEightyAndHundredTwentyPercentCapp
 }
 
 TEST(BackoffTest, UniformJitterStaysWithinSpreadOfCeilingCappedAndNonNegative) {
-  const Backoff b = Make({.kind = BackoffKind::kLinear, .base = 100ms, .cap = 500ms,
-                          .jitter = Jitter::kUniform, .spread = 150ms});
+  const Backoff b =
+      Make({.kind = BackoffKind::kLinear, .base = 100ms, .cap = 500ms, .jitter = Jitter::kUniform, .spread = 150ms});
   Random rng(14);
   for (int n = 1; n <= 6; ++n) {
     const Duration c = b.Ceiling(n);
@@ -180,8 +178,7 @@ TEST(BackoffTest, DecorrelatedExpectedFollowsTheChainMean) {
     for (int n = 0; n < 4; ++n) sum_ms[n] += ToMillis(waits[n]);
   }
   for (int n = 1; n <= 4; ++n) {
-    EXPECT_NEAR(sum_ms[n - 1] / kChains, ToMillis(b.Expected(n)), ToMillis(b.Expected(n)) * 0.02)
-        << n;
+    EXPECT_NEAR(sum_ms[n - 1] / kChains, ToMillis(b.Expected(n)), ToMillis(b.Expected(n)) * 0.02) << n;
   }
 }
 
@@ -211,11 +208,9 @@ TEST(BackoffTest, DecorrelatedExpectedIsExactUntilTheCapBindsThenAnUpperBound) {
 
 TEST(BackoffTest, DecorrelatedExpectedIsFastForHugeRetryNumbers) {
   // Growth below 2 converges to base / (2 - growth) without ever reaching the cap.
-  const Backoff b = Make({.base = 100ms, .cap = kDay, .jitter = Jitter::kDecorrelated,
-                          .decorrelated_growth = 1.5});
+  const Backoff b = Make({.base = 100ms, .cap = kDay, .jitter = Jitter::kDecorrelated, .decorrelated_growth = 1.5});
   EXPECT_NEAR(ToMillis(b.Expected(INT_MAX)), 200.0, 1e-3);
-  const Backoff tiny = Make({.base = 1ns, .cap = kDay, .jitter = Jitter::kDecorrelated,
-                             .decorrelated_growth = 1.5});
+  const Backoff tiny = Make({.base = 1ns, .cap = kDay, .jitter = Jitter::kDecorrelated, .decorrelated_growth = 1.5});
   EXPECT_LE(tiny.Range(INT_MAX).second, kDay);
 }
 

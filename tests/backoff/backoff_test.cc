@@ -129,8 +129,7 @@ TEST(BackoffTest, EveryStrategyRespectsTheCapAtEveryRetry) {
   Random rng(1);
   for (BackoffKind kind : kAllKinds) {
     for (Jitter jitter : kAllJitters) {
-      const Backoff b = Make({.kind = kind, .base = 70ms, .cap = 2s, .jitter = jitter,
-                              .spread = 500ms});
+      const Backoff b = Make({.kind = kind, .base = 70ms, .cap = 2s, .jitter = jitter, .spread = 500ms});
       Duration previous = Duration::zero();
       for (int n = 1; n <= 200; ++n) {
         previous = b.Next(n, previous, rng);
@@ -157,8 +156,7 @@ TEST(BackoffTest, HugeRetryNumbersNeverWrapOrGoNegative) {
   for (BackoffKind kind : kAllKinds) {
     for (Jitter jitter : kAllJitters) {
       for (Duration cap : {7 * kDay, Duration::max()}) {
-        const Backoff b = Make({.kind = kind, .base = kDay, .cap = cap, .jitter = jitter,
-                                .spread = kDay});
+        const Backoff b = Make({.kind = kind, .base = kDay, .cap = cap, .jitter = jitter, .spread = kDay});
         for (int n : {1000, INT_MAX}) {
           const Duration w = b.Next(n, cap, rng);
           EXPECT_THAT(w, IsWithin(Duration::zero(), cap))
@@ -198,23 +196,20 @@ TEST(BackoffTest, ValidateNamesEveryBadField) {
                            .decorrelated_growth = 1.0};
   const auto errors = bad.Validate();
   for (const char* field :
-       {"base: ", "step: ", "multiplier: ", "cap: ", "proportion: ", "spread: ",
-        "decorrelated_growth: "}) {
+       {"base: ", "step: ", "multiplier: ", "cap: ", "proportion: ", "spread: ", "decorrelated_growth: "}) {
     EXPECT_THAT(errors, Contains(StartsWith(field))) << field;
   }
   const Result<Backoff> b = Backoff::Create(bad);
   ASSERT_FALSE(b.ok());
   EXPECT_EQ(b.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(b.status().message(),
-              AllOf(HasSubstr("base: must not be negative"), HasSubstr("step: "),
-                    HasSubstr("multiplier: "), HasSubstr("cap: must be positive"),
-                    HasSubstr("proportion: "), HasSubstr("spread: "),
+              AllOf(HasSubstr("base: must not be negative"), HasSubstr("step: "), HasSubstr("multiplier: "),
+                    HasSubstr("cap: must be positive"), HasSubstr("proportion: "), HasSubstr("spread: "),
                     HasSubstr("decorrelated_growth: ")));
 }
 
 TEST(BackoffTest, ValidateRejectsCapBelowBase) {
-  EXPECT_THAT((BackoffOptions{.base = 2s, .cap = 1s}.Validate()),
-              ElementsAre("cap: must be at least base"));
+  EXPECT_THAT((BackoffOptions{.base = 2s, .cap = 1s}.Validate()), ElementsAre("cap: must be at least base"));
 }
 
 TEST(BackoffTest, ValidateRejectsNonFiniteNumbers) {

@@ -29,8 +29,7 @@ MATCHER_P2(SpreadsAcross, lo, hi, "reaches both outer quarters of [" + Ms(lo) + 
   const Duration quarter = (hi - lo) / 4;
   const bool low = std::any_of(arg.begin(), arg.end(), [&](Duration d) { return d <= lo + quarter; });
   const bool high = std::any_of(arg.begin(), arg.end(), [&](Duration d) { return d >= hi - quarter; });
-  *result_listener << "low quarter " << (low ? "hit" : "missed") << ", high quarter "
-                   << (high ? "hit" : "missed");
+  *result_listener << "low quarter " << (low ? "hit" : "missed") << ", high quarter " << (high ? "hit" : "missed");
   return low && high;
 }
 
@@ -59,14 +58,11 @@ inline std::vector<Duration> Draws(const Backoff& b, int retry, int count, Rando
   return out;
 }
 
-inline Duration Sum(const std::vector<Duration>& v) {
-  return std::accumulate(v.begin(), v.end(), Duration::zero());
-}
+inline Duration Sum(const std::vector<Duration>& v) { return std::accumulate(v.begin(), v.end(), Duration::zero()); }
 
 constexpr Duration kDay = std::chrono::hours(24);
-constexpr Jitter kAllJitters[] = {Jitter::kNone, Jitter::kFull, Jitter::kEqual,
+constexpr Jitter kAllJitters[] = {Jitter::kNone,         Jitter::kFull,         Jitter::kEqual,
                                   Jitter::kDecorrelated, Jitter::kProportional, Jitter::kUniform};
-constexpr BackoffKind kAllKinds[] = {BackoffKind::kConstant, BackoffKind::kLinear,
-                                     BackoffKind::kExponential};
+constexpr BackoffKind kAllKinds[] = {BackoffKind::kConstant, BackoffKind::kLinear, BackoffKind::kExponential};
 
 }  // namespace stormguard::backoff_testing

@@ -49,8 +49,7 @@ TEST(ConfigAdaptiveTimeoutTest, EachBadValueNamesItsPath) {
   };
   EXPECT_THAT(errors_of(R"({"quantile": 1.5})"), Contains(stage + ".quantile: must be in (0, 1], got 1.5"));
   EXPECT_THAT(errors_of(R"({"quantile": 0})"), Contains(stage + ".quantile: must be in (0, 1], got 0"));
-  EXPECT_THAT(errors_of(R"({"factor": 0.5})"),
-              Contains(HasSubstr(stage + ".factor: must be a finite number >= 1")));
+  EXPECT_THAT(errors_of(R"({"factor": 0.5})"), Contains(HasSubstr(stage + ".factor: must be a finite number >= 1")));
   EXPECT_THAT(errors_of(R"({"min": "0s"})"), Contains(stage + ".min: must be positive"));
   EXPECT_THAT(errors_of(R"({"min": "1s", "max": "10ms"})"), Contains(stage + ".max: must be at least min"));
   EXPECT_THAT(errors_of(R"({"warmup": "0s"})"), Contains(stage + ".warmup: must be positive"));
@@ -82,7 +81,7 @@ TEST(ConfigAdaptiveTimeoutTest, BuildsAnAdaptiveAttemptTimeoutWithItsOwnTracker)
   const AdaptiveTimeout* a = AttemptTimeoutOf(*p).options().adaptive.get();
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->latency().options().min_samples, 30);
-  EXPECT_TRUE(a->options().record_successes);  // its own tracker: nobody else records
+  EXPECT_TRUE(a->options().record_successes);                           // its own tracker: nobody else records
   EXPECT_EQ(a->TimeoutFor(env.clock.Now(), kInfiniteDuration), 200ms);  // warm-up
 }
 

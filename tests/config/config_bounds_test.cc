@@ -16,8 +16,8 @@ using testkit::Inventory;
 
 TEST(ConfigBoundsTest, RefusesADocumentAboveTheSizeLimit) {
   const std::string text = R"({"destinations": {}, "pad": ")" + std::string(kMaxConfigBytes, 'x') + "\"}";
-  EXPECT_THAT(ErrorsOf(text), ElementsAre("document: is " + std::to_string(text.size()) +
-                                          " bytes, more than the limit of 4194304"));
+  EXPECT_THAT(ErrorsOf(text),
+              ElementsAre("document: is " + std::to_string(text.size()) + " bytes, more than the limit of 4194304"));
 }
 
 TEST(ConfigBoundsTest, RefusesDeepNestingBeforeBuildingIt) {
@@ -42,8 +42,7 @@ TEST(ConfigBoundsTest, RefusesANulByteAnywhere) {
 TEST(ConfigBoundsTest, RefusesNumbersBeyondADouble) {
   EXPECT_THAT(ErrorsOf(Inventory(R"({"rate_limiter": {"rate": 1e400}})")),
               ElementsAre(HasSubstr("document: number overflow parsing '1e400'")));
-  EXPECT_THAT(ErrorsOf(Inventory(R"({"rate_limiter": {"rate": -1e400}})")),
-              ElementsAre(HasSubstr("number overflow")));
+  EXPECT_THAT(ErrorsOf(Inventory(R"({"rate_limiter": {"rate": -1e400}})")), ElementsAre(HasSubstr("number overflow")));
   // Large but finite: the options' own range check answers.
   EXPECT_THAT(ErrorsOf(Inventory(R"({"rate_limiter": {"rate": 1e300}})")),
               ElementsAre(HasSubstr("destinations.inventory.rate_limiter.rate: ")));

@@ -147,8 +147,9 @@ TEST(ConfigErrorsTest, ParseConfigJoinsTheErrorsIntoOneStatus) {
   const Result<Config> c = ParseConfig(Inventory(R"({"bulkhead": {"max_concurrent": 0}, "x": 1})"));
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(c.status().message(), "invalid config: destinations.inventory.bulkhead.max_concurrent: must be at "
-                                  "least 1; destinations.inventory.x: unknown field");
+  EXPECT_EQ(c.status().message(),
+            "invalid config: destinations.inventory.bulkhead.max_concurrent: must be at "
+            "least 1; destinations.inventory.x: unknown field");
 }
 
 }  // namespace

@@ -50,13 +50,16 @@ std::string FullDocument() {
       {"fallback": {"on_outcomes": ["overloaded", "deadline_exceeded"], "on_any_rejection": false,
                     "on_rejected_by": ["bulkhead", "rate_limiter"], "skip_when_remaining_below": "20ms"}},
       {"timeout": {"timeout": "800ms", "abandon_after": "20ms"}},
-      {"retry": )" + retry + R"(},
+      {"retry": )" +
+         retry + R"(},
       "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency",
-      {"hedge": )" + hedge + R"(},
+      {"hedge": )" +
+         hedge + R"(},
       "require_idempotency_key",
       {"attempt_timeout": {"timeout": "200ms", "abandon_after": "5ms"}}]},
     "methods": {
-      "GET /stock": {"timeout": "250ms", "retry": )" + retry + R"(, "hedge": )" + hedge + R"(},
+      "GET /stock": {"timeout": "250ms", "retry": )" +
+         retry + R"(, "hedge": )" + hedge + R"(},
       "inventory.Stock/*": {"timeout": "1s"},
       "*": {"timeout": "2s"}}},
   "pricing": {"retry_budget": {"grpc_throttle": {"max_tokens": 50, "token_ratio": 0.5}},

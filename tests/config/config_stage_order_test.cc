@@ -15,8 +15,7 @@ using testkit::ErrorsOf;
 using testkit::Inventory;
 
 std::vector<std::string> StageErrors(const std::string& stages) {
-  return ErrorsOf(Inventory(R"({"circuit_breaker": {}, "bulkhead": {}, "pipeline": {"stages": [)" + stages +
-                            "]}}"));
+  return ErrorsOf(Inventory(R"({"circuit_breaker": {}, "bulkhead": {}, "pipeline": {"stages": [)" + stages + "]}}"));
 }
 
 TEST(ConfigStageOrderTest, AHedgeOutsideTheRetry) {
@@ -26,15 +25,16 @@ TEST(ConfigStageOrderTest, AHedgeOutsideTheRetry) {
 }
 
 TEST(ConfigStageOrderTest, AnAttemptTimeoutOutsideTheRetry) {
-  EXPECT_THAT(StageErrors(R"({"attempt_timeout": {"timeout": "1s"}}, {"retry": {}})"),
-              ElementsAre(::testing::StartsWith(
-                  "destinations.inventory.pipeline.stages[0]: outside retry (stages[1]) ")));
+  EXPECT_THAT(
+      StageErrors(R"({"attempt_timeout": {"timeout": "1s"}}, {"retry": {}})"),
+      ElementsAre(::testing::StartsWith("destinations.inventory.pipeline.stages[0]: outside retry (stages[1]) ")));
 }
 
 TEST(ConfigStageOrderTest, AnOverallTimeoutAndAFallbackInsideTheRetry) {
-  EXPECT_THAT(StageErrors(R"({"retry": {}}, {"fallback": {}}, {"timeout": {"timeout": "1s"}})"),
-              ElementsAre(::testing::StartsWith("destinations.inventory.pipeline.stages[1]: inside retry (stages[0]) "),
-                          ::testing::StartsWith("destinations.inventory.pipeline.stages[2]: inside retry (stages[0]) ")));
+  EXPECT_THAT(
+      StageErrors(R"({"retry": {}}, {"fallback": {}}, {"timeout": {"timeout": "1s"}})"),
+      ElementsAre(::testing::StartsWith("destinations.inventory.pipeline.stages[1]: inside retry (stages[0]) "),
+                  ::testing::StartsWith("destinations.inventory.pipeline.stages[2]: inside retry (stages[0]) ")));
 }
 
 TEST(ConfigStageOrderTest, TwoStagesOfOneKind) {

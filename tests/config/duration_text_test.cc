@@ -21,8 +21,8 @@ TEST(DurationTextTest, ReadsEveryUnitAndDecimals) {
 }
 
 TEST(DurationTextTest, RefusesWhatIsNotADurationWithTheReason) {
-  for (const char* text : {"250", "-", "-s", "+1s", "nan", "NaN", "1e3ms", "1.s", ".5s", "1.5", "s", "", "1 s",
-                           "1sec", "infs", "1.2.3s", "0x10s"}) {
+  for (const char* text : {"250", "-", "-s", "+1s", "nan", "NaN", "1e3ms", "1.s", ".5s", "1.5", "s", "", "1 s", "1sec",
+                           "infs", "1.2.3s", "0x10s"}) {
     const Result<Duration> d = ParseDurationText(text);
     ASSERT_FALSE(d.ok()) << text;
     EXPECT_NE(d.status().message().find("must be a duration such as"), std::string::npos) << text;
@@ -66,8 +66,8 @@ TEST(DurationTextTest, FormatsExactlySoEveryValueReadsBack) {
   EXPECT_EQ(FormatDurationText(1234567ns), "1234.567us");
   EXPECT_EQ(FormatDurationText(1500001ns), "1500.001us");
   EXPECT_EQ(FormatDurationText(999ns), "999ns");
-  for (Duration d : std::initializer_list<Duration>{1ns, 999ns, 1001ns, 1234567ns, 1500001ns, 61s, 3601s, 59999ms, kMaxConfigDuration,
-                     Duration(123456789012345)}) {
+  for (Duration d : std::initializer_list<Duration>{1ns, 999ns, 1001ns, 1234567ns, 1500001ns, 61s, 3601s, 59999ms,
+                                                    kMaxConfigDuration, Duration(123456789012345)}) {
     EXPECT_EQ(*ParseDurationText(FormatDurationText(d)), d) << FormatDurationText(d);
   }
 }

@@ -61,7 +61,7 @@ TEST(GrpcBoundsTest, MaxAttemptsFromTwoCountsUpToFive) {
   EXPECT_THAT(ErrorsOf(Retry(R"("maxAttempts": 1)")), ElementsAre(std::string(kAttempts) + "must be at least 2"));
   EXPECT_EQ(RetryOf(R"("maxAttempts": 2)", p).max_attempts, 2);
   EXPECT_EQ(RetryOf(R"("maxAttempts": 5)", p).max_attempts, 5);
-  EXPECT_EQ(RetryOf(R"("maxAttempts": 6)", p).max_attempts, 5);  // A6: counts as 5
+  EXPECT_EQ(RetryOf(R"("maxAttempts": 6)", p).max_attempts, 5);    // A6: counts as 5
   EXPECT_EQ(RetryOf(R"("maxAttempts": 3.0)", p).max_attempts, 3);  // proto3 JSON: an integral number
   EXPECT_EQ(RetryOf(R"("maxAttempts": 4294967295)", p).max_attempts, 5);
 }

@@ -75,7 +75,7 @@ TEST(GrpcServiceConfigTest, ThrottlingIsTheExactGrpcBudget) {
   // gRPC: retries only while tokens > maxTokens / 2; each failure takes 1.
   const TimePoint now{};
   for (int i = 0; i < 4; ++i) (*budget)->RecordFailure(now);
-  EXPECT_TRUE((*budget)->TryAcquireRetry(now));   // 6 > 5
+  EXPECT_TRUE((*budget)->TryAcquireRetry(now));  // 6 > 5
   (*budget)->RecordFailure(now);
   EXPECT_FALSE((*budget)->TryAcquireRetry(now));  // 5 is not > 5
   (*budget)->RecordSuccess(now);                  // + 0.1
@@ -146,9 +146,8 @@ TEST_P(GrpcRejectionTest, RejectsWithGrpcsFieldPath) {
   EXPECT_THAT(ErrorsOf(GetParam().config), Contains(std::string(GetParam().error)));
 }
 
-#define SG_RETRY(fields)                                                                       \
-  R"({"methodConfig": [{"name": [{"service": "s"}], "retryPolicy": {)" fields R"(}}]})"
-#define SG_VALID_RETRY                                                                         \
+#define SG_RETRY(fields) R"({"methodConfig": [{"name": [{"service": "s"}], "retryPolicy": {)" fields R"(}}]})"
+#define SG_VALID_RETRY                                                                          \
   R"("maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, )" \
   R"("retryableStatusCodes": ["UNAVAILABLE"])"
 

@@ -18,8 +18,8 @@ thread_local std::uint64_t thread_allocations = 0;
 void* CountedAlloc(std::size_t n, std::size_t align = alignof(std::max_align_t)) {
   ++thread_allocations;
   n = n == 0 ? 1 : n;
-  void* p = align <= alignof(std::max_align_t) ? std::malloc(n)
-                                                : std::aligned_alloc(align, (n + align - 1) / align * align);
+  void* p =
+      align <= alignof(std::max_align_t) ? std::malloc(n) : std::aligned_alloc(align, (n + align - 1) / align * align);
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }

@@ -24,8 +24,8 @@ std::string Doc(const std::string& options) {
 }
 
 std::string Error(bool enabled, const std::string& rate, const std::string& code = "UNAVAILABLE") {
-  return Doc(R"({"kind": "error", "seed": 7, "enabled": )" + std::string(enabled ? "true" : "false") +
-             R"(, "rate": )" + rate + R"(, "status": {"code": ")" + code + R"(", "message": "rehearsal"}})");
+  return Doc(R"({"kind": "error", "seed": 7, "enabled": )" + std::string(enabled ? "true" : "false") + R"(, "rate": )" +
+             rate + R"(, "status": {"code": ")" + code + R"(", "message": "rehearsal"}})");
 }
 
 // The chaos policy a pipeline runs, or null.
@@ -135,7 +135,8 @@ TEST_F(RegistryChaosTest, AnInvalidRateInAConfigBuiltInCodeIsRefused) {
   Apply(Error(false, "1"));
   Result<Config> next = ParseConfig(Error(true, "1"));
   ASSERT_TRUE(next.ok());
-  next->destinations["d"].pipeline.stages[1].options<ChaosConfig>()->options.rate = std::numeric_limits<double>::quiet_NaN();
+  next->destinations["d"].pipeline.stages[1].options<ChaosConfig>()->options.rate =
+      std::numeric_limits<double>::quiet_NaN();
   const Status s = registry.Apply(*next, "code");
   EXPECT_THAT(s.message(), ::testing::HasSubstr("destinations.d.pipeline.stages[1].chaos: "));
   EXPECT_FALSE(Policy()->enabled());

@@ -55,11 +55,9 @@ TEST_F(RegistryErrorsTest, AValidationErrorNamesItsPath) {
 // The parser refuses this in a file; a Config built in code reaches the registry.
 TEST_F(RegistryErrorsTest, EveryStageNamingAComponentTheDestinationLacks) {
   Config c;
-  c.destinations["a"].pipeline.stages = {StageConfig::Of("retry"),
-                                         StageConfig::Of("circuit_breaker"),
+  c.destinations["a"].pipeline.stages = {StageConfig::Of("retry"), StageConfig::Of("circuit_breaker"),
                                          StageConfig::Of("bulkhead")};
-  c.destinations["b"].pipeline.stages = {StageConfig::Of("rate_limiter"),
-                                         StageConfig::Of("adaptive_concurrency")};
+  c.destinations["b"].pipeline.stages = {StageConfig::Of("rate_limiter"), StageConfig::Of("adaptive_concurrency")};
   const Status s = registry.Apply(c, "code");
   const std::string kLacks = " names the destination's shared component, which the destination does not configure";
   EXPECT_EQ(s.message(), "invalid config: destinations.a.pipeline.stages[1]: circuit_breaker" + kLacks +
@@ -77,8 +75,7 @@ TEST_F(RegistryErrorsTest, AStageOrderThePipelineBuilderRefuses) {
             "attempts together; add it after AddRetry, or use AddTimeout");
   // Built in code, the registry's own build refuses it, naming the same stage.
   Config c;
-  c.destinations["inventory"].pipeline.stages = {StageConfig::Of("attempt_timeout"),
-                                                 StageConfig::Of("retry")};
+  c.destinations["inventory"].pipeline.stages = {StageConfig::Of("attempt_timeout"), StageConfig::Of("retry")};
   c.destinations["inventory"].pipeline.stages[0].options<TimeoutConfig>()->timeout.timeout = std::chrono::seconds(1);
   const Status s = registry.Apply(c, "code");
   EXPECT_EQ(s.message(),

@@ -25,10 +25,12 @@ std::string Version(int i) {
     "live": {"retry_budget": {"token_bucket": {}},
              "pipeline": {"stages": [{"timeout": {"timeout": "1s"}}, {"retry": {"max_attempts": )" +
          attempts + R"(}}]},
-             "methods": {"pkg.S/*": {"timeout": ")" + std::to_string(100 + i % 2) + R"(ms"}}},
+             "methods": {"pkg.S/*": {"timeout": ")" +
+         std::to_string(100 + i % 2) + R"(ms"}}},
     "dead": {"circuit_breaker": {"window_size": 2, "minimum_number_of_calls": 2},
              "pipeline": {"stages": ["circuit_breaker"]},
-             "methods": {"pkg.S/*": {"timeout": ")" + std::to_string(100 + i % 2) + R"(ms"}}}}})";
+             "methods": {"pkg.S/*": {"timeout": ")" +
+         std::to_string(100 + i % 2) + R"(ms"}}}}})";
 }
 
 TEST(RegistryLoadTest, AThousandReloadsWhileTwoThreadsCall) {

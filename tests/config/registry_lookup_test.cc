@@ -86,12 +86,12 @@ TEST(RegistryDefaultsTest, TheBuiltInDefaultRetriesTransientFailuresWithinItsBud
 TEST(RegistryHandleTest, AHandleKeepsItsPipelineAfterAReload) {
   RegistryEnv env;
   Registry registry(env.Options());
-  ASSERT_TRUE(registry.Apply(R"({"destinations": {"d": {"pipeline": {"stages": [{"retry": {"max_attempts": 2}}]}}}})",
-                             "v1")
+  ASSERT_TRUE(registry
+                  .Apply(R"({"destinations": {"d": {"pipeline": {"stages": [{"retry": {"max_attempts": 2}}]}}}})", "v1")
                   .ok());
   PipelineRef old = registry.Get("d");
-  ASSERT_TRUE(registry.Apply(R"({"destinations": {"d": {"pipeline": {"stages": [{"retry": {"max_attempts": 5}}]}}}})",
-                             "v2")
+  ASSERT_TRUE(registry
+                  .Apply(R"({"destinations": {"d": {"pipeline": {"stages": [{"retry": {"max_attempts": 5}}]}}}})", "v2")
                   .ok());
   // The next Get on this thread drops its reference to the first config.
   EXPECT_EQ(Describe(registry.Get("d")), "retry(5 attempts) -> call");

@@ -76,17 +76,13 @@ class RegistryRefusalTest : public ::testing::Test {
   }
 };
 
-TEST_F(RegistryRefusalTest, TextThatIsNotJson) {
-  ExpectRefused(Changed("").substr(0, 40), "");
-}
+TEST_F(RegistryRefusalTest, TextThatIsNotJson) { ExpectRefused(Changed("").substr(0, 40), ""); }
 
 TEST_F(RegistryRefusalTest, AnUnknownKeyTheBuildWouldIgnore) {
   ExpectRefused(Changed(R"(, "bakcoff": {})"), "destinations.inventory.pipeline.stages[0].retry.bakcoff: unknown");
 }
 
-TEST_F(RegistryRefusalTest, AKeyGivenTwice) {
-  ExpectRefused(Changed(R"(, "max_attempts": 4)"), "max_attempts");
-}
+TEST_F(RegistryRefusalTest, AKeyGivenTwice) { ExpectRefused(Changed(R"(, "max_attempts": 4)"), "max_attempts"); }
 
 // The build would refuse it too: applied twice, it would be counted twice.
 TEST_F(RegistryRefusalTest, AValueOutOfRange) {

@@ -29,13 +29,14 @@ struct RegistryEnv {
 
   RegistryOptions Options(bool allow_chaos = false) {
     return {.pipeline = {.clock = &clock, .timers = timers.get()},
-            .on_reload = [this](const ReloadEvent& e) {
-              std::string line = std::string(e.accepted ? "accepted" : "rejected") + " v" +
-                                 std::to_string(e.version) + (e.on_defaults ? " defaults " : " ") +
-                                 std::string(e.origin);
-              for (std::size_t i = 0; i < e.errors.size(); ++i) line += (i == 0 ? ": " : "; ") + e.errors[i];
-              events.push_back(std::move(line));
-            },
+            .on_reload =
+                [this](const ReloadEvent& e) {
+                  std::string line = std::string(e.accepted ? "accepted" : "rejected") + " v" +
+                                     std::to_string(e.version) + (e.on_defaults ? " defaults " : " ") +
+                                     std::string(e.origin);
+                  for (std::size_t i = 0; i < e.errors.size(); ++i) line += (i == 0 ? ": " : "; ") + e.errors[i];
+                  events.push_back(std::move(line));
+                },
             .allow_chaos = allow_chaos};
   }
 };

@@ -21,9 +21,7 @@ TEST(CallContextTest, DefaultsDescribeAFirstAttemptWithoutDeadline) {
   EXPECT_TRUE(ctx.is_retry());
 }
 
-TEST(CallContextTest, NoCurrentContextOutsideAScope) {
-  EXPECT_EQ(CurrentCallContext(), nullptr);
-}
+TEST(CallContextTest, NoCurrentContextOutsideAScope) { EXPECT_EQ(CurrentCallContext(), nullptr); }
 
 TEST(CallContextTest, ScopedContextsNestAndRestore) {
   CallContext outer{.deadline = Deadline::After(TimePoint(1h), 800ms)};

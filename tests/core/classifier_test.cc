@@ -11,9 +11,7 @@
 namespace stormguard {
 namespace {
 
-OutcomeClass ClassOfHttp(int http_status) {
-  return DefaultClassifier().Classify(StatusFromHttp(http_status));
-}
+OutcomeClass ClassOfHttp(int http_status) { return DefaultClassifier().Classify(StatusFromHttp(http_status)); }
 
 OutcomeClass ClassOfException(std::exception_ptr e) {
   return DefaultClassifier().Classify(StatusFromException(std::move(e)));
@@ -72,10 +70,8 @@ TEST(ClassifierTest, HttpStatusMapsToCanonicalGrpcCode) {
 }
 
 TEST(ClassifierTest, TimeoutsAreAmbiguous) {
-  EXPECT_EQ(DefaultClassifier().Classify(Status::DeadlineExceeded("read timeout")),
-            OutcomeClass::kAmbiguous);
-  EXPECT_EQ(ClassifyErrorCode(std::make_error_code(std::errc::timed_out)),
-            OutcomeClass::kAmbiguous);
+  EXPECT_EQ(DefaultClassifier().Classify(Status::DeadlineExceeded("read timeout")), OutcomeClass::kAmbiguous);
+  EXPECT_EQ(ClassifyErrorCode(std::make_error_code(std::errc::timed_out)), OutcomeClass::kAmbiguous);
 }
 
 TEST(ClassifierTest, GrpcCodes) {
@@ -86,11 +82,10 @@ TEST(ClassifierTest, GrpcCodes) {
   EXPECT_EQ(ClassifyGrpcCode(StatusCode::kResourceExhausted), OutcomeClass::kOverloaded);
   EXPECT_EQ(ClassifyGrpcCode(StatusCode::kUnavailable), OutcomeClass::kTransient);
   EXPECT_EQ(ClassifyGrpcCode(StatusCode::kAborted), OutcomeClass::kTransient);
-  for (StatusCode c : {StatusCode::kInvalidArgument, StatusCode::kNotFound,
-                       StatusCode::kAlreadyExists, StatusCode::kPermissionDenied,
-                       StatusCode::kFailedPrecondition, StatusCode::kOutOfRange,
-                       StatusCode::kUnimplemented, StatusCode::kInternal, StatusCode::kDataLoss,
-                       StatusCode::kUnauthenticated}) {
+  for (StatusCode c :
+       {StatusCode::kInvalidArgument, StatusCode::kNotFound, StatusCode::kAlreadyExists, StatusCode::kPermissionDenied,
+        StatusCode::kFailedPrecondition, StatusCode::kOutOfRange, StatusCode::kUnimplemented, StatusCode::kInternal,
+        StatusCode::kDataLoss, StatusCode::kUnauthenticated}) {
     EXPECT_EQ(ClassifyGrpcCode(c), OutcomeClass::kPermanent) << StatusCodeName(c);
   }
 }
@@ -111,54 +106,42 @@ TEST(ClassifierTest, ErrcValues) {
 }
 
 TEST(ClassifierTest, SystemCategoryErrnoIsMappedThroughItsGenericCondition) {
-  EXPECT_EQ(ClassifyErrorCode(std::error_code(ECONNREFUSED, std::system_category())),
-            OutcomeClass::kTransient);
-  EXPECT_EQ(ClassifyErrorCode(std::error_code(ETIMEDOUT, std::system_category())),
-            OutcomeClass::kAmbiguous);
+  EXPECT_EQ(ClassifyErrorCode(std::error_code(ECONNREFUSED, std::system_category())), OutcomeClass::kTransient);
+  EXPECT_EQ(ClassifyErrorCode(std::error_code(ETIMEDOUT, std::system_category())), OutcomeClass::kAmbiguous);
 }
 
 TEST(ClassifierTest, ErrorCodeOfForeignCategoryIsAmbiguous) {
-  EXPECT_EQ(ClassifyErrorCode(std::make_error_code(std::future_errc::broken_promise)),
-            OutcomeClass::kAmbiguous);
+  EXPECT_EQ(ClassifyErrorCode(std::make_error_code(std::future_errc::broken_promise)), OutcomeClass::kAmbiguous);
 }
 
 TEST(ClassifierTest, StatusFromErrorCodeCarriesClassAndMatchingCode) {
   const Status s = StatusFromErrorCode(std::make_error_code(std::errc::connection_refused));
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ(s.hints().outcome, OutcomeClass::kTransient);
-  EXPECT_EQ(StatusFromErrorCode(std::make_error_code(std::errc::timed_out)).code(),
-            StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(StatusFromErrorCode(std::make_error_code(std::errc::timed_out)).code(), StatusCode::kDeadlineExceeded);
   EXPECT_TRUE(StatusFromErrorCode({}).ok());
 }
 
 TEST(ClassifierTest, SystemErrorKeepsItsCodesClass) {
-  const auto e = std::make_exception_ptr(
-      std::system_error(std::make_error_code(std::errc::connection_reset), "recv"));
+  const auto e = std::make_exception_ptr(std::system_error(std::make_error_code(std::errc::connection_reset), "recv"));
   const Status s = StatusFromException(e);
   EXPECT_EQ(s.hints().outcome, OutcomeClass::kTransient);
   EXPECT_NE(s.message().find("recv"), std::string::npos);
   EXPECT_EQ(ClassOfException(e), OutcomeClass::kTransient);
-  EXPECT_EQ(ClassOfException(std::make_exception_ptr(
-                std::system_error(std::make_error_code(std::errc::timed_out)))),
+  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::system_error(std::make_error_code(std::errc::timed_out)))),
             OutcomeClass::kAmbiguous);
 }
 
 TEST(ClassifierTest, LogicErrorsArePermanent) {
-  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::logic_error("bug"))),
-            OutcomeClass::kPermanent);
-  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::invalid_argument("bad"))),
-            OutcomeClass::kPermanent);
-  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::out_of_range("idx"))),
-            OutcomeClass::kPermanent);
-  EXPECT_EQ(StatusFromException(std::make_exception_ptr(std::logic_error("bug"))).message(),
-            "bug");
-  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::bad_alloc())),
-            OutcomeClass::kPermanent);
+  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::logic_error("bug"))), OutcomeClass::kPermanent);
+  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::invalid_argument("bad"))), OutcomeClass::kPermanent);
+  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::out_of_range("idx"))), OutcomeClass::kPermanent);
+  EXPECT_EQ(StatusFromException(std::make_exception_ptr(std::logic_error("bug"))).message(), "bug");
+  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::bad_alloc())), OutcomeClass::kPermanent);
 }
 
 TEST(ClassifierTest, UnknownExceptionsAreAmbiguous) {
-  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::runtime_error("?"))),
-            OutcomeClass::kAmbiguous);
+  EXPECT_EQ(ClassOfException(std::make_exception_ptr(std::runtime_error("?"))), OutcomeClass::kAmbiguous);
   EXPECT_EQ(ClassOfException(std::make_exception_ptr(42)), OutcomeClass::kAmbiguous);
   EXPECT_EQ(StatusFromException(std::make_exception_ptr(42)).message(), "unknown exception");
   EXPECT_EQ(ClassOfException(nullptr), OutcomeClass::kAmbiguous);

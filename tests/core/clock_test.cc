@@ -115,9 +115,7 @@ TEST(ManualClockTest, BlockModeWakesWhenAnotherThreadAdvancesPastTarget) {
 TEST(ManualClockTest, BlockModeWakesOnSetNow) {
   ManualClock clock(kStart, ManualClock::SleepMode::kBlockOnSleep);
   std::stop_source watchdog;
-  auto sleeper = std::async(std::launch::async, [&] {
-    return clock.SleepUntil(kStart + 1s, watchdog.get_token());
-  });
+  auto sleeper = std::async(std::launch::async, [&] { return clock.SleepUntil(kStart + 1s, watchdog.get_token()); });
   clock.SetNow(kStart + 2s);
   if (sleeper.wait_for(kWatchdog) != std::future_status::ready) {
     watchdog.request_stop();
@@ -149,9 +147,8 @@ TEST(ManualClockTest, BlockModeWakesEverySleeperWhoseTimeHasCome) {
   std::stop_source watchdog;
   std::vector<std::future<bool>> sleepers;
   for (int i = 1; i <= 3; ++i) {
-    sleepers.push_back(std::async(std::launch::async, [&, i] {
-      return clock.SleepUntil(kStart + i * 1s, watchdog.get_token());
-    }));
+    sleepers.push_back(std::async(std::launch::async,
+                                  [&, i] { return clock.SleepUntil(kStart + i * 1s, watchdog.get_token()); }));
   }
   clock.Advance(3s);
   for (auto& s : sleepers) {

@@ -22,8 +22,7 @@ namespace stormguard {
 namespace {
 
 template <class T, class Options>
-constexpr bool kShared = std::is_same_v<decltype(T::Create(std::declval<Options>())),
-                                        Result<std::shared_ptr<T>>>;
+constexpr bool kShared = std::is_same_v<decltype(T::Create(std::declval<Options>())), Result<std::shared_ptr<T>>>;
 template <class T, class Options>
 constexpr bool kValue = std::is_same_v<decltype(T::Create(std::declval<Options>())), Result<T>>;
 

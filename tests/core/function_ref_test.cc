@@ -11,7 +11,10 @@ int Twice(FunctionRef<int(int)> f) { return f(f(1)); }
 
 TEST(FunctionRefTest, CallsTheReferencedCallableWithItsState) {
   int calls = 0;
-  auto add_ten = [&calls](int x) { ++calls; return x + 10; };
+  auto add_ten = [&calls](int x) {
+    ++calls;
+    return x + 10;
+  };
   EXPECT_EQ(Twice(add_ten), 21);
   EXPECT_EQ(calls, 2);
 }

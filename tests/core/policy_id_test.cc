@@ -98,7 +98,7 @@ TEST(PolicyIdTest, IdsRunOutWithAClearError) {
             last.code() == StatusCode::kResourceExhausted &&
             last.message().find("all 64 ids for a program's own policies are taken") != std::string::npos;
         const bool kept = RegisterPolicyName("bound_0").ok();  // registered names keep their ids
-        std::_Exit(clear && kept ? 0 : 1);  // no exit handlers: a forked child's leak check is false
+        std::_Exit(clear && kept ? 0 : 1);                     // no exit handlers: a forked child's leak check is false
       },
       ::testing::ExitedWithCode(0), "");
 }

@@ -17,8 +17,7 @@ namespace stormguard::testkit {
 
 // The errors of `options` with `field` set to `value` that name the field.
 template <class Options>
-std::vector<std::string> FieldErrors(Options options, double Options::*field, const std::string& name,
-                                     double value) {
+std::vector<std::string> FieldErrors(Options options, double Options::*field, const std::string& name, double value) {
   options.*field = value;
   std::vector<std::string> mine;
   for (const std::string& e : options.Validate()) {
@@ -28,8 +27,7 @@ std::vector<std::string> FieldErrors(Options options, double Options::*field, co
 }
 
 template <class Options>
-void ExpectRangeChecked(const Options& options, double Options::*field, const std::string& name,
-                        const Range& range) {
+void ExpectRangeChecked(const Options& options, double Options::*field, const std::string& name, const Range& range) {
   const std::string reason = name + ": must be in " + range.ToString() + ", got ";
   const double inf = std::numeric_limits<double>::infinity();
   const double above = range.hi + 1e-7 * std::max(1.0, std::abs(range.hi));  // 1.0000001 for 1

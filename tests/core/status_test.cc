@@ -58,8 +58,7 @@ TEST(StatusTest, EqualityComparesCodeAndMessage) {
 }
 
 TEST(StatusTest, CarriesRetryHints) {
-  Status s = Status::Unavailable("busy").WithHints(
-      {.pushback = 250ms, .outcome = OutcomeClass::kOverloaded});
+  Status s = Status::Unavailable("busy").WithHints({.pushback = 250ms, .outcome = OutcomeClass::kOverloaded});
   EXPECT_FALSE(s.hints().do_not_retry);
   EXPECT_EQ(s.hints().pushback, 250ms);
   EXPECT_FALSE(s.hints().pushback_stop);
@@ -94,8 +93,8 @@ TEST(OutcomeTest, SetAddsRemovesAndTestsMembership) {
 }
 
 TEST(OutcomeTest, DefaultRetryableIsTransientOverloadedAmbiguous) {
-  EXPECT_EQ(kDefaultRetryable, (OutcomeSet{OutcomeClass::kTransient, OutcomeClass::kOverloaded,
-                                           OutcomeClass::kAmbiguous}));
+  EXPECT_EQ(kDefaultRetryable,
+            (OutcomeSet{OutcomeClass::kTransient, OutcomeClass::kOverloaded, OutcomeClass::kAmbiguous}));
   EXPECT_FALSE(kDefaultRetryable.contains(OutcomeClass::kPermanent));
   EXPECT_FALSE(kDefaultRetryable.contains(OutcomeClass::kDoNotRetry));
 }
@@ -105,9 +104,8 @@ TEST(ValidationTest, CollectsEveryErrorWithItsFieldPath) {
   v.Check(true, "fine", "never shown");
   v.Check(false, "max_attempts", "must be at least 1");
   v.Nest("backoff", {"cap: must be positive", "base: must not be negative"});
-  EXPECT_EQ(v.errors(), (std::vector<std::string>{"max_attempts: must be at least 1",
-                                                   "backoff.cap: must be positive",
-                                                   "backoff.base: must not be negative"}));
+  EXPECT_EQ(v.errors(), (std::vector<std::string>{"max_attempts: must be at least 1", "backoff.cap: must be positive",
+                                                  "backoff.base: must not be negative"}));
   const Status s = ValidationStatus("retry options", v.errors());
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(),

@@ -12,7 +12,10 @@ namespace {
 
 TEST(StopSourceLeaseTest, ALeaseReusesTheSourceOfTheLastOne) {
   std::stop_source first{std::nostopstate};
-  { StopSourceLease lease; first = lease.source(); }
+  {
+    StopSourceLease lease;
+    first = lease.source();
+  }
   StopSourceLease again;
   EXPECT_TRUE(again.source() == first);
   EXPECT_FALSE(again.source().stop_requested());
@@ -107,7 +110,7 @@ TEST(PooledStopTest, ASourceReturnedOnAnotherThreadJoinsThatThreadsPool) {
     PooledStop again = TakePooledStop();
     EXPECT_TRUE(again.source == kept);
     ReturnPooledStop(std::move(again));
-  }).join();  // the thread's pool releases it at exit
+  }).join();                               // the thread's pool releases it at exit
   EXPECT_FALSE(s.source.stop_possible());  // moved out
 }
 
@@ -127,7 +130,8 @@ TEST(PooledStopTest, APoolKeepsAtMostSixteen) {
     }
     EXPECT_EQ(reused, 16);
     for (PooledStop& t : taken) ReturnPooledStop(std::move(t));
-  }).join();
+  })
+      .join();
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ TEST(StripedCounterTest, CapacityStripesKeepEnoughUnitsPerStripe) {
   EXPECT_EQ(ResolveCapacityStripes(8, 1000, 8), 8);  // explicit: as asked while each gets a unit
   EXPECT_EQ(ResolveCapacityStripes(8, 5, 8), 4);     // explicit: halved until every stripe has one
   EXPECT_EQ(ResolveCapacityStripes(4, 1, 8), 1);
-  EXPECT_EQ(ResolveCapacityStripes(0, 7, 8), 1);     // auto: too small to split
+  EXPECT_EQ(ResolveCapacityStripes(0, 7, 8), 1);  // auto: too small to split
   const int automatic = ResolveStripes(0);
   EXPECT_EQ(ResolveCapacityStripes(0, 1'000'000, 8), automatic);
   EXPECT_EQ(ResolveCapacityStripes(0, 16, 8), std::min(automatic, 2));

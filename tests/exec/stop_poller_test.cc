@@ -21,7 +21,13 @@ TEST(StopPollerTest, AsksEveryIntervalAndStopsTheFirstTimeTheConditionHolds) {
   std::stop_source stop;
   int asked = 0;
   bool cancelled = false;
-  StopPoller poller(*timers, 5ms, [&] { ++asked; return cancelled; }, stop);
+  StopPoller poller(
+      *timers, 5ms,
+      [&] {
+        ++asked;
+        return cancelled;
+      },
+      stop);
   clock.Advance(5ms - 1ns);
   timers->RunDue();
   EXPECT_EQ(asked, 0);
@@ -47,7 +53,13 @@ TEST(StopPollerTest, StopEndsTheAskingWithoutFiring) {
   auto timers = ManualTimers(clock);
   std::stop_source stop;
   int asked = 0;
-  StopPoller poller(*timers, 5ms, [&] { ++asked; return true; }, stop);
+  StopPoller poller(
+      *timers, 5ms,
+      [&] {
+        ++asked;
+        return true;
+      },
+      stop);
   EXPECT_FALSE(poller.Stop());
   EXPECT_FALSE(poller.Stop());  // idempotent
   EXPECT_EQ(timers->armed(), 0u);
@@ -66,7 +78,8 @@ TEST(StopPollerTest, DestructionRacesFiringsSafely) {
     std::stop_source stop;
     std::atomic<int> asked{0};
     {
-      StopPoller poller(*timers, 100us, [&] { return ++asked >= 3; }, stop);
+      StopPoller poller(
+          *timers, 100us, [&] { return ++asked >= 3; }, stop);
       if (i % 2 == 0) {  // every other one: wait for it to fire
         EXPECT_TRUE(testkit::WaitUntil([&] { return stop.stop_requested() || asked.load() >= 3; },
                                        "the poller's third poll"));

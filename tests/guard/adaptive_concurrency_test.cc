@@ -26,7 +26,11 @@ std::shared_ptr<AdaptiveLimiter> MakeAimd(AimdLimitOptions o, Listener* listener
 // Records what the limiter passes to its algorithm; the limit stays fixed.
 class FixedProbe final : public LimitAlgorithm {
  public:
-  struct Sample { Duration rtt; int inflight; bool dropped; };
+  struct Sample {
+    Duration rtt;
+    int inflight;
+    bool dropped;
+  };
   explicit FixedProbe(std::vector<Sample>* samples) : samples_(samples) {}
   std::string_view name() const noexcept override { return "probe"; }
   int limit() const noexcept override { return 2; }
@@ -79,12 +83,12 @@ TEST(AdaptiveLimiterTest, AimdGrowsOnBusySuccessesAndShrinksOnDrop) {
   auto c = limiter->TryAcquire(kT0);  // 3
   a->OnSuccess(kT0 + 5ms);            // 1 * 2 < 3: app-limited, no change
   EXPECT_EQ(limiter->limit(), 3);
-  b->OnSuccess(kT0 + 5ms);            // 2 * 2 >= 3
+  b->OnSuccess(kT0 + 5ms);  // 2 * 2 >= 3
   EXPECT_EQ(limiter->limit(), 4);
   c->OnSuccess(kT0 + 5ms);
   EXPECT_EQ(limiter->limit(), 5);
   auto d = limiter->TryAcquire(kT0 + 10ms);
-  d->OnDropped(kT0 + 1s);             // floor(5 * 0.9)
+  d->OnDropped(kT0 + 1s);  // floor(5 * 0.9)
   EXPECT_EQ(limiter->limit(), 4);
   EXPECT_EQ(limiter->inflight(), 0);
   auto events = listener.events();

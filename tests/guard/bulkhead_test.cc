@@ -128,8 +128,7 @@ TEST(BulkheadTest, AbandonedWorkHoldsItsSlotUntilItReallyEnds) {
   EXPECT_EQ(s.abandoned_total, 1);
   EXPECT_TRUE(bulkhead->TryAcquire(kT0 + 5s).ok());
   auto events = listener.events();
-  EXPECT_EQ(std::count_if(events.begin(), events.end(),
-                          [](const Event& e) { return e.kind == EventKind::kAbandoned; }),
+  EXPECT_EQ(std::count_if(events.begin(), events.end(), [](const Event& e) { return e.kind == EventKind::kAbandoned; }),
             1);
 }
 
@@ -218,7 +217,7 @@ TEST(BulkheadTest, WaitersAreServedInArrivalOrder) {
   std::thread second(wait_then_record, 2);
   AwaitWaiting(*bulkhead, 2);
   held->Release();
-  first.join();   // 1 got the slot, recorded, and released it to 2
+  first.join();  // 1 got the slot, recorded, and released it to 2
   second.join();
   EXPECT_EQ(order, (std::vector<int>{1, 2}));
   EXPECT_EQ(bulkhead->stats().in_use, 0);
@@ -227,8 +226,7 @@ TEST(BulkheadTest, WaitersAreServedInArrivalOrder) {
 // Runs `threads` x `iterations` calls of `acquire` and checks how many ran
 // at once with an independent atomic counter.
 template <class Acquire>
-void RunContended(Bulkhead& bulkhead, int threads, int iterations, Acquire acquire,
-                  int* max_seen, int* admitted) {
+void RunContended(Bulkhead& bulkhead, int threads, int iterations, Acquire acquire, int* max_seen, int* admitted) {
   std::atomic<int> active{0}, peak{0}, ok{0};
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
@@ -256,7 +254,8 @@ void RunContended(Bulkhead& bulkhead, int threads, int iterations, Acquire acqui
 TEST(BulkheadTest, ContendedTryAcquireNeverExceedsMaxConcurrent) {
   auto bulkhead = Make({.max_concurrent = 3});
   int peak = 0, admitted = 0;
-  RunContended(*bulkhead, 8, 5000, [&] { return bulkhead->TryAcquire(kT0); }, &peak, &admitted);
+  RunContended(
+      *bulkhead, 8, 5000, [&] { return bulkhead->TryAcquire(kT0); }, &peak, &admitted);
   EXPECT_LE(peak, 3);
   EXPECT_GT(admitted, 0);
   EXPECT_EQ(admitted + bulkhead->stats().rejected, 8 * 5000);
@@ -266,7 +265,8 @@ TEST(BulkheadTest, ContendedWaitingAcquireAdmitsEveryoneWithinMaxConcurrent) {
   ManualClock clock(kT0, SleepMode::kBlockOnSleep);  // time never moves: nobody times out
   auto bulkhead = Make({.max_concurrent = 3, .max_wait = 1h});
   int peak = 0, admitted = 0;
-  RunContended(*bulkhead, 8, 500, [&] { return bulkhead->Acquire(clock); }, &peak, &admitted);
+  RunContended(
+      *bulkhead, 8, 500, [&] { return bulkhead->Acquire(clock); }, &peak, &admitted);
   EXPECT_LE(peak, 3);
   EXPECT_EQ(admitted, 8 * 500);
   EXPECT_EQ(bulkhead->stats().rejected, 0);
@@ -301,7 +301,8 @@ TEST(BulkheadTest, AutomaticStripesKeepSmallBulkheadsExact) {
 TEST(BulkheadTest, ContendedStripedBulkheadNeverExceedsMaxConcurrent) {
   auto bulkhead = Make({.max_concurrent = 6, .stripes = 4});
   int peak = 0, admitted = 0;
-  RunContended(*bulkhead, 8, 5000, [&] { return bulkhead->TryAcquire(kT0); }, &peak, &admitted);
+  RunContended(
+      *bulkhead, 8, 5000, [&] { return bulkhead->TryAcquire(kT0); }, &peak, &admitted);
   EXPECT_LE(peak, 6);
   EXPECT_EQ(admitted + bulkhead->stats().rejected, 8 * 5000);
 }
@@ -310,7 +311,8 @@ TEST(BulkheadTest, ContendedStripedWaitersAreAllAdmitted) {
   ManualClock clock(kT0, SleepMode::kBlockOnSleep);
   auto bulkhead = Make({.max_concurrent = 4, .max_wait = 1h, .stripes = 4});
   int peak = 0, admitted = 0;
-  RunContended(*bulkhead, 8, 500, [&] { return bulkhead->Acquire(clock); }, &peak, &admitted);
+  RunContended(
+      *bulkhead, 8, 500, [&] { return bulkhead->Acquire(clock); }, &peak, &admitted);
   EXPECT_LE(peak, 4);
   EXPECT_EQ(admitted, 8 * 500);
 }

@@ -34,8 +34,7 @@ void CallConcurrently(CircuitBreaker& cb, TimePoint now, int calls_per_thread) {
   RunThreads([&](int) {
     for (int i = 0; i < calls_per_thread; ++i) {
       ASSERT_TRUE(cb.TryAcquirePermission(now));
-      cb.OnResult(i % 10 == 0 ? OutcomeClass::kTransient : OutcomeClass::kSuccess,
-                  i % 7 == 0 ? 3s : 1ms, now);
+      cb.OnResult(i % 10 == 0 ? OutcomeClass::kTransient : OutcomeClass::kSuccess, i % 7 == 0 ? 3s : 1ms, now);
     }
   });
 }

@@ -94,8 +94,11 @@ TEST(CircuitBreakerR4jTest, ResetClosesEvenWhereTransitionToClosedIsTheOnlyWayBa
 // Slow means longer than slow_call_duration: a call of exactly 2 s is not.
 TEST(CircuitBreakerR4jTest, ACallExactlyAtTheSlowDurationIsNotSlow) {
   ManualClock clock;
-  auto cb = MakeBreaker({.failure_rate_threshold = 1.0, .slow_call_rate_threshold = 1.0,
-                         .slow_call_duration = 2s, .window_size = 2, .minimum_number_of_calls = 2});
+  auto cb = MakeBreaker({.failure_rate_threshold = 1.0,
+                         .slow_call_rate_threshold = 1.0,
+                         .slow_call_duration = 2s,
+                         .window_size = 2,
+                         .minimum_number_of_calls = 2});
   cb->OnResult(OutcomeClass::kSuccess, 2s, clock.Now());
   cb->OnResult(OutcomeClass::kSuccess, 2s, clock.Now());
   EXPECT_EQ(cb->metrics(clock.Now()).slow_calls, 0);
@@ -120,8 +123,8 @@ TEST(CircuitBreakerR4jTest, AFailedCallCountsAsSlowToo) {
 TEST(CircuitBreakerR4jTest, TheWaitInOpenEndsExactlyAtNextTick) {
   ManualClock clock;
   auto timers = TimerService::Create(clock, {.background_thread = false}).value();
-  auto cb = MakeBreaker(
-      {.wait_in_open = 30s, .automatic_transition_from_open_to_half_open = true, .timers = timers.get()});
+  auto cb =
+      MakeBreaker({.wait_in_open = 30s, .automatic_transition_from_open_to_half_open = true, .timers = timers.get()});
   ASSERT_TRUE(cb->TransitionToOpen(clock.Now()).ok());
   const TimePoint due = cb->NextTick();
   EXPECT_EQ(due, clock.Now() + 30s);

@@ -51,8 +51,7 @@ TEST(CircuitBreakerHalfOpenTest, PermitsOnlyTheTrialCallsAndReleaseGivesThemBack
   TripAndHalfOpen(*cb, clock);
   EXPECT_EQ(Acquired(*cb, clock.Now(), 5), 3);
   EXPECT_THAT(events.Reasons(EventKind::kRejected),
-              ElementsAre("circuit half-open: no trial permits left",
-                          "circuit half-open: no trial permits left"));
+              ElementsAre("circuit half-open: no trial permits left", "circuit half-open: no trial permits left"));
   const Status s = cb->Acquire(clock.Now());
   EXPECT_EQ(s.message(), "circuit half-open; all 3 trial calls are in flight");
   EXPECT_EQ(s.source(), "circuit_breaker");
@@ -74,7 +73,7 @@ TEST(CircuitBreakerHalfOpenTest, SuccessfulTrialsCloseWithAFreshWindow) {
   TripAndHalfOpen(*cb, clock);
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(cb->TryAcquirePermission(clock.Now()));
   cb->OnResult(kOk, 1ms, clock.Now());
-  cb->OnResult(kFail, 1ms, clock.Now());  // 1 of 3 failed: 33% < 50%
+  cb->OnResult(kFail, 1ms, clock.Now());            // 1 of 3 failed: 33% < 50%
   EXPECT_EQ(cb->state(), CircuitState::kHalfOpen);  // waits for every trial
   EXPECT_EQ(cb->metrics(clock.Now()).calls, 2);     // the trial window
   EXPECT_FALSE(cb->metrics(clock.Now()).failure_rate.has_value());
@@ -90,7 +89,7 @@ TEST(CircuitBreakerHalfOpenTest, FailingTrialsReopen) {
   auto cb = MakeBreaker(Trials(4, &events));
   TripAndHalfOpen(*cb, clock);
   for (OutcomeClass c : {kOk, kFail, kOk, kFail}) cb->OnResult(c, 1ms, clock.Now());
-  EXPECT_EQ(cb->state(), CircuitState::kOpen);  // 50% >= 50%
+  EXPECT_EQ(cb->state(), CircuitState::kOpen);       // 50% >= 50%
   const WindowMetrics m = cb->metrics(clock.Now());  // the trials that reopened it
   EXPECT_EQ(m.calls, 4);
   EXPECT_EQ(m.failures, 2);
@@ -196,7 +195,7 @@ TEST(CircuitBreakerTimingTest, BackoffWaitGrowsAcrossConsecutiveOpens) {
     EXPECT_FALSE(cb->TryAcquirePermission(clock.Now() + wait - 1ms));
     clock.Advance(wait);
     ASSERT_TRUE(cb->TryAcquirePermission(clock.Now()));  // the trial
-    cb->OnResult(kFail, 1ms, clock.Now());                // fails: open again
+    cb->OnResult(kFail, 1ms, clock.Now());               // fails: open again
     ASSERT_EQ(cb->state(), CircuitState::kOpen);
     waits.push_back(expected);
   }
@@ -291,8 +290,7 @@ TEST(CircuitBreakerSpecialStateTest, LeavingASpecialStateStartsClean) {
   cb->OnResult(kFail, 1ms, clock.Now());
   EXPECT_EQ(cb->state(), CircuitState::kClosed);  // one call: below the minimum
   cb->TransitionToOpen(clock.Now());
-  EXPECT_THAT(events.Transitions(),
-              ElementsAre("closed->metrics_only", "metrics_only->closed", "closed->open"));
+  EXPECT_THAT(events.Transitions(), ElementsAre("closed->metrics_only", "metrics_only->closed", "closed->open"));
 }
 
 TEST(CircuitBreakerStatesTest, PermitsEveryCallOnlyWhereAcquireNeverRefuses) {

@@ -7,8 +7,8 @@
 
 #include <optional>
 
-#include "guard/circuit_breaker_test_util.h"
 #include "core/range_test_util.h"
+#include "guard/circuit_breaker_test_util.h"
 #include "guard/window_test_util.h"
 #include "stormguard/core/clock.h"
 
@@ -82,10 +82,9 @@ TEST(CircuitBreakerTest, ValidateNamesEveryBadField) {
                                   .ignored_outcomes = {kFail},
                                   .listener = nullptr};
   const auto errors = bad.Validate();
-  for (const char* field :
-       {"failure_rate_threshold", "slow_call_rate_threshold", "slow_call_duration",
-        "minimum_number_of_calls", "wait_in_open", "permitted_calls_in_half_open",
-        "max_wait_in_half_open", "failure_outcomes", "ignored_outcomes"}) {
+  for (const char* field : {"failure_rate_threshold", "slow_call_rate_threshold", "slow_call_duration",
+                            "minimum_number_of_calls", "wait_in_open", "permitted_calls_in_half_open",
+                            "max_wait_in_half_open", "failure_outcomes", "ignored_outcomes"}) {
     EXPECT_THAT(errors, ::testing::Contains(HasSubstr(std::string(field) + ": "))) << field;
   }
   auto made = CircuitBreaker::Create(bad);
@@ -107,9 +106,8 @@ TEST(CircuitBreakerTest, ThresholdsAreFractionsInZeroToOne) {
 TEST(CircuitBreakerTest, ValidateChecksWindowSizeForItsKind) {
   EXPECT_THAT(CircuitBreakerOptions{.window_size = 0}.Validate(),
               ::testing::Contains(HasSubstr("window_size: must be in [1, 1000000] calls")));
-  const CircuitBreakerOptions time{.window_kind = WindowKind::kTimeBased,
-                                   .window_size = 7200,
-                                   .minimum_number_of_calls = 100000};
+  const CircuitBreakerOptions time{
+      .window_kind = WindowKind::kTimeBased, .window_size = 7200, .minimum_number_of_calls = 100000};
   // A time window may need more calls than it has seconds.
   EXPECT_THAT(time.Validate(), ElementsAre("window_size: must be in [1, 3600] seconds"));
 }
@@ -125,8 +123,8 @@ TEST(CircuitBreakerTest, CountWindowOpensWhenTheFailureRateReachesTheThreshold) 
                 {0s, kOk, 100ms, {1, 0, 0}, std::nullopt, std::nullopt, S::kClosed},
                 {1s, kFail, 100ms, {2, 1, 0}, std::nullopt, std::nullopt, S::kClosed},
                 {2s, kOk, 2s, {3, 1, 0}, std::nullopt, std::nullopt, S::kClosed},  // exactly 2 s: not slow
-                {3s, kOk, 2001ms, {4, 1, 1}, 0.25, 0.25, S::kClosed},             // longer: slow
-                {4s, kFail, 10ms, {4, 2, 1}, 0.5, 0.25, S::kOpen},  // evicts call 1
+                {3s, kOk, 2001ms, {4, 1, 1}, 0.25, 0.25, S::kClosed},              // longer: slow
+                {4s, kFail, 10ms, {4, 2, 1}, 0.5, 0.25, S::kOpen},                 // evicts call 1
             });
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->open"));
   EXPECT_EQ(events.events().back().duration, 30s);  // the wait in open
@@ -142,20 +140,18 @@ TEST(CircuitBreakerTest, CountWindowOpensWhenTheFailureRateReachesTheThreshold) 
 TEST(CircuitBreakerTest, TimeWindowOpensWhenTheSlowCallRateReachesTheThreshold) {
   ManualClock clock;
   RecordingListener events;
-  auto cb = MakeBreaker({.window_kind = WindowKind::kTimeBased,
-                         .window_size = 10,
-                         .minimum_number_of_calls = 4,
-                         .listener = &events});
+  auto cb = MakeBreaker(
+      {.window_kind = WindowKind::kTimeBased, .window_size = 10, .minimum_number_of_calls = 4, .listener = &events});
   RunScript(*cb, clock,
             {
                 {0s, kFail, 0ms, {1, 1, 0}, std::nullopt, std::nullopt, S::kClosed},
                 {1s, kOk, 3s, {2, 1, 1}, std::nullopt, std::nullopt, S::kClosed},
                 {2s, kOk, 0ms, {3, 1, 1}, std::nullopt, std::nullopt, S::kClosed},
                 {3s, kOk, 0ms, {4, 1, 1}, 0.25, 0.25, S::kClosed},
-                {10s, kOk, 0ms, {4, 0, 1}, 0.0, 0.25, S::kClosed},       // second 0 left
-                {11s, kOk, 5s, {4, 0, 1}, 0.0, 0.25, S::kClosed},        // second 1 left
+                {10s, kOk, 0ms, {4, 0, 1}, 0.0, 0.25, S::kClosed},  // second 0 left
+                {11s, kOk, 5s, {4, 0, 1}, 0.0, 0.25, S::kClosed},   // second 1 left
                 {11500ms, kFail, 3s, {5, 1, 2}, 0.2, 0.4, S::kClosed},
-                {12s, kOk, 3s, {5, 1, 3}, 0.2, 0.6, S::kOpen},         // second 2 left
+                {12s, kOk, 3s, {5, 1, 3}, 0.2, 0.6, S::kOpen},  // second 2 left
             });
   EXPECT_THAT(events.Transitions(), ElementsAre("closed->open"));
 }
@@ -177,8 +173,7 @@ TEST(CircuitBreakerTest, StaysClosedUntilTheMinimumNumberOfCalls) {
 // The time window skips judging successes only while it holds no failure.
 TEST(CircuitBreakerTest, TimeWindowSuccessThatReachesTheMinimumOpensIt) {
   ManualClock clock;
-  auto cb = MakeBreaker(
-      {.window_kind = WindowKind::kTimeBased, .window_size = 10, .minimum_number_of_calls = 10});
+  auto cb = MakeBreaker({.window_kind = WindowKind::kTimeBased, .window_size = 10, .minimum_number_of_calls = 10});
   for (int i = 0; i < 20; ++i) cb->OnResult(kOk, 1ms, clock.Now());  // clean: not judged
   clock.Advance(10s);
   for (int i = 0; i < 9; ++i) cb->OnResult(kFail, 1ms, clock.Now());
@@ -306,8 +301,7 @@ TEST(CircuitBreakerTest, StateAndTransitionNames) {
   EXPECT_EQ(CircuitStateName(CircuitState::kHalfOpen), "half_open");
   EXPECT_EQ(CircuitStateName(CircuitState::kMetricsOnly), "metrics_only");
   EXPECT_EQ(CircuitTransitionName(CircuitState::kClosed, CircuitState::kOpen), "closed->open");
-  EXPECT_EQ(CircuitTransitionName(CircuitState::kMetricsOnly, CircuitState::kForcedOpen),
-            "metrics_only->forced_open");
+  EXPECT_EQ(CircuitTransitionName(CircuitState::kMetricsOnly, CircuitState::kForcedOpen), "metrics_only->forced_open");
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 
 #include <memory>
 
-#include "testkit/recording_listener.h"
 #include "stormguard/guard/circuit_breaker.h"
+#include "testkit/recording_listener.h"
 
 namespace stormguard::testkit {
 

@@ -34,13 +34,12 @@ int FeedBusy(LimitAlgorithm& a, int n, Duration rtt) {
 TEST(LimitAlgorithmRangeTest, BackoffRatioAndSmoothingAreFractions) {
   testkit::ExpectRangeChecked(AimdLimitOptions{}, &AimdLimitOptions::backoff_ratio, "backoff_ratio",
                               Range{0.5, 1.0, false, true});
-  testkit::ExpectRangeChecked(GradientLimitOptions{}, &GradientLimitOptions::smoothing, "smoothing",
-                              kPositiveFraction);
+  testkit::ExpectRangeChecked(GradientLimitOptions{}, &GradientLimitOptions::smoothing, "smoothing", kPositiveFraction);
 }
 
 TEST(AimdLimitTest, ValidateNamesEveryBadField) {
-  auto r = AimdLimit::Create(
-      {.initial_limit = 0, .min_limit = 0, .max_limit = -1, .backoff_ratio = 1.0, .timeout = 0s});
+  auto r =
+      AimdLimit::Create({.initial_limit = 0, .min_limit = 0, .max_limit = -1, .backoff_ratio = 1.0, .timeout = 0s});
   ASSERT_FALSE(r.ok());
   for (const char* field : {"initial_limit: ", "min_limit: ", "max_limit: ", "backoff_ratio: ", "timeout: "}) {
     EXPECT_THAT(r.status().message(), HasSubstr(field));
@@ -57,22 +56,18 @@ TEST(AimdLimitTest, GrowsByOneOnlyWhileAtLeastHalfTheLimitIsInFlight) {
 
 TEST(AimdLimitTest, ShrinksByBackoffRatioOnDropOrTimeoutDownToMin) {
   AimdLimit aimd = MakeAimd({.initial_limit = 20, .min_limit = 5, .max_limit = 50});
-  EXPECT_EQ(aimd.OnSample(kT0, 10ms, 1, true), 18);    // 20 * 0.9
-  EXPECT_EQ(aimd.OnSample(kT0, 6s, 1, false), 16);     // slower than the 5s timeout: a drop
-  EXPECT_EQ(aimd.OnSample(kT0, 5s, 16, false), 17);    // exactly the timeout is not
+  EXPECT_EQ(aimd.OnSample(kT0, 10ms, 1, true), 18);  // 20 * 0.9
+  EXPECT_EQ(aimd.OnSample(kT0, 6s, 1, false), 16);   // slower than the 5s timeout: a drop
+  EXPECT_EQ(aimd.OnSample(kT0, 5s, 16, false), 17);  // exactly the timeout is not
   for (int i = 0; i < 50; ++i) aimd.OnSample(kT0, 10ms, 1, true);
   EXPECT_EQ(aimd.limit(), 5);
 }
 
 TEST(GradientLimitTest, ValidateNamesEveryBadField) {
-  auto r = GradientLimit::Create({.initial_limit = 300,
-                                  .smoothing = 0,
-                                  .queue_size = -1,
-                                  .rtt_tolerance = 0.5,
-                                  .long_window = 0});
+  auto r = GradientLimit::Create(
+      {.initial_limit = 300, .smoothing = 0, .queue_size = -1, .rtt_tolerance = 0.5, .long_window = 0});
   ASSERT_FALSE(r.ok());
-  for (const char* field :
-       {"initial_limit: ", "smoothing: ", "queue_size: ", "rtt_tolerance: ", "long_window: "}) {
+  for (const char* field : {"initial_limit: ", "smoothing: ", "queue_size: ", "rtt_tolerance: ", "long_window: "}) {
     EXPECT_THAT(r.status().message(), HasSubstr(field));
   }
 }
@@ -85,13 +80,13 @@ TEST(GradientLimitTest, SteadyLatencyGrowsByQueueSizeTimesSmoothing) {
   EXPECT_EQ(g.baseline(), 10ms);
   GradientLimit smooth = MakeGradient({.initial_limit = 20, .min_limit = 5, .max_limit = 100});
   FeedBusy(smooth, 10, 10ms);
-  EXPECT_NEAR(smooth.limit(), 28, 1);  // +0.8 per sample with the default smoothing 0.2
+  EXPECT_NEAR(smooth.limit(), 28, 1);           // +0.8 per sample with the default smoothing 0.2
   EXPECT_EQ(FeedBusy(smooth, 500, 10ms), 100);  // never above max_limit
 }
 
 TEST(GradientLimitTest, AppLimitedSamplesChangeNothing) {
   GradientLimit g = MakeGradient({.initial_limit = 20, .min_limit = 5, .max_limit = 100});
-  EXPECT_EQ(g.OnSample(kT0, 10ms, 9, false), 20);   // 9 < 20 / 2
+  EXPECT_EQ(g.OnSample(kT0, 10ms, 9, false), 20);  // 9 < 20 / 2
   EXPECT_EQ(g.OnSample(kT0, 900ms, 9, false), 20);
 }
 
@@ -114,8 +109,8 @@ TEST(GradientLimitTest, ShrinksWhenLatencyRisesAboveBaselineAndRecovers) {
   }
   const int shrunk = g.limit();
   EXPECT_LT(shrunk, steady / 2);
-  EXPECT_GE(shrunk, 8);  // limit * 0.9 + 0.8 settles at 8
-  EXPECT_GT(g.baseline(), 10ms);  // the baseline drifts up slowly under load
+  EXPECT_GE(shrunk, 8);                           // limit * 0.9 + 0.8 settles at 8
+  EXPECT_GT(g.baseline(), 10ms);                  // the baseline drifts up slowly under load
   EXPECT_GT(FeedBusy(g, 50, 10ms), shrunk + 30);  // back to normal latency: grows again
 }
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "testkit/recording_listener.h"
-#include "testkit/wait_until.h"
 #include "testkit/time_points.h"
+#include "testkit/wait_until.h"
 
 namespace stormguard {
 namespace {
@@ -151,7 +151,7 @@ TEST(RateLimiterTest, AcquireGivesTheTokenBackWhenStopped) {
   std::thread waiter([&] { result = limiter->Acquire(clock, stop.get_token()); });
   // The waiter holds the reservation for kT0 + 100ms once it is asleep.
   ASSERT_TRUE(testkit::WaitUntil([&] { return limiter->AvailableTokens(kT0 + 100ms) <= 0.5; },
-                                  "the waiter's reservation"));
+                                 "the waiter's reservation"));
   stop.request_stop();
   waiter.join();
   EXPECT_EQ(result.code(), StatusCode::kCancelled);

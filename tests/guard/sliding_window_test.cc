@@ -48,9 +48,9 @@ TEST(SlidingWindowTest, MetricsCheckFailsOnAWrongCountOrRate) {
   testkit::ExpectWindowMetrics(m, {4, 1, 2}, 0.25, 0.5);
   EXPECT_NONFATAL_FAILURE(testkit::ExpectWindowMetrics(m, {4, 2, 2}, 0.25, 0.5), "failures");
   EXPECT_NONFATAL_FAILURE(testkit::ExpectWindowMetrics(m, {4, 1, 2}, 0.25, 0.49), "slow_call_rate");
-  EXPECT_FATAL_FAILURE(testkit::ExpectWindowMetrics(
-                           WindowMetrics::From({.calls = 4, .failures = 1, .slow_calls = 2}, 5),
-                           {4, 1, 2}, 0.25, 0.5),
+  EXPECT_FATAL_FAILURE(testkit::ExpectWindowMetrics(WindowMetrics::From({.calls = 4, .failures = 1, .slow_calls = 2},
+                                                                        5),
+                                                    {4, 1, 2}, 0.25, 0.5),
                        "has_value");
 }
 
@@ -68,8 +68,8 @@ TEST(CountWindowTest, KeepsTheLastNCallsAndReportsRatesFromTheMinimum) {
                    {0s, kFailedCall, {2, 1, 0}, 0.5, 0.0},
                    {0s, kSlow, {3, 1, 1}, third, third},
                    {0s, kSlowFail, {4, 2, 2}, 0.5, 0.5},
-                   {0s, kOk, {4, 2, 2}, 0.5, 0.5},  // evicts call 1 (ok)
-                   {0s, kOk, {4, 1, 2}, 0.25, 0.5},  // evicts call 2 (failure)
+                   {0s, kOk, {4, 2, 2}, 0.5, 0.5},    // evicts call 1 (ok)
+                   {0s, kOk, {4, 1, 2}, 0.25, 0.5},   // evicts call 2 (failure)
                    {0s, kOk, {4, 1, 1}, 0.25, 0.25},  // evicts call 3 (slow)
                    {0s, kOk, {4, 0, 0}, 0.0, 0.0},    // evicts call 4 (slow failure)
                });
@@ -166,7 +166,7 @@ TEST(TimeWindowTest, ATimestampOlderThanTheWindowIsNotCounted) {
 TEST(TimeWindowTest, TimesBeforeTheClockEpochCountAsTimeZero) {
   TimeWindow w(2, 1);
   w.Record(TimePoint(-1500ms), kFailedCall);  // second 0
-  w.Record(TimePoint(1500ms), kOk);     // second 1
+  w.Record(TimePoint(1500ms), kOk);           // second 1
   EXPECT_EQ(w.Counts(TimePoint(1999ms)), (WindowCounts{2, 1, 0}));
   EXPECT_EQ(w.Counts(TimePoint(2s)), (WindowCounts{1, 0, 0}));
 }

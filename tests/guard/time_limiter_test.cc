@@ -8,19 +8,19 @@
 #include <atomic>
 #include <stdexcept>
 
-#include "pipeline/pipeline_test_util.h"
 #include "guard/time_limiter_test_util.h"
+#include "pipeline/pipeline_test_util.h"
 
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
 using hedge_testing::Async;
 using hedge_testing::Get;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using testkit::WaitForStop;
 using time_limiter_testing::AwaitState;
 using time_limiter_testing::Env;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 TEST(TimeLimiterTest, ValidateNamesEveryBadField) {
   EXPECT_THAT((TimeLimiterOptions{.timeout = 0ns, .max_detached = 0}.Validate()),
@@ -133,8 +133,8 @@ TEST(TimeLimiterTest, CallerStopAnswersCancelledAtOnceAndStopsTheWork) {
   Status s = Get(call);
   EXPECT_EQ(s.code(), StatusCode::kCancelled);
   EXPECT_EQ(s.source(), "time_limiter");
-  EXPECT_EQ(e.clock.Now(), e.start);  // no time passed
-  ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, 1));             // the work saw its stop and ended
+  EXPECT_EQ(e.clock.Now(), e.start);                             // no time passed
+  ASSERT_TRUE(e.log.WaitForCount(EventKind::kAttemptEnded, 1));  // the work saw its stop and ended
   EXPECT_EQ(e.limiter->stats().cancelled, 1);
   EXPECT_THAT(e.log.Names(), ElementsAre("abandoned:cancelled", "attempt_ended:abandoned_work_ended"));
 }

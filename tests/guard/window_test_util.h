@@ -12,8 +12,7 @@ namespace stormguard::testkit {
 
 // Counts must match exactly; a rate must be absent when `failure_rate` /
 // `slow_call_rate` is, and equal (to rounding) when present.
-inline void ExpectWindowMetrics(const WindowMetrics& m, const WindowCounts& counts,
-                                std::optional<double> failure_rate,
+inline void ExpectWindowMetrics(const WindowMetrics& m, const WindowCounts& counts, std::optional<double> failure_rate,
                                 std::optional<double> slow_call_rate) {
   EXPECT_EQ(m.calls, counts.calls);
   EXPECT_EQ(m.failures, counts.failures);

@@ -29,8 +29,7 @@ void Drive(const AdaptiveTimeout& a, ManualClock& clock, Duration latency, Durat
   for (Duration t = Duration::zero(); t < span; t += 1ms) {
     const Duration given = a.TimeoutFor(clock.Now(), kInfiniteDuration);
     const bool cut = latency > given;
-    a.RecordAttempt({.elapsed = cut ? given : latency, .given = given, .timed_out = cut, .ok = !cut},
-                    clock.Now());
+    a.RecordAttempt({.elapsed = cut ? given : latency, .given = given, .timed_out = cut, .ok = !cut}, clock.Now());
     clock.Advance(1ms);
   }
 }
@@ -145,8 +144,8 @@ TEST(AdaptiveTimeoutTest, LeavesSuccessesToTheOtherRecorderWhenAsked) {
 // attempts as their timeout lets it climb by `factor` per refresh.
 TEST(AdaptiveTimeoutTest, RisesWithLatencyThatDegradesForEveryoneUpToMax) {
   ManualClock clock(TimePoint(std::chrono::hours(1)));
-  auto a = Make({.latency = Tracker(), .quantile = 0.999, .factor = 2, .min = 5ms, .max = 1s,
-                 .warmup = 250ms, .refresh = 100ms});
+  auto a = Make(
+      {.latency = Tracker(), .quantile = 0.999, .factor = 2, .min = 5ms, .max = 1s, .warmup = 250ms, .refresh = 100ms});
   Drive(*a, clock, 10ms, 12s);  // healthy: a full window of 10 ms answers
   const Duration healthy = a->Current(clock.Now());
   EXPECT_GE(healthy, 20ms);

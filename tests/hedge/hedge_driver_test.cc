@@ -14,17 +14,17 @@
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
-using hedge_testing::Idempotent;
-using hedge_testing::Make;
+using hedge_testing::Async;
+using hedge_testing::AwaitState;
 using hedge_testing::Checkpoint;
 using hedge_testing::CountingBudget;
 using hedge_testing::Gate;
-using hedge_testing::kBound;
-using hedge_testing::Async;
-using hedge_testing::AwaitState;
 using hedge_testing::Get;
-using testkit::RecordingListener;
+using hedge_testing::Idempotent;
+using hedge_testing::kBound;
+using hedge_testing::Make;
 using ::testing::ElementsAre;
+using testkit::RecordingListener;
 
 // Time moves only when a test says so, and the executor's timers have no
 // thread of their own: Advance fires what is due on the test's thread, so
@@ -52,16 +52,19 @@ TEST(HedgeDriverTest, FirstGoodAnswerWinsAndEveryLoserIsCancelled) {
   CallContext ctx{.deadline = Deadline::After(h.t0, 1s), .idempotency_key = "k-1"};
   HedgeRun run;
   auto call = Async([&] {
-    return ExecuteHedged(p, ctx, [&](CallContext& a) -> Result<int> {
-      {
-        std::lock_guard lock(mu);
-        seen.push_back(a);
-      }
-      if (a.attempt == 3) return 42;
-      started.Arrive();
-      saw_stop[a.attempt - 1] = never.Wait(a.stop);
-      return Status::Cancelled("lost");
-    }, *h.ex, &run);
+    return ExecuteHedged(
+        p, ctx,
+        [&](CallContext& a) -> Result<int> {
+          {
+            std::lock_guard lock(mu);
+            seen.push_back(a);
+          }
+          if (a.attempt == 3) return 42;
+          started.Arrive();
+          saw_stop[a.attempt - 1] = never.Wait(a.stop);
+          return Status::Cancelled("lost");
+        },
+        *h.ex, &run);
   });
   started.WaitFor(1);
   h.Advance(10ms);  // the first hedge starts and hangs too
@@ -95,12 +98,15 @@ TEST(HedgeDriverTest, ALoserThatIgnoresItsStopTokenHoldsTheReturnUntilItEnds) {
   CallContext ctx;
   HedgeRun run;
   auto call = Async([&] {
-    return ExecuteHedged(p, ctx, [&](CallContext& a) {
-      if (a.attempt == 2) return Status::Ok();
-      primary.Arrive();
-      gate.Wait({});  // deaf to a.stop: keeps using the caller's stack
-      return Status::Ok();
-    }, *h.ex, &run);
+    return ExecuteHedged(
+        p, ctx,
+        [&](CallContext& a) {
+          if (a.attempt == 2) return Status::Ok();
+          primary.Arrive();
+          gate.Wait({});  // deaf to a.stop: keeps using the caller's stack
+          return Status::Ok();
+        },
+        *h.ex, &run);
   });
   primary.WaitFor(1);
   h.Advance(10ms);
@@ -123,16 +129,19 @@ TEST(HedgeDriverTest, HedgeLaunchesOnlyAfterTheDelay) {
   std::atomic<Duration::rep> hedge_started_at{0};
   CallContext ctx;
   auto call = Async([&] {
-    return ExecuteHedged(p, ctx, [&](CallContext& a) -> Result<int> {
-      if (a.attempt == 2) {
-        hedge_started_at = h.clock.Now().time_since_epoch().count();
-        hedge.Arrive();
-        return 7;
-      }
-      primary.Arrive();
-      never.Wait(a.stop);
-      return Status::Cancelled("lost");
-    }, *h.ex);
+    return ExecuteHedged(
+        p, ctx,
+        [&](CallContext& a) -> Result<int> {
+          if (a.attempt == 2) {
+            hedge_started_at = h.clock.Now().time_since_epoch().count();
+            hedge.Arrive();
+            return 7;
+          }
+          primary.Arrive();
+          never.Wait(a.stop);
+          return Status::Cancelled("lost");
+        },
+        *h.ex);
   });
   primary.WaitFor(1);
   EXPECT_EQ(h.timers->armed(), 1u);  // the delay is a timer on the executor's TimerService
@@ -174,11 +183,14 @@ TEST(HedgeDriverTest, TheDelayFiringAsThePrimaryAnswersNeitherDeadlocksNorOutliv
   CallContext ctx;
   HedgeRun run;
   auto call = Async([&] {
-    return ExecuteHedged(p, ctx, [&](CallContext&) -> Result<int> {
-      primary.Arrive();
-      answer.Wait({});
-      return 1;
-    }, *h.ex, &run);
+    return ExecuteHedged(
+        p, ctx,
+        [&](CallContext&) -> Result<int> {
+          primary.Arrive();
+          answer.Wait({});
+          return 1;
+        },
+        *h.ex, &run);
   });
   primary.WaitFor(1);
   h.clock.Advance(10ms);  // due, not fired yet
@@ -196,10 +208,13 @@ TEST(HedgeDriverTest, NonFatalFailureLaunchesTheNextHedgeAtOnce) {
   const HedgePolicy p = Make(Idempotent(1h));
   CallContext ctx;
   HedgeRun run;
-  Result<int> r = ExecuteHedged(p, ctx, [](CallContext& a) -> Result<int> {
-    if (a.attempt == 1) return Status::Unavailable("replica restarting");
-    return 5;
-  }, *h.ex, &run);
+  Result<int> r = ExecuteHedged(
+      p, ctx,
+      [](CallContext& a) -> Result<int> {
+        if (a.attempt == 1) return Status::Unavailable("replica restarting");
+        return 5;
+      },
+      *h.ex, &run);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, 5);
   EXPECT_EQ(run.attempts, 2);
@@ -215,11 +230,14 @@ TEST(HedgeDriverTest, PushbackOnANonFatalFailureDelaysTheNextHedge) {
   Checkpoint hedge;
   CallContext ctx;
   auto call = Async([&] {
-    return ExecuteHedged(p, ctx, [&](CallContext& a) {
-      if (a.attempt == 1) return Status::Unavailable("busy").WithHints({.pushback = 20ms});
-      hedge.Arrive();
-      return Status::Ok();
-    }, *h.ex);
+    return ExecuteHedged(
+        p, ctx,
+        [&](CallContext& a) {
+          if (a.attempt == 1) return Status::Unavailable("busy").WithHints({.pushback = 20ms});
+          hedge.Arrive();
+          return Status::Ok();
+        },
+        *h.ex);
   });
   // The primary failed at t0; the hedge waits for the pushback instead of
   // going at once.
@@ -237,10 +255,13 @@ TEST(HedgeDriverTest, MaxHedgedAttemptsAreRespected) {
   std::atomic<int> calls{0};
   CallContext ctx;
   HedgeRun run;
-  Status s = ExecuteHedged(p, ctx, [&](CallContext&) {
-    ++calls;
-    return Status::Unavailable("down");
-  }, *h.ex, &run);
+  Status s = ExecuteHedged(
+      p, ctx,
+      [&](CallContext&) {
+        ++calls;
+        return Status::Unavailable("down");
+      },
+      *h.ex, &run);
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(run.attempts, 3);
@@ -261,11 +282,14 @@ TEST(HedgeDriverTest, BudgetRefusalPreventsADelayedHedge) {
   CallContext ctx;
   HedgeRun run;
   auto call = Async([&] {
-    return ExecuteHedged(p, ctx, [&](CallContext& a) {
-      primary.Arrive();
-      gate.Wait(a.stop);
-      return Status::Ok();
-    }, *h.ex, &run);
+    return ExecuteHedged(
+        p, ctx,
+        [&](CallContext& a) {
+          primary.Arrive();
+          gate.Wait(a.stop);
+          return Status::Ok();
+        },
+        *h.ex, &run);
   });
   primary.WaitFor(1);
   h.Advance(10ms);
@@ -287,8 +311,8 @@ TEST(HedgeDriverTest, BudgetRefusalAfterAFailureReturnsTheFailureMarkedForTheCha
   o.budget = budget;
   CallContext ctx;
   HedgeRun run;
-  Status s = ExecuteHedged(Make(o), ctx, [](CallContext&) { return Status::Unavailable("down"); },
-                           *h.ex, &run);
+  Status s = ExecuteHedged(
+      Make(o), ctx, [](CallContext&) { return Status::Unavailable("down"); }, *h.ex, &run);
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ(run.attempts, 1);
   EXPECT_EQ(run.stop, HedgeStop::kBudgetExhausted);
@@ -334,15 +358,18 @@ TEST(HedgeDriverTest, PercentileDelayFollowsObservedLatencies) {
   Checkpoint primary, hedge;
   CallContext ctx;
   auto call = Async([&] {
-    return ExecuteHedged(p, ctx, [&](CallContext& a) {
-      if (a.attempt == 2) {
-        hedge.Arrive();
-        return Status::Ok();
-      }
-      primary.Arrive();
-      never.Wait(a.stop);
-      return Status::Cancelled("lost");
-    }, *h.ex);
+    return ExecuteHedged(
+        p, ctx,
+        [&](CallContext& a) {
+          if (a.attempt == 2) {
+            hedge.Arrive();
+            return Status::Ok();
+          }
+          primary.Arrive();
+          never.Wait(a.stop);
+          return Status::Cancelled("lost");
+        },
+        *h.ex);
   });
   primary.WaitFor(1);
   h.Advance(p95 - Duration(1));
@@ -359,11 +386,14 @@ TEST(HedgeDriverTest, NoHedgeWhenTheDeadlineCannotFitIt) {
   const HedgePolicy p = Make(Idempotent(100ms));
   CallContext ctx{.deadline = Deadline::After(h.t0, 50ms)};
   HedgeRun run;
-  Status s = ExecuteHedged(p, ctx, [&](CallContext&) {
-    EXPECT_EQ(h.timers->armed(), 0u);  // no hedge to wait for
-    h.Advance(60ms);  // slow, but no hedge could start before the deadline
-    return Status::Ok();
-  }, *h.ex, &run);
+  Status s = ExecuteHedged(
+      p, ctx,
+      [&](CallContext&) {
+        EXPECT_EQ(h.timers->armed(), 0u);  // no hedge to wait for
+        h.Advance(60ms);                   // slow, but no hedge could start before the deadline
+        return Status::Ok();
+      },
+      *h.ex, &run);
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(run.attempts, 1);
   EXPECT_EQ(run.stop, HedgeStop::kDeadline);
@@ -402,11 +432,14 @@ TEST(HedgeDriverTest, CallerCancellationReachesEveryAttempt) {
   std::atomic<int> stopped{0};
   CallContext ctx{.stop = caller.get_token()};
   auto call = Async([&] {
-    return ExecuteHedged(p, ctx, [&](CallContext& a) {
-      started.Arrive();
-      if (never.Wait(a.stop)) ++stopped;
-      return Status::Cancelled("caller left");
-    }, *h.ex);
+    return ExecuteHedged(
+        p, ctx,
+        [&](CallContext& a) {
+          started.Arrive();
+          if (never.Wait(a.stop)) ++stopped;
+          return Status::Cancelled("caller left");
+        },
+        *h.ex);
   });
   started.WaitFor(1);
   h.Advance(10ms);
@@ -425,12 +458,15 @@ TEST(HedgeDriverTest, FatalFailureEndsTheCallAndCancelsTheOthers) {
   CallContext ctx;
   HedgeRun run;
   auto call = Async([&] {
-    return ExecuteHedged(p, ctx, [&](CallContext& a) {
-      if (a.attempt == 2) return Status::NotFound("no such order");
-      primary.Arrive();
-      primary_stopped = never.Wait(a.stop);
-      return Status::Cancelled("lost");
-    }, *h.ex, &run);
+    return ExecuteHedged(
+        p, ctx,
+        [&](CallContext& a) {
+          if (a.attempt == 2) return Status::NotFound("no such order");
+          primary.Arrive();
+          primary_stopped = never.Wait(a.stop);
+          return Status::Cancelled("lost");
+        },
+        *h.ex, &run);
   });
   primary.WaitFor(1);
   h.Advance(10ms);
@@ -445,10 +481,13 @@ TEST(HedgeDriverTest, ExceptionThrownByAHedgeIsCaughtAndClassified) {
   Harness h;
   HedgeRun run;
   CallContext ctx;
-  Status s = ExecuteHedged(Make(Idempotent(1h)), ctx, [](CallContext& a) -> Status {
-    if (a.attempt == 1) return Status::Unavailable("down");
-    throw std::runtime_error("connection reset mid-response");
-  }, *h.ex, &run);
+  Status s = ExecuteHedged(
+      Make(Idempotent(1h)), ctx,
+      [](CallContext& a) -> Status {
+        if (a.attempt == 1) return Status::Unavailable("down");
+        throw std::runtime_error("connection reset mid-response");
+      },
+      *h.ex, &run);
   EXPECT_EQ(s.code(), StatusCode::kUnknown);  // ambiguous: fatal by default
   EXPECT_EQ(run.winner, 2);
 }
@@ -461,9 +500,10 @@ TEST(HedgeDriverTest, EventsAndBudgetFollowTheProtocol) {
   o.listener = &listener;
   o.budget = budget;
   CallContext ctx;
-  ExecuteHedged(Make(o), ctx, [](CallContext&) { return Status::Unavailable("down"); }, *h.ex);
-  EXPECT_THAT(listener.Log(), ElementsAre("attempt_ended:1", "hedge_launched:2", "attempt_ended:2",
-                                           "gave_up:1:attempts_exhausted"));
+  ExecuteHedged(
+      Make(o), ctx, [](CallContext&) { return Status::Unavailable("down"); }, *h.ex);
+  EXPECT_THAT(listener.Log(),
+              ElementsAre("attempt_ended:1", "hedge_launched:2", "attempt_ended:2", "gave_up:1:attempts_exhausted"));
   EXPECT_EQ(budget->starts, 1);
   EXPECT_EQ(budget->failures, 2);
   EXPECT_EQ(budget->acquired, 1);

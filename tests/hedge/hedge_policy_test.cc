@@ -34,16 +34,22 @@ TEST(HedgePolicyTest, QuantileIsAFractionInZeroToOne) {
 }
 
 TEST(HedgePolicyTest, ValidateNamesEveryBadField) {
-  HedgeOptions o{.delay = -1ms, .max_hedged_attempts = 5, .quantile = 0.0, .min_delay = -1ms,
-                 .max_delay = -2ms, .delay_refresh = -1ms, .non_fatal = {OutcomeClass::kSuccess},
-                 .min_attempt_time = -1ms, .max_pushback = -1ms, .classifier = nullptr};
-  EXPECT_THAT(o.Validate(),
-              ElementsAre("delay: must not be negative (infinite: hedge only after failures)",
-                          "max_hedged_attempts: must be between 1 and 4", "quantile: must be in (0, 1], got 0",
-                          "min_delay: must not be negative", "max_delay: must be at least min_delay",
-                          "delay_refresh: must not be negative", "non_fatal: must not contain success",
-                          "min_attempt_time: must not be negative", "max_pushback: must not be negative",
-                          "classifier: must not be null"));
+  HedgeOptions o{.delay = -1ms,
+                 .max_hedged_attempts = 5,
+                 .quantile = 0.0,
+                 .min_delay = -1ms,
+                 .max_delay = -2ms,
+                 .delay_refresh = -1ms,
+                 .non_fatal = {OutcomeClass::kSuccess},
+                 .min_attempt_time = -1ms,
+                 .max_pushback = -1ms,
+                 .classifier = nullptr};
+  EXPECT_THAT(o.Validate(), ElementsAre("delay: must not be negative (infinite: hedge only after failures)",
+                                        "max_hedged_attempts: must be between 1 and 4",
+                                        "quantile: must be in (0, 1], got 0", "min_delay: must not be negative",
+                                        "max_delay: must be at least min_delay", "delay_refresh: must not be negative",
+                                        "non_fatal: must not contain success", "min_attempt_time: must not be negative",
+                                        "max_pushback: must not be negative", "classifier: must not be null"));
   EXPECT_EQ(HedgePolicy::Create(o).status().code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(HedgeOptions{}.Validate().empty());
 }

@@ -14,8 +14,8 @@ using namespace std::chrono_literals;
 using hedge_testing::CountingBudget;
 using hedge_testing::Idempotent;
 using hedge_testing::Make;
-using testkit::RecordingListener;
 using ::testing::ElementsAre;
+using testkit::RecordingListener;
 
 const TimePoint t0 = TimePoint(std::chrono::hours(1));
 
@@ -89,8 +89,7 @@ TEST(HedgeSessionTest, TheTimerLaunchesAHedgeThatWinsAndStopsThePrimary) {
   EXPECT_EQ(c.End(0, Status::Cancelled("stopped"), t0 + 16ms), HedgeVerdict::kLoser);
   EXPECT_FALSE(c.a.answered);
   c.Finish(Status::Ok(), t0 + 16ms);
-  EXPECT_THAT(c.events.Log(),
-              ElementsAre("hedge_launched:2", "attempt_ended:2", "hedge_won:2", "attempt_ended:1"));
+  EXPECT_THAT(c.events.Log(), ElementsAre("hedge_launched:2", "attempt_ended:2", "hedge_won:2", "attempt_ended:1"));
   EXPECT_EQ(c.events.Of(EventKind::kHedgeLaunched)[0].duration, 10ms);
   EXPECT_EQ(c.budget->acquired, 1);
   EXPECT_EQ(c.budget->retry_ends, 1);

@@ -32,8 +32,7 @@ inline constexpr auto kBound = std::chrono::seconds(10);
 // only block again in a destructor (a std::async future, the executor), so
 // report and end the process: the test fails fast instead of hanging.
 [[noreturn]] inline void Stuck(const char* what, std::chrono::milliseconds bound = kBound) {
-  std::fprintf(stderr, "hedge test: %s did not happen within %lldms\n", what,
-               static_cast<long long>(bound.count()));
+  std::fprintf(stderr, "hedge test: %s did not happen within %lldms\n", what, static_cast<long long>(bound.count()));
   std::abort();
 }
 
@@ -99,8 +98,7 @@ inline HedgePolicy Make(HedgeOptions o) {
 }
 
 inline HedgeOptions Idempotent(Duration delay, int hedges = 1, Listener* listener = nullptr) {
-  return HedgeOptions{.delay = delay, .max_hedged_attempts = hedges, .idempotent = true,
-                      .listener = listener};
+  return HedgeOptions{.delay = delay, .max_hedged_attempts = hedges, .idempotent = true, .listener = listener};
 }
 
 class CountingBudget final : public RetryBudget {
@@ -122,8 +120,7 @@ class CountingBudget final : public RetryBudget {
   }
   void OnRetryEnd(TimePoint) noexcept override { ++retry_ends; }
 
-  std::atomic<int> starts{0}, ends{0}, successes{0}, failures{0}, acquired{0}, refused{0},
-      retry_ends{0};
+  std::atomic<int> starts{0}, ends{0}, successes{0}, failures{0}, acquired{0}, refused{0}, retry_ends{0};
   Checkpoint refusals;
 
  private:

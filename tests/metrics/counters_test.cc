@@ -52,7 +52,8 @@ TEST(CountingListenerTest, ConcurrentIncrementsAreAllCounted) {
     std::vector<std::jthread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([&] {
-        for (int i = 0; i < kEvents; ++i) c.OnEvent(CounterEvent(EventKind::kRejected, PolicyId::kRateLimiter, kReasons[i % 4]));
+        for (int i = 0; i < kEvents; ++i)
+          c.OnEvent(CounterEvent(EventKind::kRejected, PolicyId::kRateLimiter, kReasons[i % 4]));
       });
     }
   }
@@ -66,8 +67,8 @@ TEST(CountingListenerTest, ScopedListenersCountTwoBreakersApart) {
   CountingListener counters;
   ScopedListener payments("payments", counters);
   ScopedListener inventory("inventory", counters);
-  auto a = CircuitBreaker::Create({.failure_rate_threshold = 0.5, .window_size = 2, .minimum_number_of_calls = 2,
-                                   .listener = &payments});
+  auto a = CircuitBreaker::Create(
+      {.failure_rate_threshold = 0.5, .window_size = 2, .minimum_number_of_calls = 2, .listener = &payments});
   auto b = CircuitBreaker::Create({.listener = &inventory});
   ASSERT_TRUE(a.ok() && b.ok());
   const TimePoint start = TimePoint(1h);

@@ -12,9 +12,9 @@
 #include <string>
 #include <thread>
 
+#include "../../src/metrics/family_registry.h"
 #include "stormguard/guard/circuit_breaker.h"
 #include "stormguard/metrics/metrics_listener.h"
-#include "../../src/metrics/family_registry.h"
 
 namespace stormguard {
 namespace {
@@ -30,10 +30,10 @@ MetricFamily FamilyTestCounter(std::string name, PolicyId policy, std::vector<Ev
 
 TEST(MetricFamilyTest, AProgramPolicysEventsFeedItsFamiliesPerInstance) {
   const PolicyId widget = FamilyTestPolicy("family_test_widget");
-  ASSERT_TRUE(RegisterMetricFamilies(
-                  {FamilyTestCounter("stormguard_family_test_admitted_total", widget, {EventKind::kAdmitted}),
-                   FamilyTestCounter("stormguard_family_test_refused_total", widget,
-                                     {EventKind::kRejected, EventKind::kTimedOut})})
+  ASSERT_TRUE(RegisterMetricFamilies({FamilyTestCounter("stormguard_family_test_admitted_total", widget,
+                                                        {EventKind::kAdmitted}),
+                                      FamilyTestCounter("stormguard_family_test_refused_total", widget,
+                                                        {EventKind::kRejected, EventKind::kTimedOut})})
                   .ok());
   MetricsListener m;
   for (int i = 0; i < 3; ++i) m.For("a").OnEvent({.kind = EventKind::kAdmitted, .policy = widget});
@@ -220,7 +220,10 @@ TEST(MetricFamilyTest, EveryFamilyTheListenerWritesItselfIsReserved) {
   for (PolicyId p : {PolicyId::kPipeline, PolicyId::kRetry, PolicyId::kHedge, PolicyId::kCircuitBreaker,
                      PolicyId::kBulkhead, PolicyId::kTimeout, PolicyId::kFallback, PolicyId::kChaos}) {
     for (int k = 1; k < kEventKindCount; ++k) {
-      l.OnEvent({.kind = static_cast<EventKind>(k), .policy = p, .reason = "budget_exhausted", .attempt = 2,
+      l.OnEvent({.kind = static_cast<EventKind>(k),
+                 .policy = p,
+                 .reason = "budget_exhausted",
+                 .attempt = 2,
                  .duration = std::chrono::milliseconds(3)});
     }
   }

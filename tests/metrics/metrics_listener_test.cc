@@ -16,8 +16,7 @@ using namespace std::chrono_literals;
 
 Event Ev(EventKind kind, PolicyId policy, std::string_view reason = {}, int attempt = 1,
          OutcomeClass outcome = OutcomeClass::kSuccess, Duration d = Duration::zero()) {
-  return Event{.kind = kind, .policy = policy, .reason = reason, .attempt = attempt, .outcome = outcome,
-               .duration = d};
+  return Event{.kind = kind, .policy = policy, .reason = reason, .attempt = attempt, .outcome = outcome, .duration = d};
 }
 
 constexpr std::string_view kNoOverflow =
@@ -288,7 +287,7 @@ TEST(MetricsListenerTest, InstancesAndWatchesPastTheCapAreCountedNotKept) {
   MetricsListener m(2);
   m.For("a").OnEvent(Ev(EventKind::kFallback, PolicyId::kFallback));
   m.For("b").OnEvent(Ev(EventKind::kFallback, PolicyId::kFallback));
-  Listener& c = m.For("c");  // past the cap: 1
+  Listener& c = m.For("c");                                  // past the cap: 1
   c.OnEvent(Ev(EventKind::kFallback, PolicyId::kFallback));  // 2
   Event scoped = Ev(EventKind::kFallback, PolicyId::kFallback);
   scoped.scope = "d";

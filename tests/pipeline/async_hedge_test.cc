@@ -29,7 +29,9 @@ struct HeldAttempts {
   std::vector<Held> held;
 
   auto Attempt() {
-    return [this](CallContext& c, Completion<Result<int>> done) { held.push_back({c.attempt, c.stop, std::move(done)}); };
+    return [this](CallContext& c, Completion<Result<int>> done) {
+      held.push_back({c.attempt, c.stop, std::move(done)});
+    };
   }
   void Answer(std::size_t i, Result<int> r) { (*std::exchange(held[i].done, std::nullopt))(std::move(r)); }
 };
@@ -53,8 +55,10 @@ TEST(AsyncHedgeTest, TheCallAnswersAtOnceAndALateLoserIsOnlyBooked) {
   HeldAttempts attempts;
   std::vector<Result<int>> answers;
   CallContext ctx;
-  p.ExecuteAsync<Result<int>>(ctx, [a = attempts.Attempt(), s = FrameSentinel()](CallContext& c, Completion<Result<int>> d) { a(c, std::move(d)); },
-                              [&](Result<int> r) { answers.push_back(std::move(r)); });
+  p.ExecuteAsync<Result<int>>(
+      ctx,
+      [a = attempts.Attempt(), s = FrameSentinel()](CallContext& c, Completion<Result<int>> d) { a(c, std::move(d)); },
+      [&](Result<int> r) { answers.push_back(std::move(r)); });
   env.AdvanceAndFire(10ms);
   ASSERT_EQ(attempts.held.size(), 2u);
   EXPECT_EQ(attempts.held[0].attempt, 1);
@@ -74,9 +78,9 @@ TEST(AsyncHedgeTest, ALoserOfAnEarlierRoundDoesNotDisturbTheRetry) {
   ManualEnv env;
   auto workers = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .AddRetry({.max_attempts = 2, .backoff = {.base = 100ms, .jitter = Jitter::kNone}})
-                          .AddHedge(After(10ms), workers)
-                          .Build());
+                             .AddRetry({.max_attempts = 2, .backoff = {.base = 100ms, .jitter = Jitter::kNone}})
+                             .AddHedge(After(10ms), workers)
+                             .Build());
   HeldAttempts attempts;
   std::vector<Result<int>> answers;
   CallContext ctx;
@@ -123,14 +127,15 @@ TEST(AsyncHedgeTest, NoAttemptStartsOnceTheCallHasItsAnswer) {
   CountingListener counters;
   auto workers = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
   PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters))
-                          .AddHedge(After(5ms), workers)
-                          .Add(std::make_shared<PauseStage>(20ms))
-                          .Build());
+                             .AddHedge(After(5ms), workers)
+                             .Add(std::make_shared<PauseStage>(20ms))
+                             .Build());
   int started = 0;
   std::vector<Status> answers;
   CallContext ctx;
-  p.ExecuteAsync(ctx, [&](CallContext&, Completion<Status> done) { ++started, done(Status::Ok()); },
-                 [&](Status s) { answers.push_back(s); });
+  p.ExecuteAsync(
+      ctx, [&](CallContext&, Completion<Status> done) { ++started, done(Status::Ok()); },
+      [&](Status s) { answers.push_back(s); });
   env.AdvanceAndFire(5ms);   // the hedge launches and pauses until 25ms
   env.AdvanceAndFire(15ms);  // the primary's attempt starts and answers at 20ms
   ASSERT_EQ(answers.size(), 1u);

@@ -80,11 +80,11 @@ TEST(AsyncPipelineRaceTest, EveryCallAnswersOnceWhateverTheInterleaving) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 4, .max_wait = 20ms})));
   RetryOptions retry{.max_attempts = 3, .backoff = {.base = 5ms, .jitter = Jitter::kNone}, .idempotent = true};
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .AddTimeout(100ms)
-                          .AddRetry(retry)
-                          .AddBulkhead(bulkhead)
-                          .AddAttemptTimeout(20ms)
-                          .Build());
+                             .AddTimeout(100ms)
+                             .AddRetry(retry)
+                             .AddBulkhead(bulkhead)
+                             .AddAttemptTimeout(20ms)
+                             .Build());
   constexpr int kThreads = 4, kCallsPerThread = 250;
   std::atomic<int> answered{0}, twice{0};
   std::vector<std::unique_ptr<std::atomic<int>>> answers;
@@ -153,12 +153,12 @@ TEST(AsyncPipelineRaceTest, HedgedCallsAnswerOnceWhateverTheInterleaving) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 8, .max_wait = 5ms})));
   RetryOptions retry{.max_attempts = 3, .backoff = {.base = 5ms, .jitter = Jitter::kNone}, .idempotent = true};
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .AddTimeout(100ms)
-                          .AddRetry(retry)
-                          .AddHedge({.delay = 2ms, .max_hedged_attempts = 2, .idempotent = true}, workers)
-                          .AddBulkhead(bulkhead)
-                          .AddAttemptTimeout(20ms)
-                          .Build());
+                             .AddTimeout(100ms)
+                             .AddRetry(retry)
+                             .AddHedge({.delay = 2ms, .max_hedged_attempts = 2, .idempotent = true}, workers)
+                             .AddBulkhead(bulkhead)
+                             .AddAttemptTimeout(20ms)
+                             .Build());
   constexpr int kThreads = 4, kCallsPerThread = 150, kCalls = kThreads * kCallsPerThread;
   constexpr int kMaxTries = 3 * 3;  // rounds x attempts per round
   std::atomic<int> answered{0}, twice{0};

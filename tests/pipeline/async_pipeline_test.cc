@@ -24,19 +24,19 @@ class BlockingOnly final : public Stage {
   Status Execute(CallContext& ctx, Next next) const override { return next(ctx); }
 };
 
-RetryOptions TwoAttempts() {
-  return {.max_attempts = 2, .backoff = {.base = 100ms, .jitter = Jitter::kNone}};
-}
+RetryOptions TwoAttempts() { return {.max_attempts = 2, .backoff = {.base = 100ms, .jitter = Jitter::kNone}}; }
 
 TEST(AsyncPipelineTest, AStageWithoutAnAsynchronousFormIsRefusedByName) {
   ManualEnv env;
-  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Add(std::make_shared<BlockingOnly>()).Build());
+  PipelineRef p =
+      Unwrap(PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Add(std::make_shared<BlockingOnly>()).Build());
   EXPECT_THAT(p.AsyncSupport().message(), HasSubstr("stages[1] (audit): has no asynchronous form"));
   int attempts = 0, answers = 0;
   Status got;
   CallContext ctx;
-  p.ExecuteAsync(ctx, [&](CallContext&, Completion<Status> done) { ++attempts, done(Status::Ok()); },
-                 [&](Status s) { ++answers, got = s; });
+  p.ExecuteAsync(
+      ctx, [&](CallContext&, Completion<Status> done) { ++attempts, done(Status::Ok()); },
+      [&](Status s) { ++answers, got = s; });
   EXPECT_EQ(answers, 1);
   EXPECT_EQ(attempts, 0);
   EXPECT_EQ(got.code(), StatusCode::kFailedPrecondition);
@@ -68,8 +68,9 @@ TEST(AsyncPipelineTest, ATimeoutsStopThatFiredIsNeverSeenByALaterCall) {
   std::optional<Completion<Status>> hanging;
   Status first;
   CallContext ctx;
-  p.ExecuteAsync(ctx, [&](CallContext&, Completion<Status> done) { hanging.emplace(std::move(done)); },
-                 [&](Status s) { first = s; });
+  p.ExecuteAsync(
+      ctx, [&](CallContext&, Completion<Status> done) { hanging.emplace(std::move(done)); },
+      [&](Status s) { first = s; });
   env.AdvanceAndFire(1s);
   (*std::exchange(hanging, std::nullopt))(Status::Cancelled("saw the stop"));
   EXPECT_EQ(first.code(), StatusCode::kDeadlineExceeded);
@@ -103,9 +104,9 @@ TEST(AsyncPipelineTest, TheAttemptOutlivesACallThatEndsWhileItIsStillStarting) {
   CallContext ctx;
   p.ExecuteAsync(
       ctx,
-      [s = Sentinel()](CallContext&, Completion<Status> done) {  // touches nothing of itself below
+      [s = Sentinel()](CallContext&, Completion<Status> done) {                    // touches nothing of itself below
         std::thread([d = std::move(done)]() mutable { d(Status::Ok()); }).join();  // the call has ended
-        g_alive_after_done = g_callable_alive.load();  // this callable must still exist
+        g_alive_after_done = g_callable_alive.load();                              // this callable must still exist
       },
       [&](Status) { answered = true; });
   EXPECT_TRUE(answered);
@@ -118,7 +119,8 @@ TEST(AsyncPipelineTest, ADroppedCompletionHandleReportsInternal) {
   PipelineRef p = Unwrap(PipelineBuilder(env.options()).Build());
   Status got;
   CallContext ctx;
-  p.ExecuteAsync(ctx, [](CallContext&, Completion<Status>) {}, [&](Status s) { got = s; });
+  p.ExecuteAsync(
+      ctx, [](CallContext&, Completion<Status>) {}, [&](Status s) { got = s; });
   EXPECT_EQ(got.code(), StatusCode::kInternal);
   EXPECT_THAT(got.message(), HasSubstr("dropped its completion handle"));
 }
@@ -165,7 +167,8 @@ TEST(AsyncPipelineTest, TheListenerHearsEveryAttemptAsUnderTheBlockingDriver) {
   int attempts = 0;
   CallContext ctx;
   p.ExecuteAsync(
-      ctx, [&](CallContext&, Completion<Status> done) { done(++attempts == 1 ? Status::Unavailable("x") : Status::Ok()); },
+      ctx,
+      [&](CallContext&, Completion<Status> done) { done(++attempts == 1 ? Status::Unavailable("x") : Status::Ok()); },
       [](Status) {});
   env.AdvanceAndFire(100ms);
   const auto seen = counters.Read();
@@ -197,7 +200,8 @@ TEST(AsyncPipelineTest, AnotherDriversTimersCarryTheWaits) {
   Status got = Status::Internal("no answer");
   CallContext ctx;
   p.ExecuteAsync(
-      timers, ctx, [&](CallContext&, Completion<Status> done) { done(++attempts == 1 ? Status::Unavailable("x") : Status::Ok()); },
+      timers, ctx,
+      [&](CallContext&, Completion<Status> done) { done(++attempts == 1 ? Status::Unavailable("x") : Status::Ok()); },
       [&](Status s) { got = s; });
   EXPECT_EQ(timers.scheduled, 1);  // the backoff
   env.AdvanceAndFire(100ms);

@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "testkit/recording_listener.h"
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/metrics/metrics_listener.h"
+#include "testkit/recording_listener.h"
 
 namespace stormguard {
 namespace {
@@ -34,12 +34,12 @@ struct Timed {
 
 TEST(AttemptLatencyTest, TheRetryTimesEachAttemptWithoutItsBackoffWait) {
   Timed t;
-  const PipelineRef p = Unwrap(t.Builder()
-                                .AddTimeout(1s)
-                                .AddRetry({.max_attempts = 3,
-                                           .backoff = {.kind = BackoffKind::kConstant, .base = 40ms, .cap = 40ms}})
-                                .AddCircuitBreaker(CircuitBreakerOptions{})
-                                .Build());
+  const PipelineRef p =
+      Unwrap(t.Builder()
+                 .AddTimeout(1s)
+                 .AddRetry({.max_attempts = 3, .backoff = {.kind = BackoffKind::kConstant, .base = 40ms, .cap = 40ms}})
+                 .AddCircuitBreaker(CircuitBreakerOptions{})
+                 .Build());
   CallContext ctx;
   const Status s = p.Execute(ctx, [&](CallContext& attempt) {
     t.clock.Advance(attempt.attempt == 1 ? 2ms : 1ms);
@@ -74,11 +74,11 @@ TEST(AttemptLatencyTest, TheMetricsHistogramGetsEachAttemptsOwnTime) {
   ManualClock clock;
   auto timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
   MetricsListener metrics;
-  const PipelineRef p = Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get(), .listener = &metrics.For("pay")})
-                                .AddTimeout(1s)
-                                .AddRetry({.max_attempts = 2,
-                                           .backoff = {.kind = BackoffKind::kConstant, .base = 40ms, .cap = 40ms}})
-                                .Build());
+  const PipelineRef p =
+      Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get(), .listener = &metrics.For("pay")})
+                 .AddTimeout(1s)
+                 .AddRetry({.max_attempts = 2, .backoff = {.kind = BackoffKind::kConstant, .base = 40ms, .cap = 40ms}})
+                 .Build());
   CallContext ctx;
   ASSERT_TRUE(p.Execute(ctx, [&](CallContext& attempt) {
                  clock.Advance(3ms);

@@ -35,8 +35,7 @@ void RunCalls(const Case& c, RecordingListener& listener) {
   ASSERT_TRUE(p.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
   std::optional<Status> got;
   p.ExecuteAsync(
-      ctx, [](CallContext&, Completion<Status> done) { done(Status::Ok()); },
-      [&](Status s) { got = std::move(s); });
+      ctx, [](CallContext&, Completion<Status> done) { done(Status::Ok()); }, [&](Status s) { got = std::move(s); });
   ASSERT_TRUE(got.has_value() && got->ok());
 }
 

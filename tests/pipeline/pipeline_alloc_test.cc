@@ -50,12 +50,12 @@ using testkit::Unwrap;
 TEST(PipelineAllocationTest, SuccessPathAllocatesNothingAfterWarmUp) {
   CountingListener counters;  // listening must not allocate either
   PipelineRef p = Unwrap(PipelineBuilder({.listener = &counters})
-                          .AddFallback({.skip_when_remaining_below = 1ms})
-                          .AddTimeout(10s)
-                          .AddRetry({.max_attempts = 3, .idempotent = true})
-                          .AddRequireIdempotencyKey()
-                          .AddAttemptTimeout(5s)
-                          .Build());
+                             .AddFallback({.skip_when_remaining_below = 1ms})
+                             .AddTimeout(10s)
+                             .AddRetry({.max_attempts = 3, .idempotent = true})
+                             .AddRequireIdempotencyKey()
+                             .AddAttemptTimeout(5s)
+                             .Build());
   CallContext ctx{.deadline = Deadline::After(Clock::Real().Now(), 1h), .idempotency_key = "order-1"};
   auto call = [](CallContext&) -> Result<int> { return 7; };
   auto fallback = [](const Status&) -> Result<int> { return 0; };
@@ -75,9 +75,9 @@ TEST(PipelineAllocationTest, HedgedSuccessPathAllocatesNothingOnTheCallersThread
   // short-string buffer) come from the thread's pools.
   auto executor = Unwrap(Executor::Create({.threads = 1}));
   PipelineRef p = Unwrap(PipelineBuilder()
-                          .AddHedge({.delay = 1h, .max_hedged_attempts = 1, .idempotent = true}, executor)
-                          .AddAttemptTimeout(5s)
-                          .Build());
+                             .AddHedge({.delay = 1h, .max_hedged_attempts = 1, .idempotent = true}, executor)
+                             .AddAttemptTimeout(5s)
+                             .Build());
   CallContext ctx{.deadline = Deadline::After(Clock::Real().Now(), 1h),
                   .idempotency_key = "5f0c8a2e-3b7d-4c1a-9e6f-2d8b7a1c4e90"};
   auto call = [](CallContext& c) -> Result<int> { return c.idempotency_key.size() == 36 ? 7 : 0; };
@@ -92,11 +92,11 @@ TEST(PipelineAllocationTest, AWarmAsynchronousCallAllocatesNothing) {
   // stop_source from the thread's pool.
   testkit::ManualEnv env;
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .AddTimeout(10s)
-                          .AddRetry({.max_attempts = 3})
-                          .AddCircuitBreaker(CircuitBreakerOptions{})
-                          .AddBulkhead(BulkheadOptions{.max_concurrent = 4})
-                          .Build());
+                             .AddTimeout(10s)
+                             .AddRetry({.max_attempts = 3})
+                             .AddCircuitBreaker(CircuitBreakerOptions{})
+                             .AddBulkhead(BulkheadOptions{.max_concurrent = 4})
+                             .Build());
   CallContext ctx;
   int answers = 0;
   auto attempt = [](CallContext&, Completion<Result<int>> done) { done(7); };
@@ -112,8 +112,8 @@ TEST(PipelineAllocationTest, AHedgedAttemptCostsOnlyItsStopSourceOnceWarm) {
   testkit::ManualEnv env;
   auto executor = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .AddHedge({.delay = 10ms, .max_hedged_attempts = 1, .idempotent = true}, executor)
-                          .Build());
+                             .AddHedge({.delay = 10ms, .max_hedged_attempts = 1, .idempotent = true}, executor)
+                             .Build());
   std::optional<Completion<Result<int>>> primary;
   int answers = 0;
   auto call = [&] {  // the primary hangs; the hedge launches after 10ms and wins

@@ -31,10 +31,10 @@ TEST(PipelineTest, FirstAddedStageIsOutermost) {
   ManualEnv env;
   std::vector<std::string> log;
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .Add(std::make_shared<RecordingStage>("a", log))
-                          .Add(std::make_shared<RecordingStage>("b", log))
-                          .Add(std::make_shared<RecordingStage>("c", log))
-                          .Build());
+                             .Add(std::make_shared<RecordingStage>("a", log))
+                             .Add(std::make_shared<RecordingStage>("b", log))
+                             .Add(std::make_shared<RecordingStage>("c", log))
+                             .Build());
   CallContext ctx;
   Status s = p.Execute(ctx, [&](CallContext&) {
     log.push_back("call");
@@ -48,30 +48,27 @@ TEST(PipelineTest, StagesInsideRetryRunOncePerAttempt) {
   ManualEnv env;
   std::vector<std::string> log;
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .Add(std::make_shared<RecordingStage>("outer", log))
-                          .AddRetry(FixedRetry(3))
-                          .Add(std::make_shared<RecordingStage>("inner", log))
-                          .Build());
+                             .Add(std::make_shared<RecordingStage>("outer", log))
+                             .AddRetry(FixedRetry(3))
+                             .Add(std::make_shared<RecordingStage>("inner", log))
+                             .Build());
   CallContext ctx;
   int calls = 0;
-  Status s =
-      p.Execute(ctx, [&](CallContext&) { return ++calls < 3 ? Status::Unavailable("x") : Status::Ok(); });
+  Status s = p.Execute(ctx, [&](CallContext&) { return ++calls < 3 ? Status::Unavailable("x") : Status::Ok(); });
   EXPECT_TRUE(s.ok());
-  EXPECT_THAT(log,
-              ElementsAre("outer>", "inner>", "<inner", "inner>", "<inner", "inner>", "<inner", "<outer"));
+  EXPECT_THAT(log, ElementsAre("outer>", "inner>", "<inner", "inner>", "<inner", "inner>", "<inner", "<outer"));
 }
 
 TEST(PipelineTest, DescribeListsStagesOutsideIn) {
   ManualEnv env;
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .AddFallback({.skip_when_remaining_below = 20ms})
-                          .AddTimeout(1s)
-                          .AddRetry(FixedRetry(3))
-                          .AddAttemptTimeout(250ms)
-                          .Build());
-  EXPECT_EQ(
-      p.Describe(),
-      "fallback(skip below 20ms) -> timeout(1s) -> retry(3 attempts) -> attempt_timeout(250ms) -> call");
+                             .AddFallback({.skip_when_remaining_below = 20ms})
+                             .AddTimeout(1s)
+                             .AddRetry(FixedRetry(3))
+                             .AddAttemptTimeout(250ms)
+                             .Build());
+  EXPECT_EQ(p.Describe(),
+            "fallback(skip below 20ms) -> timeout(1s) -> retry(3 attempts) -> attempt_timeout(250ms) -> call");
   EXPECT_EQ(p->size(), 4u);
   EXPECT_EQ(p->stage(1).placement().kind, "timeout");
   EXPECT_EQ(p->stage(3).placement().kind, "attempt_timeout");
@@ -121,7 +118,10 @@ TEST(PipelineTest, RejectionNamesThePolicyThatRefused) {
 
   CallContext expired{.deadline = Deadline::At(env.clock.Now() - 1ms), .idempotency_key = "k"};
   bool called = false;
-  s = p.Execute(expired, [&](CallContext&) { called = true; return Status::Ok(); });
+  s = p.Execute(expired, [&](CallContext&) {
+    called = true;
+    return Status::Ok();
+  });
   EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded);
   EXPECT_EQ(s.source(), "timeout");
   EXPECT_FALSE(called);
@@ -136,8 +136,7 @@ TEST(PipelineTest, BuildRejectsOrderingMistakesNamingTheStage) {
 
   auto attempt_outside = PipelineBuilder(env.options()).AddAttemptTimeout(1s).AddRetry(FixedRetry(2)).Build();
   ASSERT_FALSE(attempt_outside.ok());
-  EXPECT_THAT(attempt_outside.status().message(),
-              HasSubstr("stages[0] (attempt_timeout): outside retry (stages[1])"));
+  EXPECT_THAT(attempt_outside.status().message(), HasSubstr("stages[0] (attempt_timeout): outside retry (stages[1])"));
 
   auto overall_inside = PipelineBuilder(env.options()).AddRetry(FixedRetry(2)).AddTimeout(1s).Build();
   ASSERT_FALSE(overall_inside.ok());
@@ -150,11 +149,7 @@ TEST(PipelineTest, BuildRejectsOrderingMistakesNamingTheStage) {
 
 TEST(PipelineTest, BuildReportsEveryInvalidOptionWithItsStage) {
   ManualEnv env;
-  auto r = PipelineBuilder(env.options())
-               .AddTimeout(0s)
-               .AddRetry({.max_attempts = 0})
-               .Add(nullptr)
-               .Build();
+  auto r = PipelineBuilder(env.options()).AddTimeout(0s).AddRetry({.max_attempts = 0}).Add(nullptr).Build();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(r.status().message(), HasSubstr("stages[0] (timeout): timeout: must be positive"));
@@ -191,12 +186,12 @@ TEST(PipelineTest, ManyThreadsShareOnePipeline) {
   ManualEnv env;  // retry waits move the manual clock; nothing sleeps
   CountingListener counters;
   PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters))
-                          .AddTimeout(10s)
-                          .AddRetry({.max_attempts = 2,
-                                     .backoff = {.kind = BackoffKind::kConstant, .base = 1us, .cap = 1us},
-                                     .idempotent = true})
-                          .AddAttemptTimeout(5s)
-                          .Build());
+                             .AddTimeout(10s)
+                             .AddRetry({.max_attempts = 2,
+                                        .backoff = {.kind = BackoffKind::kConstant, .base = 1us, .cap = 1us},
+                                        .idempotent = true})
+                             .AddAttemptTimeout(5s)
+                             .Build());
   constexpr int kThreads = 4, kCalls = 2000;
   std::atomic<int> ok{0};
   {
@@ -229,10 +224,10 @@ TEST(PipelineTest, ASuccessfulPassReadsEachClockOnce) {
   // The timeout reads the precise time on the way in; on the way out the
   // breaker (slow-call timing) and the retry budget share one coarse reading.
   PipelineRef p = Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get()})
-                          .AddTimeout(1s)
-                          .AddRetry({.max_attempts = 3, .budget = budget})
-                          .AddCircuitBreaker(CircuitBreakerOptions{})
-                          .Build());
+                             .AddTimeout(1s)
+                             .AddRetry({.max_attempts = 3, .budget = budget})
+                             .AddCircuitBreaker(CircuitBreakerOptions{})
+                             .Build());
   CallContext ctx;
   ASSERT_TRUE(p.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
   EXPECT_EQ(clock.precise, 1);

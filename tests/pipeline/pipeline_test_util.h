@@ -16,8 +16,7 @@ namespace stormguard::testkit {
 
 struct ManualEnv {
   ManualClock clock;
-  std::shared_ptr<TimerService> timers =
-      TimerService::Create(clock, {.background_thread = false}).value();
+  std::shared_ptr<TimerService> timers = TimerService::Create(clock, {.background_thread = false}).value();
 
   PipelineOptions options(Listener* listener = nullptr) {
     return {.clock = &clock, .timers = timers.get(), .listener = listener};

@@ -62,7 +62,10 @@ TEST(PresetsTest, BackgroundJobMarksTheLastFailureForTheDeadLetterQueue) {
   PipelineRef p = Unwrap(presets::BackgroundJob({}, env.options()).Build());
   CallContext ctx;
   int calls = 0;
-  Status s = p.Execute(ctx, [&](CallContext&) { ++calls; return Status::Unavailable("down"); });
+  Status s = p.Execute(ctx, [&](CallContext&) {
+    ++calls;
+    return Status::Unavailable("down");
+  });
   EXPECT_EQ(calls, 8);
   EXPECT_TRUE(s.hints().do_not_retry);
   EXPECT_LE(env.clock.total_slept(), 7 * 10min);
@@ -91,7 +94,10 @@ TEST(PresetsTest, ThirdPartyApiNeedsAKeyRetriesTwiceAndHasABreaker) {
 
   CallContext ctx{.idempotency_key = "req-7"};
   int calls = 0;
-  Status s = p.Execute(ctx, [&](CallContext&) { ++calls; return Status::Unknown("timed out reading"); });
+  Status s = p.Execute(ctx, [&](CallContext&) {
+    ++calls;
+    return Status::Unknown("timed out reading");
+  });
   EXPECT_EQ(calls, 3);  // ambiguous, but the key makes a retry safe
 }
 
@@ -107,14 +113,25 @@ TEST(PresetsTest, PaymentNeverRetriesAndConfirmsUnknownOutcomes) {
   CallContext ctx{.idempotency_key = "charge-42"};
   int charges = 0, queries = 0;
   Status s = p.Execute(
-      ctx, [&](CallContext&) { ++charges; return Status::Unknown("connection lost after sending"); },
-      [&](const Status&) { ++queries; return Status::Ok(); });  // the query finds the charge
+      ctx,
+      [&](CallContext&) {
+        ++charges;
+        return Status::Unknown("connection lost after sending");
+      },
+      [&](const Status&) {
+        ++queries;
+        return Status::Ok();
+      });  // the query finds the charge
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(charges, 1);
   EXPECT_EQ(queries, 1);
 
-  s = p.Execute(ctx, [&](CallContext&) { return Status::FailedPrecondition("card declined"); },
-                [&](const Status&) { ++queries; return Status::Ok(); });
+  s = p.Execute(
+      ctx, [&](CallContext&) { return Status::FailedPrecondition("card declined"); },
+      [&](const Status&) {
+        ++queries;
+        return Status::Ok();
+      });
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition);  // a clear answer needs no query
   EXPECT_EQ(queries, 1);
 }
@@ -126,13 +143,16 @@ TEST(PresetsTest, HighFanOutFallsBackInsteadOfRetrying) {
   EXPECT_THAT(missing.status().message(), HasSubstr("stages[1] (timeout): timeout: must be positive"));
 
   PipelineRef p = Unwrap(
-      presets::HighFanOut({.per_downstream_timeout = 80ms, .skip_when_remaining_below = 20ms}, env.options())
-          .Build());
+      presets::HighFanOut({.per_downstream_timeout = 80ms, .skip_when_remaining_below = 20ms}, env.options()).Build());
   EXPECT_EQ(p.Describe(), "fallback(skip below 20ms) -> timeout(80ms) -> call");
   CallContext ctx;
   int calls = 0;
   Result<int> r = p.Execute(
-      ctx, [&](CallContext&) -> Result<int> { ++calls; return Status::Unavailable("shard down"); },
+      ctx,
+      [&](CallContext&) -> Result<int> {
+        ++calls;
+        return Status::Unavailable("shard down");
+      },
       [](const Status&) -> Result<int> { return 0; });
   EXPECT_EQ(r.value(), 0);
   EXPECT_EQ(calls, 1);

@@ -27,11 +27,11 @@ TEST(ServerPipelineTest, EveryStageThatRunsAttemptsIsNamed) {
   ManualEnv env;
   auto workers = Unwrap(Executor::Create({.threads = 1, .timers = env.timers.get()}));
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .AddTimeout(1s)
-                          .AddRetry({.max_attempts = 2, .idempotent = true})
-                          .AddHedge({.delay = 10ms, .max_hedged_attempts = 1, .idempotent = true}, workers)
-                          .Add(std::make_shared<RepeatOnServer>())
-                          .Build());
+                             .AddTimeout(1s)
+                             .AddRetry({.max_attempts = 2, .idempotent = true})
+                             .AddHedge({.delay = 10ms, .max_hedged_attempts = 1, .idempotent = true}, workers)
+                             .Add(std::make_shared<RepeatOnServer>())
+                             .Build());
   EXPECT_THAT(ServerPipelineErrors(p, "request"),
               ElementsAre("stages[1] (retry): a server runs each request once; retry and hedge belong to the caller",
                           "stages[2] (hedge): a server runs each request once; retry and hedge belong to the caller",

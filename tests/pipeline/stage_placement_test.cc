@@ -17,9 +17,8 @@ using testkit::ManualEnv;
 using testkit::Unwrap;
 
 RetryOptions TwoAttempts() {
-  return RetryOptions{.max_attempts = 2,
-                      .backoff = {.kind = BackoffKind::kConstant, .base = 10ms, .cap = 10ms},
-                      .idempotent = true};
+  return RetryOptions{
+      .max_attempts = 2, .backoff = {.kind = BackoffKind::kConstant, .base = 10ms, .cap = 10ms}, .idempotent = true};
 }
 
 // Must see every attempt, so it belongs inside the retry.
@@ -34,24 +33,17 @@ class PerAttemptAudit final : public Stage {
 
 TEST(StagePlacementTest, ACustomStageIsRefusedOutsideRetryWithItsOwnReason) {
   ManualEnv env;
-  auto r = PipelineBuilder(env.options())
-               .Add(std::make_shared<PerAttemptAudit>())
-               .AddRetry(TwoAttempts())
-               .Build();
+  auto r = PipelineBuilder(env.options()).Add(std::make_shared<PerAttemptAudit>()).AddRetry(TwoAttempts()).Build();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(r.status().message(),
-              HasSubstr("stages[0] (audit): outside retry (stages[1]) "
-                        "it would audit the call once, not every attempt"));
+  EXPECT_THAT(r.status().message(), HasSubstr("stages[0] (audit): outside retry (stages[1]) "
+                                              "it would audit the call once, not every attempt"));
 }
 
 TEST(StagePlacementTest, ACustomStageWhereItsRulesWantItBuilds) {
   ManualEnv env;
-  EXPECT_TRUE(PipelineBuilder(env.options())
-                  .AddRetry(TwoAttempts())
-                  .Add(std::make_shared<PerAttemptAudit>())
-                  .Build()
-                  .ok());
+  EXPECT_TRUE(
+      PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Add(std::make_shared<PerAttemptAudit>()).Build().ok());
   // Without a retry, "inside retry" asks nothing.
   EXPECT_TRUE(PipelineBuilder(env.options()).Add(std::make_shared<PerAttemptAudit>()).Build().ok());
 }
@@ -61,8 +53,7 @@ TEST(StagePlacementTest, ACustomStageDeclaredOnceIsRefusedTwiceNamingTheFirst) {
   auto audit = std::make_shared<PerAttemptAudit>();
   auto r = PipelineBuilder(env.options()).AddRetry(TwoAttempts()).Add(audit).Add(audit).Build();
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.status().message(),
-              HasSubstr("stages[2] (audit): a second audit stage (the first is stages[1])"));
+  EXPECT_THAT(r.status().message(), HasSubstr("stages[2] (audit): a second audit stage (the first is stages[1])"));
 }
 
 // Declares nothing: goes anywhere, any number of times.
@@ -75,13 +66,8 @@ class Plain final : public Stage {
 TEST(StagePlacementTest, AStageWithoutRulesGoesAnywhereAnyNumberOfTimes) {
   ManualEnv env;
   auto plain = std::make_shared<Plain>();
-  PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .Add(plain)
-                          .AddTimeout(1s)
-                          .Add(plain)
-                          .AddRetry(TwoAttempts())
-                          .Add(plain)
-                          .Build());
+  PipelineRef p = Unwrap(
+      PipelineBuilder(env.options()).Add(plain).AddTimeout(1s).Add(plain).AddRetry(TwoAttempts()).Add(plain).Build());
   EXPECT_EQ(p->stage(0).placement().kind, "");
   CallContext ctx;
   EXPECT_TRUE(p.Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
@@ -105,12 +91,8 @@ TEST(StagePlacementTest, ARuleThatNamesNoKindIsRefused) {
 
 TEST(StagePlacementTest, BuiltInStagesExplainEveryRuleTheyBreak) {
   ManualEnv env;
-  auto r = PipelineBuilder(env.options())
-               .AddAttemptTimeout(1s)
-               .AddRetry(TwoAttempts())
-               .AddTimeout(1s)
-               .AddFallback()
-               .Build();
+  auto r =
+      PipelineBuilder(env.options()).AddAttemptTimeout(1s).AddRetry(TwoAttempts()).AddTimeout(1s).AddFallback().Build();
   ASSERT_FALSE(r.ok());
   const std::string& m = r.status().message();
   EXPECT_THAT(m, HasSubstr("stages[0] (attempt_timeout): outside retry (stages[1]) it bounds all attempts "

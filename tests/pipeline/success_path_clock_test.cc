@@ -23,14 +23,13 @@ struct FullPipeline {
   Listener* listener;
   CountingClock clock;
   std::shared_ptr<TimerService> timers = Unwrap(TimerService::Create(clock, {.background_thread = false}));
-  PipelineRef pipeline =
-      Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get(), .listener = listener})
-                 .AddTimeout(1s)
-                 .AddRetry({.max_attempts = 3, .budget = Unwrap(TokenBucketBudget::Create({}))})
-                 .AddCircuitBreaker(CircuitBreakerOptions{})
-                 .AddBulkhead({.max_concurrent = 1000})
-                 .AddRateLimiter({.rate = 1e9, .burst = 1'000'000'000})
-                 .Build());
+  PipelineRef pipeline = Unwrap(PipelineBuilder({.clock = &clock, .timers = timers.get(), .listener = listener})
+                                    .AddTimeout(1s)
+                                    .AddRetry({.max_attempts = 3, .budget = Unwrap(TokenBucketBudget::Create({}))})
+                                    .AddCircuitBreaker(CircuitBreakerOptions{})
+                                    .AddBulkhead({.max_concurrent = 1000})
+                                    .AddRateLimiter({.rate = 1e9, .burst = 1'000'000'000})
+                                    .Build());
 };
 
 // On the way in the timeout reads the precise time once and every stage
@@ -101,8 +100,8 @@ TEST(SuccessPathClockTest, TheAsynchronousFormReadsThePreciseClockOncePerCall) {
   CallContext ctx;
   for (int call = 1; call <= 3; ++call) {
     std::optional<Status> got;
-    p.pipeline.ExecuteAsync(ctx, [](CallContext&, Completion<Status> done) { done(Status::Ok()); },
-                            [&](Status s) { got = std::move(s); });
+    p.pipeline.ExecuteAsync(
+        ctx, [](CallContext&, Completion<Status> done) { done(Status::Ok()); }, [&](Status s) { got = std::move(s); });
     ASSERT_TRUE(got.has_value() && got->ok());
     EXPECT_EQ(p.clock.precise, call);
   }

@@ -7,10 +7,10 @@
 #include <thread>
 
 #include "core/thread_test_util.h"
-#include "pipeline/pipeline_test_util.h"
 #include "guard/time_limiter_test_util.h"
-#include "stormguard/pipeline/pipeline.h"
+#include "pipeline/pipeline_test_util.h"
 #include "stormguard/guard/time_limiter.h"
+#include "stormguard/pipeline/pipeline.h"
 
 namespace stormguard {
 namespace {
@@ -27,10 +27,10 @@ using time_limiter_testing::Env;
 TEST(TimeLimiterPipelineTest, RetriesAfterADetachedTimeoutPileUpOnlyToMaxDetached) {
   Env e({.timeout = 100ms, .max_detached = 2});
   PipelineRef p = Unwrap(PipelineBuilder({.clock = &e.clock})
-                          .AddRetry({.max_attempts = 3,
-                                     .backoff = {.kind = BackoffKind::kConstant, .base = 0ms, .cap = 1ms},
-                                     .idempotent = true})
-                          .Build());
+                             .AddRetry({.max_attempts = 3,
+                                        .backoff = {.kind = BackoffKind::kConstant, .base = 0ms, .cap = 1ms},
+                                        .idempotent = true})
+                             .Build());
   auto call = Async([&] {
     CallContext ctx;
     return p.Execute(ctx, [&](CallContext& c) { return e.limiter->Run(c, e.Stuck()); });
@@ -61,9 +61,8 @@ TEST(TimeLimiterPipelineTest, AWorkThatEndsInTimeGivesThePipelineItsValue) {
   Env e;
   PipelineRef p = Unwrap(PipelineBuilder({.clock = &e.clock}).AddRetry({.max_attempts = 2}).Build());
   CallContext ctx;
-  Result<int> r = p.Execute(ctx, [&](CallContext& c) {
-    return e.limiter->Run(c, [](CallContext&) -> Result<int> { return 7; });
-  });
+  Result<int> r =
+      p.Execute(ctx, [&](CallContext& c) { return e.limiter->Run(c, [](CallContext&) -> Result<int> { return 7; }); });
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, 7);
 }
@@ -90,9 +89,7 @@ TEST(TimeLimiterPipelineTest, StressKeepsTheSlotAccountingExact) {
       CallContext ctx{.stop = caller->get_token()};
       Status s;
       switch ((t + i) % 3) {
-        case 0:
-          s = e.limiter->Run(ctx, [](CallContext&) { return Status::Ok(); });
-          break;
+        case 0: s = e.limiter->Run(ctx, [](CallContext&) { return Status::Ok(); }); break;
         case 1:
           s = e.limiter->Run(ctx, [](CallContext& c) {
             return WaitForStop(c.stop) ? Status::Cancelled("stopped") : Status::Ok();
@@ -105,8 +102,8 @@ TEST(TimeLimiterPipelineTest, StressKeepsTheSlotAccountingExact) {
           });
       }
       const StatusCode code = s.code();
-      EXPECT_TRUE(code == StatusCode::kOk || code == StatusCode::kCancelled ||
-                  code == StatusCode::kDeadlineExceeded || code == StatusCode::kResourceExhausted)
+      EXPECT_TRUE(code == StatusCode::kOk || code == StatusCode::kCancelled || code == StatusCode::kDeadlineExceeded ||
+                  code == StatusCode::kResourceExhausted)
           << s.ToString();
       answered.fetch_add(1);
       if (code == StatusCode::kResourceExhausted) e.clock.SleepFor(1ms, {});  // let slots free up

@@ -62,14 +62,18 @@ TEST_F(ExportPresetTest, TheRegistryBuildsItWithTheComponentItBrings) {
   EXPECT_EQ(p.Describe(), "retry(6 attempts) -> bulkhead(3) -> attempt_timeout(20s) -> call");
   CallContext ctx;
   int calls = 0;
-  const Status s = p.Execute(ctx, [&](CallContext&) { ++calls; return Status::Unavailable("export target down"); });
+  const Status s = p.Execute(ctx, [&](CallContext&) {
+    ++calls;
+    return Status::Unavailable("export target down");
+  });
   EXPECT_EQ(s.code(), StatusCode::kUnavailable);
   EXPECT_EQ(calls, 6);
 }
 
 TEST_F(ExportPresetTest, ConfigShowExpandsIt) {
   std::string out;
-  const Status s = cli::ShowEffective(config::ParseConfigText(kExportConfig), true, [&](std::string_view part) { out += part; });
+  const Status s =
+      cli::ShowEffective(config::ParseConfigText(kExportConfig), true, [&](std::string_view part) { out += part; });
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_THAT(out, HasSubstr(R"("nightly_export")"));
   EXPECT_THAT(out, HasSubstr("bulkhead: nightly_export's own (the destination configures none)"));

@@ -76,7 +76,8 @@ inline std::any ReadQuota(const nlohmann::json& j, const std::string& path, std:
   for (const auto& [key, value] : j.items()) {
     if (key != "calls") {
       errors.push_back(path + "." + key + ": unknown field");
-    } else if (!value.is_number_integer() || value.get<std::int64_t>() < 0 || value.get<std::int64_t>() > 1'000'000'000) {
+    } else if (!value.is_number_integer() || value.get<std::int64_t>() < 0 ||
+               value.get<std::int64_t>() > 1'000'000'000) {
       errors.push_back(path + ".calls: must be an integer in [0, 1000000000]");
     } else {
       o.calls = value.get<std::int64_t>();
@@ -86,24 +87,27 @@ inline std::any ReadQuota(const nlohmann::json& j, const std::string& path, std:
 }
 
 inline config::StagePolicy QuotaPolicy() {
-  return {.name = "quota",
-          .defaults = QuotaOptions{},
-          .read = ReadQuota,
-          .write = [](const std::any& o) { return nlohmann::json{{"calls", std::any_cast<const QuotaOptions&>(o).calls}}; },
-          .placement = [](const std::any&) { return StagePlacement{.kind = "quota", .once = true}; },
-          .build =
-              [](const std::any& o, config::StageBuildContext& ctx) {
-                ctx.builder.Add(std::make_shared<QuotaStage>(std::any_cast<const QuotaOptions&>(o),
-                                                             ctx.pipeline.listener));
-              },
-          .metric_families = {{.name = "stormguard_quota_admitted_total",
-                               .help = "Calls the quota let through.",
-                               .policy = QuotaPolicyId(),
-                               .kinds = {EventKind::kAdmitted}},
-                              {.name = "stormguard_quota_rejected_total",
-                               .help = "Calls the quota refused.",
-                               .policy = QuotaPolicyId(),
-                               .kinds = {EventKind::kRejected}}}};
+  return {
+      .name = "quota",
+      .defaults = QuotaOptions{},
+      .read = ReadQuota,
+      .write =
+          [](const std::any& o) {
+            return nlohmann::json{{"calls", std::any_cast<const QuotaOptions&>(o).calls}};
+          },
+      .placement = [](const std::any&) { return StagePlacement{.kind = "quota", .once = true}; },
+      .build =
+          [](const std::any& o, config::StageBuildContext& ctx) {
+            ctx.builder.Add(std::make_shared<QuotaStage>(std::any_cast<const QuotaOptions&>(o), ctx.pipeline.listener));
+          },
+      .metric_families = {{.name = "stormguard_quota_admitted_total",
+                           .help = "Calls the quota let through.",
+                           .policy = QuotaPolicyId(),
+                           .kinds = {EventKind::kAdmitted}},
+                          {.name = "stormguard_quota_rejected_total",
+                           .help = "Calls the quota refused.",
+                           .policy = QuotaPolicyId(),
+                           .kinds = {EventKind::kRejected}}}};
 }
 
 // Registers "quota" once per process; later calls find it registered.

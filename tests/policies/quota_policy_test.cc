@@ -28,8 +28,7 @@ class QuotaPolicyTest : public ::testing::Test {
 
 TEST_F(QuotaPolicyTest, ANameIsRegisteredOnce) {
   EXPECT_EQ(config::RegisterStagePolicy(QuotaPolicy()).code(), StatusCode::kAlreadyExists);
-  EXPECT_EQ(config::RegisterStagePolicy(config::StagePolicy{.name = "Bad Name"}).code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(config::RegisterStagePolicy(config::StagePolicy{.name = "Bad Name"}).code(), StatusCode::kInvalidArgument);
   ASSERT_NE(config::FindStagePolicy("quota"), nullptr);
   EXPECT_EQ(config::StagePolicies().back()->name, "quota");  // after the library's own
 }
@@ -50,11 +49,13 @@ TEST_F(QuotaPolicyTest, ReadsAndWritesItsOptions) {
 TEST_F(QuotaPolicyTest, ItsErrorsNameTheField) {
   config::ParsedConfig p = config::ParseConfigText(
       R"({"destinations": {"d": {"pipeline": {"stages": [{"quota": {"calls": -1, "call": 1}}]}}}})");
-  EXPECT_THAT(p.errors, UnorderedElementsAre("destinations.d.pipeline.stages[0].quota.calls: must be an integer in [0, 1000000000]",
-                                    "destinations.d.pipeline.stages[0].quota.call: unknown field"));
+  EXPECT_THAT(p.errors, UnorderedElementsAre(
+                            "destinations.d.pipeline.stages[0].quota.calls: must be an integer in [0, 1000000000]",
+                            "destinations.d.pipeline.stages[0].quota.call: unknown field"));
   p = config::ParseConfigText(R"({"destinations": {"d": {"pipeline": {"stages": ["quot"]}}}})");
   ASSERT_EQ(p.errors.size(), 1U);
-  EXPECT_THAT(p.errors[0], HasSubstr("unknown stage (use fallback, timeout, attempt_timeout, retry, hedge, chaos, quota as"));
+  EXPECT_THAT(p.errors[0],
+              HasSubstr("unknown stage (use fallback, timeout, attempt_timeout, retry, hedge, chaos, quota as"));
 }
 
 TEST_F(QuotaPolicyTest, ConfigShowPrintsItsOptions) {
@@ -88,8 +89,9 @@ TEST_F(QuotaPolicyTest, TheRegistryBuildsItForTheBlockingDriver) {
 
 TEST_F(QuotaPolicyTest, TheRegistryBuildsItForTheCompletionDriver) {
   EXPECT_THAT(ThreeCalls([](const Pipeline& p, CallContext& ctx, std::vector<StatusCode>& codes) {
-                p.ExecuteAsync(ctx, [](CallContext&, Completion<Status> done) { done(Status::Ok()); },
-                               [&](Status s) { codes.push_back(s.code()); });
+                p.ExecuteAsync(
+                    ctx, [](CallContext&, Completion<Status> done) { done(Status::Ok()); },
+                    [&](Status s) { codes.push_back(s.code()); });
               }),
               ElementsAre(StatusCode::kOk, StatusCode::kOk, StatusCode::kResourceExhausted));
 }

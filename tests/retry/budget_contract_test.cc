@@ -114,8 +114,7 @@ TYPED_TEST(RetryBudgetContractTest, RecoversOnceFailuresStop) {
 // its epoch must not break the books.
 TYPED_TEST(RetryBudgetContractTest, TimeGoingBackwardsOrBeforeTheEpochIsHarmless) {
   auto budget = TypeParam::Default();
-  for (const TimePoint t : {kBudgetNow, kBudgetNow - 30s, TimePoint(-1h), TimePoint{}, kBudgetNow + 24h,
-                            kBudgetNow}) {
+  for (const TimePoint t : {kBudgetNow, kBudgetNow - 30s, TimePoint(-1h), TimePoint{}, kBudgetNow + 24h, kBudgetNow}) {
     RunRequest(*budget, t, /*first_ok=*/false);
     RunRequest(*budget, t, /*first_ok=*/true);
   }
@@ -141,10 +140,9 @@ TYPED_TEST(RetryBudgetContractTest, ConcurrentCallersLeaveConsistentBooks) {
 }
 
 TEST(RetryBudgetContractTest, EveryBudgetHasItsOwnName) {
-  const std::set<std::string> names{
-      std::string(TokenBucket::Default()->name()), std::string(GrpcThrottle::Default()->name()),
-      std::string(Ratio::Default()->name()), std::string(Concurrency::Default()->name()),
-      std::string(Gate::Default()->name())};
+  const std::set<std::string> names{std::string(TokenBucket::Default()->name()),
+                                    std::string(GrpcThrottle::Default()->name()), std::string(Ratio::Default()->name()),
+                                    std::string(Concurrency::Default()->name()), std::string(Gate::Default()->name())};
   EXPECT_EQ(names.size(), 5u);
   EXPECT_EQ(names.count(""), 0u);
 }

@@ -11,9 +11,7 @@ namespace {
 using namespace budget_test;
 
 TEST(ConcurrencyBudgetTest, ValidateNamesEveryBadField) {
-  EXPECT_THAT((ConcurrencyBudgetOptions{.retry_fraction = 20, .min_retry_concurrency = -1,
-                                        .stripes = -1}
-                   .Validate()),
+  EXPECT_THAT((ConcurrencyBudgetOptions{.retry_fraction = 20, .min_retry_concurrency = -1, .stripes = -1}.Validate()),
               UnorderedElementsAre("retry_fraction: must be in [0, 1], got 20",
                                    "min_retry_concurrency: must not be negative", "stripes: must be in [0, 64]"));
   ExpectInvalidArgument(ConcurrencyBudget::Create({.retry_fraction = -5}));
@@ -21,8 +19,8 @@ TEST(ConcurrencyBudgetTest, ValidateNamesEveryBadField) {
 }
 
 TEST(ConcurrencyBudgetTest, RetryFractionIsAFractionOfActiveRequests) {
-  testkit::ExpectRangeChecked(ConcurrencyBudgetOptions{}, &ConcurrencyBudgetOptions::retry_fraction,
-                              "retry_fraction", kFraction);
+  testkit::ExpectRangeChecked(ConcurrencyBudgetOptions{}, &ConcurrencyBudgetOptions::retry_fraction, "retry_fraction",
+                              kFraction);
   EXPECT_EQ(ConcurrencyBudgetOptions{}.retry_fraction, 0.2);  // Envoy's budget_percent 20
 }
 
@@ -69,8 +67,7 @@ TEST(ConcurrencyBudgetTest, OutcomesDoNotMatter) {
 }
 
 TEST(ConcurrencyBudgetTest, ConcurrentCallersNeverExceedTheLimit) {
-  auto budget = Unwrap(ConcurrencyBudget::Create({.retry_fraction = 0, .min_retry_concurrency = 2,
-                                                  .stripes = 4}));
+  auto budget = Unwrap(ConcurrencyBudget::Create({.retry_fraction = 0, .min_retry_concurrency = 2, .stripes = 4}));
   std::atomic<int> in_flight{0};
   std::atomic<int> most{0};
   std::atomic<int> granted{0};

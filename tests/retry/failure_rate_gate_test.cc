@@ -13,8 +13,8 @@ void Record(RetryBudget& gate, TimePoint at, int successes, int failures) {
 }
 
 TEST(FailureRateGateTest, ValidateNamesEveryBadField) {
-  EXPECT_THAT((FailureRateGateOptions{.window = 0s, .buckets = 0, .failure_rate_threshold = 1.5,
-                                      .min_requests = -1, .stripes = 99}
+  EXPECT_THAT((FailureRateGateOptions{
+                  .window = 0s, .buckets = 0, .failure_rate_threshold = 1.5, .min_requests = -1, .stripes = 99}
                    .Validate()),
               UnorderedElementsAre("window: must be positive", "buckets: must be in [1, 512]",
                                    "failure_rate_threshold: must be in [0, 1], got 1.5",
@@ -76,7 +76,8 @@ TEST(FailureRateGateTest, ConcurrentOutcomesAreAllCounted) {
   auto gate = Unwrap(FailureRateGate::Create({.min_requests = 0, .stripes = 2}));
   RunConcurrently(4, [&](int) {
     for (int i = 0; i < 10'000; ++i) {
-      if (i % 10 == 0) gate->RecordFailure(kNow); else gate->RecordSuccess(kNow);
+      if (i % 10 == 0) gate->RecordFailure(kNow);
+      else gate->RecordSuccess(kNow);
       gate->TryAcquireRetry(kNow);
     }
   });

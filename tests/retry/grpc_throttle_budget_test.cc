@@ -85,7 +85,8 @@ TEST(GrpcThrottleBudgetTest, ConcurrentMixKeepsTokensInBounds) {
   std::atomic<bool> in_bounds{true};
   RunConcurrently(4, [&](int t) {
     for (int i = 0; i < 20'000; ++i) {
-      if ((i + t) % 3 == 0) budget->RecordFailure(kNow); else budget->RecordSuccess(kNow);
+      if ((i + t) % 3 == 0) budget->RecordFailure(kNow);
+      else budget->RecordSuccess(kNow);
       budget->TryAcquireRetry(kNow);
       const double tokens = budget->tokens();
       if (tokens < 0 || tokens > 10) in_bounds = false;

@@ -16,12 +16,12 @@ int DrainRetries(RetryBudget& budget, TimePoint now) {
 }
 
 TEST(RatioBudgetTest, ValidateNamesEveryBadField) {
-  EXPECT_THAT((RatioBudgetOptions{.ttl = 500ms, .min_retries_per_second = -1, .retry_ratio = 1001,
-                                  .buckets = 0, .stripes = 65}
-                   .Validate()),
-              UnorderedElementsAre("ttl: must be in [1s, 60s]", "min_retries_per_second: must be in [0, 1000000], got -1",
-                                   "retry_ratio: must be in [0, 1000], got 1001", "buckets: must be in [1, 512]",
-                                   "stripes: must be in [0, 64]"));
+  EXPECT_THAT(
+      (RatioBudgetOptions{.ttl = 500ms, .min_retries_per_second = -1, .retry_ratio = 1001, .buckets = 0, .stripes = 65}
+           .Validate()),
+      UnorderedElementsAre("ttl: must be in [1s, 60s]", "min_retries_per_second: must be in [0, 1000000], got -1",
+                           "retry_ratio: must be in [0, 1000], got 1001", "buckets: must be in [1, 512]",
+                           "stripes: must be in [0, 64]"));
   ExpectInvalidArgument(RatioBudget::Create({.ttl = 61s}));
   EXPECT_TRUE(RatioBudgetOptions{}.Validate().empty());
 }
@@ -29,8 +29,7 @@ TEST(RatioBudgetTest, ValidateNamesEveryBadField) {
 // retries per request may exceed 1 (a fraction with its own bound); the
 // reserve rate is per second.
 TEST(RatioBudgetTest, RatioAndReserveRefuseNanInfinityAndOutOfRange) {
-  testkit::ExpectRangeChecked(RatioBudgetOptions{}, &RatioBudgetOptions::retry_ratio, "retry_ratio",
-                              Range{0, 1000});
+  testkit::ExpectRangeChecked(RatioBudgetOptions{}, &RatioBudgetOptions::retry_ratio, "retry_ratio", Range{0, 1000});
   testkit::ExpectRangeChecked(RatioBudgetOptions{}, &RatioBudgetOptions::min_retries_per_second,
                               "min_retries_per_second", Range{0, 1e6});
 }
@@ -54,8 +53,7 @@ TEST(RatioBudgetTest, EveryFifthRequestEarnsOneMoreRetry) {
 }
 
 TEST(RatioBudgetTest, DepositsOlderThanTtlNoLongerCount) {
-  auto budget = Unwrap(RatioBudget::Create({.ttl = 10s, .min_retries_per_second = 0,
-                                            .retry_ratio = 0.2}));
+  auto budget = Unwrap(RatioBudget::Create({.ttl = 10s, .min_retries_per_second = 0, .retry_ratio = 0.2}));
   for (int i = 0; i < 100; ++i) budget->OnRequestStart(kNow);
   EXPECT_DOUBLE_EQ(budget->balance(kNow + 10s - 1ns), 20.0);
   EXPECT_DOUBLE_EQ(budget->balance(kNow + 10s), 0.0);
@@ -63,16 +61,14 @@ TEST(RatioBudgetTest, DepositsOlderThanTtlNoLongerCount) {
 }
 
 TEST(RatioBudgetTest, MinimumAllowsRetriesWithoutTrafficAndComesBackAfterTtl) {
-  auto budget = Unwrap(RatioBudget::Create({.ttl = 10s, .min_retries_per_second = 1,
-                                            .retry_ratio = 0.2}));
+  auto budget = Unwrap(RatioBudget::Create({.ttl = 10s, .min_retries_per_second = 1, .retry_ratio = 0.2}));
   EXPECT_EQ(DrainRetries(*budget, kNow), 10) << "1/s over a 10 s ttl";
   EXPECT_FALSE(budget->TryAcquireRetry(kNow + 9s)) << "withdrawals are still in the window";
   EXPECT_EQ(DrainRetries(*budget, kNow + 10s), 10) << "expired withdrawals give the reserve back";
 }
 
 TEST(RatioBudgetTest, ReserveAndDepositsAddUp) {
-  auto budget = Unwrap(RatioBudget::Create({.ttl = 10s, .min_retries_per_second = 1,
-                                            .retry_ratio = 0.2}));
+  auto budget = Unwrap(RatioBudget::Create({.ttl = 10s, .min_retries_per_second = 1, .retry_ratio = 0.2}));
   for (int i = 0; i < 50; ++i) budget->OnRequestStart(kNow);
   EXPECT_EQ(DrainRetries(*budget, kNow + 1s), 10 + 10);
 }
@@ -93,8 +89,7 @@ TEST(RatioBudgetTest, OutcomesDoNotMoveTheBalance) {
 }
 
 TEST(RatioBudgetTest, ConcurrentRetriesNeverOverdrawAndNoDepositIsLost) {
-  auto budget = Unwrap(RatioBudget::Create({.min_retries_per_second = 1, .retry_ratio = 0.2,
-                                            .stripes = 2}));
+  auto budget = Unwrap(RatioBudget::Create({.min_retries_per_second = 1, .retry_ratio = 0.2, .stripes = 2}));
   constexpr int kThreads = 4;
   std::atomic<int> granted{0};
   RunConcurrently(kThreads, [&](int) {

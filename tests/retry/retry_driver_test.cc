@@ -23,8 +23,7 @@ RetryPolicy Make(RetryOptions o) {
 }
 
 RetryOptions Fixed(int attempts, Duration wait) {
-  return RetryOptions{.max_attempts = attempts,
-                      .backoff = {.kind = BackoffKind::kConstant, .base = wait, .cap = wait}};
+  return RetryOptions{.max_attempts = attempts, .backoff = {.kind = BackoffKind::kConstant, .base = wait, .cap = wait}};
 }
 
 using testkit::RecordingListener;
@@ -46,8 +45,8 @@ TEST(RetryDriverTest, ReturnsFirstSuccessWithoutWaiting) {
   Random rng(1);
   RetryRun run;
   CallContext ctx;
-  Status s = ExecuteWithRetry(Make(Fixed(3, 100ms)), ctx, [](CallContext&) { return Status::Ok(); },
-                              clock, rng, &run);
+  Status s = ExecuteWithRetry(
+      Make(Fixed(3, 100ms)), ctx, [](CallContext&) { return Status::Ok(); }, clock, rng, &run);
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(run.attempts, 1);
   EXPECT_EQ(clock.sleep_count(), 0);
@@ -101,8 +100,8 @@ TEST(RetryDriverTest, AWaitCancelledAfterAFailureAnswersCancelledForAValueCall) 
   Random rng(1);
   CallContext ctx{.stop = clock.source.get_token()};
   Result<Receipt> r = ExecuteWithRetry(
-      Make(Fixed(3, 10ms)), ctx, [](CallContext&) -> Result<Receipt> { return Status::Unavailable("blip"); },
-      clock, rng);
+      Make(Fixed(3, 10ms)), ctx, [](CallContext&) -> Result<Receipt> { return Status::Unavailable("blip"); }, clock,
+      rng);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
   EXPECT_EQ(r.status().message(), "cancelled while waiting to retry");
@@ -118,16 +117,18 @@ SeedDemo RunSeedDeadlineDemo(std::shared_ptr<RetryBudget> budget) {
   ManualClock clock;
   Random rng(7);
   RetryOptions o{.max_attempts = 5,
-                 .backoff = {.kind = BackoffKind::kExponential, .base = 20ms, .cap = 200ms,
-                             .jitter = Jitter::kFull},
+                 .backoff = {.kind = BackoffKind::kExponential, .base = 20ms, .cap = 200ms, .jitter = Jitter::kFull},
                  .min_attempt_time = 60ms,
                  .budget = std::move(budget)};
   CallContext ctx{.deadline = Deadline::After(clock.Now(), 250ms)};
   SeedDemo demo;
-  demo.status = ExecuteWithRetry(Make(o), ctx, [&](CallContext&) {
-    clock.Advance(60ms);
-    return Status::Unavailable("503");
-  }, clock, rng, &demo.run);
+  demo.status = ExecuteWithRetry(
+      Make(o), ctx,
+      [&](CallContext&) {
+        clock.Advance(60ms);
+        return Status::Unavailable("503");
+      },
+      clock, rng, &demo.run);
   return demo;
 }
 
@@ -153,10 +154,10 @@ TEST(RetryDriverTest, WaitsNeverPassTheCallDeadline) {
   Random rng(3);
   const TimePoint start = clock.Now();
   CallContext ctx{.deadline = Deadline::After(start, 1s)};
-  RetryOptions o{.max_attempts = 100,
-                 .backoff = {.base = 10ms, .cap = 400ms, .jitter = Jitter::kEqual}};
+  RetryOptions o{.max_attempts = 100, .backoff = {.base = 10ms, .cap = 400ms, .jitter = Jitter::kEqual}};
   RetryRun run;
-  ExecuteWithRetry(Make(o), ctx, [](CallContext&) { return Status::Unavailable("down"); }, clock, rng, &run);
+  ExecuteWithRetry(
+      Make(o), ctx, [](CallContext&) { return Status::Unavailable("down"); }, clock, rng, &run);
   EXPECT_LE(clock.Now(), start + 1s);
   EXPECT_EQ(run.reason, StopReason::kDeadline);
 }
@@ -170,11 +171,14 @@ TEST(RetryDriverTest, EachAttemptSeesItsOwnDeadlineAndTheCallDeadlineIsRestored)
   const Deadline call = Deadline::After(clock.Now(), 1s);
   CallContext ctx{.deadline = call};
   std::vector<Duration> budgets;
-  ExecuteWithRetry(Make(o), ctx, [&](CallContext& a) {
-    budgets.push_back(a.deadline.Remaining(clock.Now()));
-    clock.Advance(300ms);
-    return Status::DeadlineExceeded("attempt timed out");
-  }, clock, rng);
+  ExecuteWithRetry(
+      Make(o), ctx,
+      [&](CallContext& a) {
+        budgets.push_back(a.deadline.Remaining(clock.Now()));
+        clock.Advance(300ms);
+        return Status::DeadlineExceeded("attempt timed out");
+      },
+      clock, rng);
   EXPECT_THAT(budgets, ElementsAre(300ms, 300ms));
   EXPECT_EQ(ctx.deadline, call);
 }
@@ -188,10 +192,13 @@ TEST(RetryDriverTest, StopRequestedDuringWaitEndsTheCallAsCancelled) {
   CallContext ctx{.stop = clock.source.get_token()};
   RetryRun run;
   int calls = 0;
-  Status s = ExecuteWithRetry(Make(o), ctx, [&](CallContext&) {
-    ++calls;
-    return Status::Unavailable("x");
-  }, clock, rng, &run);
+  Status s = ExecuteWithRetry(
+      Make(o), ctx,
+      [&](CallContext&) {
+        ++calls;
+        return Status::Unavailable("x");
+      },
+      clock, rng, &run);
   EXPECT_EQ(s.code(), StatusCode::kCancelled);
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(run.reason, StopReason::kCancelled);
@@ -203,14 +210,14 @@ TEST(RetryDriverTest, ExceptionsAreCaughtAndClassified) {
   Random rng(1);
   CallContext ctx;
   RetryRun run;
-  Status s = ExecuteWithRetry(Make(Fixed(3, 1ms)), ctx, [](CallContext&) -> Status {
-    throw std::runtime_error("socket closed mid-response");
-  }, clock, rng, &run);
+  Status s = ExecuteWithRetry(
+      Make(Fixed(3, 1ms)), ctx, [](CallContext&) -> Status { throw std::runtime_error("socket closed mid-response"); },
+      clock, rng, &run);
   EXPECT_EQ(s.code(), StatusCode::kUnknown);
   EXPECT_EQ(run.reason, StopReason::kNotIdempotent);  // unknown exception = ambiguous
-  Status bad = ExecuteWithRetry(Make(Fixed(3, 1ms)), ctx, [](CallContext&) -> Status {
-    throw std::invalid_argument("bad order id");
-  }, clock, rng, &run);
+  Status bad = ExecuteWithRetry(
+      Make(Fixed(3, 1ms)), ctx, [](CallContext&) -> Status { throw std::invalid_argument("bad order id"); }, clock, rng,
+      &run);
   EXPECT_EQ(run.reason, StopReason::kNotRetryable);
   EXPECT_EQ(run.attempts, 1);
   EXPECT_FALSE(bad.hints().do_not_retry);  // permanent: nothing for the chain to learn
@@ -224,11 +231,10 @@ TEST(RetryDriverTest, BudgetSeesOneRequestAndEveryAttemptOutcome) {
   o.budget = budget;
   CallContext ctx;
   RetryRun run;
-  Status s = ExecuteWithRetry(Make(o), ctx, [](CallContext&) { return Status::Unavailable("x"); },
-                              clock, rng, &run);
+  Status s = ExecuteWithRetry(
+      Make(o), ctx, [](CallContext&) { return Status::Unavailable("x"); }, clock, rng, &run);
   EXPECT_EQ(run.reason, StopReason::kBudgetExhausted);
-  EXPECT_THAT(budget->log, ElementsAre("start", "failure", "acquire", "failure", "retry_end",
-                                       "refuse", "end"));
+  EXPECT_THAT(budget->log, ElementsAre("start", "failure", "acquire", "failure", "retry_end", "refuse", "end"));
   EXPECT_TRUE(s.hints().do_not_retry);
   EXPECT_TRUE(ctx.downstream_gave_up);
 }
@@ -240,7 +246,8 @@ TEST(RetryDriverTest, PermanentFailureCountsAsHealthyServerForTheBudget) {
   RetryOptions o = Fixed(5, 1ms);
   o.budget = budget;
   CallContext ctx;
-  ExecuteWithRetry(Make(o), ctx, [](CallContext&) { return Status::NotFound("no such order"); }, clock, rng);
+  ExecuteWithRetry(
+      Make(o), ctx, [](CallContext&) { return Status::NotFound("no such order"); }, clock, rng);
   EXPECT_THAT(budget->log, ElementsAre("start", "success", "end"));
 }
 
@@ -249,11 +256,14 @@ TEST(RetryDriverTest, DownstreamDoNotRetryPropagatesUpward) {
   Random rng(1);
   CallContext ctx;
   RetryRun run;
-  Status s = ExecuteWithRetry(Make(Fixed(3, 1ms)), ctx, [](CallContext&) {
-    Status down = Status::Unavailable("C is down");
-    down.mutable_hints().do_not_retry = true;
-    return down;
-  }, clock, rng, &run);
+  Status s = ExecuteWithRetry(
+      Make(Fixed(3, 1ms)), ctx,
+      [](CallContext&) {
+        Status down = Status::Unavailable("C is down");
+        down.mutable_hints().do_not_retry = true;
+        return down;
+      },
+      clock, rng, &run);
   EXPECT_EQ(run.attempts, 1);
   EXPECT_EQ(run.reason, StopReason::kDownstreamGaveUp);
   EXPECT_TRUE(s.hints().do_not_retry);
@@ -264,9 +274,8 @@ TEST(RetryDriverTest, AResultCallThatGivesUpCarriesTheMarkInItsOwnStatus) {
   ManualClock clock;
   Random rng(1);
   CallContext ctx;
-  Result<int> r = ExecuteWithRetry(Make(Fixed(2, 1ms)), ctx,
-                                   [](CallContext&) -> Result<int> { return Status::Unavailable("x"); },
-                                   clock, rng);
+  Result<int> r = ExecuteWithRetry(
+      Make(Fixed(2, 1ms)), ctx, [](CallContext&) -> Result<int> { return Status::Unavailable("x"); }, clock, rng);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.status().hints().do_not_retry);  // marked in the returned Result, not in a copy
   EXPECT_TRUE(ctx.downstream_gave_up);
@@ -277,8 +286,8 @@ TEST(RetryDriverTest, LayerThatNeverRetriesPassesFailuresThroughUnmarked) {
   Random rng(1);
   CallContext ctx;
   RetryRun run;
-  Status s = ExecuteWithRetry(Make(Fixed(1, 1ms)), ctx, [](CallContext&) { return Status::Unavailable("x"); },
-                              clock, rng, &run);
+  Status s = ExecuteWithRetry(
+      Make(Fixed(1, 1ms)), ctx, [](CallContext&) { return Status::Unavailable("x"); }, clock, rng, &run);
   EXPECT_EQ(run.reason, StopReason::kAttemptsExhausted);
   EXPECT_FALSE(s.hints().do_not_retry);  // the layer above may still retry
   EXPECT_FALSE(ctx.downstream_gave_up);
@@ -291,9 +300,9 @@ TEST(RetryDriverTest, ListenerSeesAttemptsRetriesAndTheReasonForGivingUp) {
   RetryOptions o = Fixed(2, 5ms);
   o.listener = &listener;
   CallContext ctx;
-  ExecuteWithRetry(Make(o), ctx, [](CallContext&) { return Status::Unavailable("x"); }, clock, rng);
-  EXPECT_THAT(listener.Kinds(),
-              ElementsAre("attempt_ended", "retry_scheduled", "attempt_ended", "gave_up"));
+  ExecuteWithRetry(
+      Make(o), ctx, [](CallContext&) { return Status::Unavailable("x"); }, clock, rng);
+  EXPECT_THAT(listener.Kinds(), ElementsAre("attempt_ended", "retry_scheduled", "attempt_ended", "gave_up"));
   EXPECT_THAT(listener.Reasons(EventKind::kGaveUp), ElementsAre("attempts_exhausted"));
 }
 

@@ -14,8 +14,7 @@ using ::testing::HasSubstr;
 const TimePoint kNow = TimePoint(1h);
 
 RetryOptions Deterministic() {
-  return RetryOptions{.max_attempts = 4,
-                      .backoff = {.kind = BackoffKind::kExponential, .base = 100ms, .cap = 1s}};
+  return RetryOptions{.max_attempts = 4, .backoff = {.kind = BackoffKind::kExponential, .base = 100ms, .cap = 1s}};
 }
 
 RetryPolicy MakePolicy(RetryOptions o) {
@@ -87,8 +86,7 @@ TEST(RetryPolicyTest, NonIdempotentCallStillRetriesFailuresThatDidNotRun) {
 TEST(RetryPolicyTest, ServingARetriedRequestDoesNotRetryDownstream) {
   CallContext ctx;
   ctx.incoming_is_retry = true;
-  EXPECT_EQ(Decide(MakePolicy(Deterministic()), OutcomeClass::kTransient, ctx).reason,
-            StopReason::kIncomingRetry);
+  EXPECT_EQ(Decide(MakePolicy(Deterministic()), OutcomeClass::kTransient, ctx).reason, StopReason::kIncomingRetry);
   RetryOptions o = Deterministic();
   o.retry_when_serving_a_retry = true;
   EXPECT_TRUE(Decide(MakePolicy(o), OutcomeClass::kTransient, ctx).retry);
@@ -129,8 +127,7 @@ TEST(RetryPolicyTest, ShorterPushbackNeverShortensTheBackoff) {
 TEST(RetryPolicyTest, NegativePushbackStopsRetrying) {
   Status s = Status::Unavailable("go away");
   s.mutable_hints().pushback_stop = true;
-  EXPECT_EQ(Decide(MakePolicy(Deterministic()), OutcomeClass::kTransient, {}, s).reason,
-            StopReason::kPushbackStop);
+  EXPECT_EQ(Decide(MakePolicy(Deterministic()), OutcomeClass::kTransient, {}, s).reason, StopReason::kPushbackStop);
 }
 
 TEST(RetryPolicyTest, StopsWhenBackoffPlusMinimumAttemptExceedsRemainingDeadline) {

@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "testkit/recording_listener.h"
 #include "retry/fake_budget.h"
+#include "testkit/recording_listener.h"
 
 namespace stormguard {
 namespace {
@@ -56,8 +56,8 @@ TEST(RetrySessionTest, KeepsTheBudgetsBooksAcrossRetriesThenASuccess) {
   EXPECT_EQ(call.ctx.attempt, 3);  // the driver counts attempts; the session resets them at the end
   call.session.OnQuietSuccess(call.ctx, kT0);
   EXPECT_EQ(call.ctx.attempt, 1);  // back to the call's first
-  EXPECT_THAT(call.budget->log, ElementsAre("start", "failure", "acquire", "failure", "retry_end", "acquire",
-                                       "success", "retry_end", "end"));
+  EXPECT_THAT(call.budget->log, ElementsAre("start", "failure", "acquire", "failure", "retry_end", "acquire", "success",
+                                            "retry_end", "end"));
 }
 
 // A success with a listener skips the policy's decision but keeps the same

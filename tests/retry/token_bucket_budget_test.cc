@@ -115,7 +115,8 @@ TEST(TokenBucketBudgetTest, ConcurrentMixNeverGrantsMoreThanEarnedNorLeavesBound
   std::atomic<bool> in_bounds{true};
   RunConcurrently(kThreads, [&](int t) {
     for (int i = 0; i < kRounds; ++i) {
-      if ((i + t) % 2 == 0) budget->RecordSuccess(kNow); else budget->RecordFailure(kNow);
+      if ((i + t) % 2 == 0) budget->RecordSuccess(kNow);
+      else budget->RecordFailure(kNow);
       if (budget->TryAcquireRetry(kNow)) ++granted;
       const double tokens = budget->tokens();
       if (tokens < 0 || tokens > 10) in_bounds = false;

@@ -19,8 +19,7 @@ TEST(ChainScenarioTest, EveryLayerRetryingGivesExactlyOnePlusRetriesToTheLayers)
   for (auto [layers, retries] : rows) {
     const ChainRun r = RunOne({.layers = layers, .retries = retries, .duration = 5s}, Control::kNone);
     EXPECT_EQ(r.amplification, UncontrolledAmplification(layers, retries)) << layers << "x" << retries;
-    EXPECT_EQ(r.bottom_attempts,
-              static_cast<std::int64_t>(UncontrolledAmplification(layers, retries)) * r.offered);
+    EXPECT_EQ(r.bottom_attempts, static_cast<std::int64_t>(UncontrolledAmplification(layers, retries)) * r.offered);
     EXPECT_EQ(r.success_rate, 0.0);
   }
 }
@@ -93,8 +92,8 @@ double LayerRatio(const ChainRun& r, std::size_t layer) {
 // bottom layer adds about one retry per failure.
 TEST(ChainControlsTest, TheGateKeepsEveryLayerAtOrUnderOnePointOne) {
   for (double failure_rate : {0.02, 0.05, 0.08, 0.1, 0.2, 0.5, 1.0}) {
-    const ChainRun r = RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate},
-                              Control::kGate);
+    const ChainRun r =
+        RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate}, Control::kGate);
     for (std::size_t layer = 0; layer < 3; ++layer) {
       EXPECT_LE(LayerRatio(r, layer), 1.1) << "failure rate " << failure_rate << ", layer " << layer + 1;
       EXPECT_GE(LayerRatio(r, layer), 1.0) << "failure rate " << failure_rate << ", layer " << layer + 1;
@@ -111,10 +110,10 @@ TEST(ChainControlsTest, TheGateKeepsEveryLayerAtOrUnderOnePointOne) {
 // budget, not by the retry count, and the budget is spent, not hoarded.
 TEST(ChainControlsTest, TheBudgetBoundsEachLayerByItsTokens) {
   for (double failure_rate : {0.3, 0.5, 1.0}) {
-    const ChainRun none = RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate},
-                                 Control::kNone);
-    const ChainRun r = RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate},
-                              Control::kBudget);
+    const ChainRun none =
+        RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate}, Control::kNone);
+    const ChainRun r =
+        RunOne({.layers = 3, .retries = 2, .duration = 10s, .failure_rate = failure_rate}, Control::kBudget);
     for (std::size_t layer = 0; layer < 3; ++layer) {
       const double arrivals = static_cast<double>(r.layers[layer].arrivals);
       EXPECT_LE(LayerRatio(r, layer), 1.0 + 0.1 + 10.0 / arrivals) << failure_rate << " layer " << layer + 1;

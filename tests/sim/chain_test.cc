@@ -10,12 +10,12 @@ ChainSpec Chain(int layers, int retries) {
   ChainSpec spec;
   for (int i = 0; i < layers; ++i) {
     spec.services.push_back({.name = "layer"});
-    spec.hops.push_back({.retry = {.max_attempts = retries + 1,
-                                   .backoff = {.kind = BackoffKind::kExponential, .base = 10ms,
-                                               .cap = 1s, .jitter = Jitter::kFull},
-                                   .per_attempt_timeout = 1s,
-                                   .idempotent = true,
-                                   .retry_when_serving_a_retry = true}});
+    spec.hops.push_back(
+        {.retry = {.max_attempts = retries + 1,
+                   .backoff = {.kind = BackoffKind::kExponential, .base = 10ms, .cap = 1s, .jitter = Jitter::kFull},
+                   .per_attempt_timeout = 1s,
+                   .idempotent = true,
+                   .retry_when_serving_a_retry = true}});
   }
   spec.services.push_back({.name = "bottom", .latency = Latency::Fixed(1ms), .error_rate = 1.0});
   spec.load = {.rate = 1000, .duration = 5s};
@@ -48,8 +48,7 @@ ChainSpec OneService(ServiceSpec s, LoadSpec load) {
 }
 
 TEST(ChainTest, AFullQueueRefusesAndQueuedWorkWaitsForAWorker) {
-  auto r = RunChain(OneService({.concurrency = 1, .queue_limit = 2, .latency = Latency::Fixed(10ms)},
-                               {.burst = 5}));
+  auto r = RunChain(OneService({.concurrency = 1, .queue_limit = 2, .latency = Latency::Fixed(10ms)}, {.burst = 5}));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->nodes[0].arrivals, 5);
   EXPECT_EQ(r->nodes[0].refused_full, 2);
@@ -69,8 +68,8 @@ TEST(ChainTest, ExpiredRequestsAreRefusedBeforeAnyWork) {
 }
 
 TEST(ChainTest, OutageWindowsFailEveryRequestInsideThem) {
-  auto r = RunChain(OneService({.latency = Latency::Fixed(1ms), .outages = {{1s, 2s}}},
-                               {.rate = 1000, .duration = 3s}));
+  auto r =
+      RunChain(OneService({.latency = Latency::Fixed(1ms), .outages = {{1s, 2s}}}, {.rate = 1000, .duration = 3s}));
   ASSERT_TRUE(r.ok());
   // Counted when answered, 1 ms after arrival: at most one request on each edge.
   EXPECT_LE(At(r->series.successes, 1), 1);
@@ -82,7 +81,9 @@ TEST(ChainTest, OutageWindowsFailEveryRequestInsideThem) {
 TEST(ChainTest, ACapacityDropCutsThroughputUntilItEnds) {
   // 10 workers x 10 ms = 1000/s, offered 1500/s with a deep queue; half the
   // workers are gone in [1 s, 2 s).
-  auto r = RunChain(OneService({.concurrency = 10, .queue_limit = 100000, .latency = Latency::Fixed(10ms),
+  auto r = RunChain(OneService({.concurrency = 10,
+                                .queue_limit = 100000,
+                                .latency = Latency::Fixed(10ms),
                                 .capacity_drops = {{.window = {1s, 2s}, .factor = 0.5}}},
                                {.rate = 1500, .duration = 3s}));
   ASSERT_TRUE(r.ok());

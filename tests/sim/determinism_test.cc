@@ -31,9 +31,12 @@ TEST(DeterminismTest, StormRepeatsExactly) {
 }
 
 TEST(DeterminismTest, ChainRepeatsExactlyForEveryControl) {
-  const ChainScenarioOptions o{.layers = 2, .retries = 2,
+  const ChainScenarioOptions o{.layers = 2,
+                               .retries = 2,
                                .controls = {Control::kNone, Control::kBreaker, Control::kRetryFlag},
-                               .duration = 5s, .failure_rate = 0.3, .seed = 11};
+                               .duration = 5s,
+                               .failure_rate = 0.3,
+                               .seed = 11};
   auto a = RunChainScenario(o), b = RunChainScenario(o);
   ASSERT_TRUE(a.ok() && b.ok());
   for (std::size_t i = 0; i < a->runs.size(); ++i) {

@@ -109,8 +109,8 @@ class RecordingListener final : public Listener {
       return std::count_if(events_.begin(), events_.end(), [kind](const Event& e) { return e.kind == kind; });
     };
     if (cv_.wait_for(lock, within, [&] { return count() >= n; })) return true;
-    ADD_FAILURE() << n << " events " << EventKindName(kind) << " did not arrive within " << within.count()
-                  << " ms (" << count() << " did)";
+    ADD_FAILURE() << n << " events " << EventKindName(kind) << " did not arrive within " << within.count() << " ms ("
+                  << count() << " did)";
     return false;
   }
 

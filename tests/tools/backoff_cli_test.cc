@@ -38,9 +38,7 @@ nlohmann::json Json(const std::string& args) {
   return nlohmann::json::parse(run.out);
 }
 
-std::vector<double> Numbers(const nlohmann::json& array) {
-  return array.get<std::vector<double>>();
-}
+std::vector<double> Numbers(const nlohmann::json& array) { return array.get<std::vector<double> >(); }
 
 TEST(BackoffCliTest, ReproducesSeedTableFixed) {
   const nlohmann::json j = Json("backoff --strategy fixed --base 100ms --retries 4");
@@ -128,7 +126,7 @@ TEST(BackoffCliTest, HumanTableShowsTheSeedRows) {
 // Each bad invocation: exit status 2, nothing on stdout, one line on stderr
 // that starts with "stormguard: <flag>".
 TEST(BackoffCliTest, BadFlagsPrintOneLineNamingTheFlagAndExitTwo) {
-  const std::vector<std::pair<std::string, std::string>> cases = {
+  const std::vector<std::pair<std::string, std::string> > cases = {
       {"backoff --base abc",
        "stormguard: --base: must be a duration such as \"250ms\", \"1.5s\" (units ns, us, ms, s, m, h), got \"abc\""},
       {"backoff --base 100", "stormguard: --base: must be a duration such as"},

@@ -99,8 +99,7 @@ TEST(BackoffReportTest, ErrorsNameTheFlags) {
   EXPECT_EQ(error({.base = 2s, .cap = 1s}), "--cap: must be at least base");
   EXPECT_EQ(error({.multiplier = 0.5}), "--multiplier: must be a finite number >= 1");
   EXPECT_EQ(error({.base = -1ms}), "--base: must not be negative");
-  EXPECT_EQ(error({.cap = Duration::zero()}),
-            "--cap: must be positive; --cap: must be at least base");
+  EXPECT_EQ(error({.cap = Duration::zero()}), "--cap: must be positive; --cap: must be at least base");
   EXPECT_EQ(error({.strategy = "decorrelated-jitter", .base = Duration::zero()}),
             "--base: must be positive for decorrelated jitter");
   EXPECT_EQ(error({.strategy = "random"}), "--strategy: 'random' is not a strategy");
@@ -110,15 +109,10 @@ TEST(BackoffReportTest, ErrorsNameTheFlags) {
 
 TEST(BackoffReportTest, DeterministicTableHasOneAlignedRowPerRetryAndATotal) {
   const std::string table = FormatBackoffTable(Report({.strategy = "linear"}));
-  EXPECT_THAT(Lines(table), ElementsAre("linear: wait = min(cap, base * n) for retry n",
-                                        "base 100ms, cap 30s, 4 retries",
-                                        "",
-                                        "retry  wait (ms)",
-                                        "    1        100",
-                                        "    2        200",
-                                        "    3        300",
-                                        "    4        400",
-                                        "total       1000"));
+  EXPECT_THAT(Lines(table),
+              ElementsAre("linear: wait = min(cap, base * n) for retry n", "base 100ms, cap 30s, 4 retries", "",
+                          "retry  wait (ms)", "    1        100", "    2        200", "    3        300",
+                          "    4        400", "total       1000"));
 }
 
 TEST(BackoffReportTest, JitteredTableShowsRangeExpectedAndTotals) {
@@ -151,8 +145,7 @@ TEST(BackoffReportTest, JsonCarriesWaitsRangesAndTotals) {
 
 TEST(BackoffReportTest, StrategyNamesAreTheSixOfTheSpec) {
   EXPECT_THAT(BackoffStrategyNames(),
-              ElementsAre("fixed", "linear", "exponential", "full-jitter", "equal-jitter",
-                          "decorrelated-jitter"));
+              ElementsAre("fixed", "linear", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter"));
 }
 
 }  // namespace

@@ -22,9 +22,9 @@ TEST(ConfigCliTest, NeedsTheBinaryPath) {
 
 #else
 
-using ::testing::HasSubstr;
 using stormguard::testkit::CliRun;
 using stormguard::testkit::RunCli;
+using ::testing::HasSubstr;
 
 // A file under the test's temp directory holding `text`; removed at the end of the test.
 class ConfigCliTest : public ::testing::Test {
@@ -38,8 +38,8 @@ class ConfigCliTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
  private:
-  std::filesystem::path dir_ = std::filesystem::temp_directory_path() /
-                               ("stormguard_config_cli_" + std::to_string(::getpid()));
+  std::filesystem::path dir_ =
+      std::filesystem::temp_directory_path() / ("stormguard_config_cli_" + std::to_string(::getpid()));
 };
 
 TEST_F(ConfigCliTest, AValidFileExitsZero) {
@@ -154,7 +154,8 @@ TEST_F(ConfigCliTest, ShowExpandsAPreset) {
   EXPECT_THAT(table.out, ::testing::ContainsRegex("    stages\\[1\\] retry.backoff.cap +2s\n"));
   EXPECT_THAT(table.out, ::testing::ContainsRegex("    stages\\[0\\] require_idempotency_key +\\(no options\\)\n"));
   EXPECT_THAT(table.out, HasSubstr("destination search\n  shared components\n    (none)\n"));
-  EXPECT_THAT(table.out, HasSubstr("  note: circuit_breaker: third_party_api's own (the destination configures none)\n"));
+  EXPECT_THAT(table.out,
+              HasSubstr("  note: circuit_breaker: third_party_api's own (the destination configures none)\n"));
 }
 
 TEST_F(ConfigCliTest, ShowAGrpcServiceConfig) {
@@ -210,7 +211,8 @@ TEST_F(ConfigCliTest, ShowReportsErrorsAsCheckDoes) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, RunCli("config check " + f).err);
-  EXPECT_THAT(r.err, HasSubstr(f + ": destinations.inventory.pipeline.stages[1].retry.max_attempts: must be at least 1\n"));
+  EXPECT_THAT(r.err,
+              HasSubstr(f + ": destinations.inventory.pipeline.stages[1].retry.max_attempts: must be at least 1\n"));
   EXPECT_THAT(r.err, HasSubstr(f + ": destinations.inventory.pipeline.stages[0]: outside retry (stages[1]) "));
   EXPECT_EQ(RunCli("config show /nonexistent/stormguard.json").status, 2);
 }

@@ -23,9 +23,9 @@ TEST(ConfigWatchCliTest, NeedsTheBinaryPath) {
 
 #else
 
-using ::testing::HasSubstr;
 using stormguard::testkit::CliRun;
 using stormguard::testkit::RunCli;
+using ::testing::HasSubstr;
 
 class ConfigWatchCliTest : public ::testing::Test {
  protected:
@@ -64,8 +64,8 @@ class ConfigWatchCliTest : public ::testing::Test {
   }
 
  private:
-  std::filesystem::path dir_ = std::filesystem::temp_directory_path() /
-                               ("stormguard_config_watch_cli_" + std::to_string(::getpid()));
+  std::filesystem::path dir_ =
+      std::filesystem::temp_directory_path() / ("stormguard_config_watch_cli_" + std::to_string(::getpid()));
   FILE* pipe_ = nullptr;
 };
 
@@ -103,8 +103,7 @@ TEST_F(ConfigWatchCliTest, ATermSignalEndsItWithStatusZero) {
   // start) cannot kill it before it is ready. The wait is bounded (20 s).
   const std::string out = out_path();
   StartWatch("--file " + path() + " --poll 10ms > '" + out + "' & pid=$!; for i in $(seq 2000); do [ -s '" + out +
-             "' ] && break; sleep 0.01; done; kill -TERM $pid; wait $pid; status=$?; cat '" + out +
-             "'; exit $status");
+             "' ] && break; sleep 0.01; done; kill -TERM $pid; wait $pid; status=$?; cat '" + out + "'; exit $status");
   EXPECT_EQ(NextLine(), "version 1 accepted: file:" + path() + " revision 1");
   EXPECT_EQ(NextLine(), "");
   EXPECT_EQ(Wait(), 0);

@@ -46,8 +46,8 @@ TEST(DurationFlagTest, BareZeroNeedsNoUnit) {
 }
 
 TEST(DurationFlagTest, RejectsEverythingElse) {
-  for (const char* bad : {"", "abc", "ms", "100", "1.5", "-5ms", "+5ms", "5 ms", " 5ms", "5msx", "5MS", "5min",
-                          "1.2.3s", "1e3ms", "inf", "nan", "infs", "5sec", ".", ".5s", "5.s"}) {
+  for (const char* bad : {"",     "abc",    "ms",    "100", "1.5", "-5ms", "+5ms", "5 ms", " 5ms", "5msx", "5MS",
+                          "5min", "1.2.3s", "1e3ms", "inf", "nan", "infs", "5sec", ".",    ".5s",  "5.s"}) {
     EXPECT_FALSE(ParseDuration(bad).ok()) << "'" << bad << "'";
   }
 }
@@ -84,8 +84,8 @@ TEST(DurationFlagTest, TakesWhatTheConfigurationTakes) {
 // The CLI prints durations with the library's FormatDuration; all it prints
 // must read back as a flag.
 TEST(DurationFlagTest, FormattedDurationsParseBack) {
-  for (Duration d : {Duration(100ms), Duration(1500ms), Duration(90s), Duration(7ns), Duration(2h),
-                     Duration(250us), Duration::zero(), Duration(kMaxFlagDuration)}) {
+  for (Duration d : {Duration(100ms), Duration(1500ms), Duration(90s), Duration(7ns), Duration(2h), Duration(250us),
+                     Duration::zero(), Duration(kMaxFlagDuration)}) {
     EXPECT_EQ(*ParseDuration(FormatDuration(d)), d) << FormatDuration(d);
   }
 }

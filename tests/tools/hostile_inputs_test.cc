@@ -39,7 +39,8 @@ void ExpectExit(const BoundedRun& run, int status, const std::string& what) {
 }
 
 // Exit status 2, nothing on stdout, one line on stderr holding each of `parts`.
-void ExpectRefusedWithin(const std::string& args, const std::vector<std::string>& parts, std::size_t memory_mib = 1024) {
+void ExpectRefusedWithin(const std::string& args, const std::vector<std::string>& parts,
+                         std::size_t memory_mib = 1024) {
   const BoundedRun run = RunBounded(args, memory_mib);
   ExpectExit(run, 2, args);
   EXPECT_EQ(run.out, "") << args;
@@ -95,7 +96,7 @@ TEST_F(HostileInputsTest, AFifoIsRefusedWithoutWaiting) {
   }
   for (const char* cmd : {"lint ", "plan "}) {
     ExpectRefusedWithin(cmd + Chain("chain.json", 2, "fifo.json"),
-                  {"chain.json: services[0].config: ", "fifo.json: not a regular file (a FIFO)"});
+                        {"chain.json: services[0].config: ", "fifo.json: not a regular file (a FIFO)"});
   }
 }
 
@@ -105,7 +106,7 @@ TEST_F(HostileInputsTest, ADirectoryOrAnUnreadableFileIsAReadError) {
   ExpectRefusedWithin("config check " + Path("dir.json"), {Path("dir.json") + ": not a regular file (a directory)"});
   ExpectRefusedWithin("config show /proc/self/mem", {"/proc/self/mem: cannot read: Input/output error"});
   ExpectRefusedWithin("lint " + Chain("chain.json", 2, "dir.json"),
-                {"services[0].config: ", "dir.json: not a regular file (a directory)"});
+                      {"services[0].config: ", "dir.json: not a regular file (a directory)"});
   ExpectRefusedWithin("plan " + Chain("proc.json", 2, "/proc/self/mem"), {"/proc/self/mem: cannot read: "});
   ExpectRefusedWithin("config check " + Path("missing.json"), {"missing.json: cannot open: No such file or directory"});
 }
@@ -159,8 +160,8 @@ TEST_F(HostileInputsTest, TheChainsConfigsTogetherHoldAtMostFourMebibytes) {
   Write("two.json", padded);
   ExpectRefusedWithin("lint " + Write("chain.json", R"({"services": [{"name": "A", "config": "one.json", "calls": "d"},
       {"name": "B", "config": "two.json", "calls": "d"}, {"name": "C"}]})"),
-                {"chain.json: services[1].config: two.json: the chain's config files together are larger than "
-                 "4194304 bytes"});
+                      {"chain.json: services[1].config: two.json: the chain's config files together are larger than "
+                       "4194304 bytes"});
 }
 
 // A NUL in a name truncated the output (exit 0); an escape sequence reached the terminal.
@@ -180,10 +181,10 @@ TEST_F(HostileInputsTest, ControlBytesInNamesAreEscaped) {
   Write("e.json", R"({"destinations": {"e": {}}})");
   ExpectRefusedWithin("lint " + Write("bad.json", R"({"services": [{"name": "A", "config": "e.json",
       "calls": "e\u0000\n\u001b[2J", "disable": {"SG\u0007": "x"}}, {"name": "B"}]})"),
-                {"services[0].disable.SG\\x07: unknown rule id"});
+                      {"services[0].disable.SG\\x07: unknown rule id"});
   ExpectRefusedWithin("lint " + Write("calls.json", R"({"services": [{"name": "A", "config": "e.json",
       "calls": "e\u0000\n\u001b[2J"}, {"name": "B"}]})"),
-                {"services[0].calls: destination \"e\\x00\\x0a\\x1b[2J\" is not in e.json"});
+                      {"services[0].calls: destination \"e\\x00\\x0a\\x1b[2J\" is not in e.json"});
 
   Write("a.json", R"({"destinations": {"d": {"pipeline": {"stages": [{"retry": {"backoff": {"jitter": "none"}}}]}}}})");
   const BoundedRun lint = RunBounded("lint " + Write("chain.json", R"({"services": [
@@ -209,7 +210,7 @@ TEST_F(HostileInputsTest, OutOfMemoryIsExitTwoNamingTheCommand) {
   const BoundedRun start = RunBounded("--version", kMib);
   if (!WIFEXITED(start.wait_status) || WEXITSTATUS(start.wait_status) != 0) GTEST_SKIP() << "the CLI needs more";
   ExpectRefusedWithin("config check " + Write("big.json", BigConfig((4u << 20) - 100)),
-                {"stormguard config check: out of memory"}, kMib);
+                      {"stormguard config check: out of memory"}, kMib);
 }
 
 // The JSON parser took a NUL for the end of the text and ignored the rest.
@@ -219,7 +220,7 @@ TEST_F(HostileInputsTest, BytesAfterTheDocumentAreRefused) {
   ExpectExit(run, 1, "config check");
   EXPECT_THAT(run.err, HasSubstr("document: has a NUL byte at offset 20"));
   ExpectRefusedWithin("lint " + Write("chain.json", std::string(R"({"services": []})") + '\0' + "x"),
-                {"chain.json: document: has a NUL byte at offset 16"});
+                      {"chain.json: document: has a NUL byte at offset 16"});
 }
 
 #endif  // STORMGUARD_CLI_PATH

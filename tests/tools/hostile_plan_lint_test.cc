@@ -36,8 +36,8 @@ constexpr const char* kNaive = R"({"destinations": {"next": {"pipeline": {"stage
 
 class HostilePlanLintTest : public ::testing::Test {
  protected:
-  std::filesystem::path dir_ = std::filesystem::temp_directory_path() /
-                               ("stormguard_hostile_plan_" + std::to_string(::getpid()));
+  std::filesystem::path dir_ =
+      std::filesystem::temp_directory_path() / ("stormguard_hostile_plan_" + std::to_string(::getpid()));
 
   void SetUp() override { std::filesystem::create_directories(dir_); }
   void TearDown() override { std::filesystem::remove_all(dir_); }

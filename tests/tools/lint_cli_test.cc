@@ -23,9 +23,9 @@ TEST(LintCliTest, NeedsTheBinaryPath) {
 
 #else
 
-using ::testing::HasSubstr;
 using stormguard::testkit::CliRun;
 using stormguard::testkit::RunCli;
+using ::testing::HasSubstr;
 
 const std::string kDemo = std::string(STORMGUARD_SOURCE_DIR) + "/tools/demo/lint/";
 
@@ -93,8 +93,8 @@ class LintCliBadInputTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
  private:
-  std::filesystem::path dir_ = std::filesystem::temp_directory_path() /
-                               ("stormguard_lint_cli_" + std::to_string(::getpid()));
+  std::filesystem::path dir_ =
+      std::filesystem::temp_directory_path() / ("stormguard_lint_cli_" + std::to_string(::getpid()));
 };
 
 TEST_F(LintCliBadInputTest, NamesTheFileAndFieldAndExitsTwo) {

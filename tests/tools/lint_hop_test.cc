@@ -31,7 +31,11 @@ Duration StepByStep(const Hop& hop, Duration attempt) {
 TEST(LintHopTest, LoopWorstCaseIsTheSumOfAttemptsAndLongestWaits) {
   const BackoffOptions backoffs[] = {
       {.kind = BackoffKind::kExponential, .base = 10ms, .cap = 100ms, .jitter = Jitter::kFull},
-      {.kind = BackoffKind::kExponential, .base = 10ms, .multiplier = 1.5, .cap = 1s, .jitter = Jitter::kProportional,
+      {.kind = BackoffKind::kExponential,
+       .base = 10ms,
+       .multiplier = 1.5,
+       .cap = 1s,
+       .jitter = Jitter::kProportional,
        .proportion = 0.2},
       {.kind = BackoffKind::kLinear, .base = 10ms, .step = 30ms, .cap = 200ms, .jitter = Jitter::kEqual},
       {.kind = BackoffKind::kConstant, .base = 50ms, .cap = 1s, .jitter = Jitter::kNone},

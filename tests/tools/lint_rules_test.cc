@@ -17,8 +17,13 @@ ChainService Service(std::string name, const std::string& destination, std::stri
   Result<config::Config> c = config::ParseConfig(R"({"destinations": {"d": )" + destination + "}}");
   EXPECT_TRUE(c.ok()) << c.status().ToString();
   std::string path = name + ".json";
-  return {.name = std::move(name), .config_path = std::move(path),
-          .config = std::make_shared<const config::Config>(c.ok() ? *c : config::Config{}), .calls = "d", .method = std::move(method), .rate = rate, .disabled = {}};
+  return {.name = std::move(name),
+          .config_path = std::move(path),
+          .config = std::make_shared<const config::Config>(c.ok() ? *c : config::Config{}),
+          .calls = "d",
+          .method = std::move(method),
+          .rate = rate,
+          .disabled = {}};
 }
 
 // The rule ids found, in order, for a chain of `callers` and a bare leaf.
@@ -38,8 +43,7 @@ using Ids_ = std::vector<std::string>;
 constexpr const char* kBudget = R"("retry_budget": {"token_bucket": {"max_tokens": 10, "token_ratio": 0.1}})";
 
 std::string WithRetry(const std::string& retry_fields, const std::string& extra = kBudget) {
-  return "{" + extra + (extra.empty() ? "" : ", ") + R"("pipeline": {"stages": [{"retry": {)" + retry_fields +
-         "}}]}}";
+  return "{" + extra + (extra.empty() ? "" : ", ") + R"("pipeline": {"stages": [{"retry": {)" + retry_fields + "}}]}}";
 }
 
 TEST(LintRulesTest, SG001RetriesAtTwoLayersWithoutFlagOrBudget) {
@@ -63,8 +67,9 @@ TEST(LintRulesTest, SG003NonIdempotentRetryWithoutKey) {
   const std::string retry = WithRetry(R"("idempotent": true)");
   EXPECT_EQ(Ids({Service("A", retry, "POST /charge")}), Ids_{"SG003"});
   EXPECT_EQ(Ids({Service("A", retry, "GET /stock")}), Ids_{});
-  const std::string keyed = std::string("{") + kBudget +
-                            R"(, "pipeline": {"stages": ["require_idempotency_key", {"retry": {"idempotent": true}}]}})";
+  const std::string keyed =
+      std::string("{") + kBudget +
+      R"(, "pipeline": {"stages": ["require_idempotency_key", {"retry": {"idempotent": true}}]}})";
   EXPECT_EQ(Ids({Service("A", keyed, "POST /charge")}), Ids_{});
 }
 
@@ -89,8 +94,8 @@ TEST(LintRulesTest, SG006AttemptsAndBackoffBeyondTheOverallTimeout) {
   // 3 x 300ms + waits of at most 100ms and 200ms = 1.2s > 1s.
   auto with = [](const char* attempt) {
     return std::string("{") + kBudget + R"(, "pipeline": {"stages": [{"timeout": {"timeout": "1s"}},
-        {"retry": {"max_attempts": 3, "per_attempt_timeout": ")" + attempt +
-           R"(", "backoff": {"base": "100ms", "jitter": "full"}}}]}})";
+        {"retry": {"max_attempts": 3, "per_attempt_timeout": ")" +
+           attempt + R"(", "backoff": {"base": "100ms", "jitter": "full"}}}]}})";
   };
   EXPECT_EQ(Ids({Service("A", with("300ms"))}), Ids_{"SG006"});
   EXPECT_EQ(Ids({Service("A", with("200ms"))}), Ids_{});  // 600ms + 300ms fits
@@ -141,9 +146,10 @@ TEST(LintRulesTest, SG011ChaosEnabledInAShippedConfig) {
       {"chaos": {"outside_retry_because": "whole-call faults", "enabled": false}}, {"retry": {}}]}})";
   EXPECT_EQ(Ids({Service("A", outside), Service("B", outside)}), Ids_{});
 
-  Chain chain{.path = "chain.json", .hop_reserve = 0.1,
-              .services = {Service("A", chaos(R"("kind": "latency", "latency": "1s", "rate": 0.05)")),
-                           {.name = "leaf"}}};
+  Chain chain{
+      .path = "chain.json",
+      .hop_reserve = 0.1,
+      .services = {Service("A", chaos(R"("kind": "latency", "latency": "1s", "rate": 0.05)")), {.name = "leaf"}}};
   const LintResult r = Lint(chain, *HopsOf(chain));
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].field, "destinations.d.pipeline.stages[1].chaos.enabled");
@@ -173,7 +179,8 @@ TEST(LintRulesTest, DisabledRuleIsReportedAsSuppressedWithItsReason) {
 }
 
 TEST(LintRulesTest, MessageNamesServiceDestinationAndField) {
-  Chain chain{.path = "chain.json", .hop_reserve = 0.1,
+  Chain chain{.path = "chain.json",
+              .hop_reserve = 0.1,
               .services = {Service("A", WithRetry(R"("max_attempts": 2)", "")), {.name = "leaf"}}};
   const LintResult r = Lint(chain, *HopsOf(chain));
   ASSERT_EQ(r.findings.size(), 1u);

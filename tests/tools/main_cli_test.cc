@@ -24,12 +24,14 @@ TEST(MainCliTest, VersionPrintsTheProjectVersion) {
 
 TEST(MainCliTest, AWordThatIsNotACommandIsNamedWithTheChoices) {
   const std::pair<const char*, const char*> cases[] = {
-      {"nope", "stormguard: 'nope' is not a command of 'stormguard' (use backoff, simulate, demo, config, lint, plan)\n"},
+      {"nope",
+       "stormguard: 'nope' is not a command of 'stormguard' (use backoff, simulate, demo, config, lint, plan)\n"},
       {"simulate nope",
        "stormguard: 'nope' is not a command of 'stormguard simulate' "
        "(use storm, deadline, budget, chain, metastable, contention, adaptive-timeout)\n"},
-      {"simulate", "stormguard: 'stormguard simulate' needs a command: "
-                   "storm, deadline, budget, chain, metastable, contention, adaptive-timeout\n"},
+      {"simulate",
+       "stormguard: 'stormguard simulate' needs a command: "
+       "storm, deadline, budget, chain, metastable, contention, adaptive-timeout\n"},
       {"", "stormguard: 'stormguard' needs a command: backoff, simulate, demo, config, lint, plan\n"}};
   for (const auto& [args, message] : cases) {
     const CliRun run = RunCli(args);

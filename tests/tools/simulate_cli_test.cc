@@ -110,10 +110,10 @@ TEST(SimulateCliTest, ChainWithoutControlListsEveryControl) {
 }
 
 TEST(SimulateCliTest, SameSeedSameBytes) {
-  for (const char* args : {"simulate storm", "simulate deadline", "simulate budget --duration 2s",
-                           "simulate chain --duration 3s --failure-rate 0.5",
-                           "simulate metastable --duration 25s --trigger-at 5s --trigger-for 5s",
-                           "simulate contention --runs 3"}) {
+  for (const char* args :
+       {"simulate storm", "simulate deadline", "simulate budget --duration 2s",
+        "simulate chain --duration 3s --failure-rate 0.5",
+        "simulate metastable --duration 25s --trigger-at 5s --trigger-for 5s", "simulate contention --runs 3"}) {
     const CliRun a = RunCli(std::string(args) + " --seed 17 --series");
     const CliRun b = RunCli(std::string(args) + " --seed 17 --series");
     ASSERT_EQ(a.status, 0) << args << ": " << a.err;
@@ -125,7 +125,7 @@ TEST(SimulateCliTest, SameSeedSameBytes) {
 }
 
 TEST(SimulateCliTest, BadFlagsAndValuesFailWithOneLineNamingTheFlag) {
-  for (const auto& [args, flag] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [args, flag] : std::vector<std::pair<std::string, std::string> >{
            {"simulate storm --clients 0", "--clients"},
            {"simulate storm --base 1x", "--base"},
            {"simulate storm --base 2s --cap 1s", "--cap"},

@@ -34,14 +34,18 @@ bool EntityAt(const std::string& xml, std::size_t at) {
   while (i < xml.size()) {
     if (xml[i] == '&' && !EntityAt(xml, i)) return fail("bare &");
     if (xml[i] == '>') return fail("bare >");
-    if (xml[i] != '<') { ++i; continue; }
+    if (xml[i] != '<') {
+      ++i;
+      continue;
+    }
     const bool closing = xml[++i] == '/';
     const std::size_t name_at = i += closing;
     while (i < xml.size() && std::isalpha(static_cast<unsigned char>(xml[i]))) ++i;
     const std::string name = xml.substr(name_at, i - name_at);
     if (name.empty()) return fail("no tag name");
     while (i < xml.size() && xml[i] == ' ') {
-      while (++i < xml.size() && (std::isalnum(static_cast<unsigned char>(xml[i])) || xml[i] == '-')) {}
+      while (++i < xml.size() && (std::isalnum(static_cast<unsigned char>(xml[i])) || xml[i] == '-')) {
+      }
       if (xml.compare(i, 2, "=\"") != 0) return fail("unquoted attribute");
       for (i += 2; i < xml.size() && xml[i] != '"'; ++i) {
         if (xml[i] == '<' || (xml[i] == '&' && !EntityAt(xml, i))) return fail("bad attribute value");
@@ -84,7 +88,9 @@ TEST(SvgPlotTest, DrawsOnePolylineAndOneLegendEntryPerLine) {
 
 TEST(SvgPlotTest, EscapesEveryTextAndAttribute) {
   const std::string evil = "<script>&\"'";
-  const Plot plot{.title = evil, .x_label = evil, .y_label = evil,
+  const Plot plot{.title = evil,
+                  .x_label = evil,
+                  .y_label = evil,
                   .lines = {{.name = evil, .x = {0, 1}, .y = {0, 1}, .color = evil}},
                   .bands = {{.from = 0, .to = 1, .label = evil, .fill = evil}}};
   const std::string svg = RenderSvg(plot);
@@ -103,11 +109,15 @@ TEST(SvgPlotTest, DropsControlCharactersXmlCannotHold) {
 TEST(SvgPlotTest, NonFiniteAndHugeValuesLeaveEveryNumberFinite) {
   constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  const Plot plot{.title = "t", .x_label = "x", .y_label = "y",
-                  .lines = {{.name = "odd", .x = {0, kNan, 1, kInf, 2, -kInf, 3, 1e308},
+  const Plot plot{.title = "t",
+                  .x_label = "x",
+                  .y_label = "y",
+                  .lines = {{.name = "odd",
+                             .x = {0, kNan, 1, kInf, 2, -kInf, 3, 1e308},
                              .y = {1, 2, kNan, 4, kInf, 6, -1e308, 1e308}},
                             {.name = "none", .x = {kNan}, .y = {kNan}}},
-                  .bands = {{.from = kNan, .to = 1, .label = "b"}, {.from = -kInf, .to = kInf, .label = "c"},
+                  .bands = {{.from = kNan, .to = 1, .label = "b"},
+                            {.from = -kInf, .to = kInf, .label = "c"},
                             {.from = 1.7e308, .to = 1.79e308, .label = "d"}}};
   const std::string svg = RenderSvg(plot);
   EXPECT_TRUE(WellFormed(svg));

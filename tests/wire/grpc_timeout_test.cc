@@ -78,9 +78,24 @@ TEST(GrpcTimeoutTest, ValuesPastDurationRangeDecodeAsInfinite) {
 }
 
 TEST(GrpcTimeoutTest, RejectsGarbageAsAbsent) {
-  const std::vector<std::string> garbage = {
-      "", "S", "1", "1s", "1h", "1x", "-1S", "+1S", " 1S", "1S ", "1 S", "1.5S", "0x1S", "1SS",
-      "1e3m", "\xEF\xBC\x91S" /* fullwidth 1 */, std::string("1\0S", 3), std::string("\0", 1)};
+  const std::vector<std::string> garbage = {"",
+                                            "S",
+                                            "1",
+                                            "1s",
+                                            "1h",
+                                            "1x",
+                                            "-1S",
+                                            "+1S",
+                                            " 1S",
+                                            "1S ",
+                                            "1 S",
+                                            "1.5S",
+                                            "0x1S",
+                                            "1SS",
+                                            "1e3m",
+                                            "\xEF\xBC\x91S" /* fullwidth 1 */,
+                                            std::string("1\0S", 3),
+                                            std::string("\0", 1)};
   for (const std::string& g : garbage) {
     EXPECT_EQ(DecodeGrpcTimeout(g), std::nullopt) << "input: " << g;
   }
@@ -130,8 +145,8 @@ TEST(GrpcTimeoutTest, RoundTripNeverShortensForRandomDurationsOfEveryMagnitude) 
 }
 
 TEST(GrpcTimeoutTest, ExactValuesRoundTripExactly) {
-  for (const Duration d : {Duration(1ns), Duration(7us), Duration(250ms), Duration(30s),
-                           Duration(5min), Duration(3h)}) {
+  for (const Duration d :
+       {Duration(1ns), Duration(7us), Duration(250ms), Duration(30s), Duration(5min), Duration(3h)}) {
     EXPECT_EQ(DecodeGrpcTimeout(Enc(d)), d) << Enc(d);
   }
 }

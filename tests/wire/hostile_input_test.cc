@@ -38,9 +38,7 @@ std::string HostileString(Random& rng) {
 }
 
 // Absent, or a duration in [0, kMaxWireDuration].
-bool WithinWireLimits(std::optional<Duration> d) {
-  return !d || (*d >= Duration::zero() && *d <= kMaxWireDuration);
-}
+bool WithinWireLimits(std::optional<Duration> d) { return !d || (*d >= Duration::zero() && *d <= kMaxWireDuration); }
 
 // x-no-retry's grammar, written out independently of the decoder.
 std::optional<bool> ExpectedNoRetry(std::string_view s) {
@@ -76,9 +74,10 @@ TEST(HostileInputTest, RandomBytesNeverEscapeTheDocumentedBounds) {
 TEST(HostileInputTest, HostileHeadersNeverExtendTheServersLimits) {
   Random rng(11);
   const ServerLimits limits{.default_budget = 2s, .max_budget = 5s, .max_idempotency_key_length = 16};
-  const std::vector<std::string> names = {"x-request-timeout-ms", "x-request-deadline",
-                                          "x-envoy-expected-rq-timeout-ms", "grpc-timeout",
-                                          "x-retry-attempt", "grpc-previous-rpc-attempts", "idempotency-key"};
+  const std::vector<std::string> names = {
+      "x-request-timeout-ms", "x-request-deadline", "x-envoy-expected-rq-timeout-ms",
+      "grpc-timeout",         "x-retry-attempt",    "grpc-previous-rpc-attempts",
+      "idempotency-key"};
   for (int i = 0; i < 20000; ++i) {
     std::map<std::string, std::string> h;
     for (const std::string& name : names) {

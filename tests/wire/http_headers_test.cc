@@ -17,9 +17,21 @@ constexpr std::int64_t kNowMs = 1'750'000'000'000;
 
 // Strings every integer decoder must treat as absent.
 std::vector<std::string> IntegerGarbage() {
-  return {"", " ", "-1", "+1", "8 42", "0x10", "1e3", "842ms", "4.2", "1,2", "abc",
-          "\xEF\xBC\x98\xEF\xBC\x94\xEF\xBC\x92" /* fullwidth 842 */, std::string("84\0", 3),
-          std::string(19, '9'), std::string(100, '1')};
+  return {"",
+          " ",
+          "-1",
+          "+1",
+          "8 42",
+          "0x10",
+          "1e3",
+          "842ms",
+          "4.2",
+          "1,2",
+          "abc",
+          "\xEF\xBC\x98\xEF\xBC\x94\xEF\xBC\x92" /* fullwidth 842 */,
+          std::string("84\0", 3),
+          std::string(19, '9'),
+          std::string(100, '1')};
 }
 
 TEST(HttpHeadersTest, RequestTimeoutDecodesNonNegativeMilliseconds) {
@@ -151,9 +163,9 @@ TEST(HttpHeadersTest, IdempotencyKeyMustBeShortPrintableAscii) {
   EXPECT_EQ(DecodeIdempotencyKey(std::string(256, 'k')), std::string(256, 'k'));
   EXPECT_EQ(DecodeIdempotencyKey(std::string(257, 'k')), std::nullopt);
   EXPECT_EQ(DecodeIdempotencyKey("abc", 2), std::nullopt);
-  for (const std::string& g : {std::string(""), std::string("  "), std::string("a\r\nX-Evil: 1"),
-                               std::string("a\0b", 3), std::string("tab\tinside"),
-                               std::string("\xD0\xBA\xD0\xBB\xD1\x8E\xD1\x87"), std::string("del\x7F")}) {
+  for (const std::string& g :
+       {std::string(""), std::string("  "), std::string("a\r\nX-Evil: 1"), std::string("a\0b", 3),
+        std::string("tab\tinside"), std::string("\xD0\xBA\xD0\xBB\xD1\x8E\xD1\x87"), std::string("del\x7F")}) {
     EXPECT_EQ(DecodeIdempotencyKey(g), std::nullopt) << g;
   }
 }
@@ -178,10 +190,9 @@ TEST(HttpHeadersTest, DefaultNamesMatchTheDesignTableAndValidate) {
 
 TEST(HttpHeadersTest, ValidateNamesEveryBadName) {
   const WireNames names{.retry_attempt = "x retry", .no_retry = "x-no-retry:", .grpc_timeout = "Grpc-Timeout"};
-  EXPECT_THAT(names.Validate(),
-              ElementsAre(HasSubstr("retry_attempt: must be an HTTP token"),
-                          HasSubstr("no_retry: must be an HTTP token"),
-                          "grpc_timeout: gRPC metadata keys must be lower-case"));
+  EXPECT_THAT(names.Validate(), ElementsAre(HasSubstr("retry_attempt: must be an HTTP token"),
+                                            HasSubstr("no_retry: must be an HTTP token"),
+                                            "grpc_timeout: gRPC metadata keys must be lower-case"));
 }
 
 TEST(HttpHeadersTest, DecodersAreNoexcept) {

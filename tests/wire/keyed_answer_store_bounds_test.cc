@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "wire/keyed_answer_store_test_util.h"
 #include "stormguard/wire/keyed_answer_store.h"
+#include "wire/keyed_answer_store_test_util.h"
 
 namespace stormguard {
 namespace {
@@ -88,10 +88,9 @@ TEST(KeyedAnswerStoreBoundsTest, EveryPartOfAnAnswerIsPaidFor) {
   ASSERT_EQ(store->Begin(Pay("k"), kRequest, kT0).state, AnswerClaim::kFirst);
   const std::size_t running = store->stats().bytes;
   EXPECT_GT(running, std::string_view("0:4:POST4:/payk").size());  // the scope, and the bookkeeping
-  store->Complete(Pay("k"),
-                  {.code = 0, .message = std::string(100, 'm'), .headers = {{"ab", "cde"}},
-                   .body = std::string(1000, 'b')},
-                  kT0);
+  store->Complete(
+      Pay("k"),
+      {.code = 0, .message = std::string(100, 'm'), .headers = {{"ab", "cde"}}, .body = std::string(1000, 'b')}, kT0);
   EXPECT_EQ(store->stats().bytes, running + 100 + 1000 + sizeof(std::pair<std::string, std::string>) + 5);
 }
 

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <string>
 
-#include "wire/keyed_answer_store_test_util.h"
 #include "stormguard/wire/keyed_answer_store.h"
+#include "wire/keyed_answer_store_test_util.h"
 
 namespace stormguard {
 namespace {
@@ -89,7 +89,7 @@ TEST(KeyedAnswerStoreClaimTest, OnlyARunningKeyIsAbandonedOrCompleted) {
   auto store = Store();
   store->Begin(Pay("k"), kRequest, kT0);
   store->Complete(Pay("k"), Answer("first", 201), kT0);
-  store->Abandon(Pay("k"));                              // done: kept
+  store->Abandon(Pay("k"));                               // done: kept
   store->Complete(Pay("k"), Answer("second", 500), kT0);  // done: the first answer stays
   const AnswerClaim again = store->Begin(Pay("k"), kRequest, kT0);
   ASSERT_EQ(again.state, AnswerClaim::kDone);

@@ -110,8 +110,9 @@ TEST_F(PropagationTest, InjectGrpcWritesTimeoutPreviousAttemptsAndKey) {
   ctx.idempotency_key = "order-17";
   Headers h;
   InjectGrpc(ctx, Now(), h);
-  EXPECT_EQ(h, (Headers{{"grpc-previous-rpc-attempts", "2"}, {"grpc-timeout", "1500000u"},
-                        {"idempotency-key", "order-17"}}));
+  EXPECT_EQ(h,
+            (Headers{
+                {"grpc-previous-rpc-attempts", "2"}, {"grpc-timeout", "1500000u"}, {"idempotency-key", "order-17"}}));
 }
 
 TEST_F(PropagationTest, InjectNeverSendsAKeyThatCouldSplitTheHeader) {
@@ -172,8 +173,7 @@ TEST_F(PropagationTest, ExtractTakesTheSmallestOfSeveralBudgets) {
   // whatever order the container keeps ("grpc-timeout" sorts first here).
   EXPECT_EQ(ExtractFrom({{"grpc-timeout", "500m"}, {"x-request-timeout-ms", "500"}}).source,
             BudgetSource::kRequestTimeout);
-  EXPECT_EQ(ExtractFrom({{"x-envoy-expected-rq-timeout-ms", "700"}}).source,
-            BudgetSource::kEnvoyExpectedTimeout);
+  EXPECT_EQ(ExtractFrom({{"x-envoy-expected-rq-timeout-ms", "700"}}).source, BudgetSource::kEnvoyExpectedTimeout);
 }
 
 TEST_F(PropagationTest, ARepeatedBudgetHeaderGivesItsSmallestValueInEitherOrder) {
@@ -192,8 +192,7 @@ TEST_F(PropagationTest, ARepeatedBudgetHeaderGivesItsSmallestValueInEitherOrder)
       const std::string& first = small_first ? c.small : c.large;
       const std::string& second = small_first ? c.large : c.small;
       const std::multimap<std::string, std::string> multimap = {{c.name, first}, {c.name, second}};
-      const std::vector<std::pair<std::string, std::string>> pairs = {{c.name, first}, {"Host", "a"},
-                                                                      {c.name, second}};
+      const std::vector<std::pair<std::string, std::string>> pairs = {{c.name, first}, {"Host", "a"}, {c.name, second}};
       for (const ExtractedContext& in : {Extract(multimap, Now(), kNowUnixMs), Extract(pairs, Now(), kNowUnixMs)}) {
         EXPECT_EQ(in.context.deadline.Remaining(Now()), 100ms) << c.name << " small_first=" << small_first;
         EXPECT_EQ(in.source, c.source) << c.name;
@@ -273,8 +272,7 @@ TEST_F(PropagationTest, ExtractSetsTheRetryFlagFromTheSecondAttemptOn) {
 TEST_F(PropagationTest, ExtractCopiesOnlyABoundedPrintableIdempotencyKey) {
   EXPECT_EQ(ExtractFrom({{"idempotency-key", "order-17"}}).context.idempotency_key, "order-17");
   EXPECT_EQ(ExtractFrom({{"Idempotency-Key", std::string(300, 'k')}}).context.idempotency_key, "");
-  EXPECT_EQ(ExtractFrom({{"Idempotency-Key", "abcd"}}, {.max_idempotency_key_length = 3}).context.idempotency_key,
-            "");
+  EXPECT_EQ(ExtractFrom({{"Idempotency-Key", "abcd"}}, {.max_idempotency_key_length = 3}).context.idempotency_key, "");
   EXPECT_EQ(ExtractFrom({{"Idempotency-Key", "a\x01z"}}).context.idempotency_key, "");
 }
 
@@ -337,8 +335,7 @@ TEST_F(PropagationTest, PushbackCrossesHttpAndGrpc) {
 
 TEST_F(PropagationTest, PushbackIsClampedToTheCallersMaximum) {
   EXPECT_EQ(ReadRetryHints(Headers{{"Retry-After", "86400"}}, kNowUnixMs, 30s).pushback, Duration(30s));
-  EXPECT_EQ(ReadRetryHints(Headers{{"grpc-retry-pushback-ms", "999999999"}}, kNowUnixMs, 5s).pushback,
-            Duration(5s));
+  EXPECT_EQ(ReadRetryHints(Headers{{"grpc-retry-pushback-ms", "999999999"}}, kNowUnixMs, 5s).pushback, Duration(5s));
   EXPECT_EQ(ReadRetryHints(Headers{{"Retry-After", "Sun, 15 Jun 2025 15:07:10 GMT"}}, kNowUnixMs, 1min).pushback,
             Duration(30s));
 }

@@ -40,8 +40,10 @@ nlohmann::json ToJson(const BottomSnapshot& s) {
   j["in_flight"] = s.in_flight;
   j["phases"] = nlohmann::json::object();
   for (const auto& [name, c] : s.phases) {
-    j["phases"][name] = {{"reached", c.reached},  {"completed", c.completed},
-                         {"orphans", c.orphans},  {"effects", c.effects},
+    j["phases"][name] = {{"reached", c.reached},
+                         {"completed", c.completed},
+                         {"orphans", c.orphans},
+                         {"effects", c.effects},
                          {"duplicate_effects", c.duplicate_effects}};
   }
   j["timeline"] = nlohmann::json::array();

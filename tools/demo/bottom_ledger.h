@@ -27,10 +27,10 @@
 namespace stormguard::demo {
 
 struct BottomCounts {
-  std::uint64_t reached = 0;    // attempts that arrived at C
-  std::uint64_t completed = 0;  // work C finished
-  std::uint64_t orphans = 0;    // ... after its caller had given up
-  std::uint64_t effects = 0;    // charges performed
+  std::uint64_t reached = 0;            // attempts that arrived at C
+  std::uint64_t completed = 0;          // work C finished
+  std::uint64_t orphans = 0;            // ... after its caller had given up
+  std::uint64_t effects = 0;            // charges performed
   std::uint64_t duplicate_effects = 0;  // charges beyond the first of an operation
 };
 

@@ -18,9 +18,7 @@ std::optional<Mode> ParseMode(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-std::string_view TransportName(Transport transport) noexcept {
-  return transport == Transport::kHttp ? "http" : "grpc";
-}
+std::string_view TransportName(Transport transport) noexcept { return transport == Transport::kHttp ? "http" : "grpc"; }
 
 std::optional<Transport> ParseTransport(std::string_view name) noexcept {
   if (name == "http") return Transport::kHttp;
@@ -35,9 +33,7 @@ std::vector<Mode> ModesOf(Transport transport) {
 
 std::vector<Phase> DemoOptions::Phases() const {
   if (soak) return {{"soak", *soak, false}};
-  return {{"healthy", healthy, false},
-          {"down", down, true, kSettleBeforeOutage},
-          {"recovered", recovered, false}};
+  return {{"healthy", healthy, false}, {"down", down, true, kSettleBeforeOutage}, {"recovered", recovered, false}};
 }
 
 std::vector<PhaseSpan> PhaseSpans(const std::vector<Phase>& phases) {
@@ -61,8 +57,11 @@ std::vector<std::string> ConfigSourceFlags::Validate() const {
   if (!file.empty() && !etcd.empty()) errors.push_back("--config and --etcd: give one source, not both");
   if (!etcd.empty() && key.empty()) errors.push_back("--key: needed with --etcd (the key holding the document)");
   if (etcd.empty()) {
-    for (const auto& [flag, value] : {std::pair{"--key", &key}, {"--cacert", &cacert}, {"--cert", &cert},
-                                      {"--cert-key", &cert_key}, {"--user", &user},
+    for (const auto& [flag, value] : {std::pair{"--key", &key},
+                                      {"--cacert", &cacert},
+                                      {"--cert", &cert},
+                                      {"--cert-key", &cert_key},
+                                      {"--user", &user},
                                       {"--password-file", &password_file}}) {
       if (!value->empty()) errors.push_back(std::string(flag) + ": only with --etcd");
     }
@@ -76,8 +75,11 @@ std::vector<std::string> ConfigSourceFlags::Args() const {
   if (!file.empty()) return {"--config", file};
   if (etcd.empty()) return {};
   std::vector<std::string> args = {"--etcd", etcd, "--key", key};
-  for (const auto& [flag, value] : {std::pair{"--cacert", &cacert}, {"--cert", &cert}, {"--cert-key", &cert_key},
-                                    {"--user", &user}, {"--password-file", &password_file}}) {
+  for (const auto& [flag, value] : {std::pair{"--cacert", &cacert},
+                                    {"--cert", &cert},
+                                    {"--cert-key", &cert_key},
+                                    {"--user", &user},
+                                    {"--password-file", &password_file}}) {
     if (!value->empty()) args.insert(args.end(), {flag, *value});
   }
   return args;

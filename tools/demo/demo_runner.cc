@@ -25,10 +25,11 @@ Result<Services> StartServices(Mode mode, const DemoOptions& o) {
   int downstream = 0;
   const auto lifetime = std::chrono::ceil<std::chrono::seconds>(ServiceLifetime(o.Phases()));
   for (const char* role : {"C", "B", "A"}) {
-    std::vector<std::string> args = {"--role", role, "--mode", std::string(ModeName(mode)), "--transport",
-                                     std::string(TransportName(o.transport)), "--seed",
-                                     std::to_string(o.seed), "--max-lifetime",
-                                     std::to_string(lifetime.count())};
+    std::vector<std::string> args = {"--role",         role,
+                                     "--mode",         std::string(ModeName(mode)),
+                                     "--transport",    std::string(TransportName(o.transport)),
+                                     "--seed",         std::to_string(o.seed),
+                                     "--max-lifetime", std::to_string(lifetime.count())};
     if (downstream != 0) args.insert(args.end(), {"--downstream", std::to_string(downstream)});
     if (mode == Mode::kStormguard) {
       for (std::string& a : o.config.Args()) args.push_back(std::move(a));

@@ -6,8 +6,8 @@
 // For each mode of the transport (naive, [grpc_native,] stormguard): starts fresh services C, B, A as
 // child processes on loopback (C told which phases are outages), offers the
 // load of every phase to A, waits until every operation and C's last piece
-// of work have finished, reads C's ledger and stops the services. While it runs, SIGINT/SIGTERM/SIGHUP stop the services
-// first (InterruptGuard).
+// of work have finished, reads C's ledger and stops the services. While it runs, SIGINT/SIGTERM/SIGHUP stop the
+// services first (InterruptGuard).
 //
 // Call from the main thread: the services die with the thread that started
 // them (PR_SET_PDEATHSIG).

@@ -36,8 +36,8 @@
 namespace stormguard::demo {
 
 struct FaultRates {
-  double error = 0.01;  // transient 503
-  double slow = 0.01;   // takes slow_time
+  double error = 0.01;          // transient 503
+  double slow = 0.01;           // takes slow_time
   double lost_response = 0.05;  // of successful charges
   Duration slow_time = std::chrono::milliseconds(1200);
   // Longer than every caller's attempt timeout (naive 1 s, stormguard less).

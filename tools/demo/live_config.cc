@@ -70,8 +70,12 @@ Result<std::unique_ptr<LiveConfig>> LiveConfig::Start(const ConfigSourceFlags& s
     live->file_ = std::move(file).value();
   } else {
     const std::string origin = "etcd:" + source.key;
-    cs::EtcdSourceOptions options{.endpoint = source.etcd, .key = source.key, .ca_file = source.cacert,
-                                  .cert_file = source.cert, .key_file = source.cert_key, .user = source.user};
+    cs::EtcdSourceOptions options{.endpoint = source.etcd,
+                                  .key = source.key,
+                                  .ca_file = source.cacert,
+                                  .cert_file = source.cert,
+                                  .key_file = source.cert_key,
+                                  .user = source.user};
     if (!source.password_file.empty()) {
       Result<std::string> password = ReadPassword(source.password_file);
       if (!password.ok()) return password.status();

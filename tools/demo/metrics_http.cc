@@ -55,8 +55,12 @@ MetricsConnection::~MetricsConnection() {
 }
 
 MetricsConnection::MetricsConnection(MetricsConnection&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), deadline_(other.deadline_), state_(other.state_),
-      in_(std::move(other.in_)), out_(std::move(other.out_)), sent_(other.sent_) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      deadline_(other.deadline_),
+      state_(other.state_),
+      in_(std::move(other.in_)),
+      out_(std::move(other.out_)),
+      sent_(other.sent_) {}
 
 MetricsConnection& MetricsConnection::operator=(MetricsConnection&& other) noexcept {
   if (this != &other) {

@@ -20,7 +20,7 @@ class RelayService final : public Service {
         caller_(MakeCaller(o.mode, o.role == 'B' ? NextHop::kBottom : NextHop::kRelay)) {
     if (o.mode == Mode::kStormguard) {
       middleware_ = Must(http::Middleware::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
-                                                 .pipeline = DemoRegistry().Follow("inbound")}));
+                                                   .pipeline = DemoRegistry().Follow("inbound")}));
     }
   }
 

@@ -29,15 +29,15 @@ std::string ModeList(const DemoReport& r) {
 }  // namespace
 
 std::string TimelineSvg(const DemoReport& r) {
-  render::Plot plot{.title = "Attempts reaching C, " + render::Fixed(r.rate, 0) +
-                             " requests/s offered to A over " + std::string(TransportName(r.transport)) + ": " +
-                             ModeList(r),
+  render::Plot plot{.title = "Attempts reaching C, " + render::Fixed(r.rate, 0) + " requests/s offered to A over " +
+                             std::string(TransportName(r.transport)) + ": " + ModeList(r),
                     .x_label = "seconds since the start of the mode",
                     .y_label = "attempts reaching C per second"};
   const std::vector<PhaseSpan> spans = PhaseSpans(r.phases);
   for (std::size_t i = 0; i < r.phases.size(); ++i) {
     const Phase& p = r.phases[i];
-    plot.bands.push_back({.from = Seconds(spans[i].start), .to = Seconds(spans[i].end),
+    plot.bands.push_back({.from = Seconds(spans[i].start),
+                          .to = Seconds(spans[i].end),
                           .label = p.name + (p.bottom_down ? " (every attempt fails)" : ""),
                           .fill = p.bottom_down ? "#fbe3e1" : "#eaf5ea"});
   }

@@ -20,14 +20,19 @@ using render::Seconds;
 std::string Describe(const Phase& p) {
   if (p.bottom_down) return "C is down: every attempt of these operations gets a 503 at once";
   const FaultRates f;
-  return Format("C fails %.0f%% at once, %.0f%% take %.1f s, %.0f%% of charges lose their answer",
-                f.error * 100, f.slow * 100, Seconds(f.slow_time), f.lost_response * 100);
+  return Format("C fails %.0f%% at once, %.0f%% take %.1f s, %.0f%% of charges lose their answer", f.error * 100,
+                f.slow * 100, Seconds(f.slow_time), f.lost_response * 100);
 }
 
 std::vector<std::string> Row(const ModeReport& m, const PhaseSummary& s) {
-  return {std::string(ModeName(m.mode)), std::to_string(s.offered), std::to_string(s.reached_bottom),
-          render::Fixed(s.amplification, 2) + "x", render::Fixed(s.success_rate * 100, 2) + "%",
-          render::Fixed(s.p50_ms, 0), render::Fixed(s.p99_ms, 0), render::Fixed(s.p999_ms, 0),
+  return {std::string(ModeName(m.mode)),
+          std::to_string(s.offered),
+          std::to_string(s.reached_bottom),
+          render::Fixed(s.amplification, 2) + "x",
+          render::Fixed(s.success_rate * 100, 2) + "%",
+          render::Fixed(s.p50_ms, 0),
+          render::Fixed(s.p99_ms, 0),
+          render::Fixed(s.p999_ms, 0),
           render::Fixed(s.orphan_ratio * 100, 1) + "%",
           std::to_string(s.duplicate_effects)};
 }
@@ -42,18 +47,19 @@ std::string Recovery(const ModeReport& m) {
 
 std::string FormatTables(const DemoReport& r) {
   const bool grpc = r.transport == Transport::kGrpc;
-  std::string out = Format("stormguard demo: services A -> B -> C on loopback over %s, %.0f requests/s offered to A "
-                           "(half %s, half %s), %.1f s\n",
-                           grpc ? "gRPC" : "HTTP", r.rate, grpc ? "stock checks" : "GET /stock",
-                           grpc ? "charges" : "POST /charge", Seconds(r.wall));
+  std::string out = Format(
+      "stormguard demo: services A -> B -> C on loopback over %s, %.0f requests/s offered to A "
+      "(half %s, half %s), %.1f s\n",
+      grpc ? "gRPC" : "HTTP", r.rate, grpc ? "stock checks" : "GET /stock", grpc ? "charges" : "POST /charge",
+      Seconds(r.wall));
   for (std::size_t p = 0; p < r.phases.size(); ++p) {
     const Phase& phase = r.phases[p];
     out += Format("\n%s (%.1f s", phase.name.c_str(), Seconds(phase.length));
     if (phase.settle > Duration::zero()) out += Format(", after %.1f s without load", Seconds(phase.settle));
     out += "): ";
     out += Describe(phase) + "\n";
-    render::TextTable table({"mode", "offered", "reached C", "amplification", "success", "p50 ms", "p99 ms",
-                             "p99.9 ms", "orphan work", "duplicates"});
+    render::TextTable table({"mode", "offered", "reached C", "amplification", "success", "p50 ms", "p99 ms", "p99.9 ms",
+                             "orphan work", "duplicates"});
     for (const ModeReport& m : r.modes) table.Row(Row(m, m.phases[p]));
     out += table.Render();
   }
@@ -63,17 +69,20 @@ std::string FormatTables(const DemoReport& r) {
     for (std::size_t i = 0; i < r.modes.size(); ++i) out += (i ? ", " : " ") + Recovery(r.modes[i]);
     out += "\n";
   }
-  out += "\nnaive: every hop (load generator -> A -> B -> C) tries 3 times, 100 ms apart, 1 s per attempt,"
-         " charges too.\n";
+  out +=
+      "\nnaive: every hop (load generator -> A -> B -> C) tries 3 times, 100 ms apart, 1 s per attempt,"
+      " charges too.\n";
   if (grpc) {
-    out += "grpc_native: each hop's channel has a service config: retryPolicy 3 attempts on UNAVAILABLE,"
-           " backoff 100 ms x2,\n  retryThrottling (10 tokens, 0.1 per success); 1 s deadline at the entry,"
-           " passed down.\n";
+    out +=
+        "grpc_native: each hop's channel has a service config: retryPolicy 3 attempts on UNAVAILABLE,"
+        " backoff 100 ms x2,\n  retryThrottling (10 tokens, 0.1 per success); 1 s deadline at the entry,"
+        " passed down.\n";
   }
-  out += "stormguard: 1 s budget at the entry, 10% kept per hop, backoff with full jitter (50 ms x2;"
-         " 5 ms x2 from B to C),\n  B hedges a call to C at the p95 of recent latency (up to 2 hedges),"
-         "\n  B's attempt timeout for C is 3x the p95 of recent latency, within [50 ms, 250 ms],"
-         "\n  a retry budget per destination (10 tokens, 0.1 per success), ";
+  out +=
+      "stormguard: 1 s budget at the entry, 10% kept per hop, backoff with full jitter (50 ms x2;"
+      " 5 ms x2 from B to C),\n  B hedges a call to C at the p95 of recent latency (up to 2 hedges),"
+      "\n  B's attempt timeout for C is 3x the p95 of recent latency, within [50 ms, 250 ms],"
+      "\n  a retry budget per destination (10 tokens, 0.1 per success), ";
   out += grpc ? "x-stormguard-attempt and grpc-retry-pushback-ms -1," : "x-retry-attempt and x-no-retry,";
   out += "\n  one idempotency key per charge, C stops work at the deadline it was given.\n";
   return out;

@@ -32,9 +32,9 @@ namespace stormguard::demo {
 struct ServiceOptions {
   char role = 'C';  // 'A' and 'B' relay to the next service; 'C' is the bottom
   Mode mode = Mode::kNaive;
-  int downstream_port = 0;  // for A and B
-  int port = 0;             // 0: any free port
-  std::uint64_t seed = 1;   // C's fault draws
+  int downstream_port = 0;                 // for A and B
+  int port = 0;                            // 0: any free port
+  std::uint64_t seed = 1;                  // C's fault draws
   std::vector<std::string> outage_phases;  // C: operations of these phases find it down
   Duration max_lifetime = std::chrono::seconds(120);
   // stormguard mode: where the policies come from after the start (empty:

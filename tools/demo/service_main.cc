@@ -30,8 +30,7 @@ int RunService(const ServiceOptions& options) {
   ::alarm(static_cast<unsigned>(std::chrono::ceil<std::chrono::seconds>(options.max_lifetime).count()));
   const Result<std::unique_ptr<LiveConfig>> live = FollowConfig(options);
   if (!live.ok()) return 2;
-  std::unique_ptr<Service> service =
-      options.role == 'C' ? MakeBottomService(options) : MakeRelayService(options);
+  std::unique_ptr<Service> service = options.role == 'C' ? MakeBottomService(options) : MakeRelayService(options);
   httplib::Server server;
   service->Install(server);
   const Result<int> port = http::TuneAndBind(server, kTuning, "127.0.0.1", options.port);

@@ -56,7 +56,7 @@ Status Errno(const char* what) { return Status::Internal(std::string(what) + ": 
 // Runs in the forked child: only async-signal-safe calls until exec.
 [[noreturn]] void ExecChild(char* const* argv, int stdout_fd, pid_t parent, const sigset_t& mask) {
   for (int sig : kInterrupts) ::signal(sig, SIG_DFL);
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a service has nothing to clean up
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);       // a service has nothing to clean up
   if (::getppid() != parent) ::_exit(127);  // the parent died before prctl
   ::sigprocmask(SIG_SETMASK, &mask, nullptr);
   ::dup2(stdout_fd, STDOUT_FILENO);

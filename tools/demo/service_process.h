@@ -30,8 +30,7 @@ namespace stormguard::demo {
 class ServiceProcess {
  public:
   // Starts the child and waits (at most `ready_timeout`) for its "port N" line.
-  static Result<std::unique_ptr<ServiceProcess>> Start(const std::string& exe,
-                                                       const std::vector<std::string>& args,
+  static Result<std::unique_ptr<ServiceProcess>> Start(const std::string& exe, const std::vector<std::string>& args,
                                                        Duration ready_timeout = std::chrono::seconds(10));
   ~ServiceProcess() { Stop(); }
   ServiceProcess(const ServiceProcess&) = delete;

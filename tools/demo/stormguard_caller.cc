@@ -20,13 +20,15 @@ http::HttpClientOptions ClientOptions(NextHop next) {
   // The bottom hop knows its callee answers in milliseconds: its pipeline
   // hedges a call slower than the p95 of recent ones (a charge's hedge
   // carries its idempotency key, so C answers it once) and has a short
-  // attempt timeout, which turns a stuck answer into a quick retry. A hop above a relay leaves each attempt the whole deadline,
-  // so the layer below can finish its own retries.
+  // attempt timeout, which turns a stuck answer into a quick retry. A hop above a relay leaves each attempt the whole
+  // deadline, so the layer below can finish its own retries.
   auto pipeline = DemoRegistry().Follow(next == NextHop::kBottom ? "bottom" : "relay");
   // Every hop runs on this host, on one clock: the absolute deadline lets a
   // callee refuse an attempt that waited in its accept queue (C paused, say)
   // until after this hop gave up, instead of working for nobody.
-  return {.connect_timeout = 200ms, .default_timeout = 1s, .reserve = {.fraction = 0.1},
+  return {.connect_timeout = 200ms,
+          .default_timeout = 1s,
+          .reserve = {.fraction = 0.1},
           .pipeline = std::move(pipeline),
           .absolute_deadline = true};
 }

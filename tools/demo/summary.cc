@@ -38,8 +38,8 @@ double Percentile(std::vector<double>& values, double q) {
   return values[std::clamp<std::size_t>(rank, 1, values.size()) - 1];
 }
 
-std::optional<Duration> RecoveryTime(const std::vector<OperationResult>& results, Duration since,
-                                     Duration until, Duration step) {
+std::optional<Duration> RecoveryTime(const std::vector<OperationResult>& results, Duration since, Duration until,
+                                     Duration step) {
   for (Duration from = since; from + kRecoveryWindow <= until; from += step) {
     std::uint64_t offered = 0, ok = 0;
     for (const OperationResult& r : results) {

@@ -18,13 +18,13 @@
 namespace stormguard::demo {
 
 struct PhaseSummary {
-  std::uint64_t offered = 0;         // logical operations offered to A
-  std::uint64_t reached_bottom = 0;  // attempts that reached C
-  double amplification = 0;          // reached_bottom / offered
-  double success_rate = 0;           // operations that succeeded / offered
+  std::uint64_t offered = 0;                   // logical operations offered to A
+  std::uint64_t reached_bottom = 0;            // attempts that reached C
+  double amplification = 0;                    // reached_bottom / offered
+  double success_rate = 0;                     // operations that succeeded / offered
   double p50_ms = 0, p99_ms = 0, p999_ms = 0;  // latency of operations, failed ones too
-  double orphan_ratio = 0;           // C's work finished after its caller gave up / reached_bottom
-  std::uint64_t duplicate_effects = 0;  // charges beyond the first per operation
+  double orphan_ratio = 0;                     // C's work finished after its caller gave up / reached_bottom
+  std::uint64_t duplicate_effects = 0;         // charges beyond the first per operation
 };
 
 inline constexpr Duration kRecoveryWindow = std::chrono::seconds(1);
@@ -46,8 +46,8 @@ double Percentile(std::vector<double>& values, double q);
 
 // Windows of kRecoveryWindow starting every `step` from `since` (offsets
 // from the load's start), ending no later than `until`.
-std::optional<Duration> RecoveryTime(const std::vector<OperationResult>& results, Duration since,
-                                     Duration until, Duration step = std::chrono::milliseconds(250));
+std::optional<Duration> RecoveryTime(const std::vector<OperationResult>& results, Duration since, Duration until,
+                                     Duration step = std::chrono::milliseconds(250));
 
 ModeReport Summarize(Mode mode, const std::vector<Phase>& phases, const std::vector<OperationResult>& results,
                      const BottomSnapshot& bottom, std::int64_t start_unix_ms);

@@ -110,8 +110,7 @@ class Reader {
       return s;
     }
     for (const auto& [key, _] : o.items()) {
-      if (key != "name" && key != "config" && key != "calls" && key != "method" && key != "rate" &&
-          key != "disable")
+      if (key != "name" && key != "config" && key != "calls" && key != "method" && key != "rate" && key != "disable")
         Error(where + "." + key, "unknown field");
     }
     s.name = String(o, "name", where, true);

@@ -42,11 +42,11 @@ inline constexpr std::size_t kMaxChainConfigBytes = config::kMaxConfigBytes;
 
 struct ChainService {
   std::string name;
-  std::string config_path;  // as written in the chain file; empty for a bare leaf
+  std::string config_path;                       // as written in the chain file; empty for a bare leaf
   std::shared_ptr<const config::Config> config;  // shared by the services naming one file; null for a bare leaf
-  std::string calls;   // the destination called; empty for the last service
-  std::string method;  // the method called; empty: the destination's pipeline as configured
-  double rate = 0;     // expected calls per second; 0: unknown
+  std::string calls;                             // the destination called; empty for the last service
+  std::string method;                            // the method called; empty: the destination's pipeline as configured
+  double rate = 0;                               // expected calls per second; 0: unknown
   std::map<std::string, std::string, std::less<>> disabled;  // rule id -> reason
 };
 

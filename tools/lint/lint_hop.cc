@@ -55,7 +55,8 @@ Result<Hop> HopOf(const ChainService& caller, const ChainService& callee) {
     if (m->retry) hop.retry = m->retry;
     if (m->hedge) hop.hedge = m->hedge;
   }
-  if (hop.retry && hop.attempt_timeout == kInfiniteDuration) hop.attempt_timeout = hop.retry->options.per_attempt_timeout;
+  if (hop.retry && hop.attempt_timeout == kInfiniteDuration)
+    hop.attempt_timeout = hop.retry->options.per_attempt_timeout;
   return hop;
 }
 

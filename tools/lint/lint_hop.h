@@ -21,7 +21,7 @@ struct Hop {
   std::optional<CircuitBreakerOptions> breaker;  // the destination's, or a preset's own
   Duration overall_timeout = kInfiniteDuration;
   Duration attempt_timeout = kInfiniteDuration;  // an attempt_timeout stage, else the retry's
-  bool requires_key = false;  // a require_idempotency_key stage
+  bool requires_key = false;                     // a require_idempotency_key stage
 
   int attempts() const noexcept { return retry ? retry->options.max_attempts : 1; }
   bool retries() const noexcept { return attempts() > 1; }

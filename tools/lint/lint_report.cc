@@ -11,7 +11,7 @@ using OJson = nlohmann::ordered_json;
 
 std::size_t Count(const LintResult& r, Severity s) {
   return static_cast<std::size_t>(std::count_if(r.findings.begin(), r.findings.end(),
-                                                 [s](const Finding& f) { return RuleById(f.rule).severity == s; }));
+                                                [s](const Finding& f) { return RuleById(f.rule).severity == s; }));
 }
 
 OJson FindingJson(const Finding& f) {
@@ -36,8 +36,8 @@ std::string LintText(const LintResult& r) {
     out += "      fix: " + std::string(rule.fix) + "\n";
   }
   for (const Finding& f : r.suppressed) {
-    out += std::string(f.rule) + " disabled " + render::Printable(f.message) + " (" +
-           render::Printable(f.suppressed) + ")\n";
+    out += std::string(f.rule) + " disabled " + render::Printable(f.message) + " (" + render::Printable(f.suppressed) +
+           ")\n";
   }
   const std::size_t errors = Count(r, Severity::kError), warnings = Count(r, Severity::kWarning);
   out += std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ", " + std::to_string(warnings) + " warning" +

@@ -36,9 +36,13 @@ class Checker {
  private:
   void Report(std::string_view rule, const Hop& h, std::string field, const std::string& detail) {
     const std::string& dest = h.caller->calls;
-    Finding f{.rule = rule, .service = h.caller->name, .destination = dest,
-              .field = "destinations." + dest + "." + field, .config = h.caller->config_path,
-              .message = h.caller->name + " -> " + dest + ": " + field + ": " + detail, .suppressed = {}};
+    Finding f{.rule = rule,
+              .service = h.caller->name,
+              .destination = dest,
+              .field = "destinations." + dest + "." + field,
+              .config = h.caller->config_path,
+              .message = h.caller->name + " -> " + dest + ": " + field + ": " + detail,
+              .suppressed = {}};
     if (auto it = h.caller->disabled.find(rule); it != h.caller->disabled.end()) {
       f.suppressed = it->second;
       out_.suppressed.push_back(std::move(f));
@@ -76,7 +80,8 @@ class Checker {
     const config::RetryConfig& r = *h.retry;
     std::string bad;
     for (StatusCode c : r.retryable_status_codes) {
-      if (ClassifyGrpcCode(c) == OutcomeClass::kPermanent) bad += (bad.empty() ? "" : ", ") + std::string(StatusCodeName(c));
+      if (ClassifyGrpcCode(c) == OutcomeClass::kPermanent)
+        bad += (bad.empty() ? "" : ", ") + std::string(StatusCodeName(c));
     }
     if (!bad.empty()) {
       Report("SG010", h, "retry.retryable_status_codes", "lists permanent codes " + bad);
@@ -157,8 +162,7 @@ const std::vector<Rule>& Rules() {
        "more than one layer retries, and this one neither honours the retry flag nor has a retry budget",
        "set retry_when_serving_a_retry to false, or add a retry_budget"},
       {"SG002", "backoff-without-jitter", Severity::kWarning,
-       "the backoff has no jitter, so callers that failed together retry together",
-       "set retry.backoff.jitter to full"},
+       "the backoff has no jitter, so callers that failed together retry together", "set retry.backoff.jitter to full"},
       {"SG003", "non-idempotent-retry", Severity::kError,
        "a non-idempotent method is retried as idempotent without an idempotency key",
        "set retry.idempotent to false, or add a require_idempotency_key stage"},

@@ -21,8 +21,8 @@ enum class Severity { kError, kWarning };
 std::string_view SeverityName(Severity s) noexcept;  // "error", "warning"
 
 struct Rule {
-  std::string_view id;       // "SG001"
-  std::string_view name;     // "retry-at-every-layer"
+  std::string_view id;    // "SG001"
+  std::string_view name;  // "retry-at-every-layer"
   Severity severity;
   std::string_view summary;  // what is wrong, in general
   std::string_view fix;      // what to change
@@ -37,10 +37,10 @@ struct Finding {
   std::string_view rule;  // its id
   std::string service;
   std::string destination;
-  std::string field;      // the config field at fault, e.g. "pipeline.retry.backoff.jitter"
-  std::string config;     // the config file of the service
-  std::string message;    // one line, naming service, destination and field
-  std::string suppressed; // the reason, when the rule is disabled for the service
+  std::string field;       // the config field at fault, e.g. "pipeline.retry.backoff.jitter"
+  std::string config;      // the config file of the service
+  std::string message;     // one line, naming service, destination and field
+  std::string suppressed;  // the reason, when the rule is disabled for the service
 };
 
 struct LintResult {

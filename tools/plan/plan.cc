@@ -151,8 +151,13 @@ Status Simulate(const lint::Chain& chain, const std::vector<lint::Hop>& hops, co
 }  // namespace
 
 Result<Plan> MakePlan(const lint::Chain& chain, const std::vector<lint::Hop>& hops, const PlanOptions& options) {
-  Plan plan{.chain = chain.path, .layers = {}, .top_latency = kInfiniteDuration, .simulation = Simulation::kFull,
-            .simulated_requests = 0, .requested = options.requests, .calls_per_request = CallsPerRequest(hops),
+  Plan plan{.chain = chain.path,
+            .layers = {},
+            .top_latency = kInfiniteDuration,
+            .simulation = Simulation::kFull,
+            .simulated_requests = 0,
+            .requested = options.requests,
+            .calls_per_request = CallsPerRequest(hops),
             .max_calls = options.max_calls};
   for (const lint::ChainService& s : chain.services) plan.layers.push_back({.service = s.name});
   // As many requests as the cap allows: n + 1 slots offer n.

@@ -40,10 +40,10 @@ struct PlanOptions {
 
 struct LayerPlan {
   std::string service;
-  double uncontrolled = 0;  // the worst case: every layer retries every failure
-  double with_flag = 0;     // the retry flag honoured where configured
-  double expected = 0;      // the flag and the budgets: an upper bound
-  double simulated = 0;     // arrivals per request in the simulator
+  double uncontrolled = 0;                 // the worst case: every layer retries every failure
+  double with_flag = 0;                    // the retry flag honoured where configured
+  double expected = 0;                     // the flag and the budgets: an upper bound
+  double simulated = 0;                    // arrivals per request in the simulator
   Duration time_left = kInfiniteDuration;  // the deadline it receives
 };
 
@@ -55,11 +55,11 @@ enum class Simulation {
 
 struct Plan {
   std::string chain;
-  std::vector<LayerPlan> layers;  // caller first
+  std::vector<LayerPlan> layers;             // caller first
   Duration top_latency = kInfiniteDuration;  // the top's call when the bottom hangs
   Simulation simulation = Simulation::kFull;
   std::int64_t simulated_requests = 0;
-  int requested = 0;            // the requests PlanOptions asked for
+  int requested = 0;             // the requests PlanOptions asked for
   double calls_per_request = 0;  // at all services, the retry flag honoured: the simulation's cost
   double max_calls = 0;          // PlanOptions::max_calls
 };

@@ -48,8 +48,8 @@ std::string Count(double x) {
 
 // What the simulated column covers, and why it covers less when capped.
 std::string SimulationNote(const Plan& plan) {
-  const std::string cost = Count(plan.calls_per_request) + " calls per request, at most " + Count(plan.max_calls) +
-                           " simulated";
+  const std::string cost =
+      Count(plan.calls_per_request) + " calls per request, at most " + Count(plan.max_calls) + " simulated";
   const std::string over = "simulated over " + std::to_string(plan.simulated_requests) +
                            (plan.simulated_requests == 1 ? " request" : " requests");
   switch (plan.simulation) {
@@ -86,7 +86,9 @@ nlohmann::json PlanJson(const Plan& plan) {
   const bool skipped = plan.simulation == Simulation::kSkipped;
   nlohmann::json layers = nlohmann::json::array();
   for (const LayerPlan& l : plan.layers) {
-    layers.push_back({{"service", l.service}, {"no_controls", l.uncontrolled}, {"retry_flag", l.with_flag},
+    layers.push_back({{"service", l.service},
+                      {"no_controls", l.uncontrolled},
+                      {"retry_flag", l.with_flag},
                       {"expected", l.expected},
                       {"simulated", skipped ? nlohmann::json(nullptr) : nlohmann::json(l.simulated)},
                       {"time_left_ms", MsJson(l.time_left)}});
@@ -95,8 +97,11 @@ nlohmann::json PlanJson(const Plan& plan) {
                                      {"requested", plan.requested},
                                      {"calls_per_request", plan.calls_per_request},
                                      {"max_calls", plan.max_calls}};
-  return {{"chain", plan.chain}, {"layers", layers}, {"simulated_requests", plan.simulated_requests},
-          {"simulation", simulation}, {"top_latency_ms", MsJson(plan.top_latency)}};
+  return {{"chain", plan.chain},
+          {"layers", layers},
+          {"simulated_requests", plan.simulated_requests},
+          {"simulation", simulation},
+          {"top_latency_ms", MsJson(plan.top_latency)}};
 }
 
 }  // namespace stormguard::plan

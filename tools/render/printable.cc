@@ -9,14 +9,16 @@ std::size_t PlainSequence(std::string_view text, std::size_t i) {
   const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
   const unsigned char lead = byte(i);
   if (lead >= 0x20 && lead < 0x7f) return 1;
-  const std::size_t n = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
-                        : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  const std::size_t n = lead >= 0xc2 && lead <= 0xdf   ? 2
+                        : lead >= 0xe0 && lead <= 0xef ? 3
+                        : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                       : 0;
   if (n == 0 || text.size() - i < n) return 0;
   for (std::size_t k = 1; k < n; ++k) {
     if ((byte(i + k) & 0xc0) != 0x80) return 0;
   }
   const unsigned char second = byte(i + 1);
-  if (lead == 0xc2 && second < 0xa0) return 0;  // U+0080..U+009F: the C1 controls
+  if (lead == 0xc2 && second < 0xa0) return 0;                                       // U+0080..U+009F: the C1 controls
   if ((lead == 0xe0 && second < 0xa0) || (lead == 0xf0 && second < 0x90)) return 0;  // overlong
   if ((lead == 0xed && second >= 0xa0) || (lead == 0xf4 && second >= 0x90)) return 0;  // surrogate, > U+10FFFF
   return n;

@@ -90,10 +90,19 @@ std::string Bands(const Plot& p, const Frame& f) {
   for (const PlotBand& b : p.bands) {
     if (!Finite(b.from, b.to)) continue;
     const double x0 = f.X(std::min(b.from, b.to)), x1 = f.X(std::max(b.from, b.to));
-    svg += Element("rect").Set("x", x0).Set("y", kTop).Set("width", x1 - x0).Set("height", f.Y(0) - kTop)
-               .Set("fill", b.fill).Empty();
-    svg += Element("text").Set("x", (x0 + x1) / 2).Set("y", kTop + 16).Set("text-anchor", "middle")
-               .Set("fill", "#555").Text(b.label);
+    svg += Element("rect")
+               .Set("x", x0)
+               .Set("y", kTop)
+               .Set("width", x1 - x0)
+               .Set("height", f.Y(0) - kTop)
+               .Set("fill", b.fill)
+               .Empty();
+    svg += Element("text")
+               .Set("x", (x0 + x1) / 2)
+               .Set("y", kTop + 16)
+               .Set("text-anchor", "middle")
+               .Set("fill", "#555")
+               .Text(b.label);
   }
   return svg;
 }
@@ -109,8 +118,10 @@ std::string Axes(const Plot& p, const Frame& f) {
     svg += Line(x0, f.Y(yv), x1, f.Y(yv), "#dddddd");
   }
   svg += Element("text").Set("x", (x0 + x1) / 2).Set("y", kHeight - 12).Set("text-anchor", "middle").Text(p.x_label);
-  return svg + Element("text").Set("transform", "translate(16," + Format("%.1f", (y0 + y1) / 2) + ") rotate(-90)")
-                   .Set("text-anchor", "middle").Text(p.y_label);
+  return svg + Element("text")
+                   .Set("transform", "translate(16," + Format("%.1f", (y0 + y1) / 2) + ") rotate(-90)")
+                   .Set("text-anchor", "middle")
+                   .Text(p.y_label);
 }
 
 std::string Lines(const Plot& p, const Frame& f) {
@@ -123,11 +134,21 @@ std::string Lines(const Plot& p, const Frame& f) {
       if (!Finite(l.x[k], l.y[k])) continue;
       points += (points.empty() ? "" : " ") + Format("%.1f", f.X(l.x[k])) + "," + Format("%.1f", f.Y(l.y[k]));
     }
-    svg += Element("polyline").Set("fill", "none").Set("stroke-width", "1.5").Set("stroke", color)
-               .Set("points", points).Empty();
+    svg += Element("polyline")
+               .Set("fill", "none")
+               .Set("stroke-width", "1.5")
+               .Set("stroke", color)
+               .Set("points", points)
+               .Empty();
     const double ly = kTop + 20.0 * static_cast<double>(i), lx = kWidth - kRight + 15;
-    svg += Element("line").Set("x1", lx).Set("y1", ly).Set("x2", lx + 20).Set("y2", ly).Set("stroke-width", "3")
-               .Set("stroke", color).Empty();
+    svg += Element("line")
+               .Set("x1", lx)
+               .Set("y1", ly)
+               .Set("x2", lx + 20)
+               .Set("y2", ly)
+               .Set("stroke-width", "3")
+               .Set("stroke", color)
+               .Empty();
     svg += Element("text").Set("x", lx + 26).Set("y", ly + 4).Text(l.name);
   }
   return svg;
@@ -146,12 +167,20 @@ double NiceCeiling(double v) noexcept {
 
 std::string RenderSvg(const Plot& p) {
   const Frame f = FrameOf(p);
-  std::string svg = Element("svg").Set("xmlns", "http://www.w3.org/2000/svg").Set("width", kWidth)
-                        .Set("height", kHeight).Set("viewBox", "0 0 " + Format("%g", kWidth) + " " +
-                                                                   Format("%g", kHeight))
-                        .Set("font-family", "sans-serif").Set("font-size", "12").Open();
+  std::string svg = Element("svg")
+                        .Set("xmlns", "http://www.w3.org/2000/svg")
+                        .Set("width", kWidth)
+                        .Set("height", kHeight)
+                        .Set("viewBox", "0 0 " + Format("%g", kWidth) + " " + Format("%g", kHeight))
+                        .Set("font-family", "sans-serif")
+                        .Set("font-size", "12")
+                        .Open();
   svg += Element("rect").Set("width", "100%").Set("height", "100%").Set("fill", "white").Empty();
-  svg += Element("text").Set("x", kWidth / 2).Set("y", 24).Set("text-anchor", "middle").Set("font-size", "15")
+  svg += Element("text")
+             .Set("x", kWidth / 2)
+             .Set("y", 24)
+             .Set("text-anchor", "middle")
+             .Set("font-size", "15")
              .Text(p.title);
   return svg + Bands(p, f) + Axes(p, f) + Lines(p, f) + "</svg>\n";
 }

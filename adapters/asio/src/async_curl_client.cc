@@ -78,8 +78,7 @@ std::vector<std::string> AsyncCurlClientOptions::Validate() const {
   return std::move(v).errors();
 }
 
-Result<std::unique_ptr<AsyncCurlClient>> AsyncCurlClient::Create(asio::io_context& io,
-                                                                 AsyncCurlClientOptions options) {
+Result<std::unique_ptr<AsyncCurlClient>> AsyncCurlClient::Create(asio::io_context& io, AsyncCurlClientOptions options) {
   Status s = ValidationStatus("async curl client options", options.Validate());
   if (!s.ok()) return s;
   std::unique_ptr<AsyncCurlClient> client(new AsyncCurlClient(io, std::move(options)));
@@ -88,8 +87,7 @@ Result<std::unique_ptr<AsyncCurlClient>> AsyncCurlClient::Create(asio::io_contex
 }
 
 AsyncCurlClient::AsyncCurlClient(asio::io_context& io, AsyncCurlClientOptions options)
-    : o_(std::move(options)),
-      loop_(std::make_unique<CurlMultiLoop>(io, [this](CURL* easy, CURLcode code) {
+    : o_(std::move(options)), loop_(std::make_unique<CurlMultiLoop>(io, [this](CURL* easy, CURLcode code) {
         if (auto t = Take(IdOf(easy))) t->Complete(t->exchange->Finish(code, false));
       })) {}
 

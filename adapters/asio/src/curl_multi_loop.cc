@@ -44,9 +44,7 @@ CurlMultiLoop::~CurlMultiLoop() {
   curl_multi_cleanup(multi_);
 }
 
-bool CurlMultiLoop::Add(CURL* easy) noexcept {
-  return curl_multi_add_handle(multi_, easy) == CURLM_OK;
-}
+bool CurlMultiLoop::Add(CURL* easy) noexcept { return curl_multi_add_handle(multi_, easy) == CURLM_OK; }
 
 void CurlMultiLoop::Remove(CURL* easy) noexcept { curl_multi_remove_handle(multi_, easy); }
 
@@ -82,16 +80,15 @@ void CurlMultiLoop::Arm(const std::shared_ptr<Watch>& w, int direction) {
   bool& pending = in ? w->reading : w->writing;
   if (pending) return;  // one wait per direction; it re-arms itself
   pending = true;
-  w->descriptor.async_wait(
-      in ? asio::posix::descriptor_base::wait_read : asio::posix::descriptor_base::wait_write,
-      [this, w, in, direction](std::error_code ec) {
-        (in ? w->reading : w->writing) = false;
-        // Aborted: the socket was removed (or the loop is going away).
-        if (ec == asio::error::operation_aborted || (w->wanted & direction) == 0) return;
-        const curl_socket_t s = w->descriptor.native_handle();
-        Act(s, ec ? CURL_CSELECT_ERR : (in ? CURL_CSELECT_IN : CURL_CSELECT_OUT));
-        if (w->descriptor.is_open() && (w->wanted & direction) != 0) Arm(w, direction);
-      });
+  w->descriptor.async_wait(in ? asio::posix::descriptor_base::wait_read : asio::posix::descriptor_base::wait_write,
+                           [this, w, in, direction](std::error_code ec) {
+                             (in ? w->reading : w->writing) = false;
+                             // Aborted: the socket was removed (or the loop is going away).
+                             if (ec == asio::error::operation_aborted || (w->wanted & direction) == 0) return;
+                             const curl_socket_t s = w->descriptor.native_handle();
+                             Act(s, ec ? CURL_CSELECT_ERR : (in ? CURL_CSELECT_IN : CURL_CSELECT_OUT));
+                             if (w->descriptor.is_open() && (w->wanted & direction) != 0) Arm(w, direction);
+                           });
 }
 
 int CurlMultiLoop::OnTimer(CURLM*, long timeout_ms, void* self) noexcept try {

@@ -6,8 +6,8 @@
 
 #include <asio/bind_cancellation_slot.hpp>
 #include <asio/co_spawn.hpp>
-#include <asio/experimental/as_tuple.hpp>
 #include <asio/executor_work_guard.hpp>
+#include <asio/experimental/as_tuple.hpp>
 #include <asio/io_context.hpp>
 #include <exception>
 
@@ -32,7 +32,7 @@ class AsioDriver {
   }
   // Polls, then ticks and polls until `done` (virtual time is bounded).
   void RunUntil(const bool& done) {
-    io_.restart();  // a context that ran out of work stays stopped
+    io_.restart();                           // a context that ran out of work stays stopped
     auto busy = asio::make_work_guard(io_);  // ... so it must not run out while the call waits
     io_.poll();
     while (!done) {

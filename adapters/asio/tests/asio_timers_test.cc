@@ -206,8 +206,7 @@ TEST(AsioTimersTest, CallbacksRunInDeadlineOrderEachOnceTiesInScheduleOrder) {
     env.timers.Schedule(env.clock.Now() + std::chrono::milliseconds(at), &Logged::Run, &nodes.back());
     expected.emplace_back(at, id);
   }
-  std::stable_sort(expected.begin(), expected.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::stable_sort(expected.begin(), expected.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (int i = 0; i < 25; ++i) env.Advance(1ms);  // half of them one tick at a time ...
   env.Advance(1s);                                // ... the rest in one wake
   std::vector<int> ids;

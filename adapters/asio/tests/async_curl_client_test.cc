@@ -84,8 +84,8 @@ TEST(AsyncCurlClientTest, PostSendsItsBodyAndKey) {
   srv.Start();
   asio::io_context io;
   auto client = MakeClient(io);
-  HttpRequest req{.method = "POST", .url = srv.Url("/charge"), .body = R"({"amount": 5})",
-                  .idempotency_key = "order-7"};
+  HttpRequest req{
+      .method = "POST", .url = srv.Url("/charge"), .body = R"({"amount": 5})", .idempotency_key = "order-7"};
   auto r = SendOnce(io, *client, WithBudget(1s), req);
   ASSERT_TRUE(r && r->ok()) << (r ? r->status.ToString() : "no result");
   EXPECT_EQ(r->response->status, 201);
@@ -191,16 +191,16 @@ TEST(AsyncCurlClientTest, AThousandConcurrentExchangesOnOneThread) {
   std::vector<Out> outs(kCalls);
   std::size_t peak = 0;
   for (Out& out : outs) {
-    asio::co_spawn(io, SendInto(out, *client, WithBudget(30s), {.url = srv.Url("/n")}),
-                   [](std::exception_ptr e) {
-                     if (e) std::rethrow_exception(e);
-                   });
+    asio::co_spawn(io, SendInto(out, *client, WithBudget(30s), {.url = srv.Url("/n")}), [](std::exception_ptr e) {
+      if (e) std::rethrow_exception(e);
+    });
   }
   asio::post(io, [&] { peak = client->in_flight(); });  // after every Send has started
   const auto start = Clk::now();
   io.run_for(60s);
-  std::printf("%d exchanges on one thread in %lld ms\n", kCalls,
-              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clk::now() - start).count()));
+  std::printf(
+      "%d exchanges on one thread in %lld ms\n", kCalls,
+      static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clk::now() - start).count()));
   int ok = 0;
   for (const Out& out : outs) {
     ASSERT_TRUE(out) << "an exchange never completed";
@@ -223,8 +223,7 @@ TEST(AsyncCurlClientTest, AnAnswerOverTheBoundIsAnErrorNamingIt) {
   auto r = SendOnce(io, *client, WithBudget(1s), {.url = srv.Url("/big")});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status.code(), StatusCode::kResourceExhausted);
-  EXPECT_NE(r->status.message().find("max_response_bytes (1024 bytes)"), std::string::npos)
-      << r->status.ToString();
+  EXPECT_NE(r->status.message().find("max_response_bytes (1024 bytes)"), std::string::npos) << r->status.ToString();
 }
 
 // A loopback port nothing listens on: bound, then closed.

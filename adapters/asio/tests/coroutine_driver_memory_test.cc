@@ -68,10 +68,11 @@ std::size_t BytesPerWaiting(AsioDriver& driver, const PipelineRef* p, Waiter wai
 // adds about 190 bytes. 729 bytes measured in the unoptimized test build.
 TEST(CoroutineDriverMemoryTest, AWaitingCallHoldsOnlyItsOwnFramesBeyondABareTimerWait) {
   AsioDriver driver;
-  const PipelineRef p = Unwrap(PipelineBuilder(driver.options())
-                                .AddRetry({.max_attempts = 2, .backoff = {.kind = BackoffKind::kConstant, .base = 1s,
-                                                                          .jitter = Jitter::kNone}})
-                                .Build());
+  const PipelineRef p =
+      Unwrap(PipelineBuilder(driver.options())
+                 .AddRetry({.max_attempts = 2,
+                            .backoff = {.kind = BackoffKind::kConstant, .base = 1s, .jitter = Jitter::kNone}})
+                 .Build());
   BytesPerWaiting(driver, &p, OneCall);  // fills the pools: the timers' nodes, Asio's caches
   BytesPerWaiting(driver, nullptr, OneTimer);
   const std::size_t bare = BytesPerWaiting(driver, nullptr, OneTimer);

@@ -132,8 +132,8 @@ TEST(CoroutineDriverSyncTest, ALoopOfSynchronousCallsDoesNotGrowTheStack) {
 TEST(CoroutineDriverSyncTest, ALoopOfCallsResumedByTimersDoesNotGrowTheStack) {
   AsioDriver driver;
   PipelineRef p = Unwrap(PipelineBuilder(driver.options())
-                          .AddRetry({.max_attempts = 2, .backoff = {.base = 10ms, .jitter = Jitter::kNone}})
-                          .Build());
+                             .AddRetry({.max_attempts = 2, .backoff = {.base = 10ms, .jitter = Jitter::kNone}})
+                             .Build());
   std::vector<std::uintptr_t> depths;  // of each call's first attempt
   int answered = 0;
   auto calls = [&]() -> asio::awaitable<void> {
@@ -185,7 +185,8 @@ class CountingArms final : public AsyncTimers {
 asio::awaitable<void> CallsStoppedElsewhere(const PipelineRef& p, Race& race) {
   for (int i = 0; i < Race::kCalls; ++i) {
     CallContext ctx{.stop = race.stops[i].get_token()};
-    Result<int> r = co_await p.Execute(ctx, [](CallContext&) -> asio::awaitable<Result<int>> { co_return kUnavailable; });
+    Result<int> r =
+        co_await p.Execute(ctx, [](CallContext&) -> asio::awaitable<Result<int>> { co_return kUnavailable; });
     ++race.answers[i];
     race.codes[i] = r.status().code();
   }
@@ -198,11 +199,11 @@ asio::awaitable<void> CallsStoppedElsewhere(const PipelineRef& p, Race& race) {
 // and after: whichever thread drops the call's last token, the caller
 // resumes exactly once. Run under TSan too.
 TEST(CoroutineDriverSyncTest, ACallEndedOnAnotherThreadWhileTheCallerSuspendsAnswersOnce) {
-  PipelineRef p = Unwrap(PipelineBuilder()
-                          .AddRetry({.max_attempts = 2,
-                                     .backoff = {.kind = BackoffKind::kConstant, .base = 1h, .cap = 1h,
-                                                 .jitter = Jitter::kNone}})
-                          .Build());
+  PipelineRef p = Unwrap(
+      PipelineBuilder()
+          .AddRetry({.max_attempts = 2,
+                     .backoff = {.kind = BackoffKind::kConstant, .base = 1h, .cap = 1h, .jitter = Jitter::kNone}})
+          .Build());
   Race race;
   std::thread stopper([&race] {
     for (int i = 0; i < Race::kCalls; ++i) {

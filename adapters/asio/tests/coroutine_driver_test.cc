@@ -33,7 +33,8 @@ class CoroutineDriverTest : public ::testing::Test {
   // Starts `p.Execute(ctx, attempt)` in a coroutine whose cancellation
   // slot is `cancel`'s (when given).
   template <class A>
-  void Spawn(const PipelineRef& p, CallContext& ctx, A attempt, Call& out, asio::cancellation_signal* cancel = nullptr) {
+  void Spawn(const PipelineRef& p, CallContext& ctx, A attempt, Call& out,
+             asio::cancellation_signal* cancel = nullptr) {
     if (cancel != nullptr) {
       asio::co_spawn(driver.io(), Run(p, ctx, attempt, out), asio::bind_cancellation_slot(cancel->slot(), Rethrow));
     } else {
@@ -56,10 +57,13 @@ TEST_F(CoroutineDriverTest, AnAttemptThatThrowsReportsItsOwnErrorWhenItThrows) {
   PipelineRef p = Unwrap(Builder().AddTimeout(300ms).Build());
   CallContext ctx;
   Call call;
-  Spawn(p, ctx, [](CallContext&) -> asio::awaitable<Result<int>> {
-    co_await AsioDriver::Wait(10ms, true);
-    throw std::runtime_error("inventory exploded");
-  }, call);
+  Spawn(
+      p, ctx,
+      [](CallContext&) -> asio::awaitable<Result<int>> {
+        co_await AsioDriver::Wait(10ms, true);
+        throw std::runtime_error("inventory exploded");
+      },
+      call);
   driver.RunUntil(call.ended);
   EXPECT_NE(call.result->status().code(), StatusCode::kDeadlineExceeded);
   EXPECT_THAT(call.result->status().message(), HasSubstr("inventory exploded"));
@@ -75,17 +79,20 @@ TEST_F(CoroutineDriverTest, ATimeoutCancelsTheAwaitedOperation) {
   std::error_code seen;
   TimePoint seen_at{};
   const TimePoint begin = Now();
-  Spawn(p, ctx, [&](CallContext&) -> asio::awaitable<Result<int>> {
-    VirtualTimer t(co_await asio::this_coro::executor, VirtualClock::now() + 1s);
-    try {
-      co_await t.async_wait(asio::use_awaitable);  // throws when cancelled
-    } catch (const std::system_error& e) {
-      seen = e.code();
-      seen_at = Now();
-      throw;
-    }
-    co_return 1;
-  }, call);
+  Spawn(
+      p, ctx,
+      [&](CallContext&) -> asio::awaitable<Result<int>> {
+        VirtualTimer t(co_await asio::this_coro::executor, VirtualClock::now() + 1s);
+        try {
+          co_await t.async_wait(asio::use_awaitable);  // throws when cancelled
+        } catch (const std::system_error& e) {
+          seen = e.code();
+          seen_at = Now();
+          throw;
+        }
+        co_return 1;
+      },
+      call);
   driver.RunUntil(call.ended);
   EXPECT_EQ(seen, asio::error::operation_aborted);
   EXPECT_EQ(seen_at - begin, 50ms);
@@ -100,11 +107,14 @@ TEST_F(CoroutineDriverTest, AnAbortedOperationIsReportedCancelled) {
   CallContext ctx{.stop = caller.get_token()};
   Call call;
   driver.clock().At(Now() + 20ms, [&] { caller.request_stop(); });
-  Spawn(p, ctx, [](CallContext&) -> asio::awaitable<Result<int>> {
-    VirtualTimer t(co_await asio::this_coro::executor, VirtualClock::now() + 1s);
-    co_await t.async_wait(asio::use_awaitable);
-    co_return 1;
-  }, call);
+  Spawn(
+      p, ctx,
+      [](CallContext&) -> asio::awaitable<Result<int>> {
+        VirtualTimer t(co_await asio::this_coro::executor, VirtualClock::now() + 1s);
+        co_await t.async_wait(asio::use_awaitable);
+        co_return 1;
+      },
+      call);
   driver.RunUntil(call.ended);
   EXPECT_EQ(call.result->status().code(), StatusCode::kCancelled);
   EXPECT_EQ(call.took, 20ms);
@@ -113,16 +123,20 @@ TEST_F(CoroutineDriverTest, AnAbortedOperationIsReportedCancelled) {
 // Cancelling the coroutine that awaits the call stops the call: here in
 // the middle of a 1 s backoff.
 TEST_F(CoroutineDriverTest, CancellingTheAwaitingCoroutineStopsTheCall) {
-  PipelineRef p = Unwrap(Builder().AddRetry({.max_attempts = 3, .backoff = {.base = 1s, .jitter = Jitter::kNone}}).Build());
+  PipelineRef p =
+      Unwrap(Builder().AddRetry({.max_attempts = 3, .backoff = {.base = 1s, .jitter = Jitter::kNone}}).Build());
   CallContext ctx;
   Call call;
   int attempts = 0;
   asio::cancellation_signal cancel;
   driver.clock().At(Now() + 20ms, [&] { cancel.emit(asio::cancellation_type::terminal); });
-  Spawn(p, ctx, [&](CallContext&) -> asio::awaitable<Result<int>> {
-    ++attempts;
-    co_return kDown;
-  }, call, &cancel);
+  Spawn(
+      p, ctx,
+      [&](CallContext&) -> asio::awaitable<Result<int>> {
+        ++attempts;
+        co_return kDown;
+      },
+      call, &cancel);
   driver.RunUntil(call.ended);
   EXPECT_EQ(call.result->status().code(), StatusCode::kCancelled);
   EXPECT_EQ(call.took, 20ms);
@@ -150,7 +164,8 @@ TEST_F(CoroutineDriverTest, ABulkheadQueueWaitSuspendsWithoutAThread) {
   EXPECT_EQ(bulkhead->stats().waiting, 3);
   driver.clock().At(Now() + 40ms, [&] { held.Release(); });
   driver.RunUntil(calls[2].ended);
-  for (const Call& c : calls) EXPECT_TRUE(c.ended && c.result->ok()) << (c.ended ? c.result->status().ToString() : "pending");
+  for (const Call& c : calls)
+    EXPECT_TRUE(c.ended && c.result->ok()) << (c.ended ? c.result->status().ToString() : "pending");
   ASSERT_EQ(starts.size(), 3u);
   EXPECT_EQ(starts[0] - begin, 40ms);
   EXPECT_EQ(starts[1] - begin, 50ms);
@@ -169,10 +184,13 @@ TEST_F(CoroutineDriverTest, AStageWithoutAnAsynchronousFormIsRefused) {
   CallContext ctx;
   Call call;
   int attempts = 0;
-  Spawn(p, ctx, [&](CallContext&) -> asio::awaitable<Result<int>> {
-    ++attempts;
-    co_return 1;
-  }, call);
+  Spawn(
+      p, ctx,
+      [&](CallContext&) -> asio::awaitable<Result<int>> {
+        ++attempts;
+        co_return 1;
+      },
+      call);
   driver.RunUntil(call.ended);
   EXPECT_EQ(call.result->status().code(), StatusCode::kFailedPrecondition);
   EXPECT_THAT(call.result->status().message(), HasSubstr("audit"));
@@ -180,7 +198,8 @@ TEST_F(CoroutineDriverTest, AStageWithoutAnAsynchronousFormIsRefused) {
 }
 
 TEST_F(CoroutineDriverTest, AStatusAttemptYieldsAStatus) {
-  PipelineRef p = Unwrap(Builder().AddRetry({.max_attempts = 2, .backoff = {.base = 10ms, .jitter = Jitter::kNone}}).Build());
+  PipelineRef p =
+      Unwrap(Builder().AddRetry({.max_attempts = 2, .backoff = {.base = 10ms, .jitter = Jitter::kNone}}).Build());
   CallContext ctx;
   std::optional<Status> got;
   int attempts = 0;

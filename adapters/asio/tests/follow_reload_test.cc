@@ -59,9 +59,7 @@ class AsioFollowReload : public ::testing::Test {
 };
 
 // A GET may run twice with the effect of once: the call says so.
-CallContext IdempotentCall() {
-  return {.deadline = Deadline::After(Clock::Real().Now(), 5s), .idempotent = true};
-}
+CallContext IdempotentCall() { return {.deadline = Deadline::After(Clock::Real().Now(), 5s), .idempotent = true}; }
 
 // One exchange, with the answer's status as the attempt's outcome.
 asio::awaitable<Result<HttpResponse>> Exchange(AsyncCurlClient& client, CallContext attempt, std::string url) {
@@ -102,8 +100,7 @@ TEST_F(AsioFollowReload, CoroutineDriverTakesEachReload) {
 
 // One call through `pipeline` under the completion driver: each attempt is
 // an exchange spawned on `io`, and the pipeline waits on io's timers.
-int CompletionCall(asio::io_context& io, const PipelineRef& pipeline, AsyncCurlClient& client,
-                   const std::string& url) {
+int CompletionCall(asio::io_context& io, const PipelineRef& pipeline, AsyncCurlClient& client, const std::string& url) {
   CallContext ctx = IdempotentCall();
   int attempts = 0;
   std::optional<Status> outcome;

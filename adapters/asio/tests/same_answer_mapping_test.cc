@@ -50,20 +50,27 @@ std::vector<Row> Rows() {
   return {
       {"200", {.url = "/ok"}, StatusCode::kOk, OutcomeClass::kSuccess},
       {"503", {.url = "/busy"}, StatusCode::kUnavailable, OutcomeClass::kOverloaded},
-      {"429 with Retry-After", {.url = "/slow-down"}, StatusCode::kResourceExhausted, OutcomeClass::kOverloaded,
-       false, 2s},
+      {"429 with Retry-After",
+       {.url = "/slow-down"},
+       StatusCode::kResourceExhausted,
+       OutcomeClass::kOverloaded,
+       false,
+       2s},
       {"503 with x-no-retry", {.url = "/gave-up"}, StatusCode::kUnavailable, OutcomeClass::kOverloaded, true},
       // It may have acted, and may not run twice: nothing repeats it.
-      {"503 to a POST without a key", {.method = "POST", .url = "/busy"}, StatusCode::kUnavailable,
+      {"503 to a POST without a key",
+       {.method = "POST", .url = "/busy"},
+       StatusCode::kUnavailable,
        OutcomeClass::kAmbiguous},
       // The first request with that key still runs: come back later.
-      {"409 to a keyed POST", {.method = "POST", .url = "/in-progress", .idempotency_key = "order-7"},
-       StatusCode::kAborted, OutcomeClass::kTransient},
+      {"409 to a keyed POST",
+       {.method = "POST", .url = "/in-progress", .idempotency_key = "order-7"},
+       StatusCode::kAborted,
+       OutcomeClass::kTransient},
   };
 }
 
-asio::awaitable<void> SendInto(std::optional<HttpResult>& out, AsyncCurlClient& c, CallContext ctx,
-                               HttpRequest req) {
+asio::awaitable<void> SendInto(std::optional<HttpResult>& out, AsyncCurlClient& c, CallContext ctx, HttpRequest req) {
   out = co_await c.Send(std::move(ctx), std::move(req));
 }
 

@@ -148,9 +148,8 @@ std::string RangeRequest(std::string_view key, std::string_view range_end, std::
 }
 
 std::string WatchRequest(std::string_view key, std::string_view range_end, std::int64_t start_revision) {
-  Json create = {{"key", Base64Encode(key)},
-                 {"start_revision", std::to_string(start_revision)},
-                 {"progress_notify", true}};
+  Json create = {
+      {"key", Base64Encode(key)}, {"start_revision", std::to_string(start_revision)}, {"progress_notify", true}};
   if (!range_end.empty()) create["range_end"] = Base64Encode(range_end);
   return Json{{"create_request", create}}.dump();
 }

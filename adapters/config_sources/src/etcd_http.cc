@@ -13,8 +13,8 @@ namespace stormguard::config_sources {
 namespace {
 
 long Millis(Duration d) {
-  return static_cast<long>(std::clamp<std::int64_t>(
-      std::chrono::ceil<std::chrono::milliseconds>(d).count(), 1, 24LL * 3600 * 1000));
+  return static_cast<long>(std::clamp<std::int64_t>(std::chrono::ceil<std::chrono::milliseconds>(d).count(), 1,
+                                                    24LL * 3600 * 1000));
 }
 
 // A TLS failure in an operator's words, or "" when `code` is none. curl's
@@ -25,17 +25,15 @@ long Millis(Duration d) {
 // any answer).
 std::string TlsCause(CURLcode code, const std::string& detail, bool unanswered) {
   const bool alert = detail.find("alert") != std::string::npos;
-  const bool about_our_cert = alert && (detail.find("certificate") != std::string::npos ||
-                                        detail.find("unknown ca") != std::string::npos);
+  const bool about_our_cert =
+      alert && (detail.find("certificate") != std::string::npos || detail.find("unknown ca") != std::string::npos);
   switch (code) {
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_ISSUER_ERROR:
-    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-      return "TLS: etcd's certificate is not trusted (" + detail + ")";
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH: return "TLS: etcd's certificate is not trusted (" + detail + ")";
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CACERT_BADFILE:
-    case CURLE_SSL_CLIENTCERT:
-      return "TLS: " + detail;
+    case CURLE_SSL_CLIENTCERT: return "TLS: " + detail;
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_RECV_ERROR:
     case CURLE_SEND_ERROR:
@@ -43,11 +41,11 @@ std::string TlsCause(CURLcode code, const std::string& detail, bool unanswered) 
       if (alert || code == CURLE_SSL_CONNECT_ERROR) return "TLS: the handshake failed (" + detail + ")";
       if (unanswered) {
         return "TLS: etcd closed the connection right after the handshake, as it does when it refuses our "
-               "client certificate (" + detail + ")";
+               "client certificate (" +
+               detail + ")";
       }
       return "";
-    default:
-      return "";
+    default: return "";
   }
 }
 
@@ -73,8 +71,8 @@ std::string Cause(CURLcode code, long os_errno, const std::string& detail, bool 
 // One POST on its own easy and multi handles, freed on every path.
 class Transfer {
  public:
-  Transfer(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
-           const EtcdIdentity& identity, LineHandler* lines, const std::stop_token& stop);
+  Transfer(const std::string& url, const std::string& body, const EtcdHttpLimits& limits, const EtcdIdentity& identity,
+           LineHandler* lines, const std::stop_token& stop);
   ~Transfer();
   Transfer(const Transfer&) = delete;
   Transfer& operator=(const Transfer&) = delete;
@@ -98,15 +96,19 @@ class Transfer {
   std::size_t max_bytes_;
   LineHandler* lines_;
   const std::stop_token& stop_;
-  std::string body_;  // the answer, or the unfinished stream line
-  Status failure_;    // set by a callback that ended the transfer
+  std::string body_;                   // the answer, or the unfinished stream line
+  Status failure_;                     // set by a callback that ended the transfer
   char detail_[CURL_ERROR_SIZE] = {};  // curl's words for a failure
 };
 
 Transfer::Transfer(const std::string& url, const std::string& body, const EtcdHttpLimits& limits,
                    const EtcdIdentity& identity, LineHandler* lines, const std::stop_token& stop)
-    : easy_(curl_easy_init()), multi_(curl_multi_init()), url_(url), max_bytes_(limits.max_bytes),
-      lines_(lines), stop_(stop) {
+    : easy_(curl_easy_init()),
+      multi_(curl_multi_init()),
+      url_(url),
+      max_bytes_(limits.max_bytes),
+      lines_(lines),
+      stop_(stop) {
   headers_ = curl_slist_append(headers_, "Content-Type: application/json");
   headers_ = curl_slist_append(headers_, "Expect:");
   // etcd's "require leader": a member cut off from its cluster ends the
@@ -209,8 +211,8 @@ bool Transfer::Streaming() {
 bool Transfer::Take(std::string_view data) {
   if (!Streaming()) {
     if (data.size() > max_bytes_ - body_.size()) {
-      failure_ = Status::ResourceExhausted("etcd at " + url_ + ": answer larger than " +
-                                           std::to_string(max_bytes_) + " bytes");
+      failure_ = Status::ResourceExhausted("etcd at " + url_ + ": answer larger than " + std::to_string(max_bytes_) +
+                                           " bytes");
       return false;
     }
     body_.append(data);

@@ -82,8 +82,8 @@ std::string FileProblem(const std::string& path) {
 }
 
 void CheckTls(const EtcdSourceOptions& o, Validator& v) {
-  for (const auto& [field, path] : {std::pair{"ca_file", &o.ca_file}, {"cert_file", &o.cert_file},
-                                    {"key_file", &o.key_file}}) {
+  for (const auto& [field, path] :
+       {std::pair{"ca_file", &o.ca_file}, {"cert_file", &o.cert_file}, {"key_file", &o.key_file}}) {
     if (path->empty()) continue;
     const std::string problem = FileProblem(*path);
     v.Check(problem.empty(), field, problem);
@@ -97,8 +97,7 @@ void CheckAuth(const EtcdSourceOptions& o, Validator& v) {
   v.Check(o.user.size() <= 256 && o.user.find_first_of(std::string_view("\0\n\r", 3)) == std::string::npos, "user",
           "must be at most 256 bytes, on one line");
   v.Check(o.password.size() <= 4096, "password", "must be at most 4096 bytes");
-  v.Check(o.user.empty() == o.password.empty(), o.user.empty() ? "user" : "password",
-          "user and password go together");
+  v.Check(o.user.empty() == o.password.empty(), o.user.empty() ? "user" : "password", "user and password go together");
   v.Check(Within(o.token_ttl, std::chrono::seconds(1), std::chrono::hours(24)), "token_ttl", "must be in [1s, 24h]");
 }
 

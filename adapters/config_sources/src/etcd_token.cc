@@ -16,10 +16,8 @@ Status Refused(const std::string& user, const Status& answer) {
     case StatusCode::kFailedPrecondition:
     case StatusCode::kPermissionDenied:
     case StatusCode::kUnauthenticated:
-    case StatusCode::kNotFound:
-      break;
-    default:
-      return answer;
+    case StatusCode::kNotFound: break;
+    default: return answer;
   }
   std::string reason = answer.message();
   if (reason.starts_with("etcd answered HTTP ")) reason.erase(0, reason.find(": ") + 2);

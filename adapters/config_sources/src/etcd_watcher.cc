@@ -105,9 +105,8 @@ Status EtcdWatcher::Attempt() {
   }
   const EtcdHttpLimits limits{.connect_timeout = options_.connect_timeout, .max_bytes = kMaxLineBytes};
   heard_ = clock_.Now();
-  return EtcdStream(options_.endpoint + "/v3/watch",
-                    WatchRequest(options_.key, range_end_, view_.next_revision()), limits, *identity, *this,
-                    stop_.get_token());
+  return EtcdStream(options_.endpoint + "/v3/watch", WatchRequest(options_.key, range_end_, view_.next_revision()),
+                    limits, *identity, *this, stop_.get_token());
 }
 
 Result<EtcdIdentity> EtcdWatcher::Identity() {
@@ -120,15 +119,14 @@ Status EtcdWatcher::ReadAll(const EtcdIdentity& identity) {
   const EtcdHttpLimits limits{options_.connect_timeout, options_.request_timeout, kMaxRangeBytes};
   // One key past the bound is enough to know the bound is passed.
   const std::int64_t limit = options_.prefix ? static_cast<std::int64_t>(config::kMaxDestinations) + 1 : 0;
-  Result<std::string> body = EtcdPost(options_.endpoint + "/v3/kv/range",
-                                      RangeRequest(options_.key, range_end_, limit), limits, identity,
-                                      stop_.get_token());
+  Result<std::string> body = EtcdPost(options_.endpoint + "/v3/kv/range", RangeRequest(options_.key, range_end_, limit),
+                                      limits, identity, stop_.get_token());
   if (!body.ok()) return body.status();
   Result<RangeReply> reply = ParseRangeReply(*body);
   if (!reply.ok()) return reply.status();
   if (view_.Reset(*reply) == EtcdView::kOverflow) {
-    return Status::ResourceExhausted("more than " + std::to_string(config::kMaxDestinations) +
-                                     " keys or " + std::to_string(config::kMaxConfigBytes) + " bytes");
+    return Status::ResourceExhausted("more than " + std::to_string(config::kMaxDestinations) + " keys or " +
+                                     std::to_string(config::kMaxConfigBytes) + " bytes");
   }
   need_read_ = false;
   throttle_.Changed();
@@ -156,7 +154,8 @@ Status EtcdWatcher::OnLine(std::string_view line) {
     if (reply->compact_revision > 0) {
       compacted_ = need_read_ = true;
       return Status(StatusCode::kOutOfRange, "revision " + std::to_string(view_.next_revision()) +
-                                " was compacted (now " + std::to_string(reply->compact_revision) + ")");
+                                                 " was compacted (now " + std::to_string(reply->compact_revision) +
+                                                 ")");
     }
     return CanceledWatch(reply->cancel_reason);
   }
@@ -165,11 +164,8 @@ Status EtcdWatcher::OnLine(std::string_view line) {
       need_read_ = true;
       throttle_.Flush();
       return Status::ResourceExhausted("the watched keys passed their bounds");
-    case EtcdView::kChanged:
-      throttle_.Changed();
-      break;
-    case EtcdView::kUnchanged:
-      break;
+    case EtcdView::kChanged: throttle_.Changed(); break;
+    case EtcdView::kUnchanged: break;
   }
   return Status::Ok();
 }

@@ -56,7 +56,7 @@ class EtcdWatcher final : private LineHandler {
   std::stop_source stop_;
   std::mutex mu_;
   std::condition_variable done_cv_;
-  bool running_ = true;  // guarded by mu_: Run has not returned
+  bool running_ = true;     // guarded by mu_: Run has not returned
   bool need_read_ = true;   // no data yet, or a compaction: Range before watching
   bool watching_ = false;   // the current stream was accepted
   bool compacted_ = false;  // the stream ended because its revisions were compacted

@@ -10,8 +10,8 @@ std::vector<std::string> FileSourceOptions::Validate() const {
   Validator v;
   v.Check(!path.empty(), "path", "must not be empty");
   v.Check(path.find('\0') == std::string::npos, "path", "must not contain a NUL byte");
-  v.Check(poll_interval >= std::chrono::milliseconds(1) && poll_interval <= std::chrono::hours(1),
-          "poll_interval", "must be in [1ms, 1h]");
+  v.Check(poll_interval >= std::chrono::milliseconds(1) && poll_interval <= std::chrono::hours(1), "poll_interval",
+          "must be in [1ms, 1h]");
   return std::move(v).errors();
 }
 

@@ -58,7 +58,7 @@ FileWatch::FileWatch(std::string path, WallClock wall)
     : path_(std::move(path)), origin_("file:" + path_), wall_(wall ? std::move(wall) : WallClock(RealtimeNanos)) {}
 
 std::optional<Result<ConfigUpdate>> FileWatch::Check() {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path_.c_str(), &st) != 0) {
     const bool missing = errno == ENOENT;
     const std::string message = Errno(origin_);
@@ -85,7 +85,7 @@ Result<std::string> FileWatch::Read(Identity& identity) {
   ++reads_;
   Fd f{::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (f.fd < 0) return Status::Unavailable(Errno(origin_));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(f.fd, &st) != 0) return Status::Unavailable(Errno(origin_));
   if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(origin_ + ": not a regular file");
   identity = IdentityOf<Identity>(st);

@@ -44,9 +44,9 @@ TEST(EtcdCodecTest, RequestsCarryBase64KeysAndInt64AsStrings) {
 }
 
 TEST(EtcdCodecTest, ReadsARangeAnswer) {
-  const Result<RangeReply> r = ParseRangeReply(
-      R"({"header":{"cluster_id":"1","revision":"9"},)"
-      R"("kvs":[{"key":"L3NnL2E=","mod_revision":"7","value":"e30="}],"count":"1"})");
+  const Result<RangeReply> r =
+      ParseRangeReply(R"({"header":{"cluster_id":"1","revision":"9"},)"
+                      R"("kvs":[{"key":"L3NnL2E=","mod_revision":"7","value":"e30="}],"count":"1"})");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->revision, 9);
   ASSERT_EQ(r->kvs.size(), 1U);
@@ -60,11 +60,11 @@ TEST(EtcdCodecTest, ReadsARangeAnswer) {
 }
 
 TEST(EtcdCodecTest, RefusesRevisionsOutOfRangeAndMalformedAnswers) {
-  for (const char* bad : {R"({"header":{"revision":"-1"}})", R"({"header":{"revision":"9223372036854775807"}})",
-                          R"({"header":{"revision":"99999999999999999999"}})", R"({"header":{"revision":"1x"}})",
-                          R"({"header":{"revision":1.5}})", R"({"header":{}})", R"([1])", "not json",
-                          R"({"header":{"revision":"2"},"kvs":[{"key":"***"}]})",
-                          R"({"header":{"revision":"2"},"kvs":{}})"}) {
+  for (const char* bad :
+       {R"({"header":{"revision":"-1"}})", R"({"header":{"revision":"9223372036854775807"}})",
+        R"({"header":{"revision":"99999999999999999999"}})", R"({"header":{"revision":"1x"}})",
+        R"({"header":{"revision":1.5}})", R"({"header":{}})", R"([1])", "not json",
+        R"({"header":{"revision":"2"},"kvs":[{"key":"***"}]})", R"({"header":{"revision":"2"},"kvs":{}})"}) {
     EXPECT_FALSE(ParseRangeReply(bad).ok()) << bad;
   }
   EXPECT_TRUE(ParseRangeReply(R"({"header":{"revision":"9223372036854775806"}})").ok());
@@ -103,8 +103,8 @@ TEST(EtcdCodecTest, AnErrorLineOrAnErrorAnswerKeepsEtcdsCode) {
   ASSERT_FALSE(line.ok());
   EXPECT_EQ(line.status().code(), StatusCode::kUnavailable);
   EXPECT_NE(line.status().message().find("no leader"), std::string::npos);
-  const Status compacted = ParseErrorReply(
-      400, R"({"error":"etcdserver: mvcc: required revision has been compacted","code":11})");
+  const Status compacted =
+      ParseErrorReply(400, R"({"error":"etcdserver: mvcc: required revision has been compacted","code":11})");
   EXPECT_EQ(compacted.code(), StatusCode::kOutOfRange);
   EXPECT_EQ(ParseErrorReply(502, "<html>").code(), StatusCode::kUnavailable);
   EXPECT_EQ(ParseErrorReply(502, "<html>").message(), "etcd answered HTTP 502");

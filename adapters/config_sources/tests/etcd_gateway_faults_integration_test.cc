@@ -62,7 +62,7 @@ class FakeGateway {
   int range_status = 200;
   std::string range_body;
   std::vector<std::string> watch_lines;
-  bool break_stream = false;  // after watch_lines, instead of ending the answer
+  bool break_stream = false;                  // after watch_lines, instead of ending the answer
   std::atomic<int> authenticate_status{200};  // else etcd's answer to a wrong password
 
  private:
@@ -81,7 +81,8 @@ std::string RangeOf(std::int64_t revision, const std::vector<std::pair<std::stri
   }
   return out + "]}";
 }
-const std::string kCreated = R"({"result":{"header":{"revision":"5"},"created":true}})" "\n";
+const std::string kCreated = R"({"result":{"header":{"revision":"5"},"created":true}})"
+                             "\n";
 
 // One attempt per test: the next would come only after 10 s.
 EtcdSourceOptions Options(const FakeGateway& g, const std::string& key, bool prefix = false) {
@@ -206,19 +207,22 @@ TEST(EtcdGatewayFaultsTest, AnEndedStreamSaysWhy) {
 TEST(EtcdGatewayFaultsTest, AnErrorLineAndARefusedRangeKeepEtcdsCode) {
   FakeGateway g;
   g.range_body = RangeOf(5, {{"/k", "{}"}});
-  g.watch_lines = {R"({"error":{"grpc_code":7,"http_code":403,"message":"permission denied"}})" "\n"};
+  g.watch_lines = {R"({"error":{"grpc_code":7,"http_code":403,"message":"permission denied"}})"
+                   "\n"};
   SinkRecorder recorder;
   auto source = EtcdSource::Start(Options(g, "/k"), recorder.sink()).value();
-  EXPECT_TRUE(recorder.WaitFor(
-      [](const auto& es) { return HasError(es, StatusCode::kPermissionDenied, "permission denied"); }));
+  EXPECT_TRUE(recorder.WaitFor([](const auto& es) {
+    return HasError(es, StatusCode::kPermissionDenied, "permission denied");
+  }));
 
   FakeGateway refusing;
   refusing.range_status = 403;
   refusing.range_body = R"({"error":"etcdserver: user name is empty","code":7})";
   SinkRecorder refused;
   auto other = EtcdSource::Start(Options(refusing, "/k"), refused.sink()).value();
-  EXPECT_TRUE(refused.WaitFor(
-      [](const auto& es) { return HasError(es, StatusCode::kPermissionDenied, "user name is empty"); }));
+  EXPECT_TRUE(refused.WaitFor([](const auto& es) {
+    return HasError(es, StatusCode::kPermissionDenied, "user name is empty");
+  }));
 }
 
 TEST(EtcdGatewayFaultsTest, AWatchLineOverTheBoundEndsTheStream) {
@@ -241,12 +245,13 @@ TEST(EtcdGatewayFaultsTest, PassingTheBoundsInAWatchReadsAgain) {
   std::string events = R"({"result":{"header":{"revision":"7"},"events":[)";
   for (std::size_t i = 0; i < config::kMaxDestinations; ++i) {
     if (i > 0) events += ",";
-    events += R"({"kv":{"key":")" + Base64Encode("/p/k" + std::to_string(i)) +
-              R"(","mod_revision":"7","value":"e30="}})";
+    events +=
+        R"({"kv":{"key":")" + Base64Encode("/p/k" + std::to_string(i)) + R"(","mod_revision":"7","value":"e30="}})";
   }
   // A change held back by the coalescing interval, then the overflow.
-  const std::string put_b = R"({"result":{"header":{"revision":"6"},"events":[{"kv":{"key":")" +
-                            Base64Encode("/p/b") + R"(","mod_revision":"6","value":"e30="}}]}})" "\n";
+  const std::string put_b = R"({"result":{"header":{"revision":"6"},"events":[{"kv":{"key":")" + Base64Encode("/p/b") +
+                            R"(","mod_revision":"6","value":"e30="}}]}})"
+                            "\n";
   g.watch_lines = {kCreated, put_b, events + "]}}\n"};
   SinkRecorder recorder;
   auto options = Options(g, "/p/", /*prefix=*/true);
@@ -272,7 +277,8 @@ namespace {
 TEST(EtcdGatewayFaultsTest, CompactionsInARowBackOff) {
   FakeGateway g;
   g.range_body = RangeOf(5, {{"/k", "{}"}});
-  g.watch_lines = {kCreated, R"({"result":{"header":{},"canceled":true,"compact_revision":"9"}})" "\n"};
+  g.watch_lines = {kCreated, R"({"result":{"header":{},"canceled":true,"compact_revision":"9"}})"
+                             "\n"};
   SinkRecorder recorder;
   auto source = EtcdSource::Start(Options(g, "/k"), recorder.sink()).value();
   ASSERT_TRUE(recorder.WaitFor([](const auto& es) { return HasError(es, StatusCode::kOutOfRange, "was compacted"); }));

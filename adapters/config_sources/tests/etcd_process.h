@@ -74,12 +74,29 @@ class EtcdProcess {
   bool Start(int port = 0) {
     const std::string client = Url(port == 0 ? client_port_ : port);
     const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port_);  // never TLS: one member
-    std::vector<std::string> args = {
-        STORMGUARD_ETCD_PATH, "--name", "t", "--data-dir", dir_ + "/data",
-        "--listen-client-urls", client, "--advertise-client-urls", client,
-        "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-        "--initial-cluster", "t=" + peer, "--experimental-watch-progress-notify-interval", progress_interval_,
-        "--logger", "zap", "--log-outputs", dir_ + "/etcd.log", "--auth-token-ttl", token_ttl_};
+    std::vector<std::string> args = {STORMGUARD_ETCD_PATH,
+                                     "--name",
+                                     "t",
+                                     "--data-dir",
+                                     dir_ + "/data",
+                                     "--listen-client-urls",
+                                     client,
+                                     "--advertise-client-urls",
+                                     client,
+                                     "--listen-peer-urls",
+                                     peer,
+                                     "--initial-advertise-peer-urls",
+                                     peer,
+                                     "--initial-cluster",
+                                     "t=" + peer,
+                                     "--experimental-watch-progress-notify-interval",
+                                     progress_interval_,
+                                     "--logger",
+                                     "zap",
+                                     "--log-outputs",
+                                     dir_ + "/etcd.log",
+                                     "--auth-token-ttl",
+                                     token_ttl_};
     if (tls_) {
       args.insert(args.end(), {"--client-cert-auth", "--trusted-ca-file", tls_->trusted_ca, "--cert-file",
                                tls_->server_cert, "--key-file", tls_->server_key});
@@ -133,9 +150,7 @@ class EtcdProcess {
   // Adds `user` with `password`, allowed to read the keys under `prefix`,
   // and a root user for the test's writes; then turns authentication on.
   bool EnableAuth(const std::string& user, const std::string& password, const std::string& prefix) {
-    const auto ok = [&](const std::string& path, const std::string& body) {
-      return Post(endpoint(), path, body).ok();
-    };
+    const auto ok = [&](const std::string& path, const std::string& body) { return Post(endpoint(), path, body).ok(); };
     const std::string perm = R"({"permType":"READ","key":")" + Base64Encode(prefix) + R"(","range_end":")" +
                              Base64Encode(PrefixEnd(prefix)) + R"("})";
     const bool done = ok("/v3/auth/role/add", R"({"name":"root"})") &&
@@ -150,8 +165,7 @@ class EtcdProcess {
     return done;
   }
   bool ChangePassword(const std::string& user, const std::string& password) const {
-    return Post(endpoint(), "/v3/auth/user/changepw",
-                R"({"name":")" + user + R"(","password":")" + password + R"("})")
+    return Post(endpoint(), "/v3/auth/user/changepw", R"({"name":")" + user + R"(","password":")" + password + R"("})")
         .ok();
   }
 
@@ -170,7 +184,8 @@ class EtcdProcess {
   // As root once authentication is on: a token per request, so no TTL can run out under a test.
   Result<std::string> Post(const std::string& base, const std::string& path, const std::string& body) const {
     const EtcdHttpLimits limits{.connect_timeout = std::chrono::milliseconds(200),
-                                .request_timeout = std::chrono::seconds(5), .max_bytes = 1 << 20};
+                                .request_timeout = std::chrono::seconds(5),
+                                .max_bytes = 1 << 20};
     EtcdIdentity identity = tls_ ? tls_->client : EtcdIdentity{};
     if (auth_) {
       Result<std::string> answer =

@@ -127,7 +127,9 @@ TEST_F(EtcdTlsTest, AnUntrustedCertificateAfterARestartKeepsTheLastGoodConfig) {
   ASSERT_TRUE(recorder_.WaitForText(Doc(1)));
   ASSERT_TRUE(Eventually([&] { return source->stats().watches == 1; }));
   etcd_.Kill();
-  etcd_.set_tls({certs_.impostor_cert, certs_.impostor_key, certs_.both_cas,
+  etcd_.set_tls({certs_.impostor_cert,
+                 certs_.impostor_key,
+                 certs_.both_cas,
                  {certs_.other_ca, certs_.client_cert, certs_.client_key, ""}});
   ASSERT_TRUE(etcd_.Start());
   ASSERT_GT(etcd_.Put(kKey, Doc(2)), 0);

@@ -112,8 +112,7 @@ TEST_F(EtcdSourceIntegrationTest, AFrozenEtcdIsReportedStaleAndFollowedAgainAfte
   EXPECT_NE(stale.message().find("etcd:/sg/config: etcd watch stream silent for 500ms"), std::string::npos)
       << stale.message();
   EXPECT_LT(noticed, milliseconds(1500));  // stale_after, plus a last notification's age and a poll
-  std::printf("a frozen etcd was reported after %.0f ms\n",
-              std::chrono::duration<double, std::milli>(noticed).count());
+  std::printf("a frozen etcd was reported after %.0f ms\n", std::chrono::duration<double, std::milli>(noticed).count());
   ASSERT_GT(etcd_.Put("/sg/config", Doc(6)), 0);
   ASSERT_TRUE(recorder_.WaitForText(Doc(6), milliseconds(3000)));
   const EtcdSourceStats stats = source->stats();
@@ -129,8 +128,8 @@ TEST_F(EtcdSourceIntegrationTest, SurvivesACompactionWhileDisconnected) {
   ASSERT_GT(etcd_.Put("/sg/d/inventory", R"({"retry_budget": {"ratio": {}}})"), 0);
   ASSERT_GT(etcd_.Put("/sg/d/payments", "{}"), 0);
   auto source = StartSource({.key = "/sg/d/", .prefix = true});
-  ASSERT_TRUE(recorder_.WaitForText(
-      R"({"destinations": {"inventory": {"retry_budget": {"ratio": {}}}, "payments": {}}})"));
+  ASSERT_TRUE(
+      recorder_.WaitForText(R"({"destinations": {"inventory": {"retry_budget": {"ratio": {}}}, "payments": {}}})"));
   ASSERT_TRUE(Eventually([&] { return source->stats().watches == 1; }));
   etcd_.Kill();
   const int side = testkit::FreePort();
@@ -171,8 +170,9 @@ TEST_F(EtcdSourceIntegrationTest, ABurstOfSeparateWritesIsAFewDeliveries) {
   std::int64_t last = 0;
   for (int i = 1; i <= 50; ++i) last = etcd_.Put("/sg/d/s" + std::to_string(i), "{}");
   const double burst_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  ASSERT_TRUE(recorder_.WaitFor(
-      [&](const auto& es) { return es.back().update.ok() && es.back().update->revision == last; }));
+  ASSERT_TRUE(recorder_.WaitFor([&](const auto& es) {
+    return es.back().update.ok() && es.back().update->revision == last;
+  }));
   const std::size_t deliveries = recorder_.entries().size() - 1;
   std::printf("50 writes in %.1f ms -> %zu deliveries\n", burst_ms, deliveries);
   EXPECT_LE(deliveries, static_cast<std::size_t>(2 + burst_ms / 50));  // one per coalescing interval
@@ -211,8 +211,10 @@ TEST(EtcdSourceUnreachableTest, WaitsWithJitteredBackoffAndReportsTheOutageOnce)
   auto timers = TimerService::Create(clock, {.background_thread = false}).value();
   auto executor = Executor::Create({.threads = 1, .timers = timers.get()}).value();
   SinkRecorder recorder;
-  EtcdSourceOptions o{.endpoint = "http://127.0.0.1:" + std::to_string(testkit::FreePort()), .key = "/sg/config",
-                      .seed = 11, .executor = executor};
+  EtcdSourceOptions o{.endpoint = "http://127.0.0.1:" + std::to_string(testkit::FreePort()),
+                      .key = "/sg/config",
+                      .seed = 11,
+                      .executor = executor};
   auto source = EtcdSource::Start(o, recorder.sink()).value();
   ASSERT_TRUE(Eventually([&] { return source->stats().reconnects >= 8; }));
   source->Stop();

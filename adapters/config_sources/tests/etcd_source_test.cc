@@ -12,16 +12,21 @@ TEST(EtcdSourceOptionsTest, TheDefaultsWithAKeyAreValid) {
 }
 
 TEST(EtcdSourceOptionsTest, NamesEveryBadOption) {
-  EtcdSourceOptions o{.endpoint = "ftp://x/", .key = "", .connect_timeout = Duration::zero(),
-                      .request_timeout = std::chrono::hours(1), .coalesce = -std::chrono::milliseconds(1), .stale_after = Duration::zero()};
+  EtcdSourceOptions o{.endpoint = "ftp://x/",
+                      .key = "",
+                      .connect_timeout = Duration::zero(),
+                      .request_timeout = std::chrono::hours(1),
+                      .coalesce = -std::chrono::milliseconds(1),
+                      .stale_after = Duration::zero()};
   o.reconnect.cap = std::chrono::hours(1);
   auto started = EtcdSource::Start(o, [](Result<ConfigUpdate>) {});
   ASSERT_FALSE(started.ok());
   EXPECT_EQ(started.status().code(), StatusCode::kInvalidArgument);
   const std::string& m = started.status().message();
-  for (const char* field : {"endpoint: must start with http:// or https://", "key: must be 1 to 4096 bytes", "connect_timeout: must be in [1ms, 1min]",
-                            "request_timeout: must be in [1ms, 10min]", "coalesce: must be in [0, 1min]",
-                            "reconnect.cap: must be at most 10min", "stale_after: must be in [10ms, 24h]"}) {
+  for (const char* field : {"endpoint: must start with http:// or https://", "key: must be 1 to 4096 bytes",
+                            "connect_timeout: must be in [1ms, 1min]", "request_timeout: must be in [1ms, 10min]",
+                            "coalesce: must be in [0, 1min]", "reconnect.cap: must be at most 10min",
+                            "stale_after: must be in [10ms, 24h]"}) {
     EXPECT_NE(m.find(field), std::string::npos) << field << " in " << m;
   }
   EXPECT_FALSE(EtcdSource::Start({.key = "/k"}, nullptr).ok());
@@ -46,8 +51,13 @@ TEST(EtcdSourceOptionsTest, TlsAndAuthenticationAreCheckedFieldByField) {
   testkit::TempDir dir;
   const std::string pem = dir.File("a.pem");
   testkit::TempDir::WriteInPlace(pem, "x");
-  const EtcdSourceOptions good{.endpoint = "https://h:2379", .key = "/k", .ca_file = pem, .cert_file = pem,
-                               .key_file = pem, .user = "app", .password = "pw"};
+  const EtcdSourceOptions good{.endpoint = "https://h:2379",
+                               .key = "/k",
+                               .ca_file = pem,
+                               .cert_file = pem,
+                               .key_file = pem,
+                               .user = "app",
+                               .password = "pw"};
   EXPECT_TRUE(good.Validate().empty());
   const auto errors = [&](auto change) {
     EtcdSourceOptions o = good;

@@ -53,8 +53,7 @@ TEST(EtcdViewTest, TracksTheRevisionToResumeFrom) {
   view.Reset(Range(10, {}));
   EXPECT_EQ(view.next_revision(), 11);
   // One transaction: two events of one revision, applied together.
-  EXPECT_EQ(view.Apply(Events(12, {PutEvent("/sg/d/a", "{}", 12), PutEvent("/sg/d/b", "{}", 12)})),
-            EtcdView::kChanged);
+  EXPECT_EQ(view.Apply(Events(12, {PutEvent("/sg/d/a", "{}", 12), PutEvent("/sg/d/b", "{}", 12)})), EtcdView::kChanged);
   EXPECT_EQ(view.next_revision(), 13);
   EXPECT_EQ(view.revision(), 12);
   WatchReply progress;

@@ -35,13 +35,13 @@ TEST(FileChaosSwitchTest, RewritingTheFileSwitchesThePolicyInUse) {
   auto timers = TimerService::Create(clock, {.background_thread = false}).value();
   auto executor = Executor::Create({.threads = 1, .timers = timers.get()}).value();
   config::Registry registry({.allow_chaos = true});  // a rehearsal: this process takes chaos from its file
-  SinkRecorder applied;  // sees each version after the registry has
-  auto source = FileSource::Start({.path = path, .executor = executor},
-                                  [reload = ReloadInto(registry, "file"), seen = applied.sink()](
-                                      Result<ConfigUpdate> u) {
-                                    reload(u);
-                                    seen(std::move(u));
-                                  });
+  SinkRecorder applied;                              // sees each version after the registry has
+  auto source =
+      FileSource::Start({.path = path, .executor = executor},
+                        [reload = ReloadInto(registry, "file"), seen = applied.sink()](Result<ConfigUpdate> u) {
+                          reload(u);
+                          seen(std::move(u));
+                        });
   ASSERT_TRUE(source.ok()) << source.status().ToString();
   ASSERT_EQ(registry.version(), 1U);
   const ChaosPolicy* policy = PolicyOf(*registry.Get("inventory"));

@@ -57,8 +57,9 @@ TEST(FileSourceTest, StopEndsTheWaitAtOnce) {
   dir.WriteByRename(dir.File("sg.json"), "{}");
   ManualSetup m;
   SinkRecorder recorder;
-  auto source = FileSource::Start({.path = dir.File("sg.json"), .poll_interval = std::chrono::hours(1),
-                                   .executor = m.executor}, recorder.sink());
+  auto source =
+      FileSource::Start({.path = dir.File("sg.json"), .poll_interval = std::chrono::hours(1), .executor = m.executor},
+                        recorder.sink());
   ASSERT_TRUE(source.ok());
   (*source)->Stop();  // the task sleeps an hour of a clock nobody moves: only stop wakes it
   (*source)->Stop();  // idempotent

@@ -20,7 +20,7 @@ void SetMtime(const std::string& path, timespec t) {
   ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
 }
 timespec Mtime(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   ::stat(path.c_str(), &st);
   return st.st_mtim;
 }
@@ -29,14 +29,12 @@ constexpr std::int64_t kSecond = 1'000'000'000;
 
 // The file's ctime in ns: set by the kernel at each change, never by a test.
 std::int64_t CtimeNs(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   ::stat(path.c_str(), &st);
   return std::int64_t{st.st_ctim.tv_sec} * kSecond + st.st_ctim.tv_nsec;
 }
 
-std::string TextOf(const std::optional<Result<ConfigUpdate>>& u) {
-  return u && u->ok() ? (*u)->text : "<none>";
-}
+std::string TextOf(const std::optional<Result<ConfigUpdate>>& u) { return u && u->ok() ? (*u)->text : "<none>"; }
 
 TEST(FileWatchTest, DeliversTheFirstContentThenOnlyChanges) {
   TempDir dir;

@@ -41,9 +41,8 @@ TEST_F(ReloadIntoTest, ADocumentIsAppliedUnderItsOwnOrigin) {
 TEST_F(ReloadIntoTest, AnInvalidDocumentKeepsTheLastGoodOne) {
   sink_(ConfigUpdate{.text = kGood, .origin = "etcd:/sg/config", .revision = 1});
   const auto good = registry_.Get("inventory");
-  sink_(ConfigUpdate{.text = R"({"destinations": {"inventory": {"retry_budget": 7}}})",
-                     .origin = "etcd:/sg/config",
-                     .revision = 2});
+  sink_(ConfigUpdate{
+      .text = R"({"destinations": {"inventory": {"retry_budget": 7}}})", .origin = "etcd:/sg/config", .revision = 2});
   EXPECT_EQ(registry_.version(), 1U);
   EXPECT_EQ(registry_.Stats().rejected, 1U);
   EXPECT_EQ(registry_.Get("inventory"), good);

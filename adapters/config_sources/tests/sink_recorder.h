@@ -35,12 +35,14 @@ class SinkRecorder {
   }
   // Waits for a document whose text is `text`.
   bool WaitForText(const std::string& text, std::chrono::milliseconds limit = std::chrono::seconds(5)) {
-    return WaitFor([&](const auto& es) {
-      for (const auto& e : es) {
-        if (e.update.ok() && e.update->text == text) return true;
-      }
-      return false;
-    }, limit);
+    return WaitFor(
+        [&](const auto& es) {
+          for (const auto& e : es) {
+            if (e.update.ok() && e.update->text == text) return true;
+          }
+          return false;
+        },
+        limit);
   }
   // Waits for at least `n` entries.
   bool WaitForCount(std::size_t n, std::chrono::milliseconds limit = std::chrono::seconds(5)) {

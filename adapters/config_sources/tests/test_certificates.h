@@ -17,13 +17,13 @@
 namespace stormguard::config_sources::testkit {
 
 struct TestCertificates {
-  std::string ca;           // the CA etcd trusts and the clients check etcd against
-  std::string other_ca;     // a CA the clients do not trust
-  std::string both_cas;     // both, for an etcd that must accept its own impostor certificate
+  std::string ca;        // the CA etcd trusts and the clients check etcd against
+  std::string other_ca;  // a CA the clients do not trust
+  std::string both_cas;  // both, for an etcd that must accept its own impostor certificate
   std::string server_cert, server_key;
   std::string impostor_cert, impostor_key;  // for 127.0.0.1, signed by `other_ca`
-  std::string client_cert, client_key;    // signed by `ca`
-  std::string foreign_cert, foreign_key;  // signed by `other_ca`
+  std::string client_cert, client_key;      // signed by `ca`
+  std::string foreign_cert, foreign_key;    // signed by `other_ca`
 };
 
 namespace detail {
@@ -53,16 +53,15 @@ inline bool MakeSigned(const std::string& dir, const std::string& name, const st
 // False if openssl failed (scripts/install-deps.sh installs it).
 inline bool MakeTestCertificates(const std::string& dir, TestCertificates& out) {
   using detail::MakeSigned;
-  const bool made = detail::MakeCa(dir, "ca") && detail::MakeCa(dir, "other-ca") &&
-                    MakeSigned(dir, "etcd", "ca",
-                               "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth") &&
-                    MakeSigned(dir, "impostor", "other-ca",
-                               "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth") &&
-                    MakeSigned(dir, "client", "ca", "extendedKeyUsage=clientAuth") &&
-                    MakeSigned(dir, "foreign", "other-ca", "extendedKeyUsage=clientAuth");
-  out = {dir + "/ca.crt",       dir + "/other-ca.crt", dir + "/both-cas.crt", dir + "/etcd.crt",
-         dir + "/etcd.key",     dir + "/impostor.crt", dir + "/impostor.key", dir + "/client.crt",
-         dir + "/client.key",   dir + "/foreign.crt",  dir + "/foreign.key"};
+  const bool made =
+      detail::MakeCa(dir, "ca") && detail::MakeCa(dir, "other-ca") &&
+      MakeSigned(dir, "etcd", "ca", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth") &&
+      MakeSigned(dir, "impostor", "other-ca", "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth") &&
+      MakeSigned(dir, "client", "ca", "extendedKeyUsage=clientAuth") &&
+      MakeSigned(dir, "foreign", "other-ca", "extendedKeyUsage=clientAuth");
+  out = {dir + "/ca.crt",     dir + "/other-ca.crt", dir + "/both-cas.crt", dir + "/etcd.crt",
+         dir + "/etcd.key",   dir + "/impostor.crt", dir + "/impostor.key", dir + "/client.crt",
+         dir + "/client.key", dir + "/foreign.crt",  dir + "/foreign.key"};
   std::ofstream(out.both_cas) << std::ifstream(out.ca).rdbuf() << std::ifstream(out.other_ca).rdbuf();
   return made;
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 
-
 namespace stormguard::rpc {
 
 void PrepareAttempt(const CallContext& attempt, TimePoint now, grpc::ClientContext& out) {

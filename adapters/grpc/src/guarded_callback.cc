@@ -139,7 +139,7 @@ class CallbackRoute final : public grpc::ServerCallbackUnary, public AnswerTap {
   const std::unique_ptr<google::protobuf::Message> record_;  // a keyed call's reply, or null
   grpc::internal::Call tapped_;
   std::atomic<grpc::ServerUnaryReactor*> reactor_{nullptr};
-  std::atomic<int> refs_{2};  // Start's, and the guard's answer's
+  std::atomic<int> refs_{2};                   // Start's, and the guard's answer's
   std::optional<ServerAnswer> method_answer_;  // until the method answers
   std::optional<PendingAnswer> held_;          // the method's answer, until the guard judged it
   std::optional<grpc::Status> guard_answer_;   // the guard answered alone
@@ -155,8 +155,8 @@ class CallbackRoute final : public grpc::ServerCallbackUnary, public AnswerTap {
 void GuardedMethod::RunCallback(const HandlerParameter& param, grpc::CallbackServerContext& context,
                                 const google::protobuf::Message& request) {
   const bool keyed = guard_.o_.idempotency != nullptr;
-  auto* route = new CallbackRoute(*inner_, param, keyed ? std::unique_ptr<google::protobuf::Message>(reply_type_.New())
-                                                        : nullptr);
+  auto* route = new CallbackRoute(*inner_, param,
+                                  keyed ? std::unique_ptr<google::protobuf::Message>(reply_type_.New()) : nullptr);
   TimerService& timers = guard_.o_.timers != nullptr ? *guard_.o_.timers : TimerService::Default();
   route->Start(guard_, context, request, timers, guard_.o_.cancel_poll_interval);
 }

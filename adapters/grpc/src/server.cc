@@ -6,9 +6,9 @@
 
 #include "stormguard/core/validation.h"
 #include "stormguard/exec/stop_poller.h"
-#include "stormguard/pipeline/server_pipeline.h"
 #include "stormguard/grpc/chain_metadata.h"
 #include "stormguard/grpc/status_map.h"
+#include "stormguard/pipeline/server_pipeline.h"
 
 namespace stormguard::rpc {
 namespace {
@@ -58,9 +58,9 @@ std::optional<grpc::Status> ServerGuard::Admit(grpc::ServerContextBase& context,
     // Run without it, the call's retries could each take effect, here or
     // below (the key goes on with the handler's own calls).
     counters_.invalid_keys.fetch_add(1, std::memory_order_relaxed);
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                          std::string(kIdempotencyKey) + ": must be sent once, 1 to " + std::to_string(max_key) +
-                              " printable ASCII characters");
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, std::string(kIdempotencyKey) +
+                                                                ": must be sent once, 1 to " + std::to_string(max_key) +
+                                                                " printable ASCII characters");
   }
   ctx.incoming_is_retry = in.is_retry;
   ctx.idempotency_key = std::move(in.idempotency_key);
@@ -132,8 +132,7 @@ grpc::Status ServerGuard::Run(grpc::ServerContextBase& context, SyncHandler hand
 
 // A failure after a downstream call gave up tells the layers above not to
 // retry it either.
-grpc::Status ServerGuard::PassOn(grpc::ServerContextBase& context, const CallContext& ctx,
-                                   grpc::Status status) {
+grpc::Status ServerGuard::PassOn(grpc::ServerContextBase& context, const CallContext& ctx, grpc::Status status) {
   if (ctx.downstream_gave_up && !status.ok()) {
     counters_.marked_no_retry.fetch_add(1, std::memory_order_relaxed);
     MarkDoNotRetry(context);
@@ -143,9 +142,9 @@ grpc::Status ServerGuard::PassOn(grpc::ServerContextBase& context, const CallCon
 
 ServerGuardStats ServerGuard::stats() const noexcept {
   const auto get = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
-  return {get(counters_.served),          get(counters_.expired_refused), get(counters_.clamped),
-          get(counters_.shed),            get(counters_.marked_no_retry), get(counters_.client_cancelled),
-          get(counters_.invalid_keys),   get(counters_.misconfigured)};
+  return {get(counters_.served),       get(counters_.expired_refused), get(counters_.clamped),
+          get(counters_.shed),         get(counters_.marked_no_retry), get(counters_.client_cancelled),
+          get(counters_.invalid_keys), get(counters_.misconfigured)};
 }
 
 }  // namespace stormguard::rpc

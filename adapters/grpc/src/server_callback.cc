@@ -91,10 +91,9 @@ class GuardedReactor final : public grpc::ServerUnaryReactor {
     refs_.fetch_add(1, std::memory_order_relaxed);  // the first may end this call on its thread meanwhile
     waiting_.emplace(std::move(answer));
     wait_deadline_ = c.deadline;
-    ticket_ = keyed_->store().Watch(keyed_->scope(), keyed_->fingerprint(),
-                                    [this](std::optional<RecordedAnswer> done) {
-                                      EndWait(keyed_->Waited(done, /*out_of_time=*/false));
-                                    });
+    ticket_ = keyed_->store().Watch(keyed_->scope(), keyed_->fingerprint(), [this](std::optional<RecordedAnswer> done) {
+      EndWait(keyed_->Waited(done, /*out_of_time=*/false));
+    });
     if (ticket_ != 0) stop_waiting_.emplace(c.stop, StopWaiting{this});
     Unref();
   }
@@ -150,7 +149,7 @@ class GuardedReactor final : public grpc::ServerUnaryReactor {
   std::atomic<int> refs_{1};  // gRPC's, dropped at OnDone
   std::mutex mu_;
   std::optional<grpc::Status> answer_;  // guarded by mu_
-  bool finished_ = false;                 // guarded by mu_
+  bool finished_ = false;               // guarded by mu_
   // A repeat waiting for its first: the answer that ends the wait, the
   // store's ticket and the attempt's deadline, read by whichever side wins.
   std::optional<ServerAnswer> waiting_;
@@ -185,16 +184,15 @@ void ServerAnswer::operator()(const grpc::Status& status) {
   done_(FromGrpc(status, {}, Duration::zero()));
 }
 
-grpc::ServerUnaryReactor* ServerGuard::ServeCallback(grpc::CallbackServerContext& context,
-                                                       CallbackHandler handler) {
+grpc::ServerUnaryReactor* ServerGuard::ServeCallback(grpc::CallbackServerContext& context, CallbackHandler handler) {
   auto* reactor = new grpc_internal::GuardedReactor(*this, context, std::move(handler), nullptr, nullptr);
   reactor->Start();  // may finish the call already: gRPC calls OnDone only after we return
   return reactor;
 }
 
 grpc::ServerUnaryReactor* ServerGuard::ServeCallback(grpc::CallbackServerContext& context,
-                                                       const google::protobuf::Message& request,
-                                                       google::protobuf::Message& reply, CallbackHandler handler) {
+                                                     const google::protobuf::Message& request,
+                                                     google::protobuf::Message& reply, CallbackHandler handler) {
   auto* reactor = new grpc_internal::GuardedReactor(*this, context, std::move(handler), &request, &reply);
   reactor->Start();
   return reactor;

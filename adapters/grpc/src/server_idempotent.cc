@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <string>
 
-#include "stormguard/grpc/chain_metadata.h"
 #include "keyed_call.h"
+#include "stormguard/grpc/chain_metadata.h"
 #include "stormguard/grpc/server.h"
 
 namespace stormguard::rpc {
@@ -40,10 +40,8 @@ bool Recorded(grpc::StatusCode code) {
     case C::PERMISSION_DENIED:
     case C::FAILED_PRECONDITION:
     case C::OUT_OF_RANGE:
-    case C::UNAUTHENTICATED:
-      return true;
-    default:
-      return false;
+    case C::UNAUTHENTICATED: return true;
+    default: return false;
   }
 }
 
@@ -72,22 +70,22 @@ KeyedCall::Claim KeyedCall::Begin(TimePoint now) {
   AnswerClaim claim = store_.Begin(scope(), fingerprint_, now);
   switch (claim.state) {
     case AnswerClaim::kFirst:
-    case AnswerClaim::kRunning:
-      return {claim.state, grpc::Status::OK};
-    case AnswerClaim::kDone:
-      return {claim.state, Replay(*claim.answer, reply_)};
-    case AnswerClaim::kMismatch:
-      break;
+    case AnswerClaim::kRunning: return {claim.state, grpc::Status::OK};
+    case AnswerClaim::kDone: return {claim.state, Replay(*claim.answer, reply_)};
+    case AnswerClaim::kMismatch: break;
   }
-  return {AnswerClaim::kMismatch,
-          {grpc::StatusCode::INVALID_ARGUMENT, std::string(kIdempotencyKey) + ": already used for a different request"}};
+  return {
+      AnswerClaim::kMismatch,
+      {grpc::StatusCode::INVALID_ARGUMENT, std::string(kIdempotencyKey) + ": already used for a different request"}};
 }
 
 void KeyedCall::Finish(const grpc::Status& status, TimePoint now) {
   if (!Recorded(status.error_code())) return store_.Abandon(scope());
   // gRPC sends no reply message with a failure: record none.
   store_.Complete(scope(),
-                  {.code = static_cast<int>(status.error_code()), .message = status.error_message(), .headers = {},
+                  {.code = static_cast<int>(status.error_code()),
+                   .message = status.error_message(),
+                   .headers = {},
                    .body = status.ok() ? Serialized(reply_) : std::string()},
                   now);
 }
@@ -104,18 +102,17 @@ grpc::Status KeyedCall::Waited(const std::optional<RecordedAnswer>& done, bool o
 }  // namespace grpc_internal
 
 grpc::Status ServerGuard::Serve(grpc::ServerContextBase& context, const google::protobuf::Message& request,
-                                  google::protobuf::Message& reply, SyncHandler handler) {
+                                google::protobuf::Message& reply, SyncHandler handler) {
   CallContext ctx;
   if (std::optional<grpc::Status> refused = Admit(context, ctx)) return *refused;
   if (o_.idempotency == nullptr || ctx.idempotency_key.empty()) {
     return Guarded(context, ctx, [&](CallContext& c) { return Run(context, handler, c); });
   }
-  return Guarded(context, ctx,
-                 [&](CallContext& c) { return ServeKeyed(context, request, reply, handler, c); });
+  return Guarded(context, ctx, [&](CallContext& c) { return ServeKeyed(context, request, reply, handler, c); });
 }
 
 grpc::Status ServerGuard::ServeKeyed(grpc::ServerContextBase& context, const google::protobuf::Message& request,
-                                       google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx) {
+                                     google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx) {
   grpc_internal::KeyedCall call(*o_.idempotency, CallerOf(context), ctx.idempotency_key, request, reply);
   const grpc_internal::KeyedCall::Claim claim = call.Begin(o_.clock->Now());
   if (claim.state == AnswerClaim::kRunning) {

@@ -11,9 +11,7 @@ StatusCode FromGrpcCode(grpc::StatusCode code) noexcept {
   return static_cast<StatusCode>(n);
 }
 
-grpc::StatusCode ToGrpcCode(StatusCode code) noexcept {
-  return static_cast<grpc::StatusCode>(static_cast<int>(code));
-}
+grpc::StatusCode ToGrpcCode(StatusCode code) noexcept { return static_cast<grpc::StatusCode>(static_cast<int>(code)); }
 
 OutcomeClass ClassifyGrpcStatus(grpc::StatusCode code) noexcept {
   switch (code) {
@@ -22,8 +20,7 @@ OutcomeClass ClassifyGrpcStatus(grpc::StatusCode code) noexcept {
     case grpc::StatusCode::UNAVAILABLE: return OutcomeClass::kTransient;
     case grpc::StatusCode::RESOURCE_EXHAUSTED: return OutcomeClass::kOverloaded;
     case grpc::StatusCode::DEADLINE_EXCEEDED:
-    case grpc::StatusCode::UNKNOWN:
-      return OutcomeClass::kAmbiguous;
+    case grpc::StatusCode::UNKNOWN: return OutcomeClass::kAmbiguous;
     default: return OutcomeClass::kPermanent;
   }
 }

@@ -47,7 +47,9 @@ Answer CallAndWait(const GrpcCallbackClient& client, test::Echo::Stub& stub, Cal
       [&stub, &request](grpc::ClientContext* c, EchoReply* out, std::function<void(grpc::Status)> cb) {
         stub.async()->Say(c, &request, out, std::move(cb));
       },
-      [&answered](GrpcResult r, EchoReply reply) { answered.set_value({std::move(r), std::move(reply)}); },
+      [&answered](GrpcResult r, EchoReply reply) {
+        answered.set_value({std::move(r), std::move(reply)});
+      },
       options);
   std::future<Answer> f = answered.get_future();
   EXPECT_EQ(f.wait_for(10s), std::future_status::ready);
@@ -62,7 +64,8 @@ TEST(GrpcCallbackClient, RetriesWithAFreshContextAndTheChainMetadata) {
   EchoServer server([&](grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
     if (++arrivals == 1) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "warming up");
     const auto& m = sc.client_metadata();
-    if (auto it = m.find("x-stormguard-attempt"); it != m.end()) attempt_header.assign(it->second.data(), it->second.size());
+    if (auto it = m.find("x-stormguard-attempt"); it != m.end())
+      attempt_header.assign(it->second.data(), it->second.size());
     if (auto it = m.find("idempotency-key"); it != m.end()) key_header.assign(it->second.data(), it->second.size());
     out.set_text(in.text());
     return grpc::Status::OK;
@@ -165,9 +168,10 @@ TEST(GrpcClient, BlockingHedgeWinsAndTheSlowPrimaryIsCancelledAtItsServer) {
   request.set_text("hello");
   EchoReply reply;
   CallContext parent = Parent();
-  const GrpcResult r = client.Call<EchoReply>(
-      parent, [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
-      {.idempotent = true});
+  const GrpcResult r =
+      client.Call<EchoReply>(parent,
+                             [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); },
+                             &reply, {.idempotent = true});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(reply.text(), "hedge hello");
   EXPECT_EQ(r.attempts, 2);
@@ -198,7 +202,9 @@ TEST(GrpcCallbackClient, ManyCallsInFlightFromOneThread) {
         [&](grpc::ClientContext* c, EchoReply* out, std::function<void(grpc::Status)> cb) {
           stub->async()->Say(c, &request, out, std::move(cb));
         },
-        [&answers, i](GrpcResult r, EchoReply reply) { answers[i].set_value({std::move(r), std::move(reply)}); });
+        [&answers, i](GrpcResult r, EchoReply reply) {
+          answers[i].set_value({std::move(r), std::move(reply)});
+        });
   }
   for (auto& p : answers) {
     std::future<Answer> f = p.get_future();

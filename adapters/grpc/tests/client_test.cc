@@ -45,8 +45,9 @@ TEST(GrpcClient, RetriesAPlainServerWithOnlyTheStandardDeadline) {
   std::vector<Arrival> arrivals;
   EchoServer server([&](grpc::ServerContext& sc, const EchoRequest& in, EchoReply& out) {
     std::lock_guard lock(mu);
-    arrivals.push_back({std::chrono::duration_cast<std::chrono::milliseconds>(
-                            sc.deadline() - std::chrono::system_clock::now()).count(),
+    arrivals.push_back({std::chrono::duration_cast<std::chrono::milliseconds>(sc.deadline() -
+                                                                              std::chrono::system_clock::now())
+                            .count(),
                         Header(sc, "x-stormguard-attempt"), Header(sc, "idempotency-key")});
     if (arrivals.size() == 1) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "warming up");
     out.set_text(in.text());
@@ -57,9 +58,9 @@ TEST(GrpcClient, RetriesAPlainServerWithOnlyTheStandardDeadline) {
   EchoRequest request;
   request.set_text("hello");
   EchoReply reply;
-  const GrpcResult r = client.Call<EchoReply>(
-      [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
-      {.idempotency_key = "order-7"});
+  const GrpcResult r =
+      client.Call<EchoReply>([&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); },
+                             &reply, {.idempotency_key = "order-7"});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(r.attempts, 2);
   EXPECT_EQ(reply.text(), "hello");
@@ -87,8 +88,7 @@ TEST(GrpcClient, PushbackStopEndsTheRetriesAndTellsTheCaller) {
   CallContext parent{.deadline = Deadline::After(Clock::Real().Now(), 5s)};
   EchoReply reply;
   const GrpcResult r = client.Call<EchoReply>(
-      parent, [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); },
-      &reply);
+      parent, [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); }, &reply);
   EXPECT_EQ(r.status.code(), StatusCode::kUnavailable);
   EXPECT_TRUE(r.status.hints().pushback_stop);
   EXPECT_EQ(r.attempts, 1);
@@ -132,8 +132,7 @@ TEST(GrpcClient, StopCancelsTheAttemptInFlight) {
   });
   EchoReply reply;
   const GrpcResult r = client.Call<EchoReply>(
-      parent, [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); },
-      &reply);
+      parent, [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); }, &reply);
   canceller.join();
   done.wait();
   EXPECT_EQ(r.status.code(), StatusCode::kCancelled);
@@ -155,9 +154,9 @@ TEST(GrpcClient, RetryFlagAndKeyReachAGuardedHandler) {
   auto stub = testkit::Stub(server.address());
   GrpcClient client = Client(3);
   EchoReply reply;
-  const GrpcResult r = client.Call<EchoReply>(
-      [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); }, &reply,
-      {.idempotency_key = "pay-42"});
+  const GrpcResult r =
+      client.Call<EchoReply>([&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); },
+                             &reply, {.idempotency_key = "pay-42"});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_TRUE(reply.retry_flag());
   EXPECT_EQ(reply.idempotency_key(), "pay-42");

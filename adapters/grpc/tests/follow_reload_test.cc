@@ -52,8 +52,9 @@ Client Made(Result<Client> client) {
 GrpcResult CallOnce(const GrpcClient& client, test::Echo::Stub& stub,
                     const CallOptions& options = {.idempotent = true}) {
   EchoReply reply;
-  return client.Call<EchoReply>(
-      [&](grpc::ClientContext& c, EchoReply* out) { return stub.Say(&c, EchoRequest(), out); }, &reply, options);
+  return client.Call<EchoReply>([&](grpc::ClientContext& c,
+                                    EchoReply* out) { return stub.Say(&c, EchoRequest(), out); },
+                                &reply, options);
 }
 
 // What the callback client's call needs until it answers, shared with it so

@@ -2,8 +2,8 @@
 // on invalid ones), a context's time left, and the pushback an answer carried.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <grpcpp/client_context.h>
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>

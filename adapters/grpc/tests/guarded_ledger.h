@@ -61,16 +61,14 @@ class SyncLedger final : public test::Ledger::Service {
 // waits on something else would.
 class CallbackLedger final : public test::Ledger::CallbackService {
  public:
-  CallbackLedger(ServerGuard& guard, LedgerMethod method)
-      : method_(std::move(method)), loopback_({guard.Wrap(this)}) {}
+  CallbackLedger(ServerGuard& guard, LedgerMethod method) : method_(std::move(method)), loopback_({guard.Wrap(this)}) {}
   std::string address() const { return loopback_.address(); }
 
   // The sync forms stay hidden behind these.
   using test::Ledger::CallbackService::Pay;
   using test::Ledger::CallbackService::Refund;
   using test::Ledger::CallbackService::Watch;
-  grpc::ServerUnaryReactor* Pay(grpc::CallbackServerContext* context, const EchoRequest* in,
-                                EchoReply* out) override {
+  grpc::ServerUnaryReactor* Pay(grpc::CallbackServerContext* context, const EchoRequest* in, EchoReply* out) override {
     return Run("Pay", *context, *in, *out);
   }
   grpc::ServerUnaryReactor* Refund(grpc::CallbackServerContext* context, const EchoRequest* in,
@@ -94,8 +92,8 @@ class CallbackLedger final : public test::Ledger::CallbackService {
   }
 
  private:
-  grpc::ServerUnaryReactor* Run(const std::string& name, grpc::CallbackServerContext& context,
-                                const EchoRequest& in, EchoReply& out) {
+  grpc::ServerUnaryReactor* Run(const std::string& name, grpc::CallbackServerContext& context, const EchoRequest& in,
+                                EchoReply& out) {
     grpc::ServerUnaryReactor* reactor = context.DefaultReactor();
     CallContext* ctx = CurrentCallContext();  // the guard's: lives until the answer
     if (ctx == nullptr) {

@@ -11,8 +11,8 @@
 
 #include "guard_helpers.h"
 #include "guarded_ledger.h"
-#include "stormguard/grpc/server.h"
 #include "raw_grpc_call.h"
+#include "stormguard/grpc/server.h"
 #include "test_server.h"
 
 namespace stormguard::rpc {
@@ -143,8 +143,7 @@ TYPED_TEST(GuardedServiceTest, AMethodStopsAtItsDeadline) {
       return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED, "stopped");
     });
     EchoReply reply;
-    EXPECT_EQ(Call(ledger.address(), Method::kPay, &reply, 300ms).error_code(),
-              grpc::StatusCode::DEADLINE_EXCEEDED);
+    EXPECT_EQ(Call(ledger.address(), Method::kPay, &reply, 300ms).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   }  // the server's shutdown waits for the method
   EXPECT_TRUE(stopped.load());
   EXPECT_LT(std::chrono::steady_clock::now() - start, 4s);
@@ -236,8 +235,10 @@ TYPED_TEST(GuardedServiceTest, AnUnreadableKeyIsRefusedBeforeTheMethod) {
     ++payments;
     return grpc::Status::OK;
   });
-  const testkit::RawAnswer a =
-      testkit::RawUnaryCall(ledger.address(), "/stormguard.test.Ledger/Pay", "", {{"idempotency-key", "ab\x01" "cd"}});
+  const testkit::RawAnswer a = testkit::RawUnaryCall(ledger.address(), "/stormguard.test.Ledger/Pay", "",
+                                                     {{"idempotency-key",
+                                                       "ab\x01"
+                                                       "cd"}});
   EXPECT_EQ(a.grpc_status, "3") << a.grpc_message;  // INVALID_ARGUMENT
   EXPECT_EQ(payments.load(), 0);
   EXPECT_EQ(guard->stats().invalid_keys, 1u);
@@ -245,9 +246,8 @@ TYPED_TEST(GuardedServiceTest, AnUnreadableKeyIsRefusedBeforeTheMethod) {
 
 TYPED_TEST(GuardedServiceTest, AStreamingMethodPassesThroughUnguarded) {
   auto guard = Guard();
-  TypeParam ledger(*guard, [](const std::string&, CallContext&, const EchoRequest&, EchoReply&) {
-    return grpc::Status::OK;
-  });
+  TypeParam ledger(*guard,
+                   [](const std::string&, CallContext&, const EchoRequest&, EchoReply&) { return grpc::Status::OK; });
   auto stub = test::Ledger::NewStub(testkit::Channel(ledger.address()));
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + 5s);

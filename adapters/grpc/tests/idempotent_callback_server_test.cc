@@ -32,17 +32,17 @@ class HoldingChargeServer {
     store_ = KeyedAnswerStore::Create({.max_entries = 100, .ttl = 1h}).value();
     options.idempotency = store_.get();
     guard_ = ServerGuard::Create(std::move(options)).value();
-    server_ = std::make_unique<testkit::CallbackEchoServer>(
-        [this](grpc::CallbackServerContext& sc, const testkit::EchoRequest& in, EchoReply& out) {
-          ++arrivals_;
-          return guard_->ServeCallback(sc, in, out, [this, &in, &out](CallContext&, ServerAnswer answer) {
-            const int charge = ++charges_;
-            out.set_text(in.text() + " charge " + std::to_string(charge));
-            if (charge > 1) return answer(grpc::Status::OK);
-            std::lock_guard lock(mu_);
-            held_.emplace(std::move(answer));
-          });
-        });
+    server_ = std::make_unique<testkit::CallbackEchoServer>([this](grpc::CallbackServerContext& sc,
+                                                                   const testkit::EchoRequest& in, EchoReply& out) {
+      ++arrivals_;
+      return guard_->ServeCallback(sc, in, out, [this, &in, &out](CallContext&, ServerAnswer answer) {
+        const int charge = ++charges_;
+        out.set_text(in.text() + " charge " + std::to_string(charge));
+        if (charge > 1) return answer(grpc::Status::OK);
+        std::lock_guard lock(mu_);
+        held_.emplace(std::move(answer));
+      });
+    });
   }
   ~HoldingChargeServer() { Release(grpc::Status::OK); }  // a test that failed early still answers
 

@@ -21,8 +21,8 @@ namespace stormguard::rpc::testkit {
 // A plain gRPC call "text" with the given idempotency-key metadata values;
 // `context`, when given, is the call's (to cancel it).
 inline grpc::Status SayKeyed(test::Echo::Stub& stub, const std::string& text, const std::vector<std::string>& keys,
-                               EchoReply* reply, Duration budget = std::chrono::seconds(5),
-                               grpc::ClientContext* context = nullptr) {
+                             EchoReply* reply, Duration budget = std::chrono::seconds(5),
+                             grpc::ClientContext* context = nullptr) {
   grpc::ClientContext own;
   grpc::ClientContext& c = context != nullptr ? *context : own;
   c.set_deadline(std::chrono::system_clock::now() + budget);
@@ -48,9 +48,9 @@ inline void ExpectTheRetryOfALostAnswerGetsTheFirstsReply(const std::string& add
   EchoRequest request;
   request.set_text("pay 10");
   EchoReply reply;
-  const GrpcResult r = client.Call<EchoReply>(
-      [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); }, &reply,
-      {.idempotency_key = "order-1"});
+  const GrpcResult r =
+      client.Call<EchoReply>([&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, request, out); },
+                             &reply, {.idempotency_key = "order-1"});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(r.attempts, 2);  // the first lost its answer
   EXPECT_EQ(reply.text(), "pay 10 charge 1");
@@ -69,9 +69,13 @@ inline const std::vector<std::vector<std::string>>& UnreadableKeys() {
 // on the wire as any peer could: each call must be refused INVALID_ARGUMENT
 // with no reply. The caller checks that the handler never ran.
 inline void ExpectHostileKeysRefused(const std::string& address) {
-  const std::vector<std::vector<std::string>> hostile = {
-      {std::string(kMaxIdempotencyKeyLength + 1, 'k')}, {std::string(10 * 1024, 'k')},
-      {"ab\x01" "cd"}, {"order-1", "order-1"}, {"order-1", "order-2"}, {""}};
+  const std::vector<std::vector<std::string>> hostile = {{std::string(kMaxIdempotencyKeyLength + 1, 'k')},
+                                                         {std::string(10 * 1024, 'k')},
+                                                         {"ab\x01"
+                                                          "cd"},
+                                                         {"order-1", "order-1"},
+                                                         {"order-1", "order-2"},
+                                                         {""}};
   EchoRequest request;
   request.set_text("pay 10");
   for (const std::vector<std::string>& keys : hostile) {

@@ -63,8 +63,8 @@ RetryHints HintsOf(std::initializer_list<const char*> pushbacks, Duration max = 
 }
 
 TEST(GrpcStatusMap, NegativeOrUnparseablePushbackMeansDoNotRetry) {
-  for (const char* v : {"-1", "-9223372036854775808", "-99999999999999999999", "abc", "", " 5", "5ms",
-                        "1.5", "99999999999999999999999"}) {
+  for (const char* v : {"-1", "-9223372036854775808", "-99999999999999999999", "abc", "", " 5", "5ms", "1.5",
+                        "99999999999999999999999"}) {
     const RetryHints h = HintsOf({v});
     EXPECT_TRUE(h.pushback_stop) << '"' << v << '"';
     EXPECT_FALSE(h.pushback) << '"' << v << '"';
@@ -89,9 +89,7 @@ TEST(GrpcStatusMap, HttpRetryHeadersInTrailersAreNotGrpc) {
 }
 
 TEST(GrpcChainMetadata, RetryFlagFromOurAttemptOrGrpcsPreviousAttempts) {
-  const auto retry = [](const char* key, const char* value) {
-    return ReadIncomingChain(Meta{{key, value}}).is_retry;
-  };
+  const auto retry = [](const char* key, const char* value) { return ReadIncomingChain(Meta{{key, value}}).is_retry; };
   EXPECT_TRUE(retry("x-stormguard-attempt", "2"));
   EXPECT_TRUE(retry("x-stormguard-attempt", "2147483647"));
   EXPECT_FALSE(retry("x-stormguard-attempt", "1"));
@@ -115,7 +113,10 @@ TEST(GrpcChainMetadata, AKeySentButUnreadableIsToldApartFromNone) {
   const std::string long_key(kMaxIdempotencyKeyLength + 1, 'k');
   const std::pair<Meta, std::size_t> unreadable[] = {
       {Meta{{"idempotency-key", ""}}, kMaxIdempotencyKeyLength},
-      {Meta{{"idempotency-key", "ab\x01" "cd"}}, kMaxIdempotencyKeyLength},
+      {Meta{{"idempotency-key",
+             "ab\x01"
+             "cd"}},
+       kMaxIdempotencyKeyLength},
       {Meta{{"idempotency-key", "caf\xc3\xa9"}}, kMaxIdempotencyKeyLength},
       {Meta{{"idempotency-key", long_key}}, kMaxIdempotencyKeyLength},
       {Meta{{"idempotency-key", "abcd"}}, 3},

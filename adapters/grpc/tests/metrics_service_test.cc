@@ -54,8 +54,9 @@ TEST(MetricsService, ServesTheScrapeNextToTheServiceItMeasures) {
   auto stub = testkit::Stub(server.address());
   for (int i = 0; i < 3; ++i) {
     EchoReply reply;
-    const GrpcResult r = client.Call<EchoReply>(
-        [&](grpc::ClientContext& c, EchoReply* out) { return stub->Say(&c, EchoRequest(), out); }, &reply);
+    const GrpcResult r = client.Call<EchoReply>([&](grpc::ClientContext& c,
+                                                    EchoReply* out) { return stub->Say(&c, EchoRequest(), out); },
+                                                &reply);
     ASSERT_TRUE(r.ok()) << r.status.ToString();
   }
 
@@ -64,15 +65,14 @@ TEST(MetricsService, ServesTheScrapeNextToTheServiceItMeasures) {
   ASSERT_TRUE(s.ok()) << s.error_message();
   EXPECT_EQ(reply.content_type(), MetricsListener::kContentType);
   EXPECT_EQ(reply.text(), metrics.Scrape());  // nothing ran since: the same text
-  for (std::string_view series :
-       {"stormguard_attempts_total{name=\"echo\",outcome=\"success\"} 3\n",
-        "stormguard_attempts_total{name=\"echo\",outcome=\"transient\"} 1\n",
-        // The histogram samples fast successes (1 in 16 per thread, see
-        // docs/metrics.md): its count is an estimate, so only its presence.
-        "stormguard_attempt_duration_seconds_count{name=\"echo\"} ",
-        "stormguard_retry_calls_total{name=\"echo\",kind=\"successful_with_retry\"} 1\n",
-        "stormguard_retry_calls_total{name=\"echo\",kind=\"successful_without_retry\"} 2\n",
-        "stormguard_retry_retries_total{name=\"echo\"} 1\n"}) {
+  for (std::string_view series : {"stormguard_attempts_total{name=\"echo\",outcome=\"success\"} 3\n",
+                                  "stormguard_attempts_total{name=\"echo\",outcome=\"transient\"} 1\n",
+                                  // The histogram samples fast successes (1 in 16 per thread, see
+                                  // docs/metrics.md): its count is an estimate, so only its presence.
+                                  "stormguard_attempt_duration_seconds_count{name=\"echo\"} ",
+                                  "stormguard_retry_calls_total{name=\"echo\",kind=\"successful_with_retry\"} 1\n",
+                                  "stormguard_retry_calls_total{name=\"echo\",kind=\"successful_without_retry\"} 2\n",
+                                  "stormguard_retry_retries_total{name=\"echo\"} 1\n"}) {
     EXPECT_NE(reply.text().find(series), std::string::npos) << series << "\n--- the scrape:\n" << reply.text();
   }
   const http::testkit::Lint lint = http::testkit::Promtool(reply.text());

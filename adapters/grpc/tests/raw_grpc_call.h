@@ -124,9 +124,13 @@ inline RawAnswer RawUnaryCall(const std::string& address, std::string_view path,
     return answer;
   }
   std::string block;
-  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
-           {":method", "POST"}, {":scheme", "http"}, {":path", std::string(path)},
-           {":authority", "localhost"}, {"content-type", "application/grpc"}, {"te", "trailers"}}) {
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{":method", "POST"},
+                                                        {":scheme", "http"},
+                                                        {":path", std::string(path)},
+                                                        {":authority", "localhost"},
+                                                        {"content-type", "application/grpc"},
+                                                        {"te", "trailers"}}) {
     PutLiteral(block, name, value);
   }
   for (const auto& [name, value] : metadata) PutLiteral(block, name, value);

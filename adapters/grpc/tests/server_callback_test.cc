@@ -70,8 +70,7 @@ TEST(GrpcCallbackGuard, DeadlineIsClampedAndKeepsTheReserve) {
   std::atomic<std::int64_t> seen{0};
   CallbackEchoServer server([&](grpc::CallbackServerContext& sc, const EchoRequest&, EchoReply& out) {
     return guard->ServeCallback(sc, [&](CallContext& ctx, ServerAnswer answer) {
-      seen = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.deadline.Remaining(Clock::Real().Now()))
-                 .count();
+      seen = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.deadline.Remaining(Clock::Real().Now())).count();
       out.set_remaining_ms(seen);
       answer(grpc::Status::OK);
     });

@@ -31,8 +31,7 @@ constexpr const char* kGrpcNativeRetries = R"({"methodConfig": [{
                   "backoffMultiplier": 1, "retryableStatusCodes": ["UNAVAILABLE"]}}]})";
 
 TEST(GrpcServerGuard, DeadlineShrinksByTheReserveAtEachOfThreeHops) {
-  auto client = GrpcClient::Create({.pipeline = PipelineBuilder().Build().value()})
-                    .value();
+  auto client = GrpcClient::Create({.pipeline = PipelineBuilder().Build().value()}).value();
   auto guard = Guard();  // 10% reserve per hop
   std::atomic<std::int64_t> seen_a{0}, seen_b{0}, seen_c{0};
   EchoServer c([&](grpc::ServerContext& sc, const EchoRequest&, EchoReply& out) {
@@ -47,8 +46,9 @@ TEST(GrpcServerGuard, DeadlineShrinksByTheReserveAtEachOfThreeHops) {
       return guard->Serve(sc, [&](CallContext& ctx) {
         seen = RemainingMs(ctx);
         // No context passed: the call inherits the served call's.
-        const GrpcResult r = client.Call<EchoReply>(
-            [&](grpc::ClientContext& cc, EchoReply* reply) { return next.Say(&cc, in, reply); }, &out);
+        const GrpcResult r =
+            client.Call<EchoReply>([&](grpc::ClientContext& cc, EchoReply* reply) { return next.Say(&cc, in, reply); },
+                                   &out);
         return ToGrpc(r.status);
       });
     };

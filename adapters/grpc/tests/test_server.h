@@ -2,8 +2,8 @@
 // the system, handler supplied by the test, stopped when it goes out of scope.
 #pragma once
 
-#include <gtest/gtest.h>
 #include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <functional>
@@ -71,7 +71,7 @@ class CallbackEchoServer final : public test::Echo::CallbackService {
 
   using test::Echo::CallbackService::Say;  // the sync form stays hidden behind this one
   grpc::ServerUnaryReactor* Say(grpc::CallbackServerContext* context, const EchoRequest* request,
-                                  EchoReply* reply) override {
+                                EchoReply* reply) override {
     return handler_(*context, *request, *reply);
   }
 
@@ -82,8 +82,7 @@ class CallbackEchoServer final : public test::Echo::CallbackService {
 
 // A channel with gRPC's own retries configured only by `service_config`
 // (empty: none), never by a DNS TXT record.
-inline std::shared_ptr<grpc::Channel> Channel(const std::string& address,
-                                                const std::string& service_config = {}) {
+inline std::shared_ptr<grpc::Channel> Channel(const std::string& address, const std::string& service_config = {}) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_SERVICE_CONFIG_DISABLE_RESOLUTION, 1);
   if (!service_config.empty()) args.SetServiceConfigJSON(service_config);

@@ -93,8 +93,8 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
     const TimePoint start = clock.Now();
     HeaderList chain;
     if (o_.chain_protocol) AppendRequestChainHeaders(a, start, o_.absolute_deadline, chain);
-    Result<HttpResponse> r = PerformOnce(
-        request, chain, {a.deadline, o_.connect_timeout, start, o_.max_response_bytes}, a.stop);
+    Result<HttpResponse> r =
+        PerformOnce(request, chain, {a.deadline, o_.connect_timeout, start, o_.max_response_bytes}, a.stop);
     if (!r.ok()) return std::move(r).status();
     Status s = StatusOfResponse(*r, mapping);
     answer.Offer(std::move(r).value(), s.ok());

@@ -29,9 +29,7 @@ Status TransportFailure(CURLcode code, CURL* easy, bool cancelled) {
   switch (code) {
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
-    case CURLE_COULDNT_CONNECT:
-      cls = OutcomeClass::kTransient;
-      break;
+    case CURLE_COULDNT_CONNECT: cls = OutcomeClass::kTransient; break;
     case CURLE_OPERATION_TIMEDOUT:
       status = StatusCode::kDeadlineExceeded;
       cls = sent > 0 ? OutcomeClass::kAmbiguous : OutcomeClass::kTransient;
@@ -52,8 +50,8 @@ Status TransportFailure(CURLcode code, CURL* easy, bool cancelled) {
 
 // Retrying would fetch the same oversized answer again: permanent.
 Status TooLarge(std::size_t max_bytes) {
-  Status s = Status::ResourceExhausted("response larger than max_response_bytes (" +
-                                       std::to_string(max_bytes) + " bytes)");
+  Status s =
+      Status::ResourceExhausted("response larger than max_response_bytes (" + std::to_string(max_bytes) + " bytes)");
   s.mutable_hints().outcome = OutcomeClass::kPermanent;
   return s;
 }
@@ -85,8 +83,8 @@ CurlExchange::CurlExchange(CURL* easy, const HttpRequest& request, const HeaderL
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlExchange::OnHeader);
   curl_easy_setopt(easy, CURLOPT_HEADERDATA, this);
   // Refuses a declared Content-Length over the bound before reading the body.
-  curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(
-      std::min<std::size_t>(max_bytes_, std::numeric_limits<curl_off_t>::max())));
+  curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE,
+                   static_cast<curl_off_t>(std::min<std::size_t>(max_bytes_, std::numeric_limits<curl_off_t>::max())));
   if (request.method == "HEAD") {
     curl_easy_setopt(easy, CURLOPT_NOBODY, 1L);
   } else if (request.method != "GET" || !request.body.empty()) {

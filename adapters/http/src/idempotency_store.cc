@@ -22,8 +22,7 @@ Result<std::unique_ptr<IdempotencyStore>> IdempotencyStore::Create(IdempotencySt
   return std::unique_ptr<IdempotencyStore>(new IdempotencyStore(std::move(engine).value()));
 }
 
-IdempotencyClaim IdempotencyStore::Begin(const IdempotencyScope& scope, std::uint64_t fingerprint,
-                                         TimePoint now) {
+IdempotencyClaim IdempotencyStore::Begin(const IdempotencyScope& scope, std::uint64_t fingerprint, TimePoint now) {
   AnswerClaim claim = engine_->Begin(scope, fingerprint, now);
   IdempotencyClaim out{static_cast<IdempotencyClaim::State>(claim.state), std::nullopt};
   if (claim.answer) out.response = Replay(std::move(*claim.answer));
@@ -34,8 +33,7 @@ void IdempotencyStore::Complete(const IdempotencyScope& scope, const HttpRespons
   engine_->Complete(scope, Record(response), now);
 }
 
-std::optional<HttpResponse> IdempotencyStore::AwaitCompletion(const IdempotencyScope& scope,
-                                                              Duration max_wait) {
+std::optional<HttpResponse> IdempotencyStore::AwaitCompletion(const IdempotencyScope& scope, Duration max_wait) {
   std::optional<RecordedAnswer> done = engine_->AwaitCompletion(scope, max_wait);
   if (!done) return std::nullopt;
   return Replay(std::move(*done));

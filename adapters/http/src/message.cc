@@ -26,8 +26,7 @@ std::optional<std::string_view> HttpResponse::Header(std::string_view lower_name
 }
 
 bool IsIdempotentMethod(std::string_view method) noexcept {
-  static constexpr std::array<std::string_view, 6> kIdempotent = {"GET", "HEAD", "PUT", "DELETE",
-                                                                   "OPTIONS", "TRACE"};
+  static constexpr std::array<std::string_view, 6> kIdempotent = {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"};
   for (std::string_view m : kIdempotent) {
     if (EqualsIgnoreCase(m, method)) return true;
   }

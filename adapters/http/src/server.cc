@@ -52,9 +52,7 @@ Result<std::unique_ptr<Middleware>> Middleware::Create(MiddlewareOptions options
 }
 
 httplib::Server::Handler Middleware::Wrap(Handler handler) {
-  return [this, h = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
-    Serve(h, req, res);
-  };
+  return [this, h = std::move(handler)](const httplib::Request& req, httplib::Response& res) { Serve(h, req, res); };
 }
 
 void Middleware::Serve(const Handler& handler, const httplib::Request& req, httplib::Response& res) {
@@ -127,8 +125,7 @@ void Middleware::ServeKeyed(const Handler& handler, const httplib::Request& req,
   IdempotencyStore& store = *o_.idempotency;
   IdempotencyClaim claim = store.Begin(scope, BodyFingerprint(req.body), now);
   switch (claim.state) {
-    case IdempotencyClaim::kFirst:
-      break;
+    case IdempotencyClaim::kFirst: break;
     case IdempotencyClaim::kDone:
       counters_.idempotent_replays.fetch_add(1, std::memory_order_relaxed);
       Replay(*claim.response, res);
@@ -143,8 +140,7 @@ void Middleware::ServeKeyed(const Handler& handler, const httplib::Request& req,
     case IdempotencyClaim::kMismatch:
       counters_.idempotent_mismatches.fetch_add(1, std::memory_order_relaxed);
       res.status = 422;
-      res.set_content("this Idempotency-Key was already used for a request with another body",
-                      "text/plain");
+      res.set_content("this Idempotency-Key was already used for a request with another body", "text/plain");
       return;
   }
   Run(handler, req, res, ctx);
@@ -166,12 +162,11 @@ bool Middleware::ServeRepeat(const IdempotencyScope& scope, const CallContext& c
 }
 
 // Runs the handler under the request's context, cancelled at its deadline.
-void Middleware::Run(const Handler& handler, const httplib::Request& req, httplib::Response& res,
-                     CallContext& ctx) {
+void Middleware::Run(const Handler& handler, const httplib::Request& req, httplib::Response& res, CallContext& ctx) {
   std::stop_source stop;
   ctx.stop = stop.get_token();
-  ScopedTimer cancel_at_deadline(o_.timers != nullptr ? *o_.timers : TimerService::Default(),
-                                 ctx.deadline.time(), stop);
+  ScopedTimer cancel_at_deadline(o_.timers != nullptr ? *o_.timers : TimerService::Default(), ctx.deadline.time(),
+                                 stop);
   ScopedCallContext scope(ctx);
   try {
     handler(req, res, ctx);
@@ -190,10 +185,16 @@ void Middleware::Run(const Handler& handler, const httplib::Request& req, httpli
 
 MiddlewareStats Middleware::stats() const noexcept {
   const auto get = [](const std::atomic<std::uint64_t>& a) { return a.load(std::memory_order_relaxed); };
-  return {get(counters_.served),          get(counters_.expired_refused), get(counters_.clamped),
-          get(counters_.shed),            get(counters_.marked_no_retry), get(counters_.idempotent_replays),
-          get(counters_.idempotent_conflicts), get(counters_.idempotent_mismatches),
-          get(counters_.invalid_keys),   get(counters_.misconfigured)};
+  return {get(counters_.served),
+          get(counters_.expired_refused),
+          get(counters_.clamped),
+          get(counters_.shed),
+          get(counters_.marked_no_retry),
+          get(counters_.idempotent_replays),
+          get(counters_.idempotent_conflicts),
+          get(counters_.idempotent_mismatches),
+          get(counters_.invalid_keys),
+          get(counters_.misconfigured)};
 }
 
 }  // namespace stormguard::http

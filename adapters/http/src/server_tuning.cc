@@ -2,7 +2,6 @@
 
 #include <sys/socket.h>
 
-
 #include "stormguard/core/validation.h"
 
 namespace stormguard::http {

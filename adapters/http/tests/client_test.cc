@@ -8,15 +8,15 @@
 #include <mutex>
 #include <vector>
 
-#include "stormguard/http/server.h"
 #include "client_test_util.h"
+#include "stormguard/http/server.h"
 #include "test_server.h"
 
 namespace stormguard::http {
 namespace {
 using namespace std::chrono_literals;
-using ::testing::ElementsAre;
 using ::testing::Each;
+using ::testing::ElementsAre;
 
 using testkit::Built;
 
@@ -102,8 +102,8 @@ TEST(HttpClientTest, PostWithKeyRetriesAndKeepsOneKeyAcrossAttempts) {
     res.status = ++calls < 3 ? 502 : 201;
   });
   srv.Start();
-  HttpResult r = MakeClient().Send(
-      {.method = "POST", .url = srv.Url("/charge"), .body = "{}", .idempotency_key = "order-7"});
+  HttpResult r =
+      MakeClient().Send({.method = "POST", .url = srv.Url("/charge"), .body = "{}", .idempotency_key = "order-7"});
   EXPECT_TRUE(r.ok());
   EXPECT_THAT(seen.keys, ElementsAre("order-7", "order-7", "order-7"));
 }
@@ -192,8 +192,8 @@ TEST(HttpClientTest, AKeyThatCannotBeSentIsRefusedBeforeSending) {
   });
   srv.Start();
   for (const std::string& key : {std::string(257, 'k'), std::string("k\xc3\xa9"), std::string("k\r\nx: 1")}) {
-    HttpResult r = MakeClient().Send(
-        {.method = "POST", .url = srv.Url("/charge"), .body = "{}", .idempotency_key = key});
+    HttpResult r =
+        MakeClient().Send({.method = "POST", .url = srv.Url("/charge"), .body = "{}", .idempotency_key = key});
     EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
     EXPECT_THAT(r.status.message(), ::testing::HasSubstr("idempotency_key: must be 1 to 256 printable ASCII"));
     EXPECT_EQ(r.attempts, 0);
@@ -330,9 +330,8 @@ struct FirstHangs {
 TEST(HttpClientTest, AGetIsRetriedAfterATimeoutThroughAPipelineSharedWithPosts) {
   FirstHangs s;
   // The retry does not say idempotent: the GET itself does.
-  auto pipeline = Built(PipelineBuilder()
-                            .AddRetry({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 1ms}})
-                            .AddAttemptTimeout(300ms));
+  auto pipeline = Built(
+      PipelineBuilder().AddRetry({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 1ms}}).AddAttemptTimeout(300ms));
   HttpResult r = MakeClient(pipeline).Send({.url = s.srv.Url("/stock")});
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   // The first attempt times out and is repeated. A later attempt may time
@@ -361,8 +360,8 @@ TEST(HttpClientTest, ABreakerInThePipelineAppliesToHttpCalls) {
     res.status = 503;
   });
   srv.Start();
-  auto breaker = CircuitBreaker::Create(
-      {.window_size = 2, .minimum_number_of_calls = 2, .wait_in_open = std::chrono::hours(1)});
+  auto breaker =
+      CircuitBreaker::Create({.window_size = 2, .minimum_number_of_calls = 2, .wait_in_open = std::chrono::hours(1)});
   ASSERT_TRUE(breaker.ok()) << breaker.status().ToString();
   auto pipeline = Built(PipelineBuilder()
                             .AddRetry({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 1ms}})

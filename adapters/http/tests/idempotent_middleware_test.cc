@@ -38,8 +38,7 @@ struct KeyedServer {
     return srv.Client();
   }
 
-  std::unique_ptr<IdempotencyStore> store =
-      IdempotencyStore::Create({.max_entries = 100, .ttl = 1h}).value();
+  std::unique_ptr<IdempotencyStore> store = IdempotencyStore::Create({.max_entries = 100, .ttl = 1h}).value();
   std::unique_ptr<Middleware> mw;
   testkit::TestServer srv;
   std::atomic<int> runs{0};
@@ -172,8 +171,8 @@ TEST(IdempotentMiddlewareTest, ARepeatWhileTheFirstStillRunsGets409) {
   });
   arrived.get_future().wait();
   // The repeat waits for the first within its own 50 ms budget, then gives up.
-  auto repeat = k.srv.Client().Post("/charge", {{"Idempotency-Key", "K"}, {"x-request-timeout-ms", "50"}},
-                                    "{}", "application/json");
+  auto repeat = k.srv.Client().Post("/charge", {{"Idempotency-Key", "K"}, {"x-request-timeout-ms", "50"}}, "{}",
+                                    "application/json");
   release.set_value();
   ASSERT_TRUE(repeat);
   EXPECT_EQ(repeat->status, 409);
@@ -194,11 +193,10 @@ TEST(IdempotentMiddlewareTest, PostRetriedAfterALostResponseTakesEffectOnce) {
   }));
   k.Start();
   auto client = HttpClient::Create({.pipeline = testkit::RetryPipeline({.max_attempts = 6,
-                                                                      .backoff = {.base = 1ms, .cap = 2ms},
-                                                                      .per_attempt_timeout = 150ms})})
+                                                                        .backoff = {.base = 1ms, .cap = 2ms},
+                                                                        .per_attempt_timeout = 150ms})})
                     .value();
-  const HttpRequest charge{.method = "POST", .url = k.srv.Url("/charge"), .body = "{}",
-                           .idempotency_key = "charge-42"};
+  const HttpRequest charge{.method = "POST", .url = k.srv.Url("/charge"), .body = "{}", .idempotency_key = "charge-42"};
   HttpResult r = client.Send(charge);
   ASSERT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_GE(r.attempts, 2);

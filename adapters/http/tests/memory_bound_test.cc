@@ -8,9 +8,9 @@
 #include <chrono>
 #include <fstream>
 
+#include "client_test_util.h"
 #include "stormguard/http/client.h"
 #include "stormguard/http/server.h"
-#include "client_test_util.h"
 #include "test_server.h"
 
 namespace stormguard::http {
@@ -130,8 +130,9 @@ TEST(MemoryBoundTest, AnEndlessBodyEndsAtTheClientsLimitQuickly) {
   });
   srv.Start();
   constexpr std::size_t kLimit = 8 * kMiB;
-  auto client = HttpClient::Create(
-      {.default_timeout = 10s, .pipeline = testkit::RetryPipeline({}), .max_response_bytes = kLimit}).value();
+  auto client =
+      HttpClient::Create({.default_timeout = 10s, .pipeline = testkit::RetryPipeline({}), .max_response_bytes = kLimit})
+          .value();
   const std::size_t before = ResidentBytes();
   const auto start = std::chrono::steady_clock::now();
   HttpResult r = client.Send({.url = srv.Url("/endless")});

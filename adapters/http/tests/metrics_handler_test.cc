@@ -19,14 +19,23 @@ using namespace std::chrono_literals;
 PolicyId RegisterValveFamilies() {
   const PolicyId valve = RegisterPolicyName("valve").value();
   const std::vector<std::string> positions = {"shut", "open"};
-  const Status s = RegisterMetricFamilies(
-      {{.name = "stormguard_valve_admitted_total", .help = "Calls the valve let through.", .policy = valve,
-        .kinds = {EventKind::kAdmitted}},
-       {.name = "stormguard_valve_moves_total", .help = "Valve moves, by position entered.", .policy = valve,
-        .kinds = {EventKind::kStateChanged}, .state_label = "position", .state_names = positions},
-       {.name = "stormguard_valve_position", .help = "1 for the valve's position, 0 for the other.",
-        .type = MetricType::kStateGauge, .policy = valve, .kinds = {EventKind::kStateChanged},
-        .state_label = "position", .state_names = positions}});
+  const Status s = RegisterMetricFamilies({{.name = "stormguard_valve_admitted_total",
+                                            .help = "Calls the valve let through.",
+                                            .policy = valve,
+                                            .kinds = {EventKind::kAdmitted}},
+                                           {.name = "stormguard_valve_moves_total",
+                                            .help = "Valve moves, by position entered.",
+                                            .policy = valve,
+                                            .kinds = {EventKind::kStateChanged},
+                                            .state_label = "position",
+                                            .state_names = positions},
+                                           {.name = "stormguard_valve_position",
+                                            .help = "1 for the valve's position, 0 for the other.",
+                                            .type = MetricType::kStateGauge,
+                                            .policy = valve,
+                                            .kinds = {EventKind::kStateChanged},
+                                            .state_label = "position",
+                                            .state_names = positions}});
   EXPECT_TRUE(s.ok()) << s.message();
   return valve;
 }
@@ -41,8 +50,12 @@ void Populate(MetricsListener& metrics) {
   CallContext ctx;
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(pipeline->Execute(ctx, [](CallContext&) { return Status::Ok(); }).ok());
   auto ev = [&](EventKind kind, PolicyId policy, std::string_view reason, int attempt = 1) {
-    inv.OnEvent(Event{.kind = kind, .policy = policy, .reason = reason, .attempt = attempt,
-                      .outcome = OutcomeClass::kTransient, .duration = 30ms});
+    inv.OnEvent(Event{.kind = kind,
+                      .policy = policy,
+                      .reason = reason,
+                      .attempt = attempt,
+                      .outcome = OutcomeClass::kTransient,
+                      .duration = 30ms});
   };
   ev(EventKind::kAttemptEnded, PolicyId::kPipeline, {});
   ev(EventKind::kRetryScheduled, PolicyId::kRetry, {});
@@ -59,7 +72,8 @@ void Populate(MetricsListener& metrics) {
   ev(EventKind::kHedgeWon, PolicyId::kHedge, {}, 2);
   ev(EventKind::kFallback, PolicyId::kFallback, "unavailable");
   ev(EventKind::kAbandoned, PolicyId::kTimeout, "ignored_stop");
-  metrics.For("we\"ird\\name\n\x01\x7f\xff\xc3\xa9")  // control bytes, DEL, invalid and valid UTF-8
+  metrics
+      .For("we\"ird\\name\n\x01\x7f\xff\xc3\xa9")  // control bytes, DEL, invalid and valid UTF-8
       .OnEvent(Event{.kind = EventKind::kFallback, .policy = PolicyId::kFallback});
   for (int w = 0; w < kWatchedCount; ++w) metrics.Watch("inventory", static_cast<Watched>(w), [] { return 3.0; });
   const PolicyId valve = RegisterValveFamilies();
@@ -68,8 +82,8 @@ void Populate(MetricsListener& metrics) {
 }
 
 TEST(MetricsHandlerTest, ServesAScrapeThatPromtoolAccepts) {
-  MetricsListener metrics(8);  // room for 8 instances and 8 watches
-  Populate(metrics);          // 2 instances, 7 watches
+  MetricsListener metrics(8);                                            // room for 8 instances and 8 watches
+  Populate(metrics);                                                     // 2 instances, 7 watches
   for (int i = 0; i < 7; ++i) metrics.For("more-" + std::to_string(i));  // the last is past the cap
   testkit::TestServer srv;
   srv.server.Get("/metrics", MetricsHandler(metrics));

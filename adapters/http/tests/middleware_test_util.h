@@ -18,8 +18,6 @@ inline std::unique_ptr<Middleware> MakeMiddleware(MiddlewareOptions o = {}) {
   return std::move(m).value();
 }
 
-inline httplib::Headers With(std::string name, std::string value) {
-  return {{std::move(name), std::move(value)}};
-}
+inline httplib::Headers With(std::string name, std::string value) { return {{std::move(name), std::move(value)}}; }
 
 }  // namespace stormguard::http::testkit

@@ -28,8 +28,8 @@ inline Lint Promtool(const std::string& text) {
     return {};
   }
   const auto file = std::filesystem::temp_directory_path() /
-                    ("stormguard_metrics_" + std::to_string(::getpid()) +
-                     "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".txt");
+                    ("stormguard_metrics_" + std::to_string(::getpid()) + "_" +
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".txt");
   std::ofstream(file) << text;
   const std::string cmd = "'" + promtool + "' check metrics < '" + file.string() + "' 2>&1";
   Lint lint;

@@ -8,16 +8,15 @@
 #include <future>
 #include <mutex>
 
-#include "stormguard/http/client.h"
 #include "client_test_util.h"
 #include "middleware_test_util.h"
+#include "stormguard/http/client.h"
 
 namespace stormguard::http {
 namespace {
 using namespace std::chrono_literals;
 using testkit::MakeMiddleware;
 using testkit::With;
-
 
 TEST(HttpMiddlewareTest, ExpiredRequestNeverReachesTheHandler) {
   testkit::TestServer srv;
@@ -110,9 +109,17 @@ TEST(HttpMiddlewareTest, HostileTimeoutHeadersNeverExtendTheServersMaximum) {
   }));
   srv.Start();
   httplib::Client cli("127.0.0.1", std::stoi(srv.Url("").substr(17)));
-  const std::vector<std::string> hostile = {
-      "99999999999999999999999", "9223372036854775807", "-5", "abc", "1e9", " 12 34",
-      std::string(10000, '9'), "0x10", "", "\xff\xfe", "12\0"};
+  const std::vector<std::string> hostile = {"99999999999999999999999",
+                                            "9223372036854775807",
+                                            "-5",
+                                            "abc",
+                                            "1e9",
+                                            " 12 34",
+                                            std::string(10000, '9'),
+                                            "0x10",
+                                            "",
+                                            "\xff\xfe",
+                                            "12\0"};
   std::size_t reached = 0;
   for (const std::string& v : hostile) {
     auto res = cli.Get("/work", With("x-request-timeout-ms", v));
@@ -168,8 +175,10 @@ TEST(HttpMiddlewareTest, AnswersNoRetryWhenADownstreamCallGaveUpAfterRetrying) {
   back.Start();
   testkit::TestServer front;
   auto mw = MakeMiddleware();
-  auto client = HttpClient::Create(
-      {.pipeline = testkit::RetryPipeline({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 2ms}})}).value();
+  auto client =
+      HttpClient::Create({.pipeline =
+                              testkit::RetryPipeline({.max_attempts = 3, .backoff = {.base = 1ms, .cap = 2ms}})})
+          .value();
   front.server.Get("/b", mw->Wrap([&](const httplib::Request&, httplib::Response& res, CallContext&) {
     res.status = client.Send({.url = back.Url("/c")}).ok() ? 200 : 503;
   }));
@@ -218,8 +227,8 @@ TEST(HttpMiddlewareTest, ThePipelinesGuardsShedWithNoRetryOrRetryAfter) {
 
 TEST(HttpMiddlewareTest, ServedFailuresCountForThePipelinesGuards) {
   testkit::TestServer srv;
-  auto breaker = CircuitBreaker::Create(
-      {.window_size = 2, .minimum_number_of_calls = 2, .wait_in_open = std::chrono::hours(1)});
+  auto breaker =
+      CircuitBreaker::Create({.window_size = 2, .minimum_number_of_calls = 2, .wait_in_open = std::chrono::hours(1)});
   ASSERT_TRUE(breaker.ok());
   auto mw = MakeMiddleware({.pipeline = testkit::Built(PipelineBuilder().AddCircuitBreaker(*breaker))});
   std::atomic<int> runs{0};
@@ -244,9 +253,8 @@ TEST(HttpMiddlewareTest, AServerPipelineThatWouldRunARequestTwiceIsRefused) {
 TEST(HttpMiddlewareTest, CountsBudgetsClampedToTheMaximum) {
   testkit::TestServer srv;
   auto mw = MakeMiddleware({.limits = {.default_budget = 2s, .max_budget = 5s}});
-  srv.server.Get("/work", mw->Wrap([](const httplib::Request&, httplib::Response& res, CallContext&) {
-    res.status = 200;
-  }));
+  srv.server.Get("/work",
+                 mw->Wrap([](const httplib::Request&, httplib::Response& res, CallContext&) { res.status = 200; }));
   srv.Start();
   httplib::Client cli = srv.Client();
   ASSERT_TRUE(cli.Get("/work", With("x-request-timeout-ms", "100")));

@@ -170,8 +170,12 @@ TEST(ServerTuningTest, ABodyOverTheLimitIsRefused) {
 
 TEST(ServerTuningTest, InvalidTuningNamesEveryField) {
   httplib::Server server;
-  const ServerTuning bad{.listen_backlog = 0, .workers = 5000, .keep_alive_max_count = 0,
-                         .keep_alive_timeout = 1500ms, .read_timeout = 0ms, .write_timeout = 2h,
+  const ServerTuning bad{.listen_backlog = 0,
+                         .workers = 5000,
+                         .keep_alive_max_count = 0,
+                         .keep_alive_timeout = 1500ms,
+                         .read_timeout = 0ms,
+                         .write_timeout = 2h,
                          .max_request_bytes = 0};
   Result<int> r = TuneAndBind(server, bad, "127.0.0.1");
   ASSERT_FALSE(r.ok());

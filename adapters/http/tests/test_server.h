@@ -11,9 +11,7 @@ namespace stormguard::http::testkit {
 
 class TestServer {
  public:
-  TestServer() {
-    server.set_keep_alive_max_count(1);
-  }
+  TestServer() { server.set_keep_alive_max_count(1); }
   ~TestServer() { Stop(); }
   TestServer(const TestServer&) = delete;
   TestServer& operator=(const TestServer&) = delete;
@@ -30,9 +28,7 @@ class TestServer {
     server.stop();
     if (thread_.joinable()) thread_.join();
   }
-  std::string Url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
+  std::string Url(const std::string& path) const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
   // A plain httplib client of this server (no stormguard in between).
   httplib::Client Client() const { return httplib::Client("127.0.0.1", port_); }
 

@@ -45,10 +45,10 @@ struct BackoffOptions {
   Duration base = std::chrono::milliseconds(100);
   // Linear growth per retry; zero means "same as base" (100, 200, 300...).
   Duration step = Duration::zero();
-  double multiplier = 2.0;        // exponential growth factor, >= 1
+  double multiplier = 2.0;  // exponential growth factor, >= 1
   Duration cap = std::chrono::seconds(30);
   Jitter jitter = Jitter::kNone;
-  double proportion = 0.2;        // for kProportional: a fraction of the wait, in [0, 1]
+  double proportion = 0.2;             // for kProportional: a fraction of the wait, in [0, 1]
   Duration spread = Duration::zero();  // for kUniform, half-width of the range
   double decorrelated_growth = 3.0;    // for kDecorrelated, > 1
 

@@ -111,8 +111,8 @@ struct ChaosConfig {
 // A preset by name (config/preset.h) and its parameters: every parameter,
 // the configuration's value or the preset's default.
 struct PresetConfig {
-  std::string name;            // "user_facing", "payment", or a program's own
-  nlohmann::json parameters;   // {"entry_timeout": "2s", ...}; absent ones take the preset's default
+  std::string name;           // "user_facing", "payment", or a program's own
+  nlohmann::json parameters;  // {"entry_timeout": "2s", ...}; absent ones take the preset's default
 };
 
 // A preset, or the stages outermost first (none: the call runs bare).

@@ -25,10 +25,9 @@
 // (a typo is never ignored); so is a key given twice in one object.
 //
 // Bounds, for a careless or hostile file: at most kMaxConfigBytes of text
-// and no NUL byte (nlohmann reads one as the end of the text), nesting at most kMaxConfigDepth deep, at most kMaxDestinations
-// destinations and kMaxMethods methods per destination, names at most
-// kMaxNameLength bytes, lists (stages, status codes) at most 64 items;
-// numbers beyond a double's range (1e400) are errors, never infinities.
+// and no NUL byte (nlohmann reads one as the end of the text), nesting at most kMaxConfigDepth deep, at most
+// kMaxDestinations destinations and kMaxMethods methods per destination, names at most kMaxNameLength bytes, lists
+// (stages, status codes) at most 64 items; numbers beyond a double's range (1e400) are errors, never infinities.
 // Parsing such a file takes time and memory linear in its size.
 //
 // Thread safety: pure functions.

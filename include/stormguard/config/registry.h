@@ -82,13 +82,13 @@ namespace stormguard::config {
 namespace config_internal {
 struct Snapshot;
 struct Holder;
-}
+}  // namespace config_internal
 
 struct ReloadEvent {
   std::string_view origin;  // what the caller named the source: a path, an etcd key
   bool accepted = false;
-  std::uint64_t version = 0;  // in force after this event; 0: the built-in default
-  bool on_defaults = true;    // no configuration was ever accepted
+  std::uint64_t version = 0;               // in force after this event; 0: the built-in default
+  bool on_defaults = true;                 // no configuration was ever accepted
   const std::vector<std::string>& errors;  // a rejection's reasons, each "json.path: reason"
 };
 
@@ -170,7 +170,7 @@ class Registry final : public PipelineSource {
   mutable std::mutex current_mu_;  // guards current_ and shared_, and pairs them with generation_
   std::shared_ptr<const Snapshot> current_;
   Holder* shared_ = nullptr;  // current_'s reference for threads beyond the slots
-  std::mutex apply_mu_;  // serialises Apply and Reject
+  std::mutex apply_mu_;       // serialises Apply and Reject
   std::atomic<std::uint64_t> accepted_{0}, rejected_{0}, version_{0};
 };
 

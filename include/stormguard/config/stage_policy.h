@@ -92,9 +92,9 @@ class StageConfig {
 // What a policy's build step may use while one pipeline is built.
 struct StageBuildContext {
   PipelineBuilder& builder;
-  const std::string& path;            // the stage's JSON path, for errors
-  std::vector<std::string>& errors;   // "path: reason"; any error refuses the configuration
-  const PipelineOptions& pipeline;    // the registry's listener, clock and timers
+  const std::string& path;                                // the stage's JSON path, for errors
+  std::vector<std::string>& errors;                       // "path: reason"; any error refuses the configuration
+  const PipelineOptions& pipeline;                        // the registry's listener, clock and timers
   config_internal::DestinationBuild* internal = nullptr;  // the library's own policies only
 };
 

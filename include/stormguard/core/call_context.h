@@ -24,20 +24,20 @@
 namespace stormguard {
 
 struct CallContext {
-  Deadline deadline{};               // the whole remaining budget
-  std::stop_token stop{};            // cancels the call (and its waits)
-  int attempt = 1;                   // 1 for the first try, 2 for the first retry...
-  bool incoming_is_retry = false;    // the request being served was a retry
+  Deadline deadline{};             // the whole remaining budget
+  std::stop_token stop{};          // cancels the call (and its waits)
+  int attempt = 1;                 // 1 for the first try, 2 for the first retry...
+  bool incoming_is_retry = false;  // the request being served was a retry
   // This call may run twice with the effect of once (HTTP GET, PUT, DELETE):
   // retries and hedges repeat it even after an ambiguous outcome. One
   // pipeline serves every method of a destination, so the call says it.
   bool idempotent = false;
-  std::string idempotency_key{};     // one logical operation across retries
+  std::string idempotency_key{};  // one logical operation across retries
   // The caller decided, by `idempotent` and `idempotency_key`, whether this
   // call may repeat: a retry's or hedge's own `idempotent` option does not
   // apply. The HTTP and gRPC clients always decide (per method and key).
   bool idempotency_decided = false;
-  bool downstream_gave_up = false;   // a downstream answered do-not-retry
+  bool downstream_gave_up = false;  // a downstream answered do-not-retry
 
   bool is_retry() const noexcept { return attempt > 1; }
 };

@@ -36,9 +36,7 @@ class Clock {
   // time was reached, false when the wait ended early because of `stop`.
   virtual bool SleepUntil(TimePoint t, std::stop_token stop) = 0;
 
-  bool SleepFor(Duration d, std::stop_token stop) {
-    return SleepUntil(SaturatingAdd(Now(), d), std::move(stop));
-  }
+  bool SleepFor(Duration d, std::stop_token stop) { return SleepUntil(SaturatingAdd(Now(), d), std::move(stop)); }
 
   // The process-wide monotonic clock (std::chrono::steady_clock).
   static Clock& Real() noexcept;
@@ -59,9 +57,7 @@ class ManualClock final : public Clock {
                        SleepMode mode = SleepMode::kAdvanceOnSleep) noexcept
       : now_(start.time_since_epoch().count()), mode_(mode) {}
 
-  TimePoint Now() const noexcept override {
-    return TimePoint(Duration(now_.load(std::memory_order_acquire)));
-  }
+  TimePoint Now() const noexcept override { return TimePoint(Duration(now_.load(std::memory_order_acquire))); }
 
   bool SleepUntil(TimePoint t, std::stop_token stop) override;
 

@@ -20,7 +20,7 @@ namespace stormguard {
 // What a hop keeps for itself before handing its budget downstream:
 // `fraction` of the remaining time plus a fixed `overhead`.
 struct HopReserve {
-  double fraction = 0.0;           // in [0, 1)
+  double fraction = 0.0;  // in [0, 1)
   Duration overhead = Duration::zero();
 };
 
@@ -47,14 +47,10 @@ class Deadline {
   constexpr bool Expired(TimePoint now) const noexcept { return !is_infinite() && now >= at_; }
 
   // The earlier of the two.
-  constexpr Deadline Min(Deadline other) const noexcept {
-    return Deadline(std::min(at_, other.at_));
-  }
+  constexpr Deadline Min(Deadline other) const noexcept { return Deadline(std::min(at_, other.at_)); }
   // This deadline, tightened to at most `now + limit` (a per-attempt timeout,
   // a server's own maximum).
-  constexpr Deadline Within(TimePoint now, Duration limit) const noexcept {
-    return Min(After(now, limit));
-  }
+  constexpr Deadline Within(TimePoint now, Duration limit) const noexcept { return Min(After(now, limit)); }
 
   // The deadline for the next hop: what remains minus this hop's reserve,
   // never later than this deadline and never before `now`. An infinite

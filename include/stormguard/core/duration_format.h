@@ -30,9 +30,8 @@ struct DurationUnit {
   std::string_view name;
   std::int64_t ns;
 };
-inline constexpr DurationUnit kDurationUnits[] = {{"h", 3'600'000'000'000}, {"m", 60'000'000'000},
-                                                  {"s", 1'000'000'000},     {"ms", 1'000'000},
-                                                  {"us", 1'000},            {"ns", 1}};
+inline constexpr DurationUnit kDurationUnits[] = {{"h", 3'600'000'000'000}, {"m", 60'000'000'000}, {"s", 1'000'000'000},
+                                                  {"ms", 1'000'000},        {"us", 1'000},         {"ns", 1}};
 
 std::string FormatDuration(Duration d);
 

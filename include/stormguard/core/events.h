@@ -38,23 +38,23 @@ namespace stormguard {
 class SuccessTally;
 
 enum class EventKind {
-  kAttemptStarted,   // an attempt is about to run (attempt = its number)
-  kAttemptEnded,     // it returned (outcome, latency)
-  kRetryScheduled,   // a retry will run after `wait`
-  kGaveUp,           // the retry policy stopped (reason)
-  kRejected,         // a guard refused the call (policy, reason)
-  kStateChanged,     // a breaker changed state (from_state, to_state), or a limiter its limit (reason)
-  kTimedOut,         // a timeout fired and cancelled an attempt
-  kHedgeLaunched,    // a hedged attempt was sent
-  kFallback,         // a fallback produced the result
-  kAbandoned,        // an attempt kept running after its timeout
-  kChaosInjected,    // fault injection hit this call (reason = what it injected)
-  kHedgeWon,         // a hedged attempt, not the primary, gave the call's answer (attempt = its
-                     // number, outcome = its class, duration = since the primary started)
-  kStateReported,    // a breaker's state as it starts reporting, once (to_state); not a
-                     // transition: a state gauge exists before the first one
-  kAdmitted,         // a guard let the call through: a program's own policy may report it (the
-                     // library's guards do not, to keep the success path free of events)
+  kAttemptStarted,  // an attempt is about to run (attempt = its number)
+  kAttemptEnded,    // it returned (outcome, latency)
+  kRetryScheduled,  // a retry will run after `wait`
+  kGaveUp,          // the retry policy stopped (reason)
+  kRejected,        // a guard refused the call (policy, reason)
+  kStateChanged,    // a breaker changed state (from_state, to_state), or a limiter its limit (reason)
+  kTimedOut,        // a timeout fired and cancelled an attempt
+  kHedgeLaunched,   // a hedged attempt was sent
+  kFallback,        // a fallback produced the result
+  kAbandoned,       // an attempt kept running after its timeout
+  kChaosInjected,   // fault injection hit this call (reason = what it injected)
+  kHedgeWon,        // a hedged attempt, not the primary, gave the call's answer (attempt = its
+                    // number, outcome = its class, duration = since the primary started)
+  kStateReported,   // a breaker's state as it starts reporting, once (to_state); not a
+                    // transition: a state gauge exists before the first one
+  kAdmitted,        // a guard let the call through: a program's own policy may report it (the
+                    // library's guards do not, to keep the success path free of events)
 };
 
 inline constexpr int kEventKindCount = static_cast<int>(EventKind::kAdmitted) + 1;
@@ -68,8 +68,8 @@ struct Event {
   // state (to_state). Values of the reporting policy's own state enum.
   std::uint8_t from_state = 0;
   std::uint8_t to_state = 0;
-  std::string_view scope{};        // the instance, set by a ScopedListener; "" when none
-  std::string_view reason{};       // why, in words for people (a stop reason, a refusal); static
+  std::string_view scope{};   // the instance, set by a ScopedListener; "" when none
+  std::string_view reason{};  // why, in words for people (a stop reason, a refusal); static
   TimePoint at{};
   int attempt = 0;
   OutcomeClass outcome = OutcomeClass::kSuccess;

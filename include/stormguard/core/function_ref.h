@@ -28,10 +28,10 @@ template <class R, class... Args>
 class FunctionRef<R(Args...)> {
  public:
   template <class F>
-    requires(!std::is_same_v<std::remove_cvref_t<F>, FunctionRef> &&
-             !std::is_function_v<std::remove_reference_t<F>> &&
+    requires(!std::is_same_v<std::remove_cvref_t<F>, FunctionRef> && !std::is_function_v<std::remove_reference_t<F>> &&
              std::is_invocable_r_v<R, F&, Args...>)
-  FunctionRef(F&& f) noexcept  // NOLINT: implicit, like std::function_ref
+  FunctionRef(F&& f)
+  noexcept  // NOLINT: implicit, like std::function_ref
       : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
         call_(&Trampoline<std::remove_reference_t<F>>) {}
 

@@ -23,19 +23,19 @@
 namespace stormguard {
 
 enum class PolicyId : std::uint16_t {
-  kNone,                 // no policy named (a default-built event)
-  kPipeline,             // the pipeline itself: the call's own attempts
+  kNone,      // no policy named (a default-built event)
+  kPipeline,  // the pipeline itself: the call's own attempts
   kRetry,
   kHedge,
   kCircuitBreaker,
   kBulkhead,
   kRateLimiter,
   kAdaptiveConcurrency,
-  kTimeout,              // the overall timeout stage
-  kAttemptTimeout,       // the per-attempt timeout stage
+  kTimeout,         // the overall timeout stage
+  kAttemptTimeout,  // the per-attempt timeout stage
   kFallback,
   kChaos,
-  kIdempotencyKey,       // the stage that requires an idempotency key
+  kIdempotencyKey,  // the stage that requires an idempotency key
   kTimeLimiter,
   // A program's own, handed out by RegisterPolicyName from here up.
   kFirstProgramPolicy = 0x100,

@@ -30,11 +30,11 @@ class Result {
  public:
   using value_type = T;
 
-  Result(const T& v) : value_(v) {}                    // NOLINT: implicit on purpose
+  Result(const T& v) : value_(v) {}  // NOLINT: implicit on purpose
   Result(T&& v) noexcept(std::is_nothrow_move_constructible_v<T>) : value_(std::move(v)) {}  // NOLINT
   // An OK status carries no value to explain: the Result becomes an
   // INTERNAL error (in every build type), which value() then reports.
-  Result(Status s) : status_(std::move(s)) {           // NOLINT
+  Result(Status s) : status_(std::move(s)) {  // NOLINT
     if (status_.ok()) status_ = Status::Internal("Result built from an OK status");
   }
 
@@ -76,9 +76,13 @@ class Result {
 // "did it succeed" and "which status".
 inline const Status& StatusOf(const Status& s) noexcept { return s; }
 template <class T>
-const Status& StatusOf(const Result<T>& r) noexcept { return r.status(); }
+const Status& StatusOf(const Result<T>& r) noexcept {
+  return r.status();
+}
 
-template <class T> struct IsResult : std::false_type {};
-template <class T> struct IsResult<Result<T>> : std::true_type {};
+template <class T>
+struct IsResult : std::false_type {};
+template <class T>
+struct IsResult<Result<T>> : std::true_type {};
 
 }  // namespace stormguard

@@ -60,8 +60,8 @@ struct RollingCounterOptions {
   static constexpr int kMaxBuckets = 512;
 
   Duration window = std::chrono::seconds(10);
-  int buckets = 10;   // in [1, kMaxBuckets]
-  int stripes = 0;    // see ResolveStripes(); 0 = one per hardware thread
+  int buckets = 10;  // in [1, kMaxBuckets]
+  int stripes = 0;   // see ResolveStripes(); 0 = one per hardware thread
 
   std::vector<std::string> Validate() const;
 };
@@ -106,20 +106,19 @@ class BasicRollingCounter {
   std::uint64_t EpochOf(TimePoint now, std::uint64_t newest) const noexcept;
   // Where stripe `stripe` stood on count `which` when `epoch` began,
   // stamped with the epoch (see rolling_counter.cc).
-  std::atomic<std::uint64_t>& start(std::size_t stripe, std::uint64_t epoch,
-                                    std::size_t which) const noexcept {
+  std::atomic<std::uint64_t>& start(std::size_t stripe, std::uint64_t epoch, std::size_t which) const noexcept {
     return starts_[((stripe * (ring_mask_ + 1)) + (epoch & ring_mask_)) * N + which];
   }
   std::uint64_t Advance(std::uint64_t epoch) noexcept;
   void RecordStarts(std::uint64_t first, std::uint64_t last) noexcept;
   Counts StripeCounts(std::size_t stripe, std::uint64_t epoch, std::uint64_t last) const noexcept;
 
-  std::int64_t width_;           // nanoseconds per bucket
+  std::int64_t width_;  // nanoseconds per bucket
   std::uint64_t buckets_;
-  std::uint64_t ring_mask_;      // ring size (a power of two >= buckets) - 1
+  std::uint64_t ring_mask_;  // ring size (a power of two >= buckets) - 1
   std::size_t stripe_mask_;
-  std::unique_ptr<Newest> newest_;                       // the newest bucket published
-  std::unique_ptr<Counters[]> counters_;                 // per stripe
+  std::unique_ptr<Newest> newest_;                        // the newest bucket published
+  std::unique_ptr<Counters[]> counters_;                  // per stripe
   std::unique_ptr<std::atomic<std::uint64_t>[]> starts_;  // per stripe, bucket, count
 };
 

@@ -46,10 +46,10 @@ std::string_view StatusCodeName(StatusCode code) noexcept;
 
 // What a failed response said about retrying it.
 struct RetryHints {
-  bool do_not_retry = false;               // downstream already gave up retrying
-  std::optional<Duration> pushback{};      // server asked for this pause
-  bool pushback_stop = false;              // server asked never to retry (negative pushback)
-  std::optional<OutcomeClass> outcome{};   // adapter's explicit classification
+  bool do_not_retry = false;              // downstream already gave up retrying
+  std::optional<Duration> pushback{};     // server asked for this pause
+  bool pushback_stop = false;             // server asked never to retry (negative pushback)
+  std::optional<OutcomeClass> outcome{};  // adapter's explicit classification
 };
 
 class Status {
@@ -96,12 +96,18 @@ class Status {
 
   const RetryHints& hints() const noexcept { return hints_; }
   RetryHints& mutable_hints() noexcept { return hints_; }
-  Status&& WithHints(RetryHints h) && noexcept { hints_ = std::move(h); return std::move(*this); }
+  Status&& WithHints(RetryHints h) && noexcept {
+    hints_ = std::move(h);
+    return std::move(*this);
+  }
 
   // The policy that refused the call ("retry_budget", "circuit_breaker"),
   // empty when the status came from the callee. A static string.
   std::string_view source() const noexcept { return source_; }
-  Status&& WithSource(std::string_view s) && noexcept { source_ = s; return std::move(*this); }
+  Status&& WithSource(std::string_view s) && noexcept {
+    source_ = s;
+    return std::move(*this);
+  }
 
   // "CODE: message" plus "[source]" when a policy produced it.
   std::string ToString() const;

@@ -85,7 +85,8 @@ class StopSourceLease {
     }
     const int slot = std::countr_zero(pool->free);
     lent_ = &pool->slots[slot];
-    if (lent_->id == 0) [[unlikely]] *lent_ = PooledStop::Fresh();
+    if (lent_->id == 0) [[unlikely]]
+      *lent_ = PooledStop::Fresh();
     bit_ = 1u << slot;
     free_ = &pool->free;
     *free_ &= ~bit_;
@@ -97,7 +98,8 @@ class StopSourceLease {
     }
     // A stopped source, or a token a callable put in ctx.stop in place of
     // this source's own: the slot drops it and makes a new one when next lent.
-    if (!lent_->Reusable()) [[unlikely]] *lent_ = PooledStop{};
+    if (!lent_->Reusable()) [[unlikely]]
+      *lent_ = PooledStop{};
     *free_ |= bit_;
   }
   StopSourceLease(const StopSourceLease&) = delete;
@@ -110,9 +112,9 @@ class StopSourceLease {
   void LendFromHeap();
   void ReturnToHeap() noexcept;
 
-  PooledStop* lent_ = nullptr;        // a slot of the pool, or a heap one
-  std::uint32_t* free_ = nullptr;     // the pool's free slots, null for a heap one
-  std::uint32_t bit_ = 0;             // this lease's slot in *free_
+  PooledStop* lent_ = nullptr;     // a slot of the pool, or a heap one
+  std::uint32_t* free_ = nullptr;  // the pool's free slots, null for a heap one
+  std::uint32_t bit_ = 0;          // this lease's slot in *free_
 };
 
 }  // namespace stormguard

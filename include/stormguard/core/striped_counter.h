@@ -39,7 +39,8 @@ std::size_t NextThreadStripe() noexcept;
 inline constexpr std::size_t kNoStripe = ~std::size_t{0};
 inline std::size_t& ThreadStripeSlot() noexcept {
   thread_local std::size_t stripe = kNoStripe;
-  if (stripe == kNoStripe) [[unlikely]] stripe = NextThreadStripe();
+  if (stripe == kNoStripe) [[unlikely]]
+    stripe = NextThreadStripe();
   return stripe;
 }
 }  // namespace internal

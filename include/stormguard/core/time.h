@@ -48,8 +48,6 @@ constexpr Duration SaturatingScale(Duration d, double factor) noexcept {
 }
 
 // Milliseconds as a double, for printing.
-constexpr double ToMillis(Duration d) noexcept {
-  return static_cast<double>(d.count()) / 1e6;
-}
+constexpr double ToMillis(Duration d) noexcept { return static_cast<double>(d.count()) / 1e6; }
 
 }  // namespace stormguard

@@ -61,7 +61,8 @@ class SmallTask {
   SmallTask() noexcept = default;
   template <class F>
     requires(!std::is_same_v<std::decay_t<F>, SmallTask>)
-  SmallTask(F f) noexcept  // NOLINT: implicit, so a lambda converts
+  SmallTask(F f)
+  noexcept  // NOLINT: implicit, so a lambda converts
       : call_([](const void* p) { (*static_cast<const F*>(p))(); }) {
     static_assert(std::is_trivially_copyable_v<F> && std::is_trivially_destructible_v<F>,
                   "a SmallTask captures only pointers and plain values");

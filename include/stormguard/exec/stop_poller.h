@@ -27,8 +27,7 @@ namespace stormguard {
 
 class StopPoller {
  public:
-  StopPoller(TimerService& timers, Duration interval, std::function<bool()> condition,
-             std::stop_source& target);
+  StopPoller(TimerService& timers, Duration interval, std::function<bool()> condition, std::stop_source& target);
   ~StopPoller() { Stop(); }
   StopPoller(const StopPoller&) = delete;
   StopPoller& operator=(const StopPoller&) = delete;

@@ -156,7 +156,7 @@ class TimerService {
   std::atomic<std::int64_t> sleeping_until_{kAwake};
   std::mutex wake_mu_;
   std::stop_source wake_{std::nostopstate};  // guarded by wake_mu_: ends the current sleep
-  std::jthread thread_;  // last: starts after everything above exists
+  std::jthread thread_;                      // last: starts after everything above exists
 };
 
 // Arms a timer for its lifetime: disarms (and waits out a running firing) on

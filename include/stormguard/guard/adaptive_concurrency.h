@@ -47,9 +47,9 @@ enum class LimitKind { kAimd, kGradient };
 
 struct AdaptiveLimiterOptions {
   LimitKind algorithm = LimitKind::kGradient;
-  AimdLimitOptions aimd{};        // used when algorithm == kAimd
+  AimdLimitOptions aimd{};          // used when algorithm == kAimd
   GradientLimitOptions gradient{};  // used when algorithm == kGradient
-  Listener* listener = nullptr;   // kRejected, kStateChanged; may be null
+  Listener* listener = nullptr;     // kRejected, kStateChanged; may be null
 
   // Checks the options of the chosen algorithm only.
   std::vector<std::string> Validate() const;
@@ -99,8 +99,7 @@ class AdaptiveLimiter {
   // template, so that Create({}) means the options (a braced list deduces
   // no algorithm type).
   template <std::derived_from<LimitAlgorithm> A>
-  static Result<std::shared_ptr<AdaptiveLimiter>> Create(std::unique_ptr<A> algorithm,
-                                                         Listener* listener = nullptr) {
+  static Result<std::shared_ptr<AdaptiveLimiter>> Create(std::unique_ptr<A> algorithm, Listener* listener = nullptr) {
     return CreateWith(std::move(algorithm), listener);
   }
 

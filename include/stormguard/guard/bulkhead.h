@@ -97,9 +97,9 @@ class BulkheadPermit {
 };
 
 struct BulkheadOptions {
-  int max_concurrent = 25;                 // >= 1 (Resilience4j's default)
-  Duration max_wait = Duration::zero();    // >= 0; 0 refuses at once when full
-  Listener* listener = nullptr;            // kRejected, kAbandoned; may be null
+  int max_concurrent = 25;               // >= 1 (Resilience4j's default)
+  Duration max_wait = Duration::zero();  // >= 0; 0 refuses at once when full
+  Listener* listener = nullptr;          // kRejected, kAbandoned; may be null
   // Stripes of the in-use count (see Striping): 0 = automatic, 1 = a single
   // shared count, else rounded up to a power of two (at most 64) and lowered
   // until every stripe has a slot.
@@ -109,10 +109,10 @@ struct BulkheadOptions {
 };
 
 struct BulkheadStats {
-  int in_use = 0;                // slots taken, abandoned ones included
-  int waiting = 0;               // callers blocked in Acquire
-  int abandoned = 0;             // slots held by work whose caller gave up
-  std::int64_t rejected = 0;     // refusals: full, or the wait timed out
+  int in_use = 0;             // slots taken, abandoned ones included
+  int waiting = 0;            // callers blocked in Acquire
+  int abandoned = 0;          // slots held by work whose caller gave up
+  std::int64_t rejected = 0;  // refusals: full, or the wait timed out
   std::int64_t abandoned_total = 0;
 };
 
@@ -140,8 +140,8 @@ class Bulkhead {
     const std::size_t home = ThreadStripe() & stripe_mask_;
     Stripe& stripe = stripes_[home];
     int cur = stripe.in_use.load(std::memory_order_seq_cst);
-    if (cur < stripe.capacity &&
-        stripe.in_use.compare_exchange_strong(cur, cur + 1, std::memory_order_seq_cst)) [[likely]] {
+    if (cur < stripe.capacity && stripe.in_use.compare_exchange_strong(cur, cur + 1, std::memory_order_seq_cst))
+        [[likely]] {
       return BulkheadPermit(this, home);
     }
     const std::size_t taken = TryTake();
@@ -201,7 +201,8 @@ class Bulkhead {
   // seq_cst like TryTake's (bulkhead.cc): a releaser and a new waiter each see the other.
   void Give(std::size_t stripe) noexcept {
     stripes_[stripe].in_use.fetch_sub(1, std::memory_order_seq_cst);
-    if (waiting_.load(std::memory_order_seq_cst) > 0) [[unlikely]] HandOffToWaiters();
+    if (waiting_.load(std::memory_order_seq_cst) > 0) [[unlikely]]
+      HandOffToWaiters();
   }
   int InUse() const noexcept;
   void HandOffToWaiters();
@@ -224,7 +225,8 @@ class Bulkhead {
 
 inline void BulkheadPermit::Release() noexcept {
   if (owner_ == nullptr) return;
-  if (abandoned_) [[unlikely]] owner_->abandoned_.fetch_sub(1, std::memory_order_relaxed);
+  if (abandoned_) [[unlikely]]
+    owner_->abandoned_.fetch_sub(1, std::memory_order_relaxed);
   std::exchange(owner_, nullptr)->Give(stripe_);
   abandoned_ = false;
 }

@@ -125,9 +125,9 @@ constexpr bool CircuitTransitionAllowed(CircuitState from, CircuitState to) noex
 // but exhausted deadlines; kDoNotRetry counts, because the dependency
 // answered with a failure (its own downstream gave up). kPermanent
 // (400/404...) counts as a success: the dependency answered, correctly.
-inline constexpr OutcomeSet kDefaultBreakerFailures{
-    OutcomeClass::kTransient, OutcomeClass::kOverloaded, OutcomeClass::kAmbiguous,
-    OutcomeClass::kDoNotRetry, OutcomeClass::kDeadlineExceeded};
+inline constexpr OutcomeSet kDefaultBreakerFailures{OutcomeClass::kTransient, OutcomeClass::kOverloaded,
+                                                    OutcomeClass::kAmbiguous, OutcomeClass::kDoNotRetry,
+                                                    OutcomeClass::kDeadlineExceeded};
 // Ignored by default: a cancelled call says nothing about the dependency
 // (the caller went away). An ignored call is not recorded at all; in
 // half-open it gives its trial permit back.
@@ -144,11 +144,11 @@ inline constexpr OutcomeSet kDefaultBreakerIgnored{OutcomeClass::kCancelled};
 // kept to a millionth; Resilience4j's failureRateThreshold=50 (percent) is
 // failure_rate_threshold = 0.5. Durations are std::chrono.
 struct CircuitBreakerOptions {
-  double failure_rate_threshold = 0.5;       // fraction, (0, 1]; trips at >=
-  double slow_call_rate_threshold = 0.5;     // fraction, (0, 1]; trips at >=
+  double failure_rate_threshold = 0.5;                    // fraction, (0, 1]; trips at >=
+  double slow_call_rate_threshold = 0.5;                  // fraction, (0, 1]; trips at >=
   Duration slow_call_duration = std::chrono::seconds(2);  // a call longer than this is slow
   WindowKind window_kind = WindowKind::kCountBased;
-  int window_size = 100;                     // calls, or seconds for kTimeBased
+  int window_size = 100;  // calls, or seconds for kTimeBased
   // Calls the window must hold before a rate is computed (for a count
   // window at most window_size; for a time window, per window_size seconds).
   int minimum_number_of_calls = 100;
@@ -166,7 +166,7 @@ struct CircuitBreakerOptions {
   Duration max_wait_in_half_open = Duration::zero();
   OutcomeSet failure_outcomes = kDefaultBreakerFailures;  // anything else recorded is a success
   OutcomeSet ignored_outcomes = kDefaultBreakerIgnored;
-  Listener* listener = nullptr;                // optional; must outlive the breaker
+  Listener* listener = nullptr;  // optional; must outlive the breaker
   // Required with automatic_transition_from_open_to_half_open (else unused):
   // on the clock the breaker's `now` comes from; must outlive the breaker.
   // PipelineBuilder and the config registry give their own.
@@ -247,8 +247,7 @@ class CircuitBreaker {
   explicit CircuitBreaker(CircuitBreakerOptions options);
 
   static constexpr bool AlwaysPermits(CircuitState s) noexcept {
-    return s == CircuitState::kClosed || s == CircuitState::kDisabled ||
-           s == CircuitState::kMetricsOnly;
+    return s == CircuitState::kClosed || s == CircuitState::kDisabled || s == CircuitState::kMetricsOnly;
   }
 
   Admission Admit(TimePoint now) noexcept;
@@ -267,8 +266,7 @@ class CircuitBreaker {
   void Record(OutcomeClass outcome, Duration latency, TimePoint now) noexcept;
   void RecordClosed(CallRecord call, TimePoint now) noexcept;
   void RecordHalfOpen(CallRecord call, TimePoint now) noexcept;
-  void RecordMetricsOnly(CallRecord call, OutcomeClass outcome, Duration latency,
-                         TimePoint now) noexcept;
+  void RecordMetricsOnly(CallRecord call, OutcomeClass outcome, Duration latency, TimePoint now) noexcept;
 
   Status MoveTo(CircuitState to, TimePoint now);
   // Moves `from` -> `to` if the circuit is still in `from` and, leaving open
@@ -279,20 +277,20 @@ class CircuitBreaker {
 
   // Read on every call: kept together at the front.
   std::atomic<CircuitState> state_{CircuitState::kClosed};
-  std::atomic<std::int64_t> open_until_ns_{0};           // open: when half-open may begin
-  std::atomic<std::int64_t> half_open_until_ns_{0};      // half-open: when it gives up
-  std::atomic<int> trial_permits_{0};                    // half-open permits left
-  std::atomic<bool> judging_trials_{false};              // metrics() shows the trial window
+  std::atomic<std::int64_t> open_until_ns_{0};       // open: when half-open may begin
+  std::atomic<std::int64_t> half_open_until_ns_{0};  // half-open: when it gives up
+  std::atomic<int> trial_permits_{0};                // half-open permits left
+  std::atomic<bool> judging_trials_{false};          // metrics() shows the trial window
 
   const CircuitBreakerOptions o_;
   const CircuitBehavior behavior_;
-  std::unique_ptr<SlidingWindow> window_;                // closed and metrics_only
-  const CountWindow* count_window_;                      // window_ when count-based, else null
-  CountWindow trial_window_;                             // half-open
-  std::mutex mu_;                                        // serialises transitions
-  int consecutive_opens_ = 0;                            // guarded by mu_
-  std::weak_ptr<CircuitBreaker> self_;                   // set by Create: what the timer holds
-  TimerHandle open_timer_;                               // guarded by mu_
+  std::unique_ptr<SlidingWindow> window_;                    // closed and metrics_only
+  const CountWindow* count_window_;                          // window_ when count-based, else null
+  CountWindow trial_window_;                                 // half-open
+  std::mutex mu_;                                            // serialises transitions
+  int consecutive_opens_ = 0;                                // guarded by mu_
+  std::weak_ptr<CircuitBreaker> self_;                       // set by Create: what the timer holds
+  TimerHandle open_timer_;                                   // guarded by mu_
   std::weak_ptr<CircuitBreaker>* open_timer_arg_ = nullptr;  // guarded by mu_; the callback frees it
 };
 

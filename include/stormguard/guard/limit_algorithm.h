@@ -64,8 +64,8 @@ struct AimdLimitOptions {
   int initial_limit = 20;
   int min_limit = 20;
   int max_limit = 200;
-  double backoff_ratio = 0.9;                      // kept on a drop: a fraction in [0.5, 1)
-  Duration timeout = std::chrono::seconds(5);      // a slower sample counts as a drop
+  double backoff_ratio = 0.9;                  // kept on a drop: a fraction in [0.5, 1)
+  Duration timeout = std::chrono::seconds(5);  // a slower sample counts as a drop
 
   std::vector<std::string> Validate() const;
 };
@@ -89,10 +89,10 @@ struct GradientLimitOptions {
   int initial_limit = 20;
   int min_limit = 20;
   int max_limit = 200;
-  double smoothing = 0.2;       // in (0, 1]: share of the new estimate taken per sample
-  int queue_size = 4;           // >= 0: growth allowance per sample before smoothing
-  double rtt_tolerance = 1.5;   // >= 1: latency increase accepted before shrinking
-  int long_window = 600;        // >= 1 samples in the baseline's exponential average
+  double smoothing = 0.2;      // in (0, 1]: share of the new estimate taken per sample
+  int queue_size = 4;          // >= 0: growth allowance per sample before smoothing
+  double rtt_tolerance = 1.5;  // >= 1: latency increase accepted before shrinking
+  int long_window = 600;       // >= 1 samples in the baseline's exponential average
 
   std::vector<std::string> Validate() const;
 };
@@ -109,8 +109,7 @@ class GradientLimit final : public LimitAlgorithm {
   Duration baseline() const noexcept { return Duration(static_cast<Duration::rep>(baseline_)); }
 
  private:
-  explicit GradientLimit(const GradientLimitOptions& o) noexcept
-      : o_(o), estimate_(o.initial_limit) {}
+  explicit GradientLimit(const GradientLimitOptions& o) noexcept : o_(o), estimate_(o.initial_limit) {}
 
   void AddToBaseline(double rtt) noexcept;
 

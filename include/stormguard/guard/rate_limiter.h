@@ -152,8 +152,7 @@ class RateLimiter {
   // there is in *wait) otherwise.
   bool Take(std::int64_t now, std::int64_t max_wait, std::int64_t* wait) noexcept;
   // One stripe: takes a token if its wait is <= max_wait; else false with that wait.
-  bool TakeFrom(Stripe& stripe, std::int64_t now, std::int64_t max_wait, std::int64_t* wait,
-                bool home) noexcept;
+  bool TakeFrom(Stripe& stripe, std::int64_t now, std::int64_t max_wait, std::int64_t* wait, bool home) noexcept;
   Status Reject(TimePoint now, std::int64_t wait, Duration max_wait);
 
   RateLimiterOptions o_;

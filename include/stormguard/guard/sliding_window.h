@@ -113,9 +113,7 @@ class SlidingWindow {
   // Forgets every call; safe while other threads Record.
   virtual void Reset() noexcept = 0;
 
-  WindowMetrics Metrics(TimePoint now) const noexcept {
-    return WindowMetrics::From(Counts(now), minimum_calls_);
-  }
+  WindowMetrics Metrics(TimePoint now) const noexcept { return WindowMetrics::From(Counts(now), minimum_calls_); }
 
  protected:
   SlidingWindow(int size, int minimum_calls) noexcept : size_(size), minimum_calls_(minimum_calls) {}
@@ -145,7 +143,7 @@ class CountWindow final : public SlidingWindow {
   std::unique_ptr<std::atomic<std::uint8_t>[]> slots_;  // 0 = empty, else kRecorded | ...
   std::atomic<std::uint32_t> next_{0};                  // the slot the next call takes
   std::atomic<std::int64_t> calls_{0};
-  std::atomic<std::uint64_t> bad_{0};                   // failures + slow calls << 32
+  std::atomic<std::uint64_t> bad_{0};  // failures + slow calls << 32
 };
 
 // The calls of the last `size` seconds, one bucket per second of `now`.

@@ -75,8 +75,8 @@
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/events.h"
 #include "stormguard/core/internal/call_helpers.h"
-#include "stormguard/guard/bulkhead.h"
 #include "stormguard/exec/executor.h"
+#include "stormguard/guard/bulkhead.h"
 
 namespace stormguard {
 
@@ -93,12 +93,12 @@ struct TimeLimiterOptions {
 
 // A snapshot of separate counters (not one atomic picture).
 struct TimeLimiterStats {
-  int running = 0;                 // slots taken: queued or running, abandoned included
-  int abandoned = 0;               // of those, work whose caller already left
+  int running = 0;    // slots taken: queued or running, abandoned included
+  int abandoned = 0;  // of those, work whose caller already left
   std::int64_t abandoned_total = 0;
-  std::int64_t timed_out = 0;      // callers answered DEADLINE_EXCEEDED at the deadline
-  std::int64_t cancelled = 0;      // callers answered CANCELLED (ctx.stop)
-  std::int64_t rejected = 0;       // refused: full, executor full, deadline expired
+  std::int64_t timed_out = 0;  // callers answered DEADLINE_EXCEEDED at the deadline
+  std::int64_t cancelled = 0;  // callers answered CANCELLED (ctx.stop)
+  std::int64_t rejected = 0;   // refused: full, executor full, deadline expired
 };
 
 namespace time_limiter_internal {
@@ -179,8 +179,8 @@ class TimeLimiter {
     Deadline deadline;
     Result<BulkheadPermit> slot = Admit(ctx, deadline);
     if (!slot.ok()) return R(std::move(slot).status());
-    auto* call = new time_limiter_internal::Call<Fn, R>(core_, ctx, deadline, std::move(slot).value(),
-                                                         std::forward<F>(work));
+    auto* call =
+        new time_limiter_internal::Call<Fn, R>(core_, ctx, deadline, std::move(slot).value(), std::forward<F>(work));
     Status answer;
     if (Await(*call, ctx, answer)) {  // the work ended in time: its result is the answer
       R r = std::move(*call->result);

@@ -49,14 +49,14 @@
 namespace stormguard {
 
 struct AdaptiveTimeoutOptions {
-  std::shared_ptr<LatencyTracker> latency;  // required: the samples it follows
-  double quantile = 0.999;                  // a fraction in (0, 1]: 0.999 is p99.9
-  double factor = 2.0;                      // headroom over the quantile, >= 1
-  Duration min = std::chrono::milliseconds(1);  // floor of the live value, > 0
-  Duration max = std::chrono::seconds(10);      // ceiling of the live value, >= min
-  Duration warmup = std::chrono::seconds(1);    // until the tracker holds min_samples
+  std::shared_ptr<LatencyTracker> latency;            // required: the samples it follows
+  double quantile = 0.999;                            // a fraction in (0, 1]: 0.999 is p99.9
+  double factor = 2.0;                                // headroom over the quantile, >= 1
+  Duration min = std::chrono::milliseconds(1);        // floor of the live value, > 0
+  Duration max = std::chrono::seconds(10);            // ceiling of the live value, >= min
+  Duration warmup = std::chrono::seconds(1);          // until the tracker holds min_samples
   Duration refresh = std::chrono::milliseconds(100);  // reuse a computed value this long
-  bool record_successes = true;  // false: another recorder (a hedge) adds them to `latency`
+  bool record_successes = true;                       // false: another recorder (a hedge) adds them to `latency`
 
   std::vector<std::string> Validate() const;
 };

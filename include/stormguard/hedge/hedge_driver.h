@@ -88,11 +88,11 @@ namespace stormguard {
 
 // What one ExecuteHedged call did, for tests, logs and the simulator.
 struct HedgeRun {
-  int attempts = 0;                       // launched, the primary included
-  int winner = 0;                         // 1-based index of the result returned as the answer; 0: all failed
-  int cancelled = 0;                      // losers told to stop when the answer came
-  HedgeStop stop = HedgeStop::kNone;      // the last reason a hedge was held back, or kFatal
-  Duration loser_wait = Duration::zero(); // from the answer until the last loser returned
+  int attempts = 0;                        // launched, the primary included
+  int winner = 0;                          // 1-based index of the result returned as the answer; 0: all failed
+  int cancelled = 0;                       // losers told to stop when the answer came
+  HedgeStop stop = HedgeStop::kNone;       // the last reason a hedge was held back, or kFatal
+  Duration loser_wait = Duration::zero();  // from the answer until the last loser returned
 };
 
 namespace hedge_internal {
@@ -207,8 +207,7 @@ class BlockingHedge final : public BlockingHedgeBase {
 }  // namespace hedge_internal
 
 template <class F>
-auto ExecuteHedged(const HedgePolicy& policy, CallContext& ctx, F&& fn, Executor& executor,
-                   HedgeRun* run = nullptr) {
+auto ExecuteHedged(const HedgePolicy& policy, CallContext& ctx, F&& fn, Executor& executor, HedgeRun* run = nullptr) {
   using R = std::invoke_result_t<F&, CallContext&>;
   hedge_internal::BlockingHedge<std::remove_reference_t<F>, R> call(policy, ctx, fn, executor, run);
   return call.Run();

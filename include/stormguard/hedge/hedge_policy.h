@@ -110,23 +110,23 @@ struct HedgeState {
 struct HedgeOptions {
   static constexpr int kMaxHedgedAttempts = 4;  // gRPC caps maxAttempts at 5 in all
 
-  Duration delay = std::chrono::seconds(2);  // Polly's default; see banner for 0 and infinite
-  int max_hedged_attempts = 1;               // backups after the primary: 1..4 (Polly default 1)
-  std::shared_ptr<LatencyTracker> latency;   // optional: the delay follows its quantile
-  double quantile = 0.95;                    // a fraction in (0, 1]: 0.95 is p95
-  Duration min_delay = std::chrono::milliseconds(1);  // floor of a live delay
-  Duration max_delay = std::chrono::seconds(10);      // ceiling of a live delay
+  Duration delay = std::chrono::seconds(2);                 // Polly's default; see banner for 0 and infinite
+  int max_hedged_attempts = 1;                              // backups after the primary: 1..4 (Polly default 1)
+  std::shared_ptr<LatencyTracker> latency;                  // optional: the delay follows its quantile
+  double quantile = 0.95;                                   // a fraction in (0, 1]: 0.95 is p95
+  Duration min_delay = std::chrono::milliseconds(1);        // floor of a live delay
+  Duration max_delay = std::chrono::seconds(10);            // ceiling of a live delay
   Duration delay_refresh = std::chrono::milliseconds(100);  // reuse a live delay this long
   // Failures that let other attempts still succeed (gRPC nonFatalStatusCodes
   // UNAVAILABLE/ABORTED are kTransient here). Must not contain success.
   OutcomeSet non_fatal{OutcomeClass::kTransient};
-  bool idempotent = false;                   // see banner: keyed calls hedge either way
-  bool hedge_when_serving_a_retry = false;   // the retry flag, as for retries
-  Duration min_attempt_time = Duration::zero();  // least time an attempt needs
+  bool idempotent = false;                           // see banner: keyed calls hedge either way
+  bool hedge_when_serving_a_retry = false;           // the retry flag, as for retries
+  Duration min_attempt_time = Duration::zero();      // least time an attempt needs
   Duration max_pushback = std::chrono::seconds(30);  // clamp on server pushback
-  std::shared_ptr<RetryBudget> budget;       // optional, shared with the retry policy
+  std::shared_ptr<RetryBudget> budget;               // optional, shared with the retry policy
   const Classifier* classifier = &DefaultClassifier();
-  Listener* listener = nullptr;              // optional
+  Listener* listener = nullptr;  // optional
 
   std::vector<std::string> Validate() const;
 };

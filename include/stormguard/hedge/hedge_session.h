@@ -48,9 +48,9 @@ namespace stormguard {
 struct HedgeActions {
   std::uint8_t launch_first = 0;
   std::uint8_t launch_end = 0;
-  std::uint8_t cancel = 0;     // bit i: tell attempt i to stop
-  bool cancel_timer = false;   // the current timer is no longer wanted
-  bool arm_timer = false;      // replace the current timer by one at timer_at
+  std::uint8_t cancel = 0;    // bit i: tell attempt i to stop
+  bool cancel_timer = false;  // the current timer is no longer wanted
+  bool arm_timer = false;     // replace the current timer by one at timer_at
   bool answered = false;
   TimePoint timer_at{};
 };
@@ -110,7 +110,7 @@ class HedgeSession {
   int in_flight() const noexcept { return in_flight_; }
   // The answer's attempt index: the winner, else the last non-fatal failure.
   int answer() const noexcept { return winner_ >= 0 ? winner_ : last_failure_; }
-  int winner() const noexcept { return winner_; }   // -1: every attempt failed non-fatally
+  int winner() const noexcept { return winner_; }  // -1: every attempt failed non-fatally
   int launched() const noexcept { return state_.launched; }
   int cancelled() const noexcept { return cancelled_; }
   HedgeStop stop() const noexcept { return stop_; }  // the last reason a hedge was held back, or kFatal

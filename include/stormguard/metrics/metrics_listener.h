@@ -70,13 +70,13 @@ namespace stormguard {
 
 // What a watch reads at scrape time; each kind is one metric family.
 enum class Watched {
-  kBulkheadInUse,          // gauge: calls holding a bulkhead slot
-  kBulkheadLimit,          // gauge: the bulkhead's slots
-  kAdaptiveInUse,          // gauge: calls the adaptive limiter admitted and not yet ended
-  kAdaptiveLimit,          // gauge: the adaptive limit now
-  kBudgetTokens,           // gauge: tokens left in a retry budget
-  kReloadsAccepted,        // counter: configurations applied
-  kReloadsRejected,        // counter: configurations refused
+  kBulkheadInUse,    // gauge: calls holding a bulkhead slot
+  kBulkheadLimit,    // gauge: the bulkhead's slots
+  kAdaptiveInUse,    // gauge: calls the adaptive limiter admitted and not yet ended
+  kAdaptiveLimit,    // gauge: the adaptive limit now
+  kBudgetTokens,     // gauge: tokens left in a retry budget
+  kReloadsAccepted,  // counter: configurations applied
+  kReloadsRejected,  // counter: configurations refused
 };
 inline constexpr int kWatchedCount = static_cast<int>(Watched::kReloadsRejected) + 1;
 
@@ -138,7 +138,7 @@ class MetricsListener final : public Listener {
 
   const std::size_t max_instances_;
   const std::size_t mask_;
-  std::unique_ptr<Slot[]> slots_;  // open addressing by name; read without a lock
+  std::unique_ptr<Slot[]> slots_;                                      // open addressing by name; read without a lock
   std::unique_ptr<std::atomic<metrics_internal::Instance*>[]> order_;  // registration order
   std::atomic<std::size_t> count_{0};
   std::atomic<std::uint64_t> overflow_{0};

@@ -122,10 +122,9 @@ class AsyncResultCall : public AsyncCall {
 template <class R>
 class AsyncBranchFrame final : public AsyncBranch {
  public:
-  static AsyncBranch& Make(AsyncResultCall<R>& root, AsyncCall& parent, std::size_t first,
-                           AsyncBranchOwner& owner) {
-    const std::size_t head = (sizeof(AsyncBranchFrame) + alignof(std::max_align_t) - 1) &
-                             ~(alignof(std::max_align_t) - 1);
+  static AsyncBranch& Make(AsyncResultCall<R>& root, AsyncCall& parent, std::size_t first, AsyncBranchOwner& owner) {
+    const std::size_t head =
+        (sizeof(AsyncBranchFrame) + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
     const std::size_t bytes = head + StateBytes(parent, first);
     void* memory = core_internal::AllocateBlock(bytes);
     auto* states = static_cast<unsigned char*>(memory) + head;
@@ -165,10 +164,9 @@ template <class R, class A, class D, class G>
 class AsyncFrame final : public AsyncResultCall<R> {
  public:
   // Allocates the frame with room for every stage's state, and starts it.
-  static void Launch(std::shared_ptr<const AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers, A attempt,
-                     D done, std::optional<G> fallback) {
-    const std::size_t head = (sizeof(AsyncFrame) + alignof(std::max_align_t) - 1) &
-                             ~(alignof(std::max_align_t) - 1);
+  static void Launch(std::shared_ptr<const AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers, A attempt, D done,
+                     std::optional<G> fallback) {
+    const std::size_t head = (sizeof(AsyncFrame) + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
     const std::size_t bytes = head + plan->state_bytes;
     void* memory = core_internal::AllocateBlock(bytes);
     auto* states = static_cast<unsigned char*>(memory) + head;

@@ -105,7 +105,7 @@ class AsyncStep {
   bool has_fallback() const noexcept;
   Status Fallback(const Status& why) const;
 
-  void RunInner() const;            // tail call
+  void RunInner() const;             // tail call
   void Finish(Status status) const;  // tail call
 
  private:
@@ -132,7 +132,7 @@ struct AsyncPlan {
   std::vector<AsyncStateLayout> layouts;
   std::vector<std::size_t> offsets;  // of each stage's state in the frame's state block
   std::size_t state_bytes = 0;
-  Status unsupported;  // OK, or why this pipeline cannot run asynchronously
+  Status unsupported;                   // OK, or why this pipeline cannot run asynchronously
   std::shared_ptr<AsyncTimers> timers;  // the completion driver's
   Clock* clock = nullptr;
   Listener* listener = nullptr;
@@ -161,8 +161,7 @@ class AsyncCall {
   // `states` holds the states of stages [first, end), laid out as in the
   // plan from offset `base` on (a branch's block holds only its own).
   AsyncCall(std::shared_ptr<const pipeline_internal::AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers,
-            void* states, std::size_t first = 0, std::size_t base = 0,
-            AsyncBranchOwner* owner = nullptr) noexcept;
+            void* states, std::size_t first = 0, std::size_t base = 0, AsyncBranchOwner* owner = nullptr) noexcept;
   virtual ~AsyncCall();
 
   void Begin() { Enter(first_); }

@@ -44,7 +44,10 @@ class AsyncWait {
 
   // Makes the wait ready for another Start (no source of the last one may
   // still be pending).
-  void Reset() noexcept { state_ = State::kIdle; claimed_early_ = false; }
+  void Reset() noexcept {
+    state_ = State::kIdle;
+    claimed_early_ = false;
+  }
   // Ends the wait for the owner's reason. True when it was armed: on_end
   // will not run, and the caller continues the call after Disarm(). False
   // when it had already ended, or has not started yet: then the next Start

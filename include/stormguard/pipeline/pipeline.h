@@ -99,7 +99,9 @@ struct PipelineDriver;
 namespace pipeline_internal {
 
 template <class R>
-concept HasPipelineDriver = requires { sizeof(PipelineDriver<R>); };
+concept HasPipelineDriver = requires {
+  sizeof(PipelineDriver<R>);
+};
 
 struct OwnedPipeline;  // pipeline.cc
 
@@ -142,8 +144,7 @@ class Pipeline {
   // FAILED_PRECONDITION at once, naming it (see AsyncSupport()).
   template <class R = Status, class A, class D>
   void ExecuteAsync(CallContext& ctx, A attempt, D done) const {
-    StartAsync<R, A, D, pipeline_internal::NoFallback>(ctx, std::move(attempt), std::move(done), std::nullopt,
-                                                       nullptr);
+    StartAsync<R, A, D, pipeline_internal::NoFallback>(ctx, std::move(attempt), std::move(done), std::nullopt, nullptr);
   }
   template <class R = Status, class A, class D, class G>
   void ExecuteAsync(CallContext& ctx, A attempt, D done, G fallback) const {
@@ -153,8 +154,7 @@ class Pipeline {
   // event loop's), which must be on the pipeline's clock.
   template <class R = Status, class A, class D>
   void ExecuteAsync(AsyncTimers& timers, CallContext& ctx, A attempt, D done) const {
-    StartAsync<R, A, D, pipeline_internal::NoFallback>(ctx, std::move(attempt), std::move(done), std::nullopt,
-                                                       &timers);
+    StartAsync<R, A, D, pipeline_internal::NoFallback>(ctx, std::move(attempt), std::move(done), std::nullopt, &timers);
   }
   template <class R = Status, class A, class D, class G>
   void ExecuteAsync(AsyncTimers& timers, CallContext& ctx, A attempt, D done, G fallback) const {
@@ -204,13 +204,13 @@ class Pipeline {
   Clock* clock_ = nullptr;
   const Classifier* classifier_ = nullptr;
   Listener* listener_ = nullptr;
-  SuccessTally* tally_ = nullptr;  // the listener's (asked once at Build())
+  SuccessTally* tally_ = nullptr;      // the listener's (asked once at Build())
   bool report_attempt_start_ = false;  // the listener wants kAttemptStarted (asked once at Build())
   bool report_attempt_end_ = true;
   bool sampled_ = false;           // the listener's AttemptTiming, asked once at Build()
   bool listens_to_calls_ = false;  // the callable runs inside CallListened
-  bool concurrent_ = false;  // a hedge stage runs the callable on several threads
-  Status blocking_unsupported_;  // BlockingSupport()
+  bool concurrent_ = false;        // a hedge stage runs the callable on several threads
+  Status blocking_unsupported_;    // BlockingSupport()
   std::shared_ptr<const pipeline_internal::AsyncPlan> async_;
 };
 
@@ -221,9 +221,7 @@ auto Pipeline::Dispatch(CallContext& ctx, F& fn, G* fallback) const {
   if constexpr (std::is_same_v<R, Status>) {
     auto call = [&fn](CallContext& c) { return core_internal::InvokeCaught(fn, c); };
     if constexpr (kHasFallback) {
-      auto fb = [fallback](const Status& why) {
-        return core_internal::InvokeCaught<Status>(*fallback, why);
-      };
+      auto fb = [fallback](const Status& why) { return core_internal::InvokeCaught<Status>(*fallback, why); };
       const FunctionRef<Status(const Status&)> ref(fb);
       return Run(ctx, call, &ref);
     } else {
@@ -268,9 +266,7 @@ class PipelineBuilder {
   PipelineBuilder& AddTimeout(Duration timeout) { return AddTimeout(TimeoutOptions{.timeout = timeout}); }
   // The per-attempt timeout ("attempt_timeout"): inside retry.
   PipelineBuilder& AddAttemptTimeout(TimeoutOptions options);
-  PipelineBuilder& AddAttemptTimeout(Duration timeout) {
-    return AddAttemptTimeout(TimeoutOptions{.timeout = timeout});
-  }
+  PipelineBuilder& AddAttemptTimeout(Duration timeout) { return AddAttemptTimeout(TimeoutOptions{.timeout = timeout}); }
   // The pipeline's listener is used when options.listener is null.
   PipelineBuilder& AddRetry(RetryOptions options);
   PipelineBuilder& AddRequireIdempotencyKey();
@@ -325,8 +321,8 @@ class PipelineBuilder {
   // Records a stage whose options are invalid; false when `errors` is empty.
   bool Invalid(const StagePlacement& placement, const std::vector<std::string>& errors);
   std::string Where(std::size_t i) const;  // "stages[2] (retry): "
-  std::shared_ptr<const pipeline_internal::AsyncPlan> MakeAsyncPlan(bool report_attempt_start,
-                                                                     bool report_attempt_end, bool sampled) const;
+  std::shared_ptr<const pipeline_internal::AsyncPlan> MakeAsyncPlan(bool report_attempt_start, bool report_attempt_end,
+                                                                    bool sampled) const;
 
   PipelineOptions o_;
   std::vector<StagePlacement> placements_;            // one per Add, even a failed one

@@ -80,7 +80,7 @@ struct PipelineRefCount {
 
 namespace pipeline_internal {
 
-struct LiveBinding;    // a live handle's source and names
+struct LiveBinding;      // a live handle's source and names
 struct PipelineRefPeer;  // tests: which owner a handle counts on
 
 }  // namespace pipeline_internal
@@ -121,9 +121,7 @@ class PipelineRef {
 
   // The fixed handle the next call would run on: itself when fixed, the
   // source's pipeline in force when live, empty when empty.
-  PipelineRef Pin() const {
-    return pipeline_ != nullptr || count_ == nullptr ? *this : ResolveLive();
-  }
+  PipelineRef Pin() const { return pipeline_ != nullptr || count_ == nullptr ? *this : ResolveLive(); }
 
   template <class F, class... G>
   auto Execute(CallContext& ctx, F&& fn, G&&... fallback) const {
@@ -171,7 +169,8 @@ class PipelineRef {
 
   PipelineRef ResolveLive() const;
   const Pipeline* Fixed() const noexcept {
-    if (pipeline_ == nullptr) [[unlikely]] DieNotFixed();
+    if (pipeline_ == nullptr) [[unlikely]]
+      DieNotFixed();
     return pipeline_;
   }
   [[noreturn]] static void DieNotFixed() noexcept;

@@ -32,11 +32,11 @@ namespace stormguard::presets {
 // cannot multiply (docs/retry-amplification.md, "Only one layer retries"). The backoff cap is the
 // entry budget (1s): no wait can be longer than the whole call anyway.
 struct UserFacingOptions {
-  bool at_entry = true;                       // false: a middle hop, no retry
+  bool at_entry = true;  // false: a middle hop, no retry
   Duration entry_timeout = std::chrono::seconds(1);
-  int max_attempts = 3;                       // 1 try + 2 retries
-  std::shared_ptr<RetryBudget> budget;        // optional, per destination
-  bool idempotent = false;                    // or pass ctx.idempotency_key
+  int max_attempts = 3;                 // 1 try + 2 retries
+  std::shared_ptr<RetryBudget> budget;  // optional, per destination
+  bool idempotent = false;              // or pass ctx.idempotency_key
 };
 PipelineBuilder UserFacing(UserFacingOptions options = {}, PipelineOptions env = {});
 

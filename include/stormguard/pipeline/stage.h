@@ -70,13 +70,13 @@ struct Invocation {
   std::size_t size;
   FunctionRef<Status(CallContext&)> call;
   const FunctionRef<Status(const Status&)>* fallback;  // null: the call site gave none
-  Listener* listener;  // null also when the call needs no listening (Pipeline::listens_to_calls_)
+  Listener* listener;   // null also when the call needs no listening (Pipeline::listens_to_calls_)
   SuccessTally* tally;  // the listener's, or null
   Clock* clock;
   const Classifier* classifier;
-  bool report_attempt_start;  // the listener wants kAttemptStarted
-  bool report_attempt_end;    // no stage reports attempt ends, so the call does
-  bool sampled;               // the listener asked for AttemptTiming::kSampled
+  bool report_attempt_start;        // the listener wants kAttemptStarted
+  bool report_attempt_end;          // no stage reports attempt ends, so the call does
+  bool sampled;                     // the listener asked for AttemptTiming::kSampled
   mutable std::uint32_t calls = 0;  // times the callable was entered
   mutable bool has_now = false;     // `now` was read since the callable last ran
   mutable bool has_coarse = false;  // `coarse` was read since then

@@ -67,7 +67,7 @@ class ConcurrencyBudget final : public RetryBudget {
   explicit ConcurrencyBudget(const ConcurrencyBudgetOptions& options);
 
   ConcurrencyBudgetOptions options_;
-  std::int64_t fraction_ppm_;    // retry_fraction in millionths
+  std::int64_t fraction_ppm_;  // retry_fraction in millionths
   StripedCounter active_;
   StripedCounter outstanding_;
 };

@@ -75,8 +75,8 @@ class FailureRateGate final : public RetryBudget {
   FailureRateGate(const FailureRateGateOptions& options, RollingCounter window);
 
   FailureRateGateOptions options_;
-  std::int64_t threshold_ppm_;   // failure_rate_threshold in millionths
-  RollingCounter window_;         // {successes, failures}
+  std::int64_t threshold_ppm_;  // failure_rate_threshold in millionths
+  RollingCounter window_;       // {successes, failures}
 };
 
 }  // namespace stormguard

@@ -46,11 +46,11 @@
 namespace stormguard {
 
 struct RatioBudgetOptions {
-  Duration ttl = std::chrono::seconds(10);   // in [1 s, 60 s], as Finagle and tower
-  double min_retries_per_second = 10;        // in [0, 1e6]
-  double retry_ratio = 0.2;                  // retries per request, in [0, 1000]
-  int buckets = 10;                          // ttl is split into this many buckets
-  int stripes = 0;                           // see ResolveStripes()
+  Duration ttl = std::chrono::seconds(10);  // in [1 s, 60 s], as Finagle and tower
+  double min_retries_per_second = 10;       // in [0, 1e6]
+  double retry_ratio = 0.2;                 // retries per request, in [0, 1000]
+  int buckets = 10;                         // ttl is split into this many buckets
+  int stripes = 0;                          // see ResolveStripes()
 
   std::vector<std::string> Validate() const;
 };
@@ -77,9 +77,9 @@ class RatioBudget final : public RetryBudget {
   std::int64_t BalanceUnits(const RollingCounts& c) const noexcept;
 
   RatioBudgetOptions options_;
-  std::int64_t deposit_units_;   // per request
-  std::int64_t reserve_units_;   // min_retries_per_second * ttl retries
-  RollingCounter window_;         // {requests, retries}
+  std::int64_t deposit_units_;  // per request
+  std::int64_t reserve_units_;  // min_retries_per_second * ttl retries
+  RollingCounter window_;       // {requests, retries}
 };
 
 }  // namespace stormguard

@@ -49,9 +49,8 @@ struct RetryRun {
 };
 
 template <class F>
-auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn,
-                      Clock& clock = Clock::Real(), Random& rng = ThreadLocalRandom(),
-                      RetryRun* run = nullptr) {
+auto ExecuteWithRetry(const RetryPolicy& policy, CallContext& ctx, F&& fn, Clock& clock = Clock::Real(),
+                      Random& rng = ThreadLocalRandom(), RetryRun* run = nullptr) {
   using R = std::invoke_result_t<F&, CallContext&>;
   const Deadline call_deadline = ctx.deadline;
   RetryRun local;

@@ -64,7 +64,7 @@ std::string_view StopReasonName(StopReason r) noexcept;
 
 struct RetryDecision {
   bool retry = false;
-  Duration wait = Duration::zero();        // valid when retry
+  Duration wait = Duration::zero();            // valid when retry
   StopReason reason = StopReason::kSucceeded;  // valid when !retry
 
   static RetryDecision Retry(Duration wait) noexcept { return {true, wait, StopReason::kSucceeded}; }
@@ -102,7 +102,7 @@ struct RetryOptions {
   Duration max_pushback = std::chrono::seconds(30);  // clamp on server pushback
   std::shared_ptr<RetryBudget> budget;               // optional, per destination
   const Classifier* classifier = &DefaultClassifier();
-  Listener* listener = nullptr;                      // optional
+  Listener* listener = nullptr;  // optional
 
   std::vector<std::string> Validate() const;
 };
@@ -130,8 +130,8 @@ class RetryPolicy {
   // Attempt number ctx.attempt ended with `status` (already classified as
   // `outcome`) at `now`. `previous_wait` is the wait before this attempt
   // (zero after the first); decorrelated jitter grows from it.
-  RetryDecision Decide(OutcomeClass outcome, const Status& status, const CallContext& ctx,
-                       TimePoint now, Duration previous_wait, Random& rng) const noexcept;
+  RetryDecision Decide(OutcomeClass outcome, const Status& status, const CallContext& ctx, TimePoint now,
+                       Duration previous_wait, Random& rng) const noexcept;
 
  private:
   RetryPolicy(RetryOptions o, Backoff b) noexcept

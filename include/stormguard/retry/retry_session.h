@@ -76,8 +76,12 @@ class RetrySession {
     if (SuccessTally* tally = policy_->success_tally(); tally != nullptr && weight == 0) {
       return tally->Add(attempt <= 1 ? SuccessTally::kRetryFirstAttempt : SuccessTally::kRetryLaterAttempt);
     }
-    Emit(policy_->options().listener, Event{.kind = EventKind::kAttemptEnded, .policy = PolicyId::kRetry, .at = now,
-                                            .attempt = attempt, .weight = weight, .duration = latency});
+    Emit(policy_->options().listener, Event{.kind = EventKind::kAttemptEnded,
+                                            .policy = PolicyId::kRetry,
+                                            .at = now,
+                                            .attempt = attempt,
+                                            .weight = weight,
+                                            .duration = latency});
   }
 
   // Attempt ctx.attempt ended with `status` (classified as `outcome`) at

@@ -31,8 +31,8 @@
 namespace stormguard {
 
 struct TokenBucketBudgetOptions {
-  double max_tokens = 10;     // in [1, 1e9]; the bucket starts full
-  double token_ratio = 0.1;   // tokens per success: 0, or in [0.001, 1e9]
+  double max_tokens = 10;    // in [1, 1e9]; the bucket starts full
+  double token_ratio = 0.1;  // tokens per success: 0, or in [0.001, 1e9]
 
   std::vector<std::string> Validate() const;
 };

@@ -29,8 +29,8 @@
 #pragma once
 
 #include <concepts>
-#include <memory>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <ranges>
 #include <span>
@@ -41,9 +41,7 @@
 
 namespace stormguard {
 
-constexpr char AsciiLower(char c) noexcept {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
+constexpr char AsciiLower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 // Case-insensitive (ASCII) equality, as HTTP compares field names.
 constexpr bool HeaderNameEquals(std::string_view a, std::string_view b) noexcept {
@@ -72,11 +70,10 @@ constexpr std::string_view AsStringView(const S& s) noexcept {
 
 // A readable header container: a range of (name, value) pairs.
 template <class M>
-concept HeaderRange = std::ranges::input_range<const M> &&
-    requires(std::ranges::range_reference_t<const M> kv) {
-      requires StringLike<std::remove_cvref_t<decltype(kv.first)>>;
-      requires StringLike<std::remove_cvref_t<decltype(kv.second)>>;
-    };
+concept HeaderRange = std::ranges::input_range<const M> && requires(std::ranges::range_reference_t<const M> kv) {
+  requires StringLike<std::remove_cvref_t<decltype(kv.first)>>;
+  requires StringLike<std::remove_cvref_t<decltype(kv.second)>>;
+};
 
 // A writable header container: a map or multimap of strings.
 template <class M>
@@ -118,16 +115,16 @@ void* Erase(T* p) noexcept {
 class HeaderGetter {
  public:
   template <class F>
-    requires(!std::same_as<std::remove_cvref_t<F>, HeaderGetter> &&
-             std::is_object_v<std::remove_reference_t<F>> &&
-             std::is_invocable_r_v<std::optional<std::string_view>, std::remove_reference_t<F>&,
-                                   std::string_view>)
-  HeaderGetter(F&& f) noexcept  // NOLINT: binds like a function_ref
+    requires(!std::same_as<std::remove_cvref_t<F>, HeaderGetter> && std::is_object_v<std::remove_reference_t<F>> &&
+             std::is_invocable_r_v<std::optional<std::string_view>, std::remove_reference_t<F>&, std::string_view>)
+  HeaderGetter(F&& f)
+  noexcept  // NOLINT: binds like a function_ref
       : obj_(wire_detail::Erase(std::addressof(f))), fn_(&Call<std::remove_reference_t<F>>) {}
 
   template <HeaderRange M>
     requires(!std::is_invocable_v<const M&, std::string_view>)
-  HeaderGetter(const M& headers) noexcept  // NOLINT: binds like a view
+  HeaderGetter(const M& headers)
+  noexcept  // NOLINT: binds like a view
       : obj_(wire_detail::Erase(&headers)), fn_(&Find<M>) {}
 
   // The first value of the header `name`, or nullopt.
@@ -183,15 +180,16 @@ class HeaderGetter {
 class HeaderSetter {
  public:
   template <class F>
-    requires(!std::same_as<std::remove_cvref_t<F>, HeaderSetter> &&
-             std::is_object_v<std::remove_reference_t<F>> &&
+    requires(!std::same_as<std::remove_cvref_t<F>, HeaderSetter> && std::is_object_v<std::remove_reference_t<F>> &&
              std::is_invocable_v<std::remove_reference_t<F>&, std::string_view, std::string_view>)
-  HeaderSetter(F&& f) noexcept  // NOLINT: binds like a function_ref
+  HeaderSetter(F&& f)
+  noexcept  // NOLINT: binds like a function_ref
       : obj_(wire_detail::Erase(std::addressof(f))), fn_(&Call<std::remove_reference_t<F>>) {}
 
   template <MutableHeaderMap M>
     requires(!std::is_invocable_v<M&, std::string_view, std::string_view>)
-  HeaderSetter(M& headers) noexcept  // NOLINT: binds like a view
+  HeaderSetter(M& headers)
+  noexcept  // NOLINT: binds like a view
       : obj_(&headers), fn_(&Set<M>) {}
 
   void operator()(std::string_view name, std::string_view value) const { fn_(obj_, name, value); }

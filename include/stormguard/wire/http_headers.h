@@ -101,8 +101,8 @@ std::optional<Duration> DecodeRetryAfter(std::string_view text, std::int64_t uni
 // negative value means "do not retry". Unparseable: nullopt (A6 reads that as
 // "do not retry" too; ReadRetryHints in propagation.h does so).
 struct GrpcPushback {
-  bool stop = false;                   // negative: never retry this call
-  Duration delay = Duration::zero();   // the pause, when !stop
+  bool stop = false;                  // negative: never retry this call
+  Duration delay = Duration::zero();  // the pause, when !stop
 };
 inline constexpr std::string_view kGrpcPushbackStopValue = "-1";
 // The pause in ms, rounded up and capped at INT32_MAX (A6: a signed 32-bit
@@ -116,9 +116,8 @@ std::optional<GrpcPushback> DecodeGrpcPushback(std::string_view text) noexcept;
 // the key would arrive changed). The decoder returns the key without
 // surrounding whitespace.
 inline constexpr std::size_t kMaxIdempotencyKeyLength = 256;
-bool IsValidIdempotencyKey(std::string_view key,
-                           std::size_t max_length = kMaxIdempotencyKeyLength) noexcept;
-std::optional<std::string_view> DecodeIdempotencyKey(
-    std::string_view text, std::size_t max_length = kMaxIdempotencyKeyLength) noexcept;
+bool IsValidIdempotencyKey(std::string_view key, std::size_t max_length = kMaxIdempotencyKeyLength) noexcept;
+std::optional<std::string_view> DecodeIdempotencyKey(std::string_view text,
+                                                     std::size_t max_length = kMaxIdempotencyKeyLength) noexcept;
 
 }  // namespace stormguard

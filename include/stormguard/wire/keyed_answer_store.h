@@ -100,8 +100,8 @@ struct IdempotencyStats {
   std::uint64_t evicted = 0;     // entries dropped by the count or byte bound
   std::uint64_t expired = 0;     // entries dropped by the TTL
   std::size_t entries = 0;
-  std::size_t bytes = 0;         // what the entries cost now
-  std::size_t waiting = 0;       // callers in AwaitCompletion or watching
+  std::size_t bytes = 0;    // what the entries cost now
+  std::size_t waiting = 0;  // callers in AwaitCompletion or watching
 };
 
 // Called once with the first request's answer, or nullopt (see Watch).
@@ -141,7 +141,7 @@ class KeyedAnswerStore {
     std::size_t bytes = 0;
     RecordedAnswer answer;
     TimePoint completed_at{};
-    std::list<const std::string*>::iterator order;  // position in completed_ (when done)
+    std::list<const std::string*>::iterator order;                      // position in completed_ (when done)
     std::vector<std::pair<std::uint64_t, CompletionWatcher>> watchers;  // while running
   };
   using Map = std::unordered_map<std::string, Entry>;

@@ -65,8 +65,8 @@ void InjectHttp(const CallContext& ctx, TimePoint now, std::int64_t unix_now_ms,
 // spent), grpc-previous-rpc-attempts = attempt - 1 when above 0,
 // idempotency-key. For clients that fill metadata themselves; a stock gRPC
 // channel already sends grpc-timeout from the call's deadline.
-void InjectGrpc(const CallContext& ctx, TimePoint now, HeaderSetter set,
-                const InjectOptions& options = {}, const WireNames& names = kDefaultWireNames);
+void InjectGrpc(const CallContext& ctx, TimePoint now, HeaderSetter set, const InjectOptions& options = {},
+                const WireNames& names = kDefaultWireNames);
 
 // ---- server side: incoming requests ----------------------------------------
 
@@ -101,7 +101,7 @@ struct ExtractedContext {
   // "0n"): refuse, do no work. gRPC's "1n" for a spent deadline yields a 1 ns
   // deadline instead, which context.deadline.Expired() reports a moment later.
   bool expired = false;
-  bool clamped = false;   // the caller granted more than max_budget; cut to it
+  bool clamped = false;  // the caller granted more than max_budget; cut to it
 };
 
 // Reads every budget header present and takes the SMALLEST (ties: the order
@@ -114,20 +114,18 @@ struct ExtractedContext {
 // The server's own reserve (HopReserve) is NOT taken here: the context holds
 // what the caller granted. Take it when calling downstream, through
 // InjectOptions::reserve or ctx.deadline.ForNextHop(now, reserve).
-ExtractedContext Extract(HeaderGetter get, TimePoint now, std::int64_t unix_now_ms,
-                         const ServerLimits& limits = {}, const WireNames& names = kDefaultWireNames);
+ExtractedContext Extract(HeaderGetter get, TimePoint now, std::int64_t unix_now_ms, const ServerLimits& limits = {},
+                         const WireNames& names = kDefaultWireNames);
 
 // ---- responses: "do not retry" and pushback ---------------------------------
 
 // HTTP response headers: x-no-retry: 1 when hints.do_not_retry or
 // hints.pushback_stop; Retry-After (seconds, rounded up) when hints.pushback.
-void InjectRetryHintsHttp(const RetryHints& hints, HeaderSetter set,
-                          const WireNames& names = kDefaultWireNames);
+void InjectRetryHintsHttp(const RetryHints& hints, HeaderSetter set, const WireNames& names = kDefaultWireNames);
 
 // gRPC trailers: grpc-retry-pushback-ms: -1 when do_not_retry or
 // pushback_stop (plain gRPC clients honour it too), else the pause in ms.
-void InjectRetryHintsGrpc(const RetryHints& hints, HeaderSetter set,
-                          const WireNames& names = kDefaultWireNames);
+void InjectRetryHintsGrpc(const RetryHints& hints, HeaderSetter set, const WireNames& names = kDefaultWireNames);
 
 // Reads x-no-retry, Retry-After and grpc-retry-pushback-ms (whichever are
 // present) into RetryHints: do_not_retry from x-no-retry; pushback_stop from

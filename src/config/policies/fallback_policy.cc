@@ -10,9 +10,8 @@ StagePolicy FallbackPolicy() {
           .read = ReadOptions<FallbackOptions>,
           .write = WriteOptions<FallbackOptions>,
           .placement = [](const std::any&) { return FallbackStage::kPlacement; },
-          .build = [](const std::any& o, StageBuildContext& ctx) {
-            ctx.builder.AddFallback(std::any_cast<const FallbackOptions&>(o));
-          }};
+          .build = [](const std::any& o,
+                      StageBuildContext& ctx) { ctx.builder.AddFallback(std::any_cast<const FallbackOptions&>(o)); }};
 }
 
 }  // namespace stormguard::config::config_internal

@@ -13,12 +13,13 @@ StagePolicy SharedGuard(const std::string& name, StagePlacement placement,
                         bool (*add)(PipelineBuilder&, const Components&)) {
   return {.name = name,
           .placement = [placement](const std::any&) { return placement; },
-          .build = [name, add](const std::any&, StageBuildContext& ctx) {
-            if (add(ctx.builder, Destination(ctx).components)) return;
-            ctx.errors.push_back(ctx.path + ": " + name +
-                                 " names the destination's shared component, which the destination does not "
-                                 "configure");
-          },
+          .build =
+              [name, add](const std::any&, StageBuildContext& ctx) {
+                if (add(ctx.builder, Destination(ctx).components)) return;
+                ctx.errors.push_back(ctx.path + ": " + name +
+                                     " names the destination's shared component, which the destination does not "
+                                     "configure");
+              },
           .shared_component = name};
 }
 

@@ -13,20 +13,21 @@ StagePolicy HedgePolicy() {
           .read = ReadOptions<HedgeConfig>,
           .write = WriteOptions<HedgeConfig>,
           .placement = [](const std::any&) { return HedgeStage::kPlacement; },
-          .build = [](const std::any& options, StageBuildContext& ctx) {
-            const auto& h = std::any_cast<const HedgeConfig&>(options);
-            DestinationBuild& d = Destination(ctx);
-            HedgeOptions o = h.options;
-            o.budget = d.components.budget.component;
-            if (h.latency) {
-              o.latency = d.hedge_latency;
-              if (o.latency == nullptr) return;  // its error is reported
-            }
-            if (!h.non_fatal_status_codes.empty()) {
-              o.classifier = CodesClassifier(h.non_fatal_status_codes, d.snapshot);
-            }
-            ctx.builder.AddHedge(std::move(o), d.env.executor());
-          }};
+          .build =
+              [](const std::any& options, StageBuildContext& ctx) {
+                const auto& h = std::any_cast<const HedgeConfig&>(options);
+                DestinationBuild& d = Destination(ctx);
+                HedgeOptions o = h.options;
+                o.budget = d.components.budget.component;
+                if (h.latency) {
+                  o.latency = d.hedge_latency;
+                  if (o.latency == nullptr) return;  // its error is reported
+                }
+                if (!h.non_fatal_status_codes.empty()) {
+                  o.classifier = CodesClassifier(h.non_fatal_status_codes, d.snapshot);
+                }
+                ctx.builder.AddHedge(std::move(o), d.env.executor());
+              }};
 }
 
 }  // namespace stormguard::config::config_internal

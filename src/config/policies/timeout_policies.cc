@@ -24,7 +24,7 @@ void AddAttemptTimeout(const TimeoutConfig& c, StageBuildContext& ctx) {
   if (c.adaptive) {
     const std::string at = ChildPath(ctx.path, "adaptive");
     AdaptiveTimeoutOptions a = c.adaptive->options;
-    a.latency = c.adaptive->latency        ? MakeTracker(*c.adaptive->latency, d, at)
+    a.latency = c.adaptive->latency          ? MakeTracker(*c.adaptive->latency, d, at)
                 : d.hedge_latency != nullptr ? d.hedge_latency
                                              : MakeTracker(LatencyTrackerOptions{}, d, at);
     if (a.latency == nullptr) return;
@@ -42,14 +42,14 @@ void AddAttemptTimeout(const TimeoutConfig& c, StageBuildContext& ctx) {
 }  // namespace
 
 StagePolicy TimeoutPolicy() {
-  return {.name = "timeout",
-          .defaults = TimeoutConfig{},
-          .read = ReadOverall,
-          .write = WriteOptions<TimeoutConfig>,
-          .placement = [](const std::any&) { return TimeoutStage::kOverall; },
-          .build = [](const std::any& o, StageBuildContext& ctx) {
-            ctx.builder.AddTimeout(std::any_cast<const TimeoutConfig&>(o).timeout);
-          }};
+  return {
+      .name = "timeout",
+      .defaults = TimeoutConfig{},
+      .read = ReadOverall,
+      .write = WriteOptions<TimeoutConfig>,
+      .placement = [](const std::any&) { return TimeoutStage::kOverall; },
+      .build = [](const std::any& o,
+                  StageBuildContext& ctx) { ctx.builder.AddTimeout(std::any_cast<const TimeoutConfig&>(o).timeout); }};
 }
 
 StagePolicy AttemptTimeoutPolicy() {
@@ -58,9 +58,8 @@ StagePolicy AttemptTimeoutPolicy() {
           .read = ReadOptions<TimeoutConfig>,
           .write = WriteOptions<TimeoutConfig>,
           .placement = [](const std::any&) { return TimeoutStage::kPerAttempt; },
-          .build = [](const std::any& o, StageBuildContext& ctx) {
-            AddAttemptTimeout(std::any_cast<const TimeoutConfig&>(o), ctx);
-          }};
+          .build = [](const std::any& o,
+                      StageBuildContext& ctx) { AddAttemptTimeout(std::any_cast<const TimeoutConfig&>(o), ctx); }};
 }
 
 }  // namespace stormguard::config::config_internal

@@ -20,16 +20,11 @@ Status AdaptiveConcurrencyStage::Execute(CallContext& ctx, Next next) const {
 
 void AdaptiveConcurrencyStage::Sample(AdaptiveLimiter::Token& token, const Status& s, TimePoint now) const {
   switch (classifier_.Classify(s)) {
-    case OutcomeClass::kSuccess:
-      token.OnSuccess(now);
-      break;
+    case OutcomeClass::kSuccess: token.OnSuccess(now); break;
     case OutcomeClass::kOverloaded:
     case OutcomeClass::kAmbiguous:
-    case OutcomeClass::kDeadlineExceeded:
-      token.OnDropped(now);
-      break;
-    default:
-      token.OnIgnore();
+    case OutcomeClass::kDeadlineExceeded: token.OnDropped(now); break;
+    default: token.OnIgnore();
   }
 }
 

@@ -13,9 +13,7 @@ struct LimiterState {
 
 }  // namespace
 
-AsyncStateLayout AdaptiveConcurrencyStage::async_state() const noexcept {
-  return AsyncStateLayout::Of<LimiterState>();
-}
+AsyncStateLayout AdaptiveConcurrencyStage::async_state() const noexcept { return AsyncStateLayout::Of<LimiterState>(); }
 
 void AdaptiveConcurrencyStage::Start(AsyncStep step) const {
   Result<AdaptiveLimiter::Token> token = limiter_->TryAcquire(step.Now());

@@ -13,8 +13,7 @@ Status BulkheadStage::Execute(CallContext& ctx, Next next) const {
   const bool may_wait = bulkhead_->options().max_wait > Duration::zero();
   BulkheadPermit permit = may_wait ? BulkheadPermit() : bulkhead_->TryTakeSlot();
   if (!permit.valid()) [[unlikely]] {
-    Result<BulkheadPermit> r =
-        may_wait ? bulkhead_->Acquire(clock_, ctx.stop) : bulkhead_->TryAcquire(next.CheapNow());
+    Result<BulkheadPermit> r = may_wait ? bulkhead_->Acquire(clock_, ctx.stop) : bulkhead_->TryAcquire(next.CheapNow());
     if (!r.ok()) return std::move(r).status();
     permit = std::move(r).value();
     if (may_wait) next.ForgetNow();

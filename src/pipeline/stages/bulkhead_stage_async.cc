@@ -45,12 +45,13 @@ void BulkheadStage::Start(AsyncStep step) const {
     st.permit = std::move(permit).value();
     return step.RunInner();
   }
-  st.wait.Start(step.timers(), SaturatingAdd(now, bulkhead_->options().max_wait), ctx.stop,
-                [](void* arg, AsyncWait::End why) noexcept {
-                  auto* s = static_cast<BulkheadState*>(arg);
-                  s->stage->WaitEnded(s->step, why);
-                },
-                &st);
+  st.wait.Start(
+      step.timers(), SaturatingAdd(now, bulkhead_->options().max_wait), ctx.stop,
+      [](void* arg, AsyncWait::End why) noexcept {
+        auto* s = static_cast<BulkheadState*>(arg);
+        s->stage->WaitEnded(s->step, why);
+      },
+      &st);
 }
 
 // A claimed wait was handed a slot; a timed-out or stopped one may have

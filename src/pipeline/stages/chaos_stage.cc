@@ -24,8 +24,8 @@ Status ChaosStage::DelayCut(const CallContext& ctx, TimePoint now) {
     return Status::Cancelled("chaos: cancelled during an injected delay").WithSource(ChaosPolicy::kPolicy);
   }
   if (!ctx.deadline.Expired(now)) return Status::Ok();
-  Status s = Status::DeadlineExceeded("chaos: the deadline passed during an injected delay")
-                 .WithSource(ChaosPolicy::kPolicy);
+  Status s =
+      Status::DeadlineExceeded("chaos: the deadline passed during an injected delay").WithSource(ChaosPolicy::kPolicy);
   s.mutable_hints().outcome = OutcomeClass::kDeadlineExceeded;
   return s;
 }
@@ -34,13 +34,11 @@ Status ChaosStage::Execute(CallContext& ctx, Next next) const {
   const ChaosDecision d = policy_->Decide(clock_, ctx.attempt);
   if (!d.inject) return next(ctx);
   switch (policy_->kind()) {
-    case ChaosKind::kError:
-      return policy_->InjectedStatus();
+    case ChaosKind::kError: return policy_->InjectedStatus();
     case ChaosKind::kOutcome:
       next(ctx);  // the work runs; its answer is lost
       return policy_->InjectedStatus();
-    case ChaosKind::kLatency:
-      break;
+    case ChaosKind::kLatency: break;
   }
   // Never parks past the deadline; the stop ends the wait at once.
   const TimePoint until = std::min(SaturatingAdd(clock_.Now(), d.delay), ctx.deadline.time());

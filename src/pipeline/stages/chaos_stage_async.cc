@@ -27,23 +27,22 @@ void ChaosStage::Start(AsyncStep step) const {
   const ChaosDecision d = policy_->Decide(step.clock(), ctx.attempt);
   if (!d.inject) return step.RunInner();
   switch (policy_->kind()) {
-    case ChaosKind::kError:
-      return step.Finish(policy_->InjectedStatus());
-    case ChaosKind::kOutcome:
-      st.substitute = true;
-      return step.RunInner();
-    case ChaosKind::kLatency:
-      break;
+    case ChaosKind::kError: return step.Finish(policy_->InjectedStatus());
+    case ChaosKind::kOutcome: st.substitute = true; return step.RunInner();
+    case ChaosKind::kLatency: break;
   }
   st.step = step;
   st.wait.Reset();
   const TimePoint until = std::min(SaturatingAdd(step.clock().Now(), d.delay), ctx.deadline.time());
-  st.wait.Start(step.timers(), until, ctx.stop, [](void* arg, AsyncWait::End) noexcept {
-    auto* s = static_cast<ChaosState*>(arg);
-    Status cut = DelayCut(s->step.ctx(), s->step.clock().Now());
-    if (!cut.ok()) return s->step.Finish(std::move(cut));
-    s->step.RunInner();
-  }, &st);
+  st.wait.Start(
+      step.timers(), until, ctx.stop,
+      [](void* arg, AsyncWait::End) noexcept {
+        auto* s = static_cast<ChaosState*>(arg);
+        Status cut = DelayCut(s->step.ctx(), s->step.clock().Now());
+        if (!cut.ok()) return s->step.Finish(std::move(cut));
+        s->step.RunInner();
+      },
+      &st);
 }
 
 void ChaosStage::Resume(AsyncStep step, Status inner) const {

@@ -5,8 +5,7 @@
 
 namespace stormguard {
 
-CircuitBreakerStage::CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker,
-                                         const Classifier& classifier) noexcept
+CircuitBreakerStage::CircuitBreakerStage(std::shared_ptr<CircuitBreaker> breaker, const Classifier& classifier) noexcept
     : breaker_(std::move(breaker)),
       classifier_(classifier),
       coarse_(breaker_->options().slow_call_duration >= std::chrono::milliseconds(500)) {}
@@ -18,8 +17,7 @@ std::string CircuitBreakerStage::Describe() const {
 }
 
 // Inlined into Execute, where it is the one prvalue a success returns.
-[[gnu::always_inline]] inline Status CircuitBreakerStage::Attempt(CallContext& ctx, Next next,
-                                                                 TimePoint start) const {
+[[gnu::always_inline]] inline Status CircuitBreakerStage::Attempt(CallContext& ctx, Next next, TimePoint start) const {
   const std::uint32_t before = next.calls();
   Status s = next(ctx);
   const bool reached = next.calls() != before;  // else refused further in: the dependency was never asked

@@ -32,8 +32,8 @@ std::string FallbackStage::Describe() const {
 bool FallbackStage::Triggers(const Status& failure, std::string_view* reason) const noexcept {
   if (!failure.source().empty()) {
     *reason = "rejected";
-    return o_.on_any_rejection || std::find(o_.on_rejected_by.begin(), o_.on_rejected_by.end(),
-                                            failure.source()) != o_.on_rejected_by.end();
+    return o_.on_any_rejection ||
+           std::find(o_.on_rejected_by.begin(), o_.on_rejected_by.end(), failure.source()) != o_.on_rejected_by.end();
   }
   *reason = "outcome";
   return o_.on_outcomes.contains(o_.classifier->Classify(failure));
@@ -48,7 +48,8 @@ Status FallbackStage::Execute(CallContext& ctx, Next next) const {
     }
   }
   Status s = next(ctx);
-  if (s.ok()) [[likely]] return s;
+  if (s.ok()) [[likely]]
+    return s;
   std::string_view reason;
   if (!next.has_fallback() || !Triggers(s, &reason)) return s;
   if (listener_ != nullptr) ReportFallback(ctx, s, reason, next.Now());
@@ -57,18 +58,24 @@ Status FallbackStage::Execute(CallContext& ctx, Next next) const {
 
 void FallbackStage::ReportFallback(const CallContext& ctx, const Status& failure, std::string_view reason,
                                    TimePoint now) const {
-  Emit(listener_, Event{.kind = EventKind::kFallback, .policy = PolicyId::kFallback, .reason = reason, .at = now,
-                        .attempt = ctx.attempt, .outcome = o_.classifier->Classify(failure)});
+  Emit(listener_, Event{.kind = EventKind::kFallback,
+                        .policy = PolicyId::kFallback,
+                        .reason = reason,
+                        .at = now,
+                        .attempt = ctx.attempt,
+                        .outcome = o_.classifier->Classify(failure)});
 }
 
 Status FallbackStage::Skip(const CallContext& ctx, bool has_fallback, TimePoint now) const {
-  Status why = Status::DeadlineExceeded("fallback: " + FormatDuration(ctx.deadline.Remaining(now)) +
-                                        " left, below " + FormatDuration(o_.skip_when_remaining_below) +
-                                        ": call skipped")
+  Status why = Status::DeadlineExceeded("fallback: " + FormatDuration(ctx.deadline.Remaining(now)) + " left, below " +
+                                        FormatDuration(o_.skip_when_remaining_below) + ": call skipped")
                    .WithSource(name());
   why.mutable_hints().outcome = OutcomeClass::kDeadlineExceeded;
   Emit(listener_, Event{.kind = has_fallback ? EventKind::kFallback : EventKind::kRejected,
-                        .policy = PolicyId::kFallback, .reason = "low_budget", .at = now, .attempt = ctx.attempt,
+                        .policy = PolicyId::kFallback,
+                        .reason = "low_budget",
+                        .at = now,
+                        .attempt = ctx.attempt,
                         .outcome = OutcomeClass::kDeadlineExceeded});
   return why;
 }

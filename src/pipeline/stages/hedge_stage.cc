@@ -11,9 +11,7 @@ namespace stormguard {
 std::string HedgeStage::Describe() const {
   const HedgeOptions& o = policy_.options();
   return "hedge(" + std::to_string(o.max_hedged_attempts) + " after " +
-         (o.latency != nullptr ? "p" + std::to_string(std::lround(o.quantile * 100))
-                               : FormatDuration(o.delay)) +
-         ")";
+         (o.latency != nullptr ? "p" + std::to_string(std::lround(o.quantile * 100)) : FormatDuration(o.delay)) + ")";
 }
 
 std::string_view HedgeStage::blocking_unsupported() const noexcept {

@@ -250,8 +250,7 @@ void AsyncHedge::Finish() {
   Clock& clock = step_.clock();
   step_.AddCalls(calls_);
   Status answer = std::move(answer_);
-  session_.Finish(answer, answer_gave_up_, answer.ok() ? TimePoint{} : clock.Now(),
-                  BooksNow(session_.policy(), clock));
+  session_.Finish(answer, answer_gave_up_, answer.ok() ? TimePoint{} : clock.Now(), BooksNow(session_.policy(), clock));
   step_.Finish(std::move(answer));
 }
 

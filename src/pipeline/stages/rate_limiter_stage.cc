@@ -6,8 +6,8 @@ namespace stormguard {
 
 std::string RateLimiterStage::Describe() const {
   const RateLimiterOptions& o = limiter_->options();
-  return "rate_limiter(" + std::to_string(static_cast<long long>(o.rate)) + "/s, burst " +
-         std::to_string(o.burst) + ")";
+  return "rate_limiter(" + std::to_string(static_cast<long long>(o.rate)) + "/s, burst " + std::to_string(o.burst) +
+         ")";
 }
 
 // Inlined into Execute, where it is the one prvalue a success returns.

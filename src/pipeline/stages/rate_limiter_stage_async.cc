@@ -28,12 +28,13 @@ void RateLimiterStage::Start(AsyncStep step) const {
   st.stage = this;
   st.step = step;
   st.wait.Reset();
-  st.wait.Start(step.timers(), now + *wait, ctx.stop,
-                [](void* arg, AsyncWait::End why) noexcept {
-                  auto* s = static_cast<LimiterState*>(arg);
-                  s->stage->WaitEnded(s->step, why);
-                },
-                &st);
+  st.wait.Start(
+      step.timers(), now + *wait, ctx.stop,
+      [](void* arg, AsyncWait::End why) noexcept {
+        auto* s = static_cast<LimiterState*>(arg);
+        s->stage->WaitEnded(s->step, why);
+      },
+      &st);
 }
 
 void RateLimiterStage::WaitEnded(AsyncStep step, AsyncWait::End why) const {

@@ -65,12 +65,13 @@ void RetryStage::Resume(AsyncStep step, Status inner) const {
                                                   st.timed ? end - st.start : Duration::zero(), ThreadLocalRandom());
   if (!d.retry) return step.Finish(std::move(inner));
   st.wait.Reset();
-  st.wait.Start(step.timers(), std::min(SaturatingAdd(end, d.wait), st.call_deadline.time()), ctx.stop,
-                [](void* arg, AsyncWait::End why) noexcept {
-                  auto* s = static_cast<RetryState*>(arg);
-                  s->stage->WaitEnded(s->step, why);
-                },
-                &st);
+  st.wait.Start(
+      step.timers(), std::min(SaturatingAdd(end, d.wait), st.call_deadline.time()), ctx.stop,
+      [](void* arg, AsyncWait::End why) noexcept {
+        auto* s = static_cast<RetryState*>(arg);
+        s->stage->WaitEnded(s->step, why);
+      },
+      &st);
 }
 
 void RetryStage::WaitEnded(AsyncStep step, AsyncWait::End why) const {

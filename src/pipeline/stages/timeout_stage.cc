@@ -22,9 +22,7 @@ struct StopForwarder {
 class AttemptScope {
  public:
   [[gnu::always_inline]] AttemptScope(CallContext& ctx, Deadline deadline, StopSourceLease& lease)
-      : ctx_(ctx),
-        lease_(lease),
-        deadline_(std::exchange(ctx.deadline, deadline)) {
+      : ctx_(ctx), lease_(lease), deadline_(std::exchange(ctx.deadline, deadline)) {
     // A token that can never stop (the usual empty one) needs no link, and
     // skipping it skips the stop_callback's out-of-line constructor and destructor.
     if (ctx.stop.stop_possible()) link_.emplace(ctx.stop, StopForwarder{&lease.source()});
@@ -69,8 +67,8 @@ std::string TimeoutStage::Describe() const {
     const AdaptiveTimeoutOptions& ao = a->options();
     char q[32];
     std::snprintf(q, sizeof q, "q%g x%g", ao.quantile, ao.factor);
-    return std::string(name()) + "(adaptive " + q + " in [" + FormatDuration(ao.min) + ", " +
-           FormatDuration(ao.max) + "])";
+    return std::string(name()) + "(adaptive " + q + " in [" + FormatDuration(ao.min) + ", " + FormatDuration(ao.max) +
+           "])";
   }
   return std::string(name()) + "(" + FormatDuration(o_.timeout) + ")";
 }
@@ -78,7 +76,7 @@ std::string TimeoutStage::Describe() const {
 // Both inline into Execute: the success path of every pipeline call passes
 // here, and a call frame apiece costs more than the rest of their work.
 [[gnu::always_inline]] inline Status TimeoutStage::RunArmed(CallContext& ctx, Next next, Deadline deadline,
-                                                             StopSourceLease& lease, bool& fired) const {
+                                                            StopSourceLease& lease, bool& fired) const {
   AttemptScope scope(ctx, deadline, lease);
   ScopedTimer timer(timers_, deadline.time(), lease.source());
   Status result = next(ctx);
@@ -90,7 +88,8 @@ std::string TimeoutStage::Describe() const {
   StopSourceLease lease;  // outlives the scope and the timer that use it
   bool fired = false;
   Status result = RunArmed(ctx, next, deadline, lease, fired);
-  if (fired) [[unlikely]] result = Fired(std::move(result), ctx, deadline, next.Now(), o_.timeout);
+  if (fired) [[unlikely]]
+    result = Fired(std::move(result), ctx, deadline, next.Now(), o_.timeout);
   return result;  // one named result: returned in place, never moved on success
 }
 
@@ -118,17 +117,19 @@ Status TimeoutStage::Execute(CallContext& ctx, Next next) const {
   if (o_.adaptive != nullptr) return RunAdaptive(ctx, next);
   if (o_.timeout == kInfiniteDuration && ctx.deadline.is_infinite()) return next(ctx);
   const TimePoint now = next.Now();
-  const Deadline deadline =
-      o_.timeout == kInfiniteDuration ? ctx.deadline : ctx.deadline.Within(now, o_.timeout);
+  const Deadline deadline = o_.timeout == kInfiniteDuration ? ctx.deadline : ctx.deadline.Within(now, o_.timeout);
   if (deadline.Expired(now)) return Expired(ctx, now);
   return Run(ctx, next, deadline);
 }
 
 Status TimeoutStage::Expired(const CallContext& ctx, TimePoint now) const {
-  Emit(listener_, Event{.kind = EventKind::kRejected, .policy = policy_id(), .reason = "deadline_expired",
-                        .at = now, .attempt = ctx.attempt, .outcome = OutcomeClass::kDeadlineExceeded});
-  Status s =
-      Status::DeadlineExceeded(std::string(name()) + ": no time left before the call").WithSource(name());
+  Emit(listener_, Event{.kind = EventKind::kRejected,
+                        .policy = policy_id(),
+                        .reason = "deadline_expired",
+                        .at = now,
+                        .attempt = ctx.attempt,
+                        .outcome = OutcomeClass::kDeadlineExceeded});
+  Status s = Status::DeadlineExceeded(std::string(name()) + ": no time left before the call").WithSource(name());
   s.mutable_hints().outcome = OutcomeClass::kDeadlineExceeded;
   return s;
 }
@@ -137,17 +138,25 @@ Status TimeoutStage::Fired(Status result, const CallContext& ctx, Deadline deadl
                            Duration given) const {
   const Duration overrun = end > deadline.time() ? end - deadline.time() : Duration::zero();
   timed_out_.fetch_add(1, std::memory_order_relaxed);
-  Emit(listener_, Event{.kind = EventKind::kTimedOut, .policy = policy_id(), .reason = "deadline", .at = end,
-                        .attempt = ctx.attempt, .outcome = OutcomeClass::kAmbiguous, .duration = overrun});
+  Emit(listener_, Event{.kind = EventKind::kTimedOut,
+                        .policy = policy_id(),
+                        .reason = "deadline",
+                        .at = end,
+                        .attempt = ctx.attempt,
+                        .outcome = OutcomeClass::kAmbiguous,
+                        .duration = overrun});
   if (overrun > o_.abandon_after) {
     abandoned_.fetch_add(1, std::memory_order_relaxed);
-    Emit(listener_, Event{.kind = EventKind::kAbandoned, .policy = policy_id(), .reason = "ignored_stop",
-                          .at = end, .attempt = ctx.attempt, .outcome = OutcomeClass::kAmbiguous,
+    Emit(listener_, Event{.kind = EventKind::kAbandoned,
+                          .policy = policy_id(),
+                          .reason = "ignored_stop",
+                          .at = end,
+                          .attempt = ctx.attempt,
+                          .outcome = OutcomeClass::kAmbiguous,
                           .duration = overrun});
   }
   if (result.ok()) return result;  // it finished after all: keep the answer
-  return Status::DeadlineExceeded(std::string(name()) + ": deadline passed (timeout " +
-                                  FormatDuration(given) + ")")
+  return Status::DeadlineExceeded(std::string(name()) + ": deadline passed (timeout " + FormatDuration(given) + ")")
       .WithSource(name());
 }
 

@@ -42,10 +42,10 @@ struct TimeoutState {
   bool armed = false;
   Deadline deadline{};
   Deadline saved_deadline{};
-  TimePoint start{};                 // adaptive only: when the attempt started,
-  Duration given{};                  // the timeout it got,
-  bool given_is_ours = false;        // and whether that (not the caller's deadline) bounds it
-  PooledStop stop;  // while armed, its token holds the caller's ctx.stop
+  TimePoint start{};           // adaptive only: when the attempt started,
+  Duration given{};            // the timeout it got,
+  bool given_is_ours = false;  // and whether that (not the caller's deadline) bounds it
+  PooledStop stop;             // while armed, its token holds the caller's ctx.stop
   std::optional<std::stop_callback<KeepForwarder>> forward;
   AsyncTimerHandle timer;
 };
@@ -85,7 +85,7 @@ void TimeoutStage::Start(AsyncStep step) const {
   st.stop = TakePooledStop();
   st.saved_deadline = std::exchange(ctx.deadline, st.deadline);
   st.forward.emplace(ctx.stop, KeepForwarder{&st.stop.source});  // registers nothing for an empty token
-  ctx.stop.swap(st.stop.token);  // the member swap exchanges the pointers only
+  ctx.stop.swap(st.stop.token);                                  // the member swap exchanges the pointers only
   st.timer = step.timers().Schedule(st.deadline.time(), &Fire, &st);
   step.RunInner();
 }
@@ -105,12 +105,12 @@ void TimeoutStage::Resume(AsyncStep step, Status inner) const {
   ctx.stop.swap(st.stop.token);
   st.forward.reset();
   ReturnPooledStop(std::move(st.stop));
-  if (o_.adaptive == nullptr && !fired) [[likely]] return step.Finish(std::move(inner));
+  if (o_.adaptive == nullptr && !fired) [[likely]]
+    return step.Finish(std::move(inner));
   const TimePoint end = step.clock().Now();  // only read when needed: the success path reads no clock here
   if (o_.adaptive != nullptr) {
-    o_.adaptive->RecordAttempt({.elapsed = end - st.start, .given = st.given,
-                                .timed_out = fired && st.given_is_ours, .ok = inner.ok()},
-                               end);
+    o_.adaptive->RecordAttempt(
+        {.elapsed = end - st.start, .given = st.given, .timed_out = fired && st.given_is_ours, .ok = inner.ok()}, end);
   }
   if (fired) inner = Fired(std::move(inner), ctx, st.deadline, end, st.given);
   step.Finish(std::move(inner));

@@ -9,8 +9,7 @@
 int main() {
   using namespace std::chrono_literals;
   auto backoff = stormguard::Backoff::Create(
-      {.kind = stormguard::BackoffKind::kExponential, .base = 100ms, .cap = 30s,
-       .jitter = stormguard::Jitter::kFull});
+      {.kind = stormguard::BackoffKind::kExponential, .base = 100ms, .cap = 30s, .jitter = stormguard::Jitter::kFull});
   if (!backoff.ok()) return 1;
   stormguard::Random rng(42);
   const auto wait = backoff->Next(3, {}, rng);

@@ -50,7 +50,7 @@ constexpr Duration kFailFast = kDeadline / 2;
 constexpr Duration kWaitInOpen = 1s;
 constexpr std::size_t kProbeCalls = 10;
 constexpr Duration kProbeEvery = 100ms;
-constexpr int kMaxProbes = 50;  // 5 s: far beyond kWaitInOpen
+constexpr int kMaxProbes = 50;           // 5 s: far beyond kWaitInOpen
 constexpr int kMaxLifetimeSeconds = 60;  // C never outlives a run by much
 
 class AsyncChainTest : public ::testing::Test {
@@ -88,8 +88,8 @@ class AsyncChainTest : public ::testing::Test {
 
   // C on `port` (0: a free one). From the test's main thread: C dies with it.
   void StartC(int port) {
-    std::vector<std::string> args = {"--role", "C", "--mode", "stormguard", "--seed", "11",
-                                     "--max-lifetime", std::to_string(kMaxLifetimeSeconds)};
+    std::vector<std::string> args = {"--role", "C",  "--mode",         "stormguard",
+                                     "--seed", "11", "--max-lifetime", std::to_string(kMaxLifetimeSeconds)};
     if (port != 0) args.insert(args.end(), {"--port", std::to_string(port)});
     auto c = ServiceProcess::Start(STORMGUARD_CLI_PATH, args);
     ASSERT_TRUE(c.ok()) << c.status().ToString();

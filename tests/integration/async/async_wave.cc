@@ -71,8 +71,11 @@ void Absorb(Wave& into, const Wave& more) {
 }
 
 WaveFigures Tally(const Wave& wave) {
-  WaveFigures f{.phase = wave.shape.phase, .calls = wave.calls.size(), .ended = wave.ended,
-                .attempts = wave.attempts, .deadline = wave.shape.deadline};
+  WaveFigures f{.phase = wave.shape.phase,
+                .calls = wave.calls.size(),
+                .ended = wave.ended,
+                .attempts = wave.attempts,
+                .deadline = wave.shape.deadline};
   std::vector<Duration> latencies;
   std::optional<Duration> worst;
   for (const CallRecord& c : wave.calls) {
@@ -97,8 +100,8 @@ std::string FormatTable(const std::vector<WaveFigures>& rows) {
   char line[200];
   for (const WaveFigures& f : rows) {
     std::snprintf(line, sizeof line, "%-11s %6zu %6zu %6zu %9llu %5.2fx %7.1f %7.1f %7.1f %12.0f %26.1f\n",
-                  f.phase.c_str(), f.calls, f.ended, f.ok, static_cast<unsigned long long>(f.attempts),
-                  f.amplification, Ms(f.p50), Ms(f.p99), Ms(f.max), Ms(f.deadline), Ms(f.worst_lateness));
+                  f.phase.c_str(), f.calls, f.ended, f.ok, static_cast<unsigned long long>(f.attempts), f.amplification,
+                  Ms(f.p50), Ms(f.p99), Ms(f.max), Ms(f.deadline), Ms(f.worst_lateness));
     out += line;
   }
   return out;

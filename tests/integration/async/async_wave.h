@@ -31,8 +31,8 @@ struct WaveShape {
   std::string phase;
   std::string url;
   std::size_t calls = 0;
-  Duration deadline{};                            // each call's, from its start
-  Duration limit = std::chrono::seconds(20);      // the whole wave's, a test failure when reached
+  Duration deadline{};                        // each call's, from its start
+  Duration limit = std::chrono::seconds(20);  // the whole wave's, a test failure when reached
 };
 
 struct CallRecord {

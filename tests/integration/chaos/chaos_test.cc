@@ -64,8 +64,8 @@ class ChaosTest : public ::testing::Test {
     std::fputs(figures.c_str(), stdout);
     RecordProperty("figures", figures);
 
-    ASSERT_GT(f.requests, 300u) << figures;  // the load really ran
-    EXPECT_GT(f.charges, 0u) << figures;     // so "no duplicate" means something
+    ASSERT_GT(f.requests, 300u) << figures;       // the load really ran
+    EXPECT_GT(f.charges, 0u) << figures;          // so "no duplicate" means something
     EXPECT_LT(f.success_during, 0.5) << figures;  // the fault really bit
     EXPECT_EQ(f.duplicate_charges, 0u) << figures;
     EXPECT_LE(f.worst_lateness, kMaxLateness) << figures;

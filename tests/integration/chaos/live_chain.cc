@@ -38,7 +38,9 @@ Result<std::unique_ptr<LiveChain>> LiveChain::Start(std::uint64_t seed) {
 LiveChain::~LiveChain() { Stop(); }
 
 Result<std::unique_ptr<ServiceProcess>> LiveChain::StartService(const char* role, int downstream, int port) {
-  std::vector<std::string> args = {"--role", role, "--mode", "stormguard", "--seed", std::to_string(seed_),
+  std::vector<std::string> args = {"--role",         role,
+                                   "--mode",         "stormguard",
+                                   "--seed",         std::to_string(seed_),
                                    "--max-lifetime", std::to_string(kMaxLifetimeSeconds)};
   if (downstream != 0) args.insert(args.end(), {"--downstream", std::to_string(downstream)});
   if (port != 0) args.insert(args.end(), {"--port", std::to_string(port)});
@@ -72,11 +74,11 @@ void LiveChain::ResumeC() {
 
 Status LiveChain::SlowC(Duration delay, Duration length) {
   const auto ms = [](Duration d) { return std::to_string(std::chrono::ceil<std::chrono::milliseconds>(d).count()); };
-  const std::string url = "http://127.0.0.1:" + std::to_string(c_->port()) + "/admin/slow?delay_ms=" + ms(delay) +
-                          "&for_ms=" + ms(length);
+  const std::string url =
+      "http://127.0.0.1:" + std::to_string(c_->port()) + "/admin/slow?delay_ms=" + ms(delay) + "&for_ms=" + ms(length);
   const TimePoint now = Clock::Real().Now();
-  Result<http::HttpResponse> r = http::PerformOnce({.method = "POST", .url = url}, {},
-                                                   {Deadline::After(now, 2s), 1s, now}, {});
+  Result<http::HttpResponse> r =
+      http::PerformOnce({.method = "POST", .url = url}, {}, {Deadline::After(now, 2s), 1s, now}, {});
   if (!r.ok()) return r.status();
   if (r->status != 200) return Status::Internal(url + " answered " + std::to_string(r->status) + ": " + r->body);
   return Status::Ok();

@@ -54,8 +54,8 @@ TYPED_TEST_P(AttemptScopeScenarios, ARetryOutsideAConcurrencyLimitOfOneIsAdmitte
 
 TYPED_TEST_P(AttemptScopeScenarios, AbandonedWorkHoldsItsBulkheadSlotUntilItEnds) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 1})));
-  PipelineRef p = Unwrap(
-      this->Builder().AddBulkhead(bulkhead).AddAttemptTimeout({.timeout = 50ms, .abandon_after = 10ms}).Build());
+  PipelineRef p =
+      Unwrap(this->Builder().AddBulkhead(bulkhead).AddAttemptTimeout({.timeout = 50ms, .abandon_after = 10ms}).Build());
   int in_use_after_the_timeout = -1;
   this->driver.clock().At(this->In(70ms), [&] { in_use_after_the_timeout = bulkhead->stats().in_use; });
   CallRecord r = this->Run(p, {{100ms, kDown, /*honours_stop=*/false}});
@@ -65,8 +65,8 @@ TYPED_TEST_P(AttemptScopeScenarios, AbandonedWorkHoldsItsBulkheadSlotUntilItEnds
 }
 
 TYPED_TEST_P(AttemptScopeScenarios, TheBreakersTrialPermitComesBackWhenAStageFurtherInRefuses) {
-  auto breaker = std::shared_ptr<CircuitBreaker>(Unwrap(CircuitBreaker::Create(
-      {.window_size = 4, .minimum_number_of_calls = 4, .permitted_calls_in_half_open = 1})));
+  auto breaker = std::shared_ptr<CircuitBreaker>(Unwrap(
+      CircuitBreaker::Create({.window_size = 4, .minimum_number_of_calls = 4, .permitted_calls_in_half_open = 1})));
   ASSERT_TRUE(breaker->TransitionToOpen(this->driver.clock().Now()).ok());
   ASSERT_TRUE(breaker->TransitionToHalfOpen(this->driver.clock().Now()).ok());
   PipelineRef p = Unwrap(this->Builder().AddCircuitBreaker(breaker).AddRequireIdempotencyKey().Build());
@@ -87,8 +87,8 @@ TYPED_TEST_P(AttemptScopeScenarios, TheRateLimitersTokenComesBackWhenAStageFurth
 }
 
 TYPED_TEST_P(AttemptScopeScenarios, TheCallersStopEndsARateLimitWaitAndGivesTheTokenBack) {
-  PipelineRef p = Unwrap(
-      this->Builder().AddRateLimiter(RateLimiterOptions{.rate = 10, .burst = 1, .max_wait = 200ms}).Build());
+  PipelineRef p =
+      Unwrap(this->Builder().AddRateLimiter(RateLimiterOptions{.rate = 10, .burst = 1, .max_wait = 200ms}).Build());
   EXPECT_TRUE(this->Run(p, {{}}).result.ok());  // the next token comes 100ms later
   std::stop_source caller;
   this->driver.clock().At(this->In(50ms), [&] { caller.request_stop(); });

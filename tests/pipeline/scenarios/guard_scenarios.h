@@ -17,9 +17,10 @@ class GuardScenarios : public PipelineScenarios<Driver> {
   // A breaker that times coarsely (slow_call_duration >= 500ms) and never
   // trips here: it only counts slow calls.
   static std::shared_ptr<CircuitBreaker> CoarseBreaker() {
-    return std::shared_ptr<CircuitBreaker>(Unwrap(CircuitBreaker::Create(
-        {.slow_call_rate_threshold = 1.0, .slow_call_duration = 500ms, .window_size = 20,
-         .minimum_number_of_calls = 20})));
+    return std::shared_ptr<CircuitBreaker>(Unwrap(CircuitBreaker::Create({.slow_call_rate_threshold = 1.0,
+                                                                          .slow_call_duration = 500ms,
+                                                                          .window_size = 20,
+                                                                          .minimum_number_of_calls = 20})));
   }
   // Seven calls of `takes` each, 1 ms apart: their starts fall on every
   // phase of a 7 ms coarse tick. Returns the slow calls the breaker counted.
@@ -69,9 +70,10 @@ TYPED_TEST_P(GuardScenarios, TheBreakerEndsAnAttemptAtThePipelinesReadingAfterTh
 // Below 500 ms the breaker times precisely, whatever the coarse clock says.
 TYPED_TEST_P(GuardScenarios, AFineBreakerTimesOnThePreciseClock) {
   this->driver.clock().set_coarse_tick(7ms);
-  auto breaker = std::shared_ptr<CircuitBreaker>(Unwrap(CircuitBreaker::Create(
-      {.slow_call_rate_threshold = 1.0, .slow_call_duration = 100ms, .window_size = 20,
-       .minimum_number_of_calls = 20})));
+  auto breaker = std::shared_ptr<CircuitBreaker>(Unwrap(CircuitBreaker::Create({.slow_call_rate_threshold = 1.0,
+                                                                                .slow_call_duration = 100ms,
+                                                                                .window_size = 20,
+                                                                                .minimum_number_of_calls = 20})));
   PipelineRef p = Unwrap(this->Builder().AddCircuitBreaker(breaker).Build());
   EXPECT_EQ(this->SlowCalls(p, *breaker, 100ms), 0);
   EXPECT_EQ(this->SlowCalls(p, *breaker, 101ms), 7);

@@ -142,11 +142,11 @@ TYPED_TEST_P(HedgeScenarios, StagesInsideTheHedgeRunOncePerHedgedAttempt) {
   RetryOptions o = this->Retries(2);
   o.idempotent = true;  // a timed-out attempt may have run
   PipelineRef p = Unwrap(this->Builder()
-                          .AddRetry(o)
-                          .AddHedge(this->After(50ms), this->workers)
-                          .AddBulkhead(bulkhead)
-                          .AddAttemptTimeout(300ms)
-                          .Build());
+                             .AddRetry(o)
+                             .AddHedge(this->After(50ms), this->workers)
+                             .AddBulkhead(bulkhead)
+                             .AddAttemptTimeout(300ms)
+                             .Build());
   CallRecord r = this->Run(p, {{500ms}, {400ms}, {10ms}});
   // Each hedged attempt has its own 300ms: the primary's runs out first
   // (a fatal answer, which stops the hedge), and the retry runs the hedge
@@ -248,17 +248,13 @@ TYPED_TEST_P(HedgeScenarios, ACallThatIsNotIdempotentRunsOnceWithoutHedging) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(HedgeScenarios, TheHedgeWinsAndTheSlowPrimarySeesItsStop,
-                            APrimaryThatAnswersBeforeTheDelayStartsNoHedge,
-                            OnlyCallsAHedgeAnsweredCountAsHedgesWon, ANonFatalFailureLaunchesTheHedgeAtOnce,
-                            AFatalFailureEndsTheCallAndStopsTheOthers,
+                            APrimaryThatAnswersBeforeTheDelayStartsNoHedge, OnlyCallsAHedgeAnsweredCountAsHedgesWon,
+                            ANonFatalFailureLaunchesTheHedgeAtOnce, AFatalFailureEndsTheCallAndStopsTheOthers,
                             WhenEveryHedgedAttemptFailsTheCallReportsTheFailure,
                             AnOverallTimeoutCancelsEveryHedgedAttempt, TheCallersStopCancelsEveryHedgedAttempt,
-                            StagesInsideTheHedgeRunOncePerHedgedAttempt,
-                            AHedgeWithoutAnExecutorRunsOnlyAsynchronously,
-                            TwoHedgesLaunchADelayApartAndTheFirstAnswerWins,
-                            APushbackHoldsTheHedgeAfterAFailure,
+                            StagesInsideTheHedgeRunOncePerHedgedAttempt, AHedgeWithoutAnExecutorRunsOnlyAsynchronously,
+                            TwoHedgesLaunchADelayApartAndTheFirstAnswerWins, APushbackHoldsTheHedgeAfterAFailure,
                             ABudgetThatRefusesHoldsTheHedgeBackAndTheFailureGivesUp,
-                            TheDelayFollowsTheLatencyOfEarlierCalls,
-                            ACallThatIsNotIdempotentRunsOnceWithoutHedging);
+                            TheDelayFollowsTheLatencyOfEarlierCalls, ACallThatIsNotIdempotentRunsOnceWithoutHedging);
 
 }  // namespace stormguard::testkit

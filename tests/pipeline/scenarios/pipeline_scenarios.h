@@ -31,8 +31,7 @@ class PipelineScenarios : public ::testing::Test {
   // Retries without jitter, so waits are exact.
   static RetryOptions Retries(int attempts, Duration base = 100ms) {
     return {.max_attempts = attempts,
-            .backoff = {.kind = BackoffKind::kExponential, .base = base, .multiplier = 2,
-                        .jitter = Jitter::kNone}};
+            .backoff = {.kind = BackoffKind::kExponential, .base = base, .multiplier = 2, .jitter = Jitter::kNone}};
   }
 };
 
@@ -120,9 +119,10 @@ TYPED_TEST_P(PipelineScenarios, WorkThatIgnoresItsStopIsReportedAbandoned) {
 }
 
 TYPED_TEST_P(PipelineScenarios, TheBreakerOpensThenLetsATrialThroughWhenHalfOpen) {
-  auto breaker = Unwrap(CircuitBreaker::Create({.window_size = 2, .minimum_number_of_calls = 2,
-                                                .wait_in_open = 1s, .permitted_calls_in_half_open = 1}));
-  PipelineRef p = Unwrap(this->Builder().AddCircuitBreaker(std::shared_ptr<CircuitBreaker>(std::move(breaker))).Build());
+  auto breaker = Unwrap(CircuitBreaker::Create(
+      {.window_size = 2, .minimum_number_of_calls = 2, .wait_in_open = 1s, .permitted_calls_in_half_open = 1}));
+  PipelineRef p =
+      Unwrap(this->Builder().AddCircuitBreaker(std::shared_ptr<CircuitBreaker>(std::move(breaker))).Build());
   const auto& cb = static_cast<const CircuitBreakerStage&>(p->stage(0)).breaker();
   this->Run(p, {{10ms, kDown}});
   this->Run(p, {{10ms, kDown}});
@@ -191,8 +191,8 @@ TYPED_TEST_P(PipelineScenarios, AnEmptyRateLimiterRefusesWithoutCalling) {
 }
 
 TYPED_TEST_P(PipelineScenarios, ARateLimitedCallWaitsForTheNextToken) {
-  PipelineRef p = Unwrap(
-      this->Builder().AddRateLimiter(RateLimiterOptions{.rate = 10, .burst = 1, .max_wait = 200ms}).Build());
+  PipelineRef p =
+      Unwrap(this->Builder().AddRateLimiter(RateLimiterOptions{.rate = 10, .burst = 1, .max_wait = 200ms}).Build());
   EXPECT_TRUE(this->Run(p, {{}}).result.ok());
   CallRecord r = this->Run(p, {{}});  // the next token comes 100ms after the first
   EXPECT_TRUE(r.result.ok());
@@ -237,14 +237,14 @@ TYPED_TEST_P(PipelineScenarios, TheUsualStackSucceedsAfterARetry) {
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 2, .max_wait = 10ms})));
   RetryOptions o = this->Retries(3);
   PipelineRef p = Unwrap(this->Builder()
-                          .AddFallback()
-                          .AddTimeout(1s)
-                          .AddRetry(o)
-                          .AddCircuitBreaker(breaker)
-                          .AddBulkhead(bulkhead)
-                          .AddAdaptiveConcurrency(AdaptiveLimiterOptions{})
-                          .AddAttemptTimeout(300ms)
-                          .Build());
+                             .AddFallback()
+                             .AddTimeout(1s)
+                             .AddRetry(o)
+                             .AddCircuitBreaker(breaker)
+                             .AddBulkhead(bulkhead)
+                             .AddAdaptiveConcurrency(AdaptiveLimiterOptions{})
+                             .AddAttemptTimeout(300ms)
+                             .Build());
   CallRecord r = this->Run(p, {{20ms, kDown}, {20ms}}, /*with_fallback=*/true);
   ASSERT_TRUE(r.result.ok()) << r.result.status().ToString();
   EXPECT_EQ(*r.result, 2);
@@ -256,13 +256,12 @@ REGISTER_TYPED_TEST_SUITE_P(PipelineScenarios, RetriesWaitTheBackoffBetweenAttem
                             TheDeadlineStopsRetriesThatCouldNotFinish, AnEmptyRetryBudgetStopsRetries,
                             TheCallersStopEndsABackoffWait, ATimeoutReallyCancelsTheAttempt,
                             AnAttemptTimeoutBoundsEachAttemptAndTheRetryGoesOn,
-                            WorkThatIgnoresItsStopIsReportedAbandoned,
-                            TheBreakerOpensThenLetsATrialThroughWhenHalfOpen, AFullBulkheadRefusesWithoutCalling,
-                            AQueuedCallRunsWhenASlotFrees, AQueuedCallGivesUpAfterMaxWait,
-                            AQueuedCallEndsWhenTheTimeoutFires, AnEmptyRateLimiterRefusesWithoutCalling,
-                            ARateLimitedCallWaitsForTheNextToken, TheFallbackAnswersWhenRetriesFail,
-                            TheFallbackAnswersARefusal, TheFallbackAnswersWithoutCallingWhenTooLittleTimeIsLeft,
-                            AMissingIdempotencyKeyIsRefused,
+                            WorkThatIgnoresItsStopIsReportedAbandoned, TheBreakerOpensThenLetsATrialThroughWhenHalfOpen,
+                            AFullBulkheadRefusesWithoutCalling, AQueuedCallRunsWhenASlotFrees,
+                            AQueuedCallGivesUpAfterMaxWait, AQueuedCallEndsWhenTheTimeoutFires,
+                            AnEmptyRateLimiterRefusesWithoutCalling, ARateLimitedCallWaitsForTheNextToken,
+                            TheFallbackAnswersWhenRetriesFail, TheFallbackAnswersARefusal,
+                            TheFallbackAnswersWithoutCallingWhenTooLittleTimeIsLeft, AMissingIdempotencyKeyIsRefused,
                             TheUsualStackSucceedsAfterARetry);
 
 }  // namespace stormguard::testkit

@@ -186,7 +186,6 @@ class CompletionDriver {
   ScenarioClock clock_;
 };
 
-
 inline bool ScenarioClock::SleepUntil(TimePoint t, std::stop_token stop) {
   Await([&] { return stop.stop_requested() || Now() >= t; });
   return !stop.stop_requested();
@@ -291,8 +290,7 @@ inline bool TurnExecutor::TrySubmit(SmallTask task) noexcept {
   return true;
 }
 
-inline void TurnExecutor::Wait(std::unique_lock<std::mutex>& lock, std::condition_variable&,
-                               FunctionRef<bool()> done) {
+inline void TurnExecutor::Wait(std::unique_lock<std::mutex>& lock, std::condition_variable&, FunctionRef<bool()> done) {
   while (!done()) {
     lock.unlock();
     clock_.Await([&] {
@@ -310,7 +308,8 @@ inline void TurnExecutor::Shutdown() {
   threads_.clear();
 }
 
-inline CallRecord BlockingDriver::Run(const PipelineRef& p, CallContext& ctx, const Script& script, bool with_fallback) {
+inline CallRecord BlockingDriver::Run(const PipelineRef& p, CallContext& ctx, const Script& script,
+                                      bool with_fallback) {
   CallRecord rec;
   const TimePoint begin = clock_.Now();
   auto attempt = [&](CallContext& c) -> Result<int> {
@@ -350,7 +349,8 @@ struct CompletionDriver::Pending {
   }
 };
 
-inline CallRecord CompletionDriver::Run(const PipelineRef& p, CallContext& ctx, const Script& script, bool with_fallback) {
+inline CallRecord CompletionDriver::Run(const PipelineRef& p, CallContext& ctx, const Script& script,
+                                        bool with_fallback) {
   CallRecord rec;
   bool ended = false;
   std::vector<std::unique_ptr<Pending>> pending;

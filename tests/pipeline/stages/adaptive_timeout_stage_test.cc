@@ -18,18 +18,22 @@ using testkit::Unwrap;
 struct Adaptive {
   std::shared_ptr<LatencyTracker> tracker =
       LatencyTracker::Create({.window = 10s, .slices = 5, .min_samples = 1}).value();
-  std::shared_ptr<AdaptiveTimeout> timeout =
-      AdaptiveTimeout::Create({.latency = tracker, .quantile = 1.0, .factor = 2, .min = 1ms, .max = 1s,
-                               .warmup = 100ms, .refresh = Duration::zero()})
-          .value();
+  std::shared_ptr<AdaptiveTimeout> timeout = AdaptiveTimeout::Create({.latency = tracker,
+                                                                      .quantile = 1.0,
+                                                                      .factor = 2,
+                                                                      .min = 1ms,
+                                                                      .max = 1s,
+                                                                      .warmup = 100ms,
+                                                                      .refresh = Duration::zero()})
+                                                 .value();
 };
 
 PipelineRef Build(ManualEnv& env, const Adaptive& a) {
-  return Unwrap(PipelineBuilder(env.options())
-                    .AddRetry({.max_attempts = 2, .backoff = {.base = 1ms, .jitter = Jitter::kNone},
-                               .idempotent = true})
-                    .AddAttemptTimeout({.adaptive = a.timeout})
-                    .Build());
+  return Unwrap(
+      PipelineBuilder(env.options())
+          .AddRetry({.max_attempts = 2, .backoff = {.base = 1ms, .jitter = Jitter::kNone}, .idempotent = true})
+          .AddAttemptTimeout({.adaptive = a.timeout})
+          .Build());
 }
 
 // The upper edge of the tracker's bucket for `d`: what a quantile reports.

@@ -36,9 +36,9 @@ TEST(BulkheadStageTest, AbandonedWorkHoldsItsBulkheadSlotUntilItEnds) {
   CountingListener counters;
   auto bulkhead = OneSlot();
   PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters))
-                          .AddBulkhead(bulkhead)
-                          .AddAttemptTimeout({.timeout = 100ms, .abandon_after = 10ms})
-                          .Build());
+                             .AddBulkhead(bulkhead)
+                             .AddAttemptTimeout({.timeout = 100ms, .abandon_after = 10ms})
+                             .Build());
   CallContext ctx, other;
   Status while_abandoned;
   Status s = p.Execute(ctx, [&](CallContext& c) {
@@ -56,8 +56,8 @@ TEST(BulkheadStageTest, AbandonedWorkHoldsItsBulkheadSlotUntilItEnds) {
 TEST(BulkheadStageTest, GuardsCreatedFromOptionsReportToThePipelineListener) {
   ManualEnv env;
   CountingListener counters;
-  PipelineRef p = Unwrap(
-      PipelineBuilder(env.options(&counters)).AddBulkhead(BulkheadOptions{.max_concurrent = 1}).Build());
+  PipelineRef p =
+      Unwrap(PipelineBuilder(env.options(&counters)).AddBulkhead(BulkheadOptions{.max_concurrent = 1}).Build());
   EXPECT_EQ(p.Describe(), "bulkhead(1) -> call");
   CallContext a, b;
   p.Execute(a, [&](CallContext&) { return p.Execute(b, [](CallContext&) { return Status::Ok(); }); });

@@ -122,8 +122,8 @@ TEST(ChaosStageTest, AsyncLatencyIsATimerOfTheDriverNotAParkedThread) {
   int calls = 0;
   std::optional<Status> got;
   CallContext ctx;
-  p.ExecuteAsync(ctx, [&](CallContext&, Completion<Status> done) { ++calls, done(Status::Ok()); },
-                 [&](Status s) { got = s; });
+  p.ExecuteAsync(
+      ctx, [&](CallContext&, Completion<Status> done) { ++calls, done(Status::Ok()); }, [&](Status s) { got = s; });
   EXPECT_FALSE(got.has_value());  // ExecuteAsync returned: no thread waits
   EXPECT_EQ(env.timers->armed(), 1u);
   env.AdvanceAndFire(49ms);
@@ -160,9 +160,8 @@ TEST(ChaosStageTest, AsyncLatencyEndsAtTheDeadlineOrTheStop) {
 TEST(ChaosStageTest, AsyncErrorAndOutcomeAnswerAsTheBlockingDriverDoes) {
   ManualEnv env;
   PipelineRef errors = Unwrap(PipelineBuilder(env.options()).AddChaos(Chaos({.rate = 1.0})).Build());
-  PipelineRef lost = Unwrap(PipelineBuilder(env.options())
-                             .AddChaos(Chaos({.kind = ChaosKind::kOutcome, .rate = 1.0}))
-                             .Build());
+  PipelineRef lost =
+      Unwrap(PipelineBuilder(env.options()).AddChaos(Chaos({.kind = ChaosKind::kOutcome, .rate = 1.0})).Build());
   int calls = 0;
   auto attempt = [&](CallContext&, Completion<Status> done) { ++calls, done(Status::Ok()); };
   CallContext ctx;

@@ -18,9 +18,9 @@ std::shared_ptr<Executor> OneWorker() { return Unwrap(Executor::Create({.threads
 TEST(HedgeStageTest, FirstGoodAnswerWinsAndTheSlowAttemptIsCancelled) {
   CountingListener counters;
   PipelineRef p = Unwrap(PipelineBuilder({.listener = &counters})
-                          .AddHedge({.delay = 0ms, .max_hedged_attempts = 1, .idempotent = true}, OneWorker())
-                          .AddAttemptTimeout(30s)  // runs per hedged attempt, on its thread
-                          .Build());
+                             .AddHedge({.delay = 0ms, .max_hedged_attempts = 1, .idempotent = true}, OneWorker())
+                             .AddAttemptTimeout(30s)  // runs per hedged attempt, on its thread
+                             .Build());
   EXPECT_EQ(p.Describe(), "hedge(1 after 0s) -> attempt_timeout(30s) -> call");
   CallContext ctx;
   bool primary_ran = false, primary_cancelled = false;
@@ -58,10 +58,10 @@ TEST(HedgeStageTest, StagesAfterTheHedgeRunOncePerHedgedAttempt) {
   auto counting = std::make_shared<CountingStage>();
   auto bulkhead = std::shared_ptr<Bulkhead>(Unwrap(Bulkhead::Create({.max_concurrent = 2})));
   PipelineRef p = Unwrap(PipelineBuilder()
-                          .AddHedge({.delay = 0ms, .max_hedged_attempts = 1, .idempotent = true}, OneWorker())
-                          .Add(counting)
-                          .AddBulkhead(bulkhead)
-                          .Build());
+                             .AddHedge({.delay = 0ms, .max_hedged_attempts = 1, .idempotent = true}, OneWorker())
+                             .Add(counting)
+                             .AddBulkhead(bulkhead)
+                             .Build());
   CallContext ctx;
   bool primary_ran = false;
   Status s = p.Execute(ctx, [&](CallContext& a) {

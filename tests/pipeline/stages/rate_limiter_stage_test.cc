@@ -14,8 +14,8 @@ using testkit::Unwrap;
 
 TEST(RateLimiterStageTest, RefusesWithItsReasonUntilATokenRefills) {
   ManualEnv env;
-  PipelineRef p = Unwrap(
-      PipelineBuilder(env.options()).AddRateLimiter(RateLimiterOptions{.rate = 1, .burst = 1}).Build());
+  PipelineRef p =
+      Unwrap(PipelineBuilder(env.options()).AddRateLimiter(RateLimiterOptions{.rate = 1, .burst = 1}).Build());
   CallContext ctx;
   auto ok = [](CallContext&) { return Status::Ok(); };
   EXPECT_TRUE(p.Execute(ctx, ok).ok());
@@ -30,8 +30,7 @@ TEST(RateLimiterStageTest, TokenComesBackWhenAnInnerStageRefuses) {
   ManualEnv env;
   auto limiter = Unwrap(RateLimiter::Create({.rate = 1, .burst = 1}));
   std::shared_ptr<RateLimiter> shared = std::move(limiter);
-  PipelineRef p =
-      Unwrap(PipelineBuilder(env.options()).AddRateLimiter(shared).AddRequireIdempotencyKey().Build());
+  PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddRateLimiter(shared).AddRequireIdempotencyKey().Build());
   CallContext no_key;
   EXPECT_EQ(p.Execute(no_key, [](CallContext&) { return Status::Ok(); }).source(), "idempotency_key");
   EXPECT_DOUBLE_EQ(shared->AvailableTokens(env.clock.Now()), 1.0);

@@ -47,9 +47,8 @@ TEST(TimeoutTest, CooperativeCallableIsCancelledAtTheDeadline) {
 TEST(TimeoutTest, UncooperativeCallableIsReportedAbandonedWithItsOverrun) {
   ManualEnv env;
   CountingListener counters;
-  PipelineRef p = Unwrap(PipelineBuilder(env.options(&counters))
-                          .AddTimeout({.timeout = 100ms, .abandon_after = 10ms})
-                          .Build());
+  PipelineRef p =
+      Unwrap(PipelineBuilder(env.options(&counters)).AddTimeout({.timeout = 100ms, .abandon_after = 10ms}).Build());
   CallContext ctx;
   Status s = p.Execute(ctx, [&](CallContext&) {
     env.AdvanceAndFire(100ms);
@@ -151,15 +150,13 @@ TEST(TimeoutTest, NeverExtendsTheCallersDeadline) {
 TEST(TimeoutTest, AttemptTimeoutCancelsOneAttemptAndRetryTriesAgain) {
   ManualEnv env;
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .AddRetry({.max_attempts = 3,
-                                     .backoff = {.kind = BackoffKind::kConstant, .base = 10ms, .cap = 10ms},
-                                     .idempotent = true})
-                          .AddAttemptTimeout(100ms)
-                          .Build());
+                             .AddRetry({.max_attempts = 3,
+                                        .backoff = {.kind = BackoffKind::kConstant, .base = 10ms, .cap = 10ms},
+                                        .idempotent = true})
+                             .AddAttemptTimeout(100ms)
+                             .Build());
   CallContext ctx;
-  Status s = p.Execute(ctx, [&](CallContext& c) {
-    return c.attempt == 1 ? WaitsUntilStopped(env, c) : Status::Ok();
-  });
+  Status s = p.Execute(ctx, [&](CallContext& c) { return c.attempt == 1 ? WaitsUntilStopped(env, c) : Status::Ok(); });
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(TimeoutAt(*p, 1).timed_out(), 1u);
 }
@@ -167,12 +164,12 @@ TEST(TimeoutTest, AttemptTimeoutCancelsOneAttemptAndRetryTriesAgain) {
 TEST(TimeoutTest, OverallTimeoutEndsTheRetriesWhenItPasses) {
   ManualEnv env;
   PipelineRef p = Unwrap(PipelineBuilder(env.options())
-                          .AddTimeout(250ms)
-                          .AddRetry({.max_attempts = 5,
-                                     .backoff = {.kind = BackoffKind::kConstant, .base = 10ms, .cap = 10ms},
-                                     .idempotent = true})
-                          .AddAttemptTimeout(100ms)
-                          .Build());
+                             .AddTimeout(250ms)
+                             .AddRetry({.max_attempts = 5,
+                                        .backoff = {.kind = BackoffKind::kConstant, .base = 10ms, .cap = 10ms},
+                                        .idempotent = true})
+                             .AddAttemptTimeout(100ms)
+                             .Build());
   CallContext ctx;
   const TimePoint start = env.clock.Now();
   int attempts = 0;
@@ -193,12 +190,18 @@ TEST(TimeoutTest, NeverStoppedSourcesAreReusedStoppedOnesAreNot) {
   PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
   CallContext ctx;
   std::stop_token first, second, third;
-  p.Execute(ctx, [&](CallContext& c) { first = c.stop; return Status::Ok(); });
+  p.Execute(ctx, [&](CallContext& c) {
+    first = c.stop;
+    return Status::Ok();
+  });
   p.Execute(ctx, [&](CallContext& c) {
     second = c.stop;
     return WaitsUntilStopped(env, c);  // this one times out: its source is stopped
   });
-  p.Execute(ctx, [&](CallContext& c) { third = c.stop; return Status::Ok(); });
+  p.Execute(ctx, [&](CallContext& c) {
+    third = c.stop;
+    return Status::Ok();
+  });
   EXPECT_EQ(first, second);  // the same pooled source served both
   EXPECT_TRUE(second.stop_requested());
   EXPECT_NE(third, second);
@@ -210,7 +213,10 @@ TEST(TimeoutTest, CallableThatReplacesItsTokenDoesNotPoisonThePool) {
   PipelineRef p = Unwrap(PipelineBuilder(env.options()).AddTimeout(100ms).Build());
   std::stop_source foreign;
   CallContext ctx;
-  p.Execute(ctx, [&](CallContext& c) { c.stop = foreign.get_token(); return Status::Ok(); });
+  p.Execute(ctx, [&](CallContext& c) {
+    c.stop = foreign.get_token();
+    return Status::Ok();
+  });
   EXPECT_FALSE(ctx.stop.stop_possible());  // the caller's (empty) token is back
   foreign.request_stop();
   p.Execute(ctx, [&](CallContext& c) {

@@ -30,7 +30,7 @@ class GrpcBottom final : public v1::Demo::Service {
     if (o.mode != Mode::kStormguard) return;
     store_ = Must(http::IdempotencyStore::Create({.max_entries = 100'000, .ttl = 10min}));
     guard_ = Must(rpc::ServerGuard::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
-                                             .pipeline = DemoRegistry().Follow("inbound")}));
+                                            .pipeline = DemoRegistry().Follow("inbound")}));
   }
 
   grpc::Status Stats(grpc::ServerContext*, const v1::StatsRequest*, v1::StatsReply* reply) override {

@@ -57,16 +57,14 @@ int RunGrpcService(const ServiceOptions& options) {
   ::alarm(static_cast<unsigned>(std::chrono::ceil<std::chrono::seconds>(options.max_lifetime).count()));
   const Result<std::unique_ptr<LiveConfig>> live = FollowConfig(options);
   if (!live.ok()) return 2;
-  std::unique_ptr<v1::Demo::Service> service =
-      options.role == 'C' ? MakeGrpcBottom(options) : MakeGrpcRelay(options);
+  std::unique_ptr<v1::Demo::Service> service = options.role == 'C' ? MakeGrpcBottom(options) : MakeGrpcRelay(options);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:" + std::to_string(options.port), grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(service.get());
   const std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
-    std::fprintf(stderr, "stormguard demo-service %c: cannot serve gRPC on 127.0.0.1:%d\n", options.role,
-                 options.port);
+    std::fprintf(stderr, "stormguard demo-service %c: cannot serve gRPC on 127.0.0.1:%d\n", options.role, options.port);
     return 1;
   }
   std::printf("port %d\n", port);

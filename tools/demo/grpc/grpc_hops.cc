@@ -43,8 +43,8 @@ class NativeHop final : public GrpcHop {
     // The served call's deadline passed down, as a gRPC service would.
     SystemTime deadline = std::chrono::system_clock::now() + kTimeout;
     if (!parent.deadline.is_infinite()) {
-      const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
-          parent.deadline.Remaining(Clock::Real().Now()));
+      const auto left =
+          std::chrono::duration_cast<std::chrono::microseconds>(parent.deadline.Remaining(Clock::Real().Now()));
       deadline = std::min(deadline, std::chrono::system_clock::now() + left);
     }
     grpc::ClientContext c;
@@ -66,8 +66,7 @@ std::shared_ptr<grpc::Channel> DemoChannel(int port, Mode mode) {
   } else {
     args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
   }
-  return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(),
-                                     args);
+  return grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), args);
 }
 
 std::int64_t UnixMsOf(std::chrono::system_clock::time_point t) noexcept {

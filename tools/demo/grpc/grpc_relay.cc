@@ -28,7 +28,7 @@ class GrpcRelay final : public v1::Demo::Service {
       : hop_(MakeGrpcHop(o.mode, o.role == 'B' ? NextHop::kBottom : NextHop::kRelay, o.downstream_port)) {
     if (o.mode == Mode::kStormguard) {
       guard_ = Must(rpc::ServerGuard::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
-                                               .pipeline = DemoRegistry().Follow("inbound")}));
+                                              .pipeline = DemoRegistry().Follow("inbound")}));
     }
   }
 

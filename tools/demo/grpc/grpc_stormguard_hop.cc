@@ -44,14 +44,14 @@ class StormguardHop final : public GrpcHop {
         // The bottom hop's pipeline has a short attempt timeout (its callee
         // answers in milliseconds); a hop above a relay leaves each attempt
         // the whole deadline, so the layer below can finish its own retries.
-        client_(Must(rpc::GrpcClient::Create(
-            {.pipeline = DemoRegistry().Follow(next == NextHop::kBottom ? "bottom" : "relay"),
-             .default_timeout = 1s}))) {}
+        client_(Must(rpc::GrpcClient::Create({.pipeline =
+                                                  DemoRegistry().Follow(next == NextHop::kBottom ? "bottom" : "relay"),
+                                              .default_timeout = 1s}))) {}
 
   grpc::Status Call(const v1::OpRequest& request, CallContext& parent, v1::OpReply* reply,
                     std::string* attempts_path) const override {
     const rpc::CallOptions options{.idempotent = !request.charge(),
-                                    .idempotency_key = request.charge() ? parent.idempotency_key : ""};
+                                   .idempotency_key = request.charge() ? parent.idempotency_key : ""};
     AttemptsBelow below;
     const rpc::GrpcResult r = client_.Call<v1::OpReply>(
         parent,

@@ -25,8 +25,11 @@ TEST(GrpcBottomServiceTest, AChargeWithAnUnreadableKeyIsRefusedAndNeverCharged) 
                                                        "--seed", "7", "--max-lifetime", "60"});
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   const std::string address = "127.0.0.1:" + std::to_string((*c)->port());
-  const std::vector<std::vector<std::string>> hostile = {
-      {std::string(257, 'k')}, {std::string(10 * 1024, 'k')}, {"ab\x01" "cd"}, {"order-1", "order-2"}};
+  const std::vector<std::vector<std::string>> hostile = {{std::string(257, 'k')},
+                                                         {std::string(10 * 1024, 'k')},
+                                                         {"ab\x01"
+                                                          "cd"},
+                                                         {"order-1", "order-2"}};
   int op = 0;
   for (const std::vector<std::string>& keys : hostile) {
     v1::OpRequest charge;
@@ -36,8 +39,8 @@ TEST(GrpcBottomServiceTest, AChargeWithAnUnreadableKeyIsRefusedAndNeverCharged) 
     std::vector<std::pair<std::string, std::string>> metadata;
     for (const std::string& k : keys) metadata.emplace_back("idempotency-key", k);
     for (int attempt = 0; attempt < 2; ++attempt) {  // a retry of the same charge
-      const rpc::testkit::RawAnswer a = rpc::testkit::RawUnaryCall(
-          address, "/stormguard.demo.v1.Demo/Operate", charge.SerializeAsString(), metadata);
+      const rpc::testkit::RawAnswer a =
+          rpc::testkit::RawUnaryCall(address, "/stormguard.demo.v1.Demo/Operate", charge.SerializeAsString(), metadata);
       EXPECT_EQ(a.grpc_status, "3") << "op " << op << ": " << a.grpc_message;  // INVALID_ARGUMENT
     }
   }

@@ -59,8 +59,8 @@ TEST(DemoIntegrationTest, PrintsOneTablePerPhaseWithBothModes) {
   const int status = cli.Wait(60s);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << cli.Stderr();
   const std::string out = cli.Stdout();
-  for (const char* text : {"healthy (1.0 s)", "down (1.0 s, after 1.0 s without load)", "recovered (1.0 s)", "amplification", "naive ",
-                           "stormguard ", "timeline: "}) {
+  for (const char* text : {"healthy (1.0 s)", "down (1.0 s, after 1.0 s without load)", "recovered (1.0 s)",
+                           "amplification", "naive ", "stormguard ", "timeline: "}) {
     EXPECT_NE(out.find(text), std::string::npos) << text << "\n" << out;
   }
   EXPECT_TRUE(std::filesystem::exists(cli.dir() / "stormguard-demo.svg"));
@@ -131,19 +131,25 @@ TEST(DemoIntegrationTest, ServicesLiveAsLongAsTheRunPlusTheSlack) {
 }
 
 TEST(DemoIntegrationTest, BadFlagsExitWithStatusTwoAndNameTheFlag) {
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"demo", "--rate", "0"}, {"demo", "--down", "abc"}, {"demo", "--down", "10ms"},
-        {"demo", "--healthy", "61m"}, {"demo", "--soak", "2h"}, {"demo", "--soak", "100ms"},
-        {"demo", "--soak", "10s", "--down", "1s"}, {"demo", "--recovered", "1s", "--soak", "10s"},
-        {"demo", "--bogus"}, {"demo", "--svg", "/nonexistent/dir/t.svg"}, {"demo", "--rate", "nan"},
-        {"demo", "--seed", "-1"}}) {
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"demo", "--rate", "0"},
+                                               {"demo", "--down", "abc"},
+                                               {"demo", "--down", "10ms"},
+                                               {"demo", "--healthy", "61m"},
+                                               {"demo", "--soak", "2h"},
+                                               {"demo", "--soak", "100ms"},
+                                               {"demo", "--soak", "10s", "--down", "1s"},
+                                               {"demo", "--recovered", "1s", "--soak", "10s"},
+                                               {"demo", "--bogus"},
+                                               {"demo", "--svg", "/nonexistent/dir/t.svg"},
+                                               {"demo", "--rate", "nan"},
+                                               {"demo", "--seed", "-1"}}) {
     CliProcess cli(args);
     const int status = cli.Wait(10s);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << args[1] << " " << status;
     const std::string err = cli.Stderr();
     EXPECT_NE(err.find(args[1]), std::string::npos) << err;
     EXPECT_EQ(err.find("naive: starting"), std::string::npos) << err;  // refused before running
-    EXPECT_EQ(err.find('\n'), err.size() - 1) << err;  // one line
+    EXPECT_EQ(err.find('\n'), err.size() - 1) << err;                  // one line
   }
 }
 

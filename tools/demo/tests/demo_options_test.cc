@@ -57,12 +57,17 @@ TEST(ConfigSourceFlagsTest, RefusesWhatCannotBeFollowedNamingTheFlag) {
 }
 
 TEST(ConfigSourceFlagsTest, HandsTlsAndAuthenticationOnButNeverThePassword) {
-  const ConfigSourceFlags f{.etcd = "https://127.0.0.1:2379", .key = "/p", .cacert = "/ca.pem",
-                            .cert = "/c.pem", .cert_key = "/c.key", .user = "app", .password_file = "/pw"};
+  const ConfigSourceFlags f{.etcd = "https://127.0.0.1:2379",
+                            .key = "/p",
+                            .cacert = "/ca.pem",
+                            .cert = "/c.pem",
+                            .cert_key = "/c.key",
+                            .user = "app",
+                            .password_file = "/pw"};
   EXPECT_TRUE(f.Validate().empty());
   EXPECT_EQ(f.Args(), (std::vector<std::string>{"--etcd", "https://127.0.0.1:2379", "--key", "/p", "--cacert",
-                                                "/ca.pem", "--cert", "/c.pem", "--cert-key", "/c.key", "--user",
-                                                "app", "--password-file", "/pw"}));
+                                                "/ca.pem", "--cert", "/c.pem", "--cert-key", "/c.key", "--user", "app",
+                                                "--password-file", "/pw"}));
 }
 
 TEST(LiveConfigTest, APasswordFileThatIsNoRegularSmallFileIsRefusedAtOnce) {

@@ -26,8 +26,10 @@ class BottomServiceTest : public ::testing::Test {
   Result<http::HttpResponse> Send(const std::string& method, const std::string& path, http::HeaderList headers,
                                   const std::string& key = "") {
     const TimePoint now = Clock::Real().Now();
-    return http::PerformOnce({.method = method, .url = "http://127.0.0.1:" + std::to_string(c_->port()) + path,
-                              .headers = std::move(headers), .body = method == "POST" ? "{}" : ""},
+    return http::PerformOnce({.method = method,
+                              .url = "http://127.0.0.1:" + std::to_string(c_->port()) + path,
+                              .headers = std::move(headers),
+                              .body = method == "POST" ? "{}" : ""},
                              key.empty() ? http::HeaderList{} : http::HeaderList{{"Idempotency-Key", key}},
                              // generous: under TSan beside another test, an answer
                              // of C's has taken over 5 s
@@ -62,7 +64,7 @@ TEST_F(BottomServiceTest, ExpiredRequestIsCountedButNeverWorkedOn) {
 TEST_F(BottomServiceTest, HostileTimeoutHeadersGetTheAnswerTheirValueMeans) {
   const std::pair<const char*, int> cases[] = {
       {"99999999999999999999999", 200}, {"-5", 200}, {"abc", 200}, {"1e9", 200}, {"0x10", 200},
-      {"9223372036854775807", 200},     {"", 200},   {"0", 504},   {"00", 504}, {" 0 ", 504}};
+      {"9223372036854775807", 200},     {"", 200},   {"0", 504},   {"00", 504},  {" 0 ", 504}};
   int worked = 0;
   for (const auto& [value, status] : cases) {
     auto r = Send("GET", "/stock", {{"x-demo-phase", "t"}, {"x-request-timeout-ms", value}});
@@ -88,7 +90,8 @@ TEST_F(BottomServiceTest, ChargeRepeatedWithOneKeyTakesEffectOnce) {
 
 TEST_F(BottomServiceTest, OperationsOfTheOutageGet503AtOnceAndNoWork) {
   for (int i = 0; i < 5; ++i) {
-    auto r = Send("POST", "/charge", {{"x-demo-op", std::to_string(i)}, {"x-demo-phase", "down"}}, "k" + std::to_string(i));
+    auto r =
+        Send("POST", "/charge", {{"x-demo-op", std::to_string(i)}, {"x-demo-phase", "down"}}, "k" + std::to_string(i));
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->status, 503);
   }
@@ -156,7 +159,8 @@ TEST(DemoServiceTest, EvenAStoppedServiceDiesWithTheThreadThatStartedIt) {
   // a stopped process holds a SIGTERM pending until it is continued.
   std::unique_ptr<ServiceProcess> service;
   std::thread([&service] {
-    auto s = ServiceProcess::Start(STORMGUARD_CLI_PATH, {"--role", "C", "--mode", "stormguard", "--max-lifetime", "60"});
+    auto s =
+        ServiceProcess::Start(STORMGUARD_CLI_PATH, {"--role", "C", "--mode", "stormguard", "--max-lifetime", "60"});
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     service = std::move(s).value();
     ::kill(service->pid(), SIGSTOP);

@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "demo/service_process.h"
-#include "sanitized.h"
 #include "etcd_process.h"
+#include "sanitized.h"
 #include "temp_dir.h"
 #include "test_certificates.h"
 #ifdef STORMGUARD_DEMO_HAS_GRPC
@@ -157,8 +157,8 @@ OneCall HttpCaller(int port) {
 
 #ifdef STORMGUARD_DEMO_HAS_GRPC
 OneCall GrpcCaller(int port) {
-  std::shared_ptr<v1::Demo::Stub> stub = v1::Demo::NewStub(
-      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  std::shared_ptr<v1::Demo::Stub> stub =
+      v1::Demo::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
   return [stub] {
     CallRecord r{.start = Steady::now()};
     grpc::ClientContext c;
@@ -210,8 +210,8 @@ class EtcdPolicy final : public PolicySource {
     // etcd over https with --client-cert-auth, and etcd authentication on:
     // the services present a client certificate and log in as "demo".
     if (!config_sources::testkit::MakeTestCertificates(dir_.path(), certs_)) return;
-    etcd_.set_tls({certs_.server_cert, certs_.server_key, certs_.ca,
-                   {certs_.ca, certs_.client_cert, certs_.client_key, ""}});
+    etcd_.set_tls(
+        {certs_.server_cert, certs_.server_key, certs_.ca, {certs_.ca, certs_.client_cert, certs_.client_key, ""}});
     password_file_ = dir_.path() + "/password";
     std::ofstream(password_file_) << "demo-secret\n";
     started_ = etcd_.Start() && etcd_.EnableAuth("demo", "demo-secret", "/demo/");
@@ -262,8 +262,8 @@ Chain StartChain(const std::string& transport, const PolicySource& source) {
   Chain chain;
   int downstream = 0;
   for (const char* role : {"C", "B", "A"}) {
-    std::vector<std::string> args = {"--role", role, "--mode", "stormguard", "--transport", transport,
-                                     "--max-lifetime", "120"};
+    std::vector<std::string> args = {"--role",      role,      "--mode",         "stormguard",
+                                     "--transport", transport, "--max-lifetime", "120"};
     if (downstream != 0) args.insert(args.end(), {"--downstream", std::to_string(downstream)});
     for (const std::string& a : source.ServiceArgs()) args.push_back(a);
     auto s = ServiceProcess::Start(STORMGUARD_CLI_PATH, args);
@@ -373,7 +373,8 @@ void RunScenario(const std::string& transport, PolicySource& source, std::functi
   for (double ms : visible) figures += " " + std::to_string(static_cast<int>(ms)) + " ms";
   std::printf("reload visible in the traffic after:%s (%zu calls)\n", figures.c_str(), calls.size());
   for (std::size_t k = 0; k < pids.size(); ++k) {
-    EXPECT_TRUE(Alive(pids[k])) << "service " << "CBA"[k] << " is gone";
+    EXPECT_TRUE(Alive(pids[k])) << "service "
+                                << "CBA"[k] << " is gone";
     EXPECT_EQ(chain.services[k]->pid(), pids[k]);
   }
 }

@@ -9,11 +9,12 @@ namespace {
 using namespace std::chrono_literals;
 
 DemoReport Sample() {
-  DemoReport r{.rate = 50, .phases = {{"healthy", 2s, false}, {"down", 2s, true}, {"recovered", 2s, false}},
-               .wall = 9s};
+  DemoReport r{
+      .rate = 50, .phases = {{"healthy", 2s, false}, {"down", 2s, true}, {"recovered", 2s, false}}, .wall = 9s};
   for (Mode mode : {Mode::kNaive, Mode::kStormguard}) {
     ModeReport m{.mode = mode, .phases = std::vector<PhaseSummary>(3)};
-    m.phases[1] = {.offered = 100, .reached_bottom = mode == Mode::kNaive ? 2700u : 105u,
+    m.phases[1] = {.offered = 100,
+                   .reached_bottom = mode == Mode::kNaive ? 2700u : 105u,
                    .amplification = mode == Mode::kNaive ? 27.0 : 1.05};
     if (mode == Mode::kStormguard) m.recovery = 250ms;
     m.timeline = {{0.125, 50}, {2.125, mode == Mode::kNaive ? 1350.0 : 55.0}};
@@ -42,8 +43,8 @@ TEST(DemoReportTest, JsonHasEveryModeAndPhaseWithTheDocumentedKeys) {
 
 TEST(DemoReportTest, TablesShowEveryPhaseWithARowPerMode) {
   const std::string t = FormatTables(Sample());
-  for (const char* text : {"healthy (2.0 s)", "down (2.0 s)", "recovered (2.0 s)", "27.00x", "1.05x",
-                           "naive never", "stormguard 0.25 s"}) {
+  for (const char* text : {"healthy (2.0 s)", "down (2.0 s)", "recovered (2.0 s)", "27.00x", "1.05x", "naive never",
+                           "stormguard 0.25 s"}) {
     EXPECT_NE(t.find(text), std::string::npos) << text << "\n" << t;
   }
 }
@@ -52,7 +53,9 @@ TEST(DemoReportTest, SoakTableHasItsTailAndNoRecoveryLine) {
   DemoReport r{.rate = 200, .phases = DemoOptions{.soak = 120s}.Phases(), .wall = 250s};
   for (Mode mode : {Mode::kNaive, Mode::kStormguard}) {
     r.modes.push_back({.mode = mode,
-                       .phases = {{.offered = 24000, .p50_ms = 1, .p99_ms = mode == Mode::kNaive ? 1104.0 : 12.0,
+                       .phases = {{.offered = 24000,
+                                   .p50_ms = 1,
+                                   .p99_ms = mode == Mode::kNaive ? 1104.0 : 12.0,
                                    .p999_ms = mode == Mode::kNaive ? 2203.0 : 255.0}}});
   }
   const std::string t = FormatTables(r);

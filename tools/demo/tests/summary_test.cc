@@ -59,8 +59,8 @@ TEST(DemoSummaryTest, AmplificationAndOrphansComeFromTheBottomsLedger) {
 
 TEST(DemoSummaryTest, TimelineIsInAttemptsPerSecondSinceTheStart) {
   BottomSnapshot bottom;
-  bottom.timeline[10'000] = 5;   // the bucket [10.000 s, 10.250 s) of wall time
-  bottom.timeline[9'750] = 1;    // before the start: dropped
+  bottom.timeline[10'000] = 5;  // the bucket [10.000 s, 10.250 s) of wall time
+  bottom.timeline[9'750] = 1;   // before the start: dropped
   const ModeReport r = Summarize(Mode::kStormguard, kPhases, {}, bottom, 9'900);
   ASSERT_EQ(r.timeline.size(), 1u);
   EXPECT_DOUBLE_EQ(r.timeline[0].first, 0.225);

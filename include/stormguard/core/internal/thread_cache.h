@@ -19,8 +19,9 @@ namespace stormguard::core_internal {
 template <class T>
 [[gnu::always_inline]] inline T* ThreadCache() noexcept {
   thread_local T* cached = nullptr;
-  if (cached != nullptr) [[likely]] return cached;
-  return []() __attribute__((noinline)) -> T* {
+  if (cached != nullptr) [[likely]]
+    return cached;
+  return []() __attribute__((noinline))->T* {
     thread_local bool gone = false;
     if (gone) return nullptr;
     struct Holder {
@@ -33,7 +34,8 @@ template <class T>
     thread_local Holder holder;
     cached = &holder.value;
     return cached;
-  }();
+  }
+  ();
 }
 
 }  // namespace stormguard::core_internal

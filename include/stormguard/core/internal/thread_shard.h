@@ -23,7 +23,8 @@ int TakeThreadShard() noexcept;
 
 // The calling thread's shard: its own while it lives, or the shared one.
 inline int ThreadShard() noexcept {
-  if (tls_shard >= 0) [[likely]] return tls_shard;
+  if (tls_shard >= 0) [[likely]]
+    return tls_shard;
   return TakeThreadShard();
 }
 

@@ -38,7 +38,7 @@ struct FallbackOptions {
   OutcomeSet on_outcomes{OutcomeClass::kTransient, OutcomeClass::kOverloaded, OutcomeClass::kAmbiguous,
                          OutcomeClass::kDoNotRetry, OutcomeClass::kDeadlineExceeded};
   bool on_any_rejection = true;
-  std::vector<std::string> on_rejected_by;  // used when !on_any_rejection
+  std::vector<std::string> on_rejected_by;                // used when !on_any_rejection
   Duration skip_when_remaining_below = Duration::zero();  // zero: never skip
   const Classifier* classifier = &DefaultClassifier();
 
@@ -74,8 +74,7 @@ class FallbackStage final : public Stage, public AsyncStage {
   bool MaySkip(const CallContext& ctx) const noexcept {
     return o_.skip_when_remaining_below > Duration::zero() && !ctx.deadline.is_infinite();
   }
-  void ReportFallback(const CallContext& ctx, const Status& failure, std::string_view reason,
-                      TimePoint now) const;
+  void ReportFallback(const CallContext& ctx, const Status& failure, std::string_view reason, TimePoint now) const;
 
   FallbackOptions o_;
   Listener* listener_;

@@ -52,8 +52,7 @@ class HedgeStage final : public Stage, public AsyncStage {
   // Outside retry every hedged attempt would retry on its own. The hedge
   // drives its attempts, reporting each one's end, on several threads.
   static constexpr PlacementRule kRules[] = {
-      {PlacementRule::kInside, "retry",
-       "every hedged attempt would retry on its own; add it after AddRetry"}};
+      {PlacementRule::kInside, "retry", "every hedged attempt would retry on its own; add it after AddRetry"}};
   static constexpr StagePlacement kPlacement{
       .kind = "hedge", .once = true, .rules = kRules, .reports_attempt_end = true, .concurrent = true};
   StagePlacement placement() const noexcept override { return kPlacement; }

@@ -53,10 +53,10 @@
 #include <vector>
 
 #include "stormguard/core/stop_source_lease.h"
+#include "stormguard/exec/timer_service.h"
 #include "stormguard/hedge/adaptive_timeout.h"
 #include "stormguard/pipeline/async_stage.h"
 #include "stormguard/pipeline/stage.h"
-#include "stormguard/exec/timer_service.h"
 
 namespace stormguard {
 
@@ -82,15 +82,13 @@ class TimeoutStage final : public Stage, public AsyncStage {
        "it restarts with every attempt; add it before AddRetry, or use AddAttemptTimeout"}};
   static constexpr StagePlacement kOverall{.kind = "timeout", .once = true, .rules = kOverallRules};
   static constexpr PlacementRule kPerAttemptRules[] = {
-      {PlacementRule::kInside, "retry",
-       "it bounds all attempts together; add it after AddRetry, or use AddTimeout"}};
-  static constexpr StagePlacement kPerAttempt{
-      .kind = "attempt_timeout", .once = true, .rules = kPerAttemptRules};
+      {PlacementRule::kInside, "retry", "it bounds all attempts together; add it after AddRetry, or use AddTimeout"}};
+  static constexpr StagePlacement kPerAttempt{.kind = "attempt_timeout", .once = true, .rules = kPerAttemptRules};
 
   // `per_attempt` picks the per-attempt timeout (named "attempt_timeout")
   // or the overall one (named "timeout").
-  static Result<std::unique_ptr<TimeoutStage>> Create(TimeoutOptions options, bool per_attempt,
-                                                      TimerService& timers, Listener* listener);
+  static Result<std::unique_ptr<TimeoutStage>> Create(TimeoutOptions options, bool per_attempt, TimerService& timers,
+                                                      Listener* listener);
 
   std::string_view name() const noexcept override { return per_attempt_ ? kPerAttempt.kind : kOverall.kind; }
   StagePlacement placement() const noexcept override { return per_attempt_ ? kPerAttempt : kOverall; }

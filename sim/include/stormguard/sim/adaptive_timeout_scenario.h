@@ -39,8 +39,11 @@ struct AdaptiveTimeoutScenarioOptions {
   int max_attempts = 3;
   Duration deadline = std::chrono::seconds(2);  // each request's whole budget
   // The adaptive mode's options (its tracker is made per run, `window` wide).
-  AdaptiveTimeoutOptions adaptive{.quantile = 0.999, .factor = 2, .min = std::chrono::milliseconds(5),
-                                  .max = std::chrono::seconds(1), .warmup = std::chrono::milliseconds(50),
+  AdaptiveTimeoutOptions adaptive{.quantile = 0.999,
+                                  .factor = 2,
+                                  .min = std::chrono::milliseconds(5),
+                                  .max = std::chrono::seconds(1),
+                                  .warmup = std::chrono::milliseconds(50),
                                   .refresh = std::chrono::milliseconds(100)};
   Duration window = std::chrono::seconds(10);
   Duration sample_every = std::chrono::seconds(1);  // the adaptive timeout's value over time
@@ -54,7 +57,7 @@ struct PhaseStats {
   std::int64_t calls = 0;
   std::int64_t succeeded = 0;
   std::int64_t attempts = 0;
-  std::int64_t timeouts = 0;  // attempts the per-attempt timeout cut off
+  std::int64_t timeouts = 0;        // attempts the per-attempt timeout cut off
   Duration p50 = Duration::zero();  // call latency, start to final answer
   Duration p99 = Duration::zero();
   Duration min_timeout = Duration::zero();  // the timeouts attempts got

@@ -42,7 +42,7 @@ class BudgetStack final : public RetryBudget {
 
 struct BudgetStackOptions {
   bool token_bucket = false;
-  bool gate = false;          // the failure-rate gate, library defaults
+  bool gate = false;  // the failure-rate gate, library defaults
   double max_tokens = 10;
   double token_ratio = 0.1;
 };

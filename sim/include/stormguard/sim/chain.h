@@ -50,13 +50,13 @@ struct CapacityDrop {
 
 struct ServiceSpec {
   std::string name;
-  int concurrency = 0;         // workers; 0 means unlimited (no queue either)
-  int queue_limit = 0;         // requests waiting for a worker; more are refused
-  Latency latency;             // a worker's time per request
-  double error_rate = 0.0;     // each request fails (UNAVAILABLE) with this probability
-  std::vector<Window> outages; // every request fails
-  double hang_rate = 0.0;      // each request is never answered with this probability
-  std::vector<Window> hangs;   // no request is answered
+  int concurrency = 0;          // workers; 0 means unlimited (no queue either)
+  int queue_limit = 0;          // requests waiting for a worker; more are refused
+  Latency latency;              // a worker's time per request
+  double error_rate = 0.0;      // each request fails (UNAVAILABLE) with this probability
+  std::vector<Window> outages;  // every request fails
+  double hang_rate = 0.0;       // each request is never answered with this probability
+  std::vector<Window> hangs;    // no request is answered
   std::vector<CapacityDrop> capacity_drops;
   // A request whose propagated deadline has passed is refused on arrival
   // and dropped from the queue before any work is done.
@@ -84,10 +84,10 @@ struct HopSpec {
 };
 
 struct LoadSpec {
-  int burst = 0;                       // requests at time zero
-  double rate = 0.0;                   // open-loop Poisson arrivals per second...
-  Duration duration = Duration::zero();  // ...for this long
-  bool evenly_spaced = false;          // one every 1/rate instead (a rate limiter in front)
+  int burst = 0;                          // requests at time zero
+  double rate = 0.0;                      // open-loop Poisson arrivals per second...
+  Duration duration = Duration::zero();   // ...for this long
+  bool evenly_spaced = false;             // one every 1/rate instead (a rate limiter in front)
   Duration deadline = kInfiniteDuration;  // sent with each request (infinite: none sent)
   Duration patience = kInfiniteDuration;  // the client stops waiting (counted as failed)
 };
@@ -114,14 +114,14 @@ struct NodeStats {
 };
 
 struct HopStats {
-  std::int64_t calls = 0;     // logical calls (retry loops started)
+  std::int64_t calls = 0;  // logical calls (retry loops started)
   std::int64_t attempts = 0;
   std::int64_t retries = 0;
   std::int64_t retries_granted = 0;  // Decide said retry (sent after the wait)
-  std::int64_t timeouts = 0;  // attempts that hit their deadline
+  std::int64_t timeouts = 0;         // attempts that hit their deadline
   std::int64_t budget_refused = 0;
-  std::int64_t breaker_refused = 0;  // attempts the breaker did not let out
-  std::int64_t marked_gave_up = 0;  // answers that carried do-not-retry
+  std::int64_t breaker_refused = 0;        // attempts the breaker did not let out
+  std::int64_t marked_gave_up = 0;         // answers that carried do-not-retry
   Duration last_retry = Duration::zero();  // when the last retry was sent
   // The first retry the budget refused, and the traffic seen until then.
   std::optional<Duration> first_budget_refusal;

@@ -39,9 +39,9 @@ struct ChainScenarioOptions {
   std::vector<Control> controls{Control::kNone};
   double rate = 1000;
   Duration duration = std::chrono::seconds(30);
-  double failure_rate = 1.0;  // share of bottom calls that fail (1: down the whole run)
-  Duration timeout = std::chrono::seconds(1);   // per attempt, at every layer
-  Duration deadline = std::chrono::seconds(5);  // the clients' budget, sent down with deadlines on
+  double failure_rate = 1.0;                        // share of bottom calls that fail (1: down the whole run)
+  Duration timeout = std::chrono::seconds(1);       // per attempt, at every layer
+  Duration deadline = std::chrono::seconds(5);      // the clients' budget, sent down with deadlines on
   Duration latency = std::chrono::milliseconds(1);  // the bottom's time to fail (or succeed)
   Duration bucket = std::chrono::seconds(1);
   std::uint64_t seed = 1;
@@ -51,13 +51,13 @@ struct ChainScenarioOptions {
 };
 
 struct LayerRow {
-  std::string name;               // "1", "2", ... "bottom"
+  std::string name;  // "1", "2", ... "bottom"
   std::int64_t arrivals = 0;
-  std::int64_t retries = 0;       // sent by this layer (none for the bottom)
+  std::int64_t retries = 0;  // sent by this layer (none for the bottom)
   std::int64_t budget_refused = 0;
   std::int64_t breaker_refused = 0;
   std::int64_t timeouts = 0;
-  double load = 0;                // arrivals / offered
+  double load = 0;  // arrivals / offered
 };
 
 struct ChainRun {

@@ -36,7 +36,7 @@ struct ContentionOptions {
   // OCC always progresses (a writer fails at most clients - 1 times): this
   // only guards the loop, and bounds `clients`.
   int max_attempts = kMaxRetryAttempts;
-  int runs = 100;             // results are the mean over this many runs
+  int runs = 100;  // results are the mean over this many runs
   std::vector<Strategy> strategies{Strategy::kNone, Strategy::kExponential, Strategy::kFullJitter,
                                    Strategy::kEqualJitter, Strategy::kDecorrelatedJitter};
   std::uint64_t seed = 1;
@@ -46,8 +46,8 @@ struct ContentionOptions {
 
 struct ContentionRow {
   Strategy strategy = Strategy::kNone;
-  double calls = 0;             // conditional writes, all clients together (mean per run)
-  double succeeded = 0;         // clients whose write went through (mean per run)
+  double calls = 0;                        // conditional writes, all clients together (mean per run)
+  double succeeded = 0;                    // clients whose write went through (mean per run)
   Duration completion = Duration::zero();  // when the last client succeeded (mean)
   std::vector<Duration> finished;          // each success of the first run, in time order
   double calls_per_client() const noexcept;

@@ -32,9 +32,9 @@ namespace stormguard::sim {
 
 enum class Control { kNone, kBudget, kGate, kNoRetry, kRetryFlag, kBreaker, kAll };
 
-inline constexpr std::array<Control, 7> kAllControls = {
-    Control::kNone, Control::kNoRetry, Control::kRetryFlag, Control::kGate,
-    Control::kBudget, Control::kBreaker, Control::kAll};
+inline constexpr std::array<Control, 7> kAllControls = {Control::kNone, Control::kNoRetry, Control::kRetryFlag,
+                                                        Control::kGate, Control::kBudget,  Control::kBreaker,
+                                                        Control::kAll};
 
 std::string_view ControlName(Control c) noexcept;
 std::optional<Control> ParseControl(std::string_view name) noexcept;
@@ -59,7 +59,7 @@ struct LayerPolicy {
                          .cap = std::chrono::seconds(1),
                          .jitter = Jitter::kFull};
   Duration min_attempt_time = Duration::zero();  // matters only with deadlines
-  double max_tokens = 10;    // the token bucket
+  double max_tokens = 10;                        // the token bucket
   double token_ratio = 0.1;
   // The breaker: the library's defaults but 1 s open instead of
   // 30 s, so a breaker probes again within a scenario's few seconds.

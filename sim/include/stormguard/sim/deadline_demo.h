@@ -44,7 +44,7 @@ struct DeadlineAttempt {
   int number = 0;
   Duration start = Duration::zero();  // from the call's start
   Duration end = Duration::zero();
-  Duration wait = Duration::zero();   // the backoff after it (zero for the last)
+  Duration wait = Duration::zero();  // the backoff after it (zero for the last)
 };
 
 struct DeadlineResult {

@@ -78,8 +78,7 @@ class Engine {
   // A FIFO lane for events that are usually scheduled in time order.
   using Lane = std::uint32_t;
   Lane NewLane();
-  void AtInLane(Lane lane, TimePoint at, Actor* actor, std::uint32_t kind, std::uint32_t a = 0,
-                std::uint64_t b = 0);
+  void AtInLane(Lane lane, TimePoint at, Actor* actor, std::uint32_t kind, std::uint32_t a = 0, std::uint64_t b = 0);
 
   // Runs events in order until none is left or the next one is after `until`.
   void Run(TimePoint until = kInfiniteFuture);

@@ -43,12 +43,12 @@ struct MetastableOptions {
   double load = 0.8;  // offered load as a share of the service's full capacity
   int workers = 10;
   Duration latency = std::chrono::milliseconds(10);  // mean service time
-  double drop = 0.5;  // share of the workers lost during the trigger
+  double drop = 0.5;                                 // share of the workers lost during the trigger
   Duration trigger_at = std::chrono::seconds(10);
   Duration trigger_for = std::chrono::seconds(10);
   Duration duration = std::chrono::seconds(60);
   Duration timeout = std::chrono::milliseconds(100);  // per attempt, every layer
-  Duration patience = std::chrono::seconds(1);  // clients give up; their deadline with deadlines on
+  Duration patience = std::chrono::seconds(1);        // clients give up; their deadline with deadlines on
   int queue = 100000;
   Duration bucket = std::chrono::seconds(1);
   std::uint64_t seed = 1;
@@ -67,9 +67,9 @@ struct MetastableRun {
   // at least 90% of goodput_before; nullopt if it never does.
   std::optional<Duration> recovery;
   std::int64_t offered = 0;
-  double amplification = 0;     // attempts reaching the service per offered request
+  double amplification = 0;  // attempts reaching the service per offered request
   std::int64_t peak_queue = 0;
-  Counts goodput_permille;      // per bucket, by arrival time
+  Counts goodput_permille;  // per bucket, by arrival time
   Series series;
   std::uint64_t events = 0;
 };

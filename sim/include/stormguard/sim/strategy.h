@@ -18,9 +18,9 @@ namespace stormguard::sim {
 enum class Strategy { kNone, kFixed, kExponential, kFullJitter, kEqualJitter, kDecorrelatedJitter };
 
 // The storm's comparison (every strategy but "retry at once").
-inline constexpr std::array<Strategy, 5> kBackoffStrategies = {
-    Strategy::kFixed, Strategy::kExponential, Strategy::kFullJitter, Strategy::kEqualJitter,
-    Strategy::kDecorrelatedJitter};
+inline constexpr std::array<Strategy, 5> kBackoffStrategies = {Strategy::kFixed, Strategy::kExponential,
+                                                               Strategy::kFullJitter, Strategy::kEqualJitter,
+                                                               Strategy::kDecorrelatedJitter};
 
 std::string_view StrategyName(Strategy s) noexcept;
 std::optional<Strategy> ParseStrategy(std::string_view name) noexcept;

@@ -43,8 +43,8 @@
 
 #include <asio/any_io_executor.hpp>
 #include <asio/basic_waitable_timer.hpp>
-#include <asio/execution/context.hpp>
 #include <asio/detail/scheduler.hpp>
+#include <asio/execution/context.hpp>
 #include <asio/query.hpp>
 #include <chrono>
 #include <cstdint>

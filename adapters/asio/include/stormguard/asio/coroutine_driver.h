@@ -177,7 +177,7 @@ class CoroutineCall {
   F fn_;
   std::optional<G> fallback_;
   const asio::any_io_executor& ex_;  // Drive's
-  std::optional<Thread> caller_;  // while suspended
+  std::optional<Thread> caller_;     // while suspended
   std::optional<R> result_;
   std::atomic<int> pending_{2};  // the start and the call's end
   Linked* linked_ = nullptr;
@@ -233,7 +233,7 @@ void CoroutineCall<R, F, G>::StartAttempt(CallContext& c, Completion<R> done) {
 
 template <class R, class F, class G>
 typename CoroutineCall<R, F, G>::ThreadEntry CoroutineCall<R, F, G>::RunAttempt(CoroutineCall* call, Slot* slot,
-                                                                               CallContext& c, Completion<R> done) {
+                                                                                CallContext& c, Completion<R> done) {
   {
     // Registered once the thread has bound the slot (a stop already
     // requested cancels at once: the attempt's first wait ends then), and

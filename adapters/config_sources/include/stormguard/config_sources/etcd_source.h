@@ -69,7 +69,7 @@ struct EtcdSourceOptions {
   // http:// or https://, a host, a port in [1, 65535] (optional), nothing
   // after it: the gateway's paths are added.
   std::string endpoint = "http://127.0.0.1:2379";
-  std::string key;                                  // the key, or the prefix
+  std::string key;  // the key, or the prefix
   bool prefix = false;
   // TLS, for an https:// endpoint only; PEM files, each readable when the
   // source starts. ca_file: the CAs etcd's certificate must chain to ("":
@@ -107,14 +107,14 @@ struct EtcdSourceOptions {
 };
 
 struct EtcdSourceStats {
-  std::uint64_t watches = 0;      // watch streams etcd accepted
-  std::uint64_t failures = 0;     // reads or streams that failed
-  std::uint64_t reconnects = 0;   // backoff waits before trying again
-  std::uint64_t compactions = 0;  // full reads after a compaction
-  std::uint64_t deliveries = 0;   // documents handed to the sink
-  std::uint64_t stale = 0;        // streams ended for silence (stale_after)
+  std::uint64_t watches = 0;          // watch streams etcd accepted
+  std::uint64_t failures = 0;         // reads or streams that failed
+  std::uint64_t reconnects = 0;       // backoff waits before trying again
+  std::uint64_t compactions = 0;      // full reads after a compaction
+  std::uint64_t deliveries = 0;       // documents handed to the sink
+  std::uint64_t stale = 0;            // streams ended for silence (stale_after)
   std::uint64_t authentications = 0;  // tokens obtained from etcd
-  std::int64_t revision = 0;      // of the last document delivered
+  std::int64_t revision = 0;          // of the last document delivered
 };
 
 class EtcdWatcher;

@@ -65,7 +65,7 @@ class FileWatch {
   // this wall time.
   std::optional<std::int64_t> recheck_at_;
   std::optional<std::string> delivered_;  // content last delivered; reset by a failure
-  std::string last_error_;        // the failure last returned ("" after a good read)
+  std::string last_error_;                // the failure last returned ("" after a good read)
   std::int64_t revision_ = 0;
   std::uint64_t reads_ = 0;
 };

@@ -42,7 +42,7 @@ void PrepareAttempt(const CallContext& attempt, TimePoint now, grpc::ClientConte
 
 // What the caller's metadata says about the request.
 struct IncomingChain {
-  bool is_retry = false;             // x-stormguard-attempt >= 2 or grpc-previous-rpc-attempts >= 1
+  bool is_retry = false;  // x-stormguard-attempt >= 2 or grpc-previous-rpc-attempts >= 1
   // Empty when absent or unreadable.
   std::string idempotency_key;
   // A key was sent but cannot be read exactly: repeated, or not a valid key
@@ -50,8 +50,7 @@ struct IncomingChain {
   // be refused, not run as if it carried none.
   bool unreadable_key = false;
 };
-IncomingChain ReadIncomingChain(const ClientMetadata& metadata,
-                                std::size_t max_key_length = kMaxIdempotencyKeyLength);
+IncomingChain ReadIncomingChain(const ClientMetadata& metadata, std::size_t max_key_length = kMaxIdempotencyKeyLength);
 
 // The time a served call has left: its deadline as gRPC keeps it
 // (ServerContextBase::raw_deadline()) against the present on that clock.

@@ -58,13 +58,13 @@ struct GrpcClientOptions {
 };
 
 struct CallOptions {
-  bool idempotent = false;           // may run twice with the effect of once
-  std::string idempotency_key{};     // one logical operation across retries
+  bool idempotent = false;        // may run twice with the effect of once
+  std::string idempotency_key{};  // one logical operation across retries
 };
 
 struct GrpcResult {
-  Status status;      // OK when an attempt succeeded
-  int attempts = 0;   // attempts started
+  Status status;     // OK when an attempt succeeded
+  int attempts = 0;  // attempts started
 
   bool ok() const noexcept { return status.ok(); }
 };

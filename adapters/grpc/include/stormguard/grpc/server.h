@@ -99,8 +99,8 @@ class Message;
 namespace stormguard::rpc {
 
 struct ServerGuardOptions {
-  ServerLimits limits;                     // default and maximum budget per call
-  HopReserve reserve{.fraction = 0.1};     // kept from the handler's deadline
+  ServerLimits limits;                  // default and maximum budget per call
+  HopReserve reserve{.fraction = 0.1};  // kept from the handler's deadline
   // Optional load shedding: a stage's refusal sheds the call before the
   // handler runs. A server runs each call once: no retry or hedge stage.
   // Fixed, or live (registry.Follow("inbound")) to follow every reload; a
@@ -186,7 +186,7 @@ class ServerGuard {
   // (UNAVAILABLE, DEADLINE_EXCEEDED, ...): the key is forgotten so that a
   // retry runs. Trailing metadata the handler adds is not recorded.
   grpc::Status Serve(grpc::ServerContextBase& context, const google::protobuf::Message& request,
-                       google::protobuf::Message& reply, SyncHandler handler);
+                     google::protobuf::Message& reply, SyncHandler handler);
   // Returns the reactor for the service method to return.
   grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext& context, CallbackHandler handler);
   // The same, for a handler that fills `reply`, with keyed calls run at most
@@ -194,8 +194,8 @@ class ServerGuard {
   // running waits without a thread: the store calls it back when the first
   // answers, and its own deadline or the client's cancellation ends the wait.
   grpc::ServerUnaryReactor* ServeCallback(grpc::CallbackServerContext& context,
-                                            const google::protobuf::Message& request,
-                                            google::protobuf::Message& reply, CallbackHandler handler);
+                                          const google::protobuf::Message& request, google::protobuf::Message& reply,
+                                          CallbackHandler handler);
 
   // Guards every unary method of a generated service in place (see above)
   // and returns it, for RegisterService. Wrapping twice changes nothing.
@@ -213,7 +213,7 @@ class ServerGuard {
   grpc::Status Guarded(grpc::ServerContextBase& context, CallContext& ctx, SyncHandler body);
   grpc::Status Run(grpc::ServerContextBase& context, SyncHandler handler, CallContext& ctx);
   grpc::Status ServeKeyed(grpc::ServerContextBase& context, const google::protobuf::Message& request,
-                            google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx);
+                          google::protobuf::Message& reply, SyncHandler handler, CallContext& ctx);
   std::string CallerOf(const grpc::ServerContextBase& context) const;
   grpc::Status Shed(grpc::ServerContextBase& context, const Status& refusal);
   // The pipeline for one call (ServerPipelineFor), null: none.

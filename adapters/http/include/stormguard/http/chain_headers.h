@@ -13,8 +13,8 @@
 #include <string_view>
 
 #include "stormguard/core/call_context.h"
-#include "stormguard/core/time.h"
 #include "stormguard/core/status.h"
+#include "stormguard/core/time.h"
 #include "stormguard/http/message.h"
 
 namespace stormguard::http {

@@ -35,8 +35,8 @@
 
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/clock.h"
-#include "stormguard/pipeline/pipeline_ref.h"
 #include "stormguard/http/message.h"
+#include "stormguard/pipeline/pipeline_ref.h"
 
 namespace stormguard::http {
 

@@ -30,8 +30,7 @@ void InitCurlOnce();
 
 class CurlExchange {
  public:
-  CurlExchange(CURL* easy, const HttpRequest& request, const HeaderList& extra_headers,
-               const TransportLimits& limits);
+  CurlExchange(CURL* easy, const HttpRequest& request, const HeaderList& extra_headers, const TransportLimits& limits);
   CurlExchange(const CurlExchange&) = delete;
   CurlExchange& operator=(const CurlExchange&) = delete;
 

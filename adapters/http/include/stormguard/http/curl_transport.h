@@ -27,9 +27,9 @@
 namespace stormguard::http {
 
 struct TransportLimits {
-  Deadline deadline;              // the attempt ends here
+  Deadline deadline;  // the attempt ends here
   Duration connect_timeout = std::chrono::milliseconds(500);
-  TimePoint now{};                // when the attempt starts (for the timeout)
+  TimePoint now{};                                            // when the attempt starts (for the timeout)
   std::size_t max_response_bytes = kDefaultMaxResponseBytes;  // headers + body held in memory
 };
 

@@ -50,10 +50,10 @@ struct HttpResponse {
 // status of an answer is StatusOfResponse's (chain_headers.h), the same for
 // both: OK for 1xx-3xx; a transport failure's status when none came.
 struct HttpResult {
-  Status status;                        // OK for a 2xx/3xx answer
+  Status status;  // OK for a 2xx/3xx answer
   // The answer: the successful one, else the last failed one, when a server answered.
   std::optional<HttpResponse> response;
-  int attempts = 0;                     // requests sent (or tried to send)
+  int attempts = 0;  // requests sent (or tried to send)
 
   bool ok() const noexcept { return status.ok(); }
 };

@@ -38,15 +38,15 @@
 
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/clock.h"
-#include "stormguard/http/idempotency_store.h"
 #include "stormguard/exec/timer_service.h"
+#include "stormguard/http/idempotency_store.h"
 #include "stormguard/pipeline/pipeline_ref.h"
 #include "stormguard/wire/propagation.h"
 
 namespace stormguard::http {
 
 struct MiddlewareOptions {
-  ServerLimits limits;             // default and maximum budget per request
+  ServerLimits limits;                      // default and maximum budget per request
   IdempotencyStore* idempotency = nullptr;  // optional; not owned
   // Optional load shedding: each request runs inside this pipeline's guards
   // (bulkhead, rate limiter, adaptive concurrency, breaker, timeout; shared
@@ -82,7 +82,7 @@ struct MiddlewareStats {
   std::uint64_t idempotent_conflicts = 0;   // 409: the first is still running
   std::uint64_t idempotent_mismatches = 0;  // 422: a key reused with another body
   std::uint64_t invalid_keys = 0;           // 400: an Idempotency-Key it cannot honour
-  std::uint64_t misconfigured = 0;  // served unguarded: a reload gave the pipeline a retry or hedge
+  std::uint64_t misconfigured = 0;          // served unguarded: a reload gave the pipeline a retry or hedge
 };
 
 using Handler = std::function<void(const httplib::Request&, httplib::Response&, CallContext&)>;
@@ -99,17 +99,15 @@ class Middleware {
   void Serve(const Handler& handler, const httplib::Request& req, httplib::Response& res);
   void Shed(const Status& refusal, httplib::Response& res);
   bool KeyRefused(const httplib::Request& req, const CallContext& ctx, httplib::Response& res);
-  void ServeKeyed(const Handler& handler, const httplib::Request& req, httplib::Response& res,
-                  CallContext& ctx, TimePoint now);
+  void ServeKeyed(const Handler& handler, const httplib::Request& req, httplib::Response& res, CallContext& ctx,
+                  TimePoint now);
   bool ServeRepeat(const IdempotencyScope& scope, const CallContext& ctx, httplib::Response& res);
-  void Run(const Handler& handler, const httplib::Request& req, httplib::Response& res,
-           CallContext& ctx);
+  void Run(const Handler& handler, const httplib::Request& req, httplib::Response& res, CallContext& ctx);
 
   MiddlewareOptions o_;
   struct Counters {
-    std::atomic<std::uint64_t> served{0}, expired_refused{0}, clamped{0}, shed{0},
-        marked_no_retry{0}, idempotent_replays{0}, idempotent_conflicts{0},
-        idempotent_mismatches{0}, invalid_keys{0}, misconfigured{0};
+    std::atomic<std::uint64_t> served{0}, expired_refused{0}, clamped{0}, shed{0}, marked_no_retry{0},
+        idempotent_replays{0}, idempotent_conflicts{0}, idempotent_mismatches{0}, invalid_keys{0}, misconfigured{0};
   } counters_;
 };
 

@@ -62,7 +62,6 @@ struct ServerTuning {
 // host:port (0: a free port), listening with tuning.listen_backlog. Returns
 // the port. Invalid tuning: INVALID_ARGUMENT naming every bad field, and the
 // server is left untouched. Then run server.listen_after_bind().
-Result<int> TuneAndBind(httplib::Server& server, const ServerTuning& tuning, const std::string& host,
-                        int port = 0);
+Result<int> TuneAndBind(httplib::Server& server, const ServerTuning& tuning, const std::string& host, int port = 0);
 
 }  // namespace stormguard::http
