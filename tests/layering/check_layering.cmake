@@ -4,7 +4,7 @@
 #   cmake -DROOT=<source dir> -P tests/layering/check_layering.cmake
 #
 # Dependencies point down: core <- backoff, wire, exec, metrics <- retry,
-# guard, hedge, chaos <- pipeline <- config <- adapters (http, grpc, asio, config_sources),
+# guard, hedge, chaos, fleet <- pipeline <- config <- adapters (http, grpc, asio, config_sources),
 # sim <- tools. A component includes its own
 # files and those of lower layers; components of one layer stay apart, but
 # for the public interfaces listed in kSideways. Sessions and policies keep
@@ -30,6 +30,7 @@ set(kLayer_retry 2)
 set(kLayer_guard 2)
 set(kLayer_hedge 2)
 set(kLayer_chaos 2)
+set(kLayer_fleet 2)
 set(kLayer_pipeline 3)
 set(kLayer_config 4)
 set(kLayer_http 5)

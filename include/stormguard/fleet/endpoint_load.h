@@ -1,0 +1,69 @@
+// stormguard/fleet/endpoint_load.h: how loaded one replica looks to a client.
+//
+// A client keeps one EndpointLoad per replica it calls: the calls it has
+// outstanding there, and a peak-sensitive moving average of their latency
+// (Finagle's and Linkerd's "peak EWMA"): a slower answer raises the average
+// at once, faster ones pull it down over `decay`. A picker compares replicas
+// by their cost, (average latency) x (outstanding + 1) / weight, so a slow
+// replica and a busy one both look expensive before a timeout says so.
+//
+//   EndpointLoad& e = *endpoints[picker.Pick(...)];
+//   e.Start();
+//   Status s = Call(replica);
+//   e.End(clock.Now() - start, clock.Now());
+//
+// Thread safety: every method may run concurrently; no locks. Concurrent
+// End()s may each overwrite the other's sample (the average is an estimate).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stormguard/core/time.h"
+
+namespace stormguard {
+
+struct EndpointLoadOptions {
+  // How fast faster answers pull the average down: a sample's weight falls
+  // to 1/e after this long (Linkerd's default is 10 s).
+  Duration decay = std::chrono::seconds(10);
+  // The latency an endpoint is assumed to have until its first answer.
+  Duration initial_latency = std::chrono::milliseconds(10);
+  // Relative capacity: a weight-2 endpoint costs half as much at one load.
+  double weight = 1.0;
+
+  std::vector<std::string> Validate() const;
+};
+
+class EndpointLoad {
+ public:
+  explicit EndpointLoad(const EndpointLoadOptions& options = {}) noexcept;
+  EndpointLoad(const EndpointLoad&) = delete;
+  EndpointLoad& operator=(const EndpointLoad&) = delete;
+
+  void Start() noexcept { outstanding_.fetch_add(1, std::memory_order_relaxed); }
+  // The call started by Start() ended after `latency`, at `now`.
+  void End(Duration latency, TimePoint now) noexcept;
+  // A call started by Start() that will not report a latency (cancelled).
+  void Abandon() noexcept { outstanding_.fetch_sub(1, std::memory_order_relaxed); }
+
+  // (average latency in ns + 1) x (outstanding + 1) / weight.
+  double Cost() const noexcept {
+    const double latency = static_cast<double>(average_ns_.load(std::memory_order_relaxed)) + 1.0;
+    return latency * (outstanding_.load(std::memory_order_relaxed) + 1) * inverse_weight_;
+  }
+  int outstanding() const noexcept { return outstanding_.load(std::memory_order_relaxed); }
+  Duration average() const noexcept { return Duration(average_ns_.load(std::memory_order_relaxed)); }
+
+ private:
+  std::atomic<std::int32_t> outstanding_{0};
+  std::atomic<std::int64_t> average_ns_;
+  std::atomic<std::int64_t> stamp_ns_{0};  // when the average was last moved; 0: never
+  const double decay_ns_;
+  const double inverse_weight_;
+};
+
+}  // namespace stormguard

@@ -1,0 +1,38 @@
+#include "stormguard/fleet/endpoint_load.h"
+
+#include <cmath>
+
+namespace stormguard {
+
+std::vector<std::string> EndpointLoadOptions::Validate() const {
+  std::vector<std::string> errors;
+  if (decay <= Duration::zero()) errors.emplace_back("decay: must be positive");
+  if (initial_latency < Duration::zero()) errors.emplace_back("initial_latency: must be at least 0");
+  if (!(weight > 0.0 && weight <= 1e6)) errors.emplace_back("weight: must be in (0, 1e6]");  // NaN fails too
+  return errors;
+}
+
+EndpointLoad::EndpointLoad(const EndpointLoadOptions& o) noexcept
+    : average_ns_(o.initial_latency.count()),
+      decay_ns_(static_cast<double>(std::max(o.decay, Duration(1)).count())),
+      inverse_weight_(o.weight > 0.0 ? 1.0 / o.weight : 1.0) {}
+
+void EndpointLoad::End(Duration latency, TimePoint now) noexcept {
+  outstanding_.fetch_sub(1, std::memory_order_relaxed);
+  const std::int64_t sample = std::max<std::int64_t>(latency.count(), 0);
+  const std::int64_t now_ns = now.time_since_epoch().count();
+  const std::int64_t stamp = stamp_ns_.exchange(now_ns, std::memory_order_relaxed);
+  std::int64_t average = average_ns_.load(std::memory_order_relaxed);
+  std::int64_t next = sample;
+  do {
+    if (sample < average && stamp != 0) {  // faster: decay toward it by the time since the last sample
+      const double elapsed = static_cast<double>(std::max<std::int64_t>(now_ns - stamp, 0));
+      const double keep = std::exp(-elapsed / decay_ns_);
+      next = static_cast<std::int64_t>(static_cast<double>(average) * keep + static_cast<double>(sample) * (1 - keep));
+    } else {
+      next = sample;  // slower, or the first answer: the peak counts at once
+    }
+  } while (!average_ns_.compare_exchange_weak(average, next, std::memory_order_relaxed));
+}
+
+}  // namespace stormguard

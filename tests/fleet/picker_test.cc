@@ -1,0 +1,116 @@
+#include "stormguard/fleet/picker.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+namespace stormguard {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Fleet {
+  explicit Fleet(std::size_t n, const EndpointLoadOptions& o = {}) {
+    for (std::size_t i = 0; i < n; ++i) owned.push_back(std::make_unique<EndpointLoad>(o));
+    for (auto& e : owned) view.push_back(e.get());
+  }
+  std::vector<std::unique_ptr<EndpointLoad>> owned;
+  std::vector<EndpointLoad*> view;
+};
+
+TimePoint At(Duration d) { return TimePoint(d); }
+
+TEST(EndpointLoadTest, ASlowerAnswerCountsAtOnceAndFasterOnesDecayTowardThemselves) {
+  EndpointLoad e({.decay = 10s, .initial_latency = 10ms});
+  EXPECT_EQ(e.average(), 10ms);
+  e.Start();
+  e.End(1s, At(1s));  // the first answer replaces the guess
+  EXPECT_EQ(e.average(), 1s);
+  e.Start();
+  e.End(10ms, At(11s));  // one decay later: 1/e of the old average is left
+  const double expected = 1e9 * std::exp(-1.0) + 1e7 * (1 - std::exp(-1.0));
+  EXPECT_NEAR(static_cast<double>(e.average().count()), expected, 1e3);
+  e.Start();
+  e.End(2s, At(12s));  // a peak again
+  EXPECT_EQ(e.average(), 2s);
+  EXPECT_EQ(e.outstanding(), 0);
+}
+
+TEST(EndpointLoadTest, CostGrowsWithOutstandingCallsAndShrinksWithWeight) {
+  EndpointLoad light({.initial_latency = 1ms});
+  EndpointLoad heavy({.initial_latency = 1ms, .weight = 2.0});
+  EXPECT_NEAR(heavy.Cost() * 2, light.Cost(), 1e-6);
+  const double idle = light.Cost();
+  light.Start();
+  light.Start();
+  EXPECT_NEAR(light.Cost(), 3 * idle, 1e-6);
+  light.Abandon();
+  EXPECT_EQ(light.outstanding(), 1);
+}
+
+TEST(EndpointLoadTest, OptionsOutOfRangeAreNamed) {
+  EXPECT_EQ(EndpointLoadOptions{.decay = 0s}.Validate(), std::vector<std::string>{"decay: must be positive"});
+  EXPECT_EQ(EndpointLoadOptions{.weight = std::nan("")}.Validate(),
+            std::vector<std::string>{"weight: must be in (0, 1e6]"});
+  EXPECT_EQ(EndpointLoadOptions{.initial_latency = -1ns}.Validate(),
+            std::vector<std::string>{"initial_latency: must be at least 0"});
+  EXPECT_TRUE(EndpointLoadOptions{}.Validate().empty());
+}
+
+TEST(RoundRobinPickerTest, TakesEachInTurnAndSkipsTheTriedOnes) {
+  Fleet f(3);
+  RoundRobinPicker p;
+  EXPECT_EQ(p.Pick(f.view), 0U);
+  EXPECT_EQ(p.Pick(f.view), 1U);
+  EXPECT_EQ(p.Pick(f.view), 2U);
+  EXPECT_EQ(p.Pick(f.view), 0U);
+  Tried tried;
+  tried.Add(1);
+  EXPECT_EQ(p.Pick(f.view, tried), 2U);  // its turn was 1
+  tried.Add(2);
+  tried.Add(0);
+  EXPECT_LT(p.Pick(f.view, tried), 3U);  // all tried: any
+}
+
+TEST(P2CPickerTest, NeverPicksTheSlowReplicaWhileAnotherIsCheaper) {
+  Fleet f(10, {.initial_latency = 5ms});
+  f.view[3]->Start();
+  f.view[3]->End(1200ms, At(1s));
+  Random random(42);
+  P2CPicker p;
+  int slow = 0;
+  for (int i = 0; i < 10000; ++i) slow += p.Pick(f.view, {}, random) == 3 ? 1 : 0;
+  EXPECT_EQ(slow, 0);  // two distinct draws: the slow one always loses its comparison
+}
+
+TEST(P2CPickerTest, SpreadsLoadByOutstandingCalls) {
+  Fleet f(4, {.initial_latency = 5ms});
+  Random random(7);
+  P2CPicker p;
+  std::vector<int> picks(4);
+  for (int i = 0; i < 400; ++i) {  // calls that never end: each pick adds load
+    const std::size_t k = p.Pick(f.view, {}, random);
+    f.view[k]->Start();
+    ++picks[k];
+  }
+  for (int n : picks) EXPECT_NEAR(n, 100, 3);
+}
+
+TEST(P2CPickerTest, ARetryGoesToAReplicaNotTriedYet) {
+  Fleet f(3);
+  Random random(1);
+  P2CPicker p;
+  Tried tried;
+  tried.Add(0);
+  tried.Add(1);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(p.Pick(f.view, tried, random), 2U);
+  tried.Add(2);
+  for (int i = 0; i < 100; ++i) ASSERT_LT(p.Pick(f.view, tried, random), 3U);  // all tried: any
+  Fleet one(1);
+  EXPECT_EQ(p.Pick(one.view, tried, random), 0U);
+}
+
+}  // namespace
+}  // namespace stormguard
