@@ -22,7 +22,8 @@ constexpr std::array<std::string_view, kBuiltInPolicyCount> kBuiltInNames = {"",
                                                                              "fallback",
                                                                              "chaos",
                                                                              "idempotency_key",
-                                                                             "time_limiter"};
+                                                                             "time_limiter",
+                                                                             "outlier_detection"};
 
 constexpr std::size_t kMaxNameBytes = 64;
 

@@ -62,16 +62,49 @@ TEST(EndpointLoadTest, OptionsOutOfRangeAreNamed) {
 TEST(RoundRobinPickerTest, TakesEachInTurnAndSkipsTheTriedOnes) {
   Fleet f(3);
   RoundRobinPicker p;
-  EXPECT_EQ(p.Pick(f.view), 0U);
-  EXPECT_EQ(p.Pick(f.view), 1U);
-  EXPECT_EQ(p.Pick(f.view), 2U);
-  EXPECT_EQ(p.Pick(f.view), 0U);
+  const std::size_t first = p.Pick(f.view);  // where this thread's turn starts
+  EXPECT_EQ(p.Pick(f.view), (first + 1) % 3);
+  EXPECT_EQ(p.Pick(f.view), (first + 2) % 3);
+  EXPECT_EQ(p.Pick(f.view), first);
   Tried tried;
-  tried.Add(1);
-  EXPECT_EQ(p.Pick(f.view, tried), 2U);  // its turn was 1
-  tried.Add(2);
-  tried.Add(0);
+  tried.Add(f.view[(first + 1) % 3]);
+  EXPECT_EQ(p.Pick(f.view, tried), (first + 2) % 3);  // its turn was first + 1
+  tried.Add(f.view[2]);
+  tried.Add(f.view[0]);
   EXPECT_LT(p.Pick(f.view, tried), 3U);  // all tried: any
+}
+
+TEST(PickerTest, EveryKindHasANameThatParsesBack) {
+  for (PickerKind k :
+       {PickerKind::kRandom, PickerKind::kRoundRobin, PickerKind::kLeastOutstanding, PickerKind::kPeakEwma}) {
+    EXPECT_EQ(ParsePickerKind(PickerKindName(k)), k);
+  }
+  EXPECT_EQ(ParsePickerKind("p2c"), std::nullopt);
+  EXPECT_EQ(ParsePickerKind(""), std::nullopt);
+}
+
+TEST(PickerTest, LeastOutstandingIgnoresLatencyAndPeakEwmaDoesNot) {
+  Fleet f(2, {.initial_latency = 1ms});
+  f.view[0]->Start();
+  f.view[0]->End(1s, At(1s));  // slow but idle
+  f.view[1]->Start();          // fast but busy
+  Random random(3);
+  Picker least(PickerKind::kLeastOutstanding);
+  Picker ewma(PickerKind::kPeakEwma);
+  EXPECT_EQ(least.Pick(f.view, {}, random), 0U);
+  EXPECT_EQ(ewma.Pick(f.view, {}, random), 1U);
+}
+
+TEST(PickerTest, RandomSkipsTriedAndCoversTheSet) {
+  Fleet f(4);
+  Random random(5);
+  Picker p(PickerKind::kRandom);
+  std::vector<int> picks(4);
+  for (int i = 0; i < 4000; ++i) ++picks[p.Pick(f.view, {}, random)];
+  for (int n : picks) EXPECT_NEAR(n, 1000, 120);
+  Tried tried;
+  for (int k : {0, 1, 3}) tried.Add(f.view[k]);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(p.Pick(f.view, tried, random), 2U);
 }
 
 TEST(P2CPickerTest, NeverPicksTheSlowReplicaWhileAnotherIsCheaper) {
@@ -103,10 +136,10 @@ TEST(P2CPickerTest, ARetryGoesToAReplicaNotTriedYet) {
   Random random(1);
   P2CPicker p;
   Tried tried;
-  tried.Add(0);
-  tried.Add(1);
+  tried.Add(f.view[0]);
+  tried.Add(f.view[1]);
   for (int i = 0; i < 1000; ++i) ASSERT_EQ(p.Pick(f.view, tried, random), 2U);
-  tried.Add(2);
+  tried.Add(f.view[2]);
   for (int i = 0; i < 100; ++i) ASSERT_LT(p.Pick(f.view, tried, random), 3U);  // all tried: any
   Fleet one(1);
   EXPECT_EQ(p.Pick(one.view, tried, random), 0U);

@@ -43,7 +43,8 @@ enum class EventKind {
   kRetryScheduled,  // a retry will run after `wait`
   kGaveUp,          // the retry policy stopped (reason)
   kRejected,        // a guard refused the call (policy, reason)
-  kStateChanged,    // a breaker changed state (from_state, to_state), or a limiter its limit (reason)
+  kStateChanged,    // a breaker changed state (from_state, to_state), a limiter its limit (reason), or
+                    // an endpoint was ejected or readmitted (endpoint, EndpointState values)
   kTimedOut,        // a timeout fired and cancelled an attempt
   kHedgeLaunched,   // a hedged attempt was sent
   kFallback,        // a fallback produced the result
@@ -68,7 +69,10 @@ struct Event {
   // state (to_state). Values of the reporting policy's own state enum.
   std::uint8_t from_state = 0;
   std::uint8_t to_state = 0;
-  std::string_view scope{};   // the instance, set by a ScopedListener; "" when none
+  std::string_view scope{};  // the instance, set by a ScopedListener; "" when none
+  // The replica the event is about (host:port), "" when none; valid only
+  // during OnEvent, like `scope`.
+  std::string_view endpoint{};
   std::string_view reason{};  // why, in words for people (a stop reason, a refusal); static
   TimePoint at{};
   int attempt = 0;

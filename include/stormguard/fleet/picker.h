@@ -1,17 +1,22 @@
 // stormguard/fleet/picker.h: which replica the next attempt goes to.
 //
-// Two pickers over one set of EndpointLoads:
-//   - RoundRobinPicker: each in turn (one shared atomic counter);
-//   - P2CPicker: the cheaper of two distinct endpoints drawn at random
-//     (power of two choices by EndpointLoad::Cost), which routes around a
-//     slow or busy replica without scanning the set.
-// Both skip the endpoints in `tried` (the ones this call's earlier attempts
+// Pickers over one set of EndpointLoads:
+//   - random: any, uniformly (the baseline);
+//   - round robin: each in turn; each thread stripe keeps its own turn
+//     (from its own starting point), so threads do not fight over one
+//     counter;
+//   - power of two choices: the cheaper of two distinct endpoints drawn at
+//     random, by outstanding calls alone (least outstanding) or by
+//     EndpointLoad::Cost (peak EWMA latency x outstanding), which routes
+//     around a slow or busy replica without scanning the set.
+// All skip the endpoints in `tried` (the ones this call's earlier attempts
 // went to), so a retry or a hedge goes to another replica while one exists;
 // when every endpoint has been tried they pick among all of them.
 //
+//   Picker picker(PickerKind::kPeakEwma);
 //   Tried tried;
 //   std::size_t i = picker.Pick(endpoints, tried, ThreadLocalRandom());
-//   tried.Add(i);   // a retry of this call will go elsewhere
+//   tried.Add(endpoints[i]);   // a retry of this call will go elsewhere
 //
 // Thread safety: Pick may run concurrently; no locks, no allocation.
 #pragma once
@@ -20,31 +25,34 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string_view>
 
 #include "stormguard/core/random.h"
+#include "stormguard/core/striped_counter.h"
 #include "stormguard/fleet/endpoint_load.h"
 
 namespace stormguard {
 
-// The endpoints a call has tried, up to kMax (later ones are not kept: a
-// call rarely makes more attempts than that).
+// The endpoints a call has tried, by identity, up to kMax (later ones are
+// not kept: a call rarely makes more attempts than that).
 class Tried {
  public:
   static constexpr std::size_t kMax = 8;
-  void Add(std::size_t i) noexcept {
-    if (size_ < kMax) items_[size_++] = static_cast<std::uint32_t>(i);
+  void Add(const EndpointLoad* e) noexcept {
+    if (size_ < kMax) items_[size_++] = e;
   }
-  bool Contains(std::size_t i) const noexcept {
+  bool Contains(const EndpointLoad* e) const noexcept {
     for (std::size_t k = 0; k < size_; ++k) {
-      if (items_[k] == i) return true;
+      if (items_[k] == e) return true;
     }
     return false;
   }
   std::size_t size() const noexcept { return size_; }
 
  private:
-  std::array<std::uint32_t, kMax> items_{};
+  std::array<const EndpointLoad*, kMax> items_{};
   std::size_t size_ = 0;
 };
 
@@ -52,17 +60,51 @@ using Endpoints = std::span<EndpointLoad* const>;
 
 class RoundRobinPicker {
  public:
+  RoundRobinPicker() noexcept;
   // An index into `endpoints` (which must not be empty).
   std::size_t Pick(Endpoints endpoints, const Tried& tried = {}) noexcept;
 
  private:
-  std::atomic<std::uint64_t> next_{0};
+  static constexpr std::size_t kStripes = kAutoStripeLimit;
+  struct alignas(kCacheLineSize) Turn {
+    std::atomic<std::uint64_t> next{0};
+  };
+  std::array<Turn, kStripes> turns_;
+};
+
+enum class P2CCost : std::uint8_t {
+  kOutstanding,  // fewer calls in flight wins
+  kPeakEwma,     // EndpointLoad::Cost: latency x (outstanding + 1) / weight
 };
 
 class P2CPicker {
  public:
+  explicit P2CPicker(P2CCost cost = P2CCost::kPeakEwma) noexcept : cost_(cost) {}
   // An index into `endpoints` (which must not be empty).
   std::size_t Pick(Endpoints endpoints, const Tried& tried, Random& random) const noexcept;
+
+ private:
+  P2CCost cost_;
+};
+
+enum class PickerKind : std::uint8_t { kRandom, kRoundRobin, kLeastOutstanding, kPeakEwma };
+
+// "random", "round_robin", "p2c_least_outstanding", "p2c_peak_ewma".
+std::string_view PickerKindName(PickerKind kind) noexcept;
+std::optional<PickerKind> ParsePickerKind(std::string_view name) noexcept;
+
+// One of the pickers above, chosen at run time (by configuration).
+class Picker {
+ public:
+  explicit Picker(PickerKind kind = PickerKind::kPeakEwma) noexcept;
+  PickerKind kind() const noexcept { return kind_; }
+  // An index into `endpoints` (which must not be empty).
+  std::size_t Pick(Endpoints endpoints, const Tried& tried, Random& random) noexcept;
+
+ private:
+  PickerKind kind_;
+  P2CPicker p2c_;
+  RoundRobinPicker round_robin_;
 };
 
 }  // namespace stormguard
