@@ -8,6 +8,7 @@
 
 #include "stormguard/core/clock.h"
 #include "stormguard/fleet/picker.h"
+#include "stormguard/fleet/replica_set.h"
 
 namespace stormguard::bench {
 namespace {
@@ -75,6 +76,35 @@ void BM_Picker_P2C_WithLoadUpdates(benchmark::State& state) {
 }
 BENCHMARK(BM_Picker_P2C_WithLoadUpdates);
 BENCHMARK(BM_Picker_P2C_WithLoadUpdates)->Threads(2);
+
+void BM_Picker_LeastOutstanding(benchmark::State& state) {
+  const Endpoints endpoints = SharedFleet().view;
+  const P2CPicker picker(P2CCost::kOutstanding);
+  Random& random = ThreadLocalRandom();
+  for (auto _ : state) benchmark::DoNotOptimize(picker.Pick(endpoints, {}, random));
+}
+BENCHMARK(BM_Picker_LeastOutstanding);
+BENCHMARK(BM_Picker_LeastOutstanding)->Threads(2);
+
+// What a client pays per attempt through a ReplicaSet: the members from
+// the thread's cache, a P2C pick, Start, and the report (latency, outlier
+// books) of a success.
+void BM_Picker_ReplicaSet_PickAndReport(benchmark::State& state) {
+  static ReplicaSet* set = [] {
+    std::vector<EndpointSpec> endpoints;
+    for (std::size_t i = 0; i < kEndpoints; ++i) endpoints.push_back({"10.0." + std::to_string(i) + ".1:80"});
+    return ReplicaSet::Create({}, endpoints).value().release();
+  }();
+  Random& random = ThreadLocalRandom();
+  const TimePoint now = Clock::Real().Now();
+  for (auto _ : state) {
+    Tried tried;
+    PickedEndpoint e = set->Pick(now, tried, random);
+    set->Report(e, OutcomeClass::kSuccess, now);
+  }
+}
+BENCHMARK(BM_Picker_ReplicaSet_PickAndReport);
+BENCHMARK(BM_Picker_ReplicaSet_PickAndReport)->Threads(2);
 
 }  // namespace
 }  // namespace stormguard::bench

@@ -11,6 +11,8 @@ namespace stormguard {
 
 struct ReplicaSet::Members {
   std::uint64_t version = 0;
+  std::shared_ptr<const ReplicaSetOptions> options;
+  mutable std::shared_ptr<Picker> picker;  // kept while the picker kind is (a round robin keeps its turns)
   std::vector<std::shared_ptr<Endpoint>> all;
   std::vector<std::shared_ptr<Endpoint>> admitted;  // every one when all are ejected
   std::vector<EndpointLoad*> admitted_loads;        // what the picker sees
@@ -88,9 +90,23 @@ Result<std::unique_ptr<ReplicaSet>> ReplicaSet::Create(ReplicaSetOptions options
 }
 
 ReplicaSet::ReplicaSet(ReplicaSetOptions options)
-    : options_(std::move(options)), id_(g_next_set_id.fetch_add(1)), picker_(options_.picker) {
+    : listener_(options.listener), id_(g_next_set_id.fetch_add(1)) {
   std::lock_guard lock(mu_);
-  Publish({});
+  Publish({}, std::make_shared<const ReplicaSetOptions>(std::move(options)));
+}
+
+Status ReplicaSet::Reconfigure(const ReplicaSetOptions& options) {
+  if (Status s = ValidationStatus("replica set options", options.Validate()); !s.ok()) return s;
+  auto kept = std::make_shared<ReplicaSetOptions>(options);
+  kept->listener = listener_;
+  std::lock_guard lock(mu_);
+  Publish(members_->all, std::move(kept));
+  return Status::Ok();
+}
+
+ReplicaSetOptions ReplicaSet::options() const {
+  std::lock_guard lock(mu_);
+  return *members_->options;
 }
 
 ReplicaSet::~ReplicaSet() = default;
@@ -108,7 +124,7 @@ Status ReplicaSet::Update(std::vector<EndpointSpec> endpoints) {
       all.push_back(std::move(it->second));  // stays: keeps its load and verdicts
       old.erase(it);
     } else {
-      all.push_back(std::make_shared<Endpoint>(std::move(spec), options_.load));
+      all.push_back(std::make_shared<Endpoint>(std::move(spec), members_->options->load));
     }
   }
   for (auto& [address, gone] : old) gone->member_ = false;
@@ -116,9 +132,13 @@ Status ReplicaSet::Update(std::vector<EndpointSpec> endpoints) {
   return Status::Ok();
 }
 
-void ReplicaSet::Publish(std::vector<std::shared_ptr<Endpoint>> all) {
+void ReplicaSet::Publish(std::vector<std::shared_ptr<Endpoint>> all,
+                         std::shared_ptr<const ReplicaSetOptions> options) {
   auto m = std::make_shared<Members>();
   m->version = version_.load(std::memory_order_relaxed) + 1;
+  m->options = options ? std::move(options) : members_->options;
+  const bool same_picker = members_ != nullptr && members_->picker->kind() == m->options->picker;
+  m->picker = same_picker ? members_->picker : std::make_shared<Picker>(m->options->picker);
   m->all = std::move(all);
   for (const auto& e : m->all) {
     if (!e->ejected_) {
@@ -165,7 +185,7 @@ PickedEndpoint ReplicaSet::Pick(TimePoint now, Tried& tried, Random& random) {
     m = &Current();
   }
   if (m->admitted.empty()) return {};
-  const std::size_t i = picker_.Pick(m->admitted_loads, tried, random);
+  const std::size_t i = m->picker->Pick(m->admitted_loads, tried, random);
   tried.Add(m->admitted_loads[i]);
   PickedEndpoint picked(m->admitted[i]);
   picked.started_ = now;
@@ -181,7 +201,8 @@ void ReplicaSet::Report(PickedEndpoint& picked, OutcomeClass outcome, TimePoint 
     return;
   }
   e->load_.End(now - picked.started_, now);
-  const OutlierDetectionOptions& o = options_.outlier;
+  const Members& m = Current();  // keeps the options alive for this report
+  const OutlierDetectionOptions& o = m.options->outlier;
   if (CountsAsReplicaFailure(outcome)) {
     if (o.success_rate_stdev_factor > 0) e->interval_failures_.fetch_add(1, std::memory_order_relaxed);
     const int in_a_row = e->consecutive_failures_.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -202,14 +223,15 @@ void ReplicaSet::Report(PickedEndpoint& picked, OutcomeClass outcome, TimePoint 
 bool ReplicaSet::MayEject() const {
   const auto& all = members_->all;
   const auto ejected = std::count_if(all.begin(), all.end(), [](const auto& e) { return e->ejected_; });
-  return 100.0 * static_cast<double>(ejected) < options_.outlier.max_ejection_percent * static_cast<double>(all.size());
+  const double cap = members_->options->outlier.max_ejection_percent;
+  return 100.0 * static_cast<double>(ejected) < cap * static_cast<double>(all.size());
 }
 
 void ReplicaSet::Eject(Endpoint& e, TimePoint now, std::string_view why) {
   {
     std::lock_guard lock(mu_);
     if (!e.member_ || e.ejected_ || !MayEject()) return;
-    const OutlierDetectionOptions& o = options_.outlier;
+    const OutlierDetectionOptions& o = members_->options->outlier;
     e.times_ejected_ = std::min(e.times_ejected_ + 1, kMaxTimesEjected);
     e.ejected_ = true;
     e.ejected_until_ = now + std::min(o.base_ejection_time * e.times_ejected_, o.max_ejection_time);
@@ -237,10 +259,11 @@ void ReplicaSet::Readmit(TimePoint now) {
 }
 
 void ReplicaSet::Sweep(TimePoint now) {
-  const OutlierDetectionOptions& o = options_.outlier;
+  OutlierDetectionOptions o;
   std::vector<std::pair<std::shared_ptr<Endpoint>, double>> judged;  // endpoint, success rate
   {
     std::lock_guard lock(mu_);
+    o = members_->options->outlier;
     for (const auto& e : members_->all) {
       const auto ok = e->interval_successes_.exchange(0, std::memory_order_relaxed);
       const auto failed = e->interval_failures_.exchange(0, std::memory_order_relaxed);
@@ -270,7 +293,7 @@ void ReplicaSet::Sweep(TimePoint now) {
 
 void ReplicaSet::Tell(const Endpoint& e, EndpointState from, EndpointState to, std::string_view why,
                       TimePoint now) {
-  Emit(options_.listener, Event{.kind = EventKind::kStateChanged,
+  Emit(listener_, Event{.kind = EventKind::kStateChanged,
                                 .policy = PolicyId::kOutlierDetection,
                                 .from_state = static_cast<std::uint8_t>(from),
                                 .to_state = static_cast<std::uint8_t>(to),

@@ -205,6 +205,24 @@ TEST(ReplicaSetTest, OptionsOutOfRangeAreNamed) {
   EXPECT_TRUE(ReplicaSet::Create({}).ok());
 }
 
+TEST(ReplicaSetTest, ReconfigureChangesPickerAndVerdictsButKeepsEndpointState) {
+  SetFixture f(10);
+  for (int i = 0; i < 5; ++i) f.CallOn("10.0.0.5:80", OutcomeClass::kTransient);
+  ASSERT_TRUE(f.Ejected("10.0.0.5:80"));
+  ASSERT_TRUE(f.set->Reconfigure({.picker = PickerKind::kLeastOutstanding, .outlier = {.consecutive_failures = 2}}).ok());
+  EXPECT_TRUE(f.Ejected("10.0.0.5:80"));
+  EXPECT_EQ(f.set->options().picker, PickerKind::kLeastOutstanding);
+  for (int i = 0; i < 2; ++i) f.CallOn("10.0.0.6:80", OutcomeClass::kTransient);
+  EXPECT_FALSE(f.Ejected("10.0.0.6:80"));  // the cap: one of ten is out already
+  ASSERT_TRUE(f.set->Reconfigure({.outlier = {.consecutive_failures = 2, .max_ejection_percent = 50}}).ok());
+  f.CallOn("10.0.0.6:80", OutcomeClass::kTransient);  // its run went on while the cap held it
+  EXPECT_TRUE(f.Ejected("10.0.0.6:80"));
+  Status bad = f.set->Reconfigure({.outlier = {.interval = -1s}});
+  EXPECT_THAT(std::string(bad.message()), HasSubstr("outlier_detection.interval"));
+  EXPECT_EQ(f.set->options().outlier.max_ejection_percent, 50);
+  EXPECT_EQ(f.set->options().listener, &f.events);  // the listener stays
+}
+
 TEST(ReplicaSetTest, AnEmptySetPicksNothing) {
   SetFixture f(0);
   Tried tried;

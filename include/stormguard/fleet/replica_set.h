@@ -130,6 +130,11 @@ class ReplicaSet {
   // Replaces the endpoints (see the header comment); the old ones stay in
   // force when `endpoints` is invalid.
   Status Update(std::vector<EndpointSpec> endpoints);
+  // Replaces the picker and outlier detection (not the listener) for the
+  // next picks; endpoints keep their state, but a changed `load` applies
+  // only to endpoints that join later. The old options stay in force when
+  // `options` are invalid.
+  Status Reconfigure(const ReplicaSetOptions& options);
 
   // The endpoint for an attempt starting at `now`, not one in `tried` while
   // another is admitted (and adds it to `tried`); empty when the set is.
@@ -139,22 +144,22 @@ class ReplicaSet {
 
   std::vector<EndpointStatus> Endpoints() const;
   std::size_t size() const;
-  const ReplicaSetOptions& options() const noexcept { return options_; }
+  ReplicaSetOptions options() const;
 
  private:
   struct Members;
   explicit ReplicaSet(ReplicaSetOptions options);
   const Members& Current();
-  void Publish(std::vector<std::shared_ptr<Endpoint>> all);  // under mu_
+  // Under mu_: new members with `all`, and `options` (null: the current ones).
+  void Publish(std::vector<std::shared_ptr<Endpoint>> all, std::shared_ptr<const ReplicaSetOptions> options = {});
   void Eject(Endpoint& e, TimePoint now, std::string_view why);
   void Readmit(TimePoint now);
   void Sweep(TimePoint now);
   bool MayEject() const;  // under mu_
   void Tell(const Endpoint& e, EndpointState from, EndpointState to, std::string_view why, TimePoint now);
 
-  const ReplicaSetOptions options_;
+  Listener* const listener_;
   const std::uint64_t id_;  // names this set in the threads' caches
-  Picker picker_;
   mutable std::mutex mu_;
   std::shared_ptr<const Members> members_;  // under mu_
   std::atomic<std::uint64_t> version_{0};   // of members_
