@@ -101,27 +101,30 @@ void CheckBudget(const fz::HeaderList& h, const ExtractedContext& out, TimePoint
 
 void CheckFlags(const fz::HeaderList& h, const ExtractedContext& out, std::size_t max_key) {
   const stormguard::WireNames& n = stormguard::kDefaultWireNames;
-  bool retry = false;  // any item of any repeat of either header
+  bool retry = false;  // any item of any repeat of any of the three headers
   ForEachItem(h, n.retry_attempt,
               [&](std::string_view v) { retry = retry || stormguard::DecodeRetryAttempt(v).value_or(0) > 1; });
+  ForEachItem(h, n.envoy_attempt_count,
+              [&](std::string_view v) { retry = retry || stormguard::DecodeEnvoyAttemptCount(v).value_or(0) > 1; });
   ForEachItem(h, n.grpc_previous_attempts,
               [&](std::string_view v) { retry = retry || stormguard::DecodeGrpcPreviousAttempts(v).value_or(0) > 0; });
-  Require(out.context.incoming_is_retry == retry, "a retry is marked by either header");
+  Require(out.context.incoming_is_retry == retry, "a retry is marked by any retry header");
   Require(out.context.attempt == 1 && !out.context.downstream_gave_up, "this server's calls start fresh");
   const std::string& key = out.context.idempotency_key;
   Require(key.empty() || stormguard::IsValidIdempotencyKey(key, max_key), "only valid keys are kept");
 }
 
 // Handing the context on never grants more time, and keeps the retry flag
-// and the key.
+// and the key; asking the sidecar not to retry adds only its own header.
 void CheckForward(const ExtractedContext& out, TimePoint now, std::int64_t unix_ms,
                   const stormguard::ServerLimits& limits) {
   fz::HeaderList sent;
-  stormguard::InjectHttp(out.context, now, unix_ms,
-                         [&](std::string_view name, std::string_view value) {
-                           sent.emplace_back(std::string(name), std::string(value));
-                         },
-                         {.propagate_incoming_retry = true, .write_absolute_deadline = true});
+  stormguard::InjectHttp(
+      out.context, now, unix_ms,
+      [&](std::string_view name, std::string_view value) { sent.emplace_back(std::string(name), std::string(value)); },
+      {.propagate_incoming_retry = true, .write_absolute_deadline = true, .ask_sidecar_not_to_retry = true});
+  Require(std::count(sent.begin(), sent.end(), std::pair<std::string, std::string>("x-envoy-max-retries", "0")) == 1,
+          "the sidecar is asked once, for no retries");
   const ExtractedContext next = stormguard::Extract(HeaderGetter(sent), now, unix_ms, limits);
   const Duration left = out.context.deadline.Remaining(now);
   const Duration next_left = next.context.deadline.Remaining(now);

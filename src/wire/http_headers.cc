@@ -72,7 +72,9 @@ std::vector<std::string> WireNames::Validate() const {
   CheckName(v, "request_deadline", request_deadline, false);
   CheckName(v, "envoy_expected_timeout_ms", envoy_expected_timeout_ms, false);
   CheckName(v, "retry_attempt", retry_attempt, false);
+  CheckName(v, "envoy_attempt_count", envoy_attempt_count, true);
   CheckName(v, "no_retry", no_retry, false);
+  CheckName(v, "envoy_max_retries", envoy_max_retries, true);
   CheckName(v, "retry_after", retry_after, false);
   CheckName(v, "idempotency_key", idempotency_key, false);
   CheckName(v, "grpc_timeout", grpc_timeout, true);

@@ -56,6 +56,9 @@ void ForEachNumber(std::string_view line, F&& visit) {
 // - any value marking a retry makes the request one;
 // - the key in the first HTTP key header if valid, else in the first gRPC one.
 struct Incoming {
+  // The index in Read's list of the first key header; numbers come before.
+  static constexpr std::size_t kFirstKey = 7;
+
   Asked asked;
   bool retry = false;
   bool key_seen[2] = {false, false};
@@ -63,13 +66,14 @@ struct Incoming {
 
   void Read(const HeaderGetter& get, std::int64_t unix_now_ms, const ServerLimits& limits, const WireNames& names) {
     const std::string_view all[] = {
-        names.request_timeout_ms, names.request_deadline,    names.envoy_expected_timeout_ms,
-        names.grpc_timeout,       names.retry_attempt,       names.grpc_previous_attempts,
-        names.idempotency_key,    names.grpc_idempotency_key};
+        names.request_timeout_ms,     names.request_deadline, names.envoy_expected_timeout_ms,
+        names.grpc_timeout,           names.retry_attempt,    names.envoy_attempt_count,
+        names.grpc_previous_attempts, names.idempotency_key,  names.grpc_idempotency_key};
     get.ForEachOf(all, [&](std::size_t which, std::string_view value) {
-      if (which >= 6) {
-        if (!key_seen[which - 6]) key[which - 6] = DecodeIdempotencyKey(value, limits.max_idempotency_key_length);
-        key_seen[which - 6] = true;
+      if (which >= kFirstKey) {
+        const std::size_t k = which - kFirstKey;
+        if (!key_seen[k]) key[k] = DecodeIdempotencyKey(value, limits.max_idempotency_key_length);
+        key_seen[k] = true;
         return true;
       }
       ForEachNumber(value, [&](std::string_view v) { OfferNumber(which, v, unix_now_ms); });
@@ -86,15 +90,9 @@ struct Incoming {
       case 1: asked.Offer(DecodeRequestDeadline(v, unix_now_ms), BudgetSource::kRequestDeadline); break;
       case 2: asked.Offer(DecodeRequestTimeoutMs(v), BudgetSource::kEnvoyExpectedTimeout); break;
       case 3: asked.Offer(DecodeGrpcTimeout(v), BudgetSource::kGrpcTimeout); break;
-      case 4: {
-        const auto attempt = DecodeRetryAttempt(v);
-        retry = retry || (attempt && *attempt > 1);
-        break;
-      }
-      default: {
-        const auto previous = DecodeGrpcPreviousAttempts(v);
-        retry = retry || (previous && *previous > 0);
-      }
+      case 4: retry = retry || DecodeRetryAttempt(v).value_or(1) > 1; break;
+      case 5: retry = retry || DecodeEnvoyAttemptCount(v).value_or(1) > 1; break;
+      default: retry = retry || DecodeGrpcPreviousAttempts(v).value_or(0) > 0;
     }
   }
 };
@@ -115,6 +113,7 @@ void InjectHttp(const CallContext& ctx, TimePoint now, std::int64_t unix_now_ms,
     Put(set, names.retry_attempt, EncodeRetryAttempt(attempt));
   }
   PutKey(ctx, set, names.idempotency_key);
+  if (options.ask_sidecar_not_to_retry) Put(set, names.envoy_max_retries, kEnvoyNoRetriesValue);
 }
 
 void InjectGrpc(const CallContext& ctx, TimePoint now, HeaderSetter set, const InjectOptions& options,
@@ -125,6 +124,7 @@ void InjectGrpc(const CallContext& ctx, TimePoint now, HeaderSetter set, const I
     Put(set, names.grpc_previous_attempts, EncodeGrpcPreviousAttempts(attempt - 1));
   }
   PutKey(ctx, set, names.grpc_idempotency_key);
+  if (options.ask_sidecar_not_to_retry) Put(set, names.envoy_max_retries, kEnvoyNoRetriesValue);
 }
 
 std::vector<std::string> ServerLimits::Validate() const {

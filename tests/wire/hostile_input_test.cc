@@ -57,6 +57,7 @@ void ExpectDecodersStayInBounds(const std::string& s) {
   EXPECT_TRUE(WithinWireLimits(DecodeRequestDeadline(s, kUnixMs))) << s;
   EXPECT_TRUE(WithinWireLimits(DecodeRetryAfter(s, kUnixMs))) << s;
   EXPECT_GE(DecodeRetryAttempt(s).value_or(1), 1) << s;
+  EXPECT_EQ(DecodeEnvoyAttemptCount(s), DecodeRetryAttempt(s)) << s;
   EXPECT_GE(DecodeGrpcPreviousAttempts(s).value_or(0), 0) << s;
   EXPECT_TRUE(WithinWireLimits(DecodeGrpcPushback(s).value_or(GrpcPushback{}).delay)) << s;
   EXPECT_TRUE(IsValidIdempotencyKey(DecodeIdempotencyKey(s).value_or("ok"))) << s;
@@ -75,9 +76,9 @@ TEST(HostileInputTest, HostileHeadersNeverExtendTheServersLimits) {
   Random rng(11);
   const ServerLimits limits{.default_budget = 2s, .max_budget = 5s, .max_idempotency_key_length = 16};
   const std::vector<std::string> names = {
-      "x-request-timeout-ms", "x-request-deadline", "x-envoy-expected-rq-timeout-ms",
-      "grpc-timeout",         "x-retry-attempt",    "grpc-previous-rpc-attempts",
-      "idempotency-key"};
+      "x-request-timeout-ms", "x-request-deadline",   "x-envoy-expected-rq-timeout-ms",
+      "grpc-timeout",         "x-retry-attempt",      "grpc-previous-rpc-attempts",
+      "idempotency-key",      "x-envoy-attempt-count"};
   for (int i = 0; i < 20000; ++i) {
     std::map<std::string, std::string> h;
     for (const std::string& name : names) {
@@ -98,10 +99,13 @@ TEST(HostileInputTest, MegabyteValuesAreRejectedNotParsed) {
   EXPECT_EQ(DecodeRetryAfter(digits, kUnixMs), std::nullopt);
   EXPECT_EQ(DecodeGrpcPushback("-" + digits), std::nullopt);
   EXPECT_EQ(DecodeIdempotencyKey(key), std::nullopt);
-  const std::map<std::string, std::string> h = {{"x-request-timeout-ms", digits}, {"Idempotency-Key", key}};
+  EXPECT_EQ(DecodeEnvoyAttemptCount(digits), std::nullopt);
+  const std::map<std::string, std::string> h = {
+      {"x-request-timeout-ms", digits}, {"Idempotency-Key", key}, {"x-envoy-attempt-count", digits}};
   const ExtractedContext in = Extract(h, kNow, kUnixMs);
   EXPECT_EQ(in.source, BudgetSource::kServerDefault);
   EXPECT_TRUE(in.context.idempotency_key.empty());
+  EXPECT_FALSE(in.context.incoming_is_retry);
 }
 
 TEST(HostileInputTest, ExtremeClockValuesDoNotOverflow) {

@@ -267,6 +267,8 @@ TEST_F(PropagationTest, ExtractSetsTheRetryFlagFromTheSecondAttemptOn) {
   EXPECT_FALSE(ExtractFrom({{"x-retry-attempt", "two"}}).context.incoming_is_retry);
   EXPECT_FALSE(ExtractFrom({{"grpc-previous-rpc-attempts", "0"}}).context.incoming_is_retry);
   EXPECT_TRUE(ExtractFrom({{"grpc-previous-rpc-attempts", "1"}}).context.incoming_is_retry);
+  EXPECT_FALSE(ExtractFrom({{"x-envoy-attempt-count", "1"}}).context.incoming_is_retry);
+  EXPECT_TRUE(ExtractFrom({{"x-envoy-attempt-count", "2"}}).context.incoming_is_retry);  // the sidecar retried
 }
 
 TEST_F(PropagationTest, ExtractCopiesOnlyABoundedPrintableIdempotencyKey) {

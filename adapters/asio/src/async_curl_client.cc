@@ -113,7 +113,7 @@ Result<std::unique_ptr<AsyncCurlClient::Transfer>> AsyncCurlClient::Prepare(cons
     CallContext attempt = ctx;
     attempt.deadline = deadline;
     attempt.idempotency_key = t->request.idempotency_key;
-    AppendRequestChainHeaders(attempt, now, o_.absolute_deadline, t->chain);
+    AppendRequestChainHeaders(attempt, now, {.absolute_deadline = o_.absolute_deadline}, t->chain);
   }
   t->exchange.emplace(t->easy, t->request, t->chain,
                       TransportLimits{deadline, o_.connect_timeout, now, o_.max_response_bytes});

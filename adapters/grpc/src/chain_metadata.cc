@@ -5,7 +5,8 @@
 
 namespace stormguard::rpc {
 
-void PrepareAttempt(const CallContext& attempt, TimePoint now, grpc::ClientContext& out) {
+void PrepareAttempt(const CallContext& attempt, TimePoint now, grpc::ClientContext& out,
+                    const AttemptMetadataOptions& options) {
   if (!attempt.deadline.is_infinite()) {
     // A finite deadline may still lie centuries away: saturate, never overflow.
     const auto sys_now = std::chrono::system_clock::now();
@@ -19,6 +20,9 @@ void PrepareAttempt(const CallContext& attempt, TimePoint now, grpc::ClientConte
   if (!attempt.idempotency_key.empty()) {
     out.AddMetadata(std::string(kIdempotencyKey), attempt.idempotency_key);
   }
+  if (options.ask_sidecar_not_to_retry) {
+    out.AddMetadata(std::string(kEnvoyMaxRetriesKey), std::string(kEnvoyNoRetriesValue));
+  }
 }
 
 IncomingChain ReadIncomingChain(const ClientMetadata& metadata, std::size_t max_key_length) {
@@ -29,6 +33,8 @@ IncomingChain ReadIncomingChain(const ClientMetadata& metadata, std::size_t max_
     const std::string_view value(value_ref.data(), value_ref.size());
     if (name == kAttemptKey) {
       in.is_retry = in.is_retry || DecodeRetryAttempt(value).value_or(1) >= 2;
+    } else if (name == kEnvoyAttemptCountKey) {
+      in.is_retry = in.is_retry || DecodeEnvoyAttemptCount(value).value_or(1) >= 2;
     } else if (name == kPreviousAttemptsKey) {
       in.is_retry = in.is_retry || DecodeGrpcPreviousAttempts(value).value_or(0) >= 1;
     } else if (name == kIdempotencyKey) {

@@ -72,7 +72,7 @@ GrpcResult GrpcClient::Run(CallContext& parent, const CallOptions& options,
   auto one = [&](CallContext& a) -> Status {
     attempts.fetch_add(1, std::memory_order_relaxed);
     grpc::ClientContext context;
-    PrepareAttempt(a, clock.Now(), context);
+    PrepareAttempt(a, clock.Now(), context, {.ask_sidecar_not_to_retry = o_.ask_sidecar_not_to_retry});
     // Runs at once when stop was already requested; gRPC then cancels the
     // call as soon as it starts.
     std::stop_callback cancel(a.stop, [&context] { context.TryCancel(); });

@@ -88,7 +88,7 @@ TEST(GrpcStatusMap, HttpRetryHeadersInTrailersAreNotGrpc) {
   EXPECT_FALSE(h.pushback);
 }
 
-TEST(GrpcChainMetadata, RetryFlagFromOurAttemptOrGrpcsPreviousAttempts) {
+TEST(GrpcChainMetadata, RetryFlagFromOurAttemptGrpcsPreviousAttemptsOrEnvoysCount) {
   const auto retry = [](const char* key, const char* value) { return ReadIncomingChain(Meta{{key, value}}).is_retry; };
   EXPECT_TRUE(retry("x-stormguard-attempt", "2"));
   EXPECT_TRUE(retry("x-stormguard-attempt", "2147483647"));
@@ -99,6 +99,10 @@ TEST(GrpcChainMetadata, RetryFlagFromOurAttemptOrGrpcsPreviousAttempts) {
   EXPECT_TRUE(retry("grpc-previous-rpc-attempts", "1"));
   EXPECT_FALSE(retry("grpc-previous-rpc-attempts", "0"));
   EXPECT_FALSE(retry("grpc-previous-rpc-attempts", "x"));
+  EXPECT_TRUE(retry("x-envoy-attempt-count", "2"));  // an Envoy sidecar's retry
+  EXPECT_FALSE(retry("x-envoy-attempt-count", "1"));
+  EXPECT_FALSE(retry("x-envoy-attempt-count", "0"));
+  EXPECT_FALSE(retry("x-envoy-attempt-count", "+2"));
   EXPECT_FALSE(ReadIncomingChain(Meta{}).is_retry);
 }
 

@@ -14,12 +14,14 @@ Status CheckIdempotencyKey(std::string_view key) {
                                  " bytes); nothing was sent");
 }
 
-void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, bool absolute_deadline, HeaderList& out) {
+void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, const RequestChainOptions& options,
+                               HeaderList& out) {
   // The reserve was taken when the call's deadline was derived; the attempt
   // deadline is what this hop grants the next one.
   InjectHttp(attempt, now, UnixNowMs(),
              [&out](std::string_view name, std::string_view value) { out.emplace_back(name, value); },
-             {.write_absolute_deadline = absolute_deadline});
+             {.write_absolute_deadline = options.absolute_deadline,
+              .ask_sidecar_not_to_retry = options.ask_sidecar_not_to_retry});
 }
 
 ResponseMapping ResponseMapping::For(const HttpRequest& request, bool chain_protocol) noexcept {

@@ -52,6 +52,8 @@ std::vector<std::string> HttpClientOptions::Validate() const {
     v.Check(blocking.ok(), "pipeline", blocking_why);
   }
   v.Check(max_response_bytes >= 1, "max_response_bytes", "must be at least 1");
+  // A plain client sends no chain header: the request would go out without it.
+  v.Check(chain_protocol || !ask_sidecar_not_to_retry, "ask_sidecar_not_to_retry", "needs chain_protocol");
   v.Check(clock != nullptr, "clock", "must not be null");
   return std::move(v).errors();
 }
@@ -92,7 +94,12 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
     attempts.fetch_add(1, std::memory_order_relaxed);
     const TimePoint start = clock.Now();
     HeaderList chain;
-    if (o_.chain_protocol) AppendRequestChainHeaders(a, start, o_.absolute_deadline, chain);
+    if (o_.chain_protocol) {
+      AppendRequestChainHeaders(a, start,
+                                {.absolute_deadline = o_.absolute_deadline,
+                                 .ask_sidecar_not_to_retry = o_.ask_sidecar_not_to_retry},
+                                chain);
+    }
     Result<HttpResponse> r =
         PerformOnce(request, chain, {a.deadline, o_.connect_timeout, start, o_.max_response_bytes}, a.stop);
     if (!r.ok()) return std::move(r).status();

@@ -7,7 +7,9 @@
 //                              x-request-deadline (Unix ms)
 //                              x-envoy-expected-rq-timeout-ms
 //   this request is a retry    x-retry-attempt: 2              grpc-previous-rpc-attempts: 1
+//                              x-envoy-attempt-count: 2        x-envoy-attempt-count: 2
 //   do not retry above         x-no-retry: 1                   grpc-retry-pushback-ms: -1
+//   local sidecar: no retries  x-envoy-max-retries: 0          x-envoy-max-retries: 0
 //   server asks for a pause    Retry-After: 3                  grpc-retry-pushback-ms: 3000
 //   one logical operation      Idempotency-Key                 idempotency-key
 //
@@ -51,7 +53,9 @@ struct WireNames {
   std::string_view request_deadline = "x-request-deadline";
   std::string_view envoy_expected_timeout_ms = "x-envoy-expected-rq-timeout-ms";
   std::string_view retry_attempt = "x-retry-attempt";
+  std::string_view envoy_attempt_count = "x-envoy-attempt-count";  // read only
   std::string_view no_retry = "x-no-retry";
+  std::string_view envoy_max_retries = "x-envoy-max-retries";  // written only, when asked
   std::string_view retry_after = "Retry-After";
   std::string_view idempotency_key = "Idempotency-Key";
   std::string_view grpc_timeout = "grpc-timeout";
@@ -59,7 +63,8 @@ struct WireNames {
   std::string_view grpc_retry_pushback = "grpc-retry-pushback-ms";
   std::string_view grpc_idempotency_key = "idempotency-key";
 
-  // Each name must be empty or an HTTP token; gRPC names also lower-case.
+  // Each name must be empty or an HTTP token; gRPC names, and the Envoy
+  // names that both transports use, also lower-case.
   std::vector<std::string> Validate() const;
 };
 
@@ -83,6 +88,15 @@ std::optional<Duration> DecodeRequestDeadline(std::string_view text, std::int64_
 // x-retry-attempt: the attempt number, 1 for the first try. "0" is garbage.
 WireText EncodeRetryAttempt(int attempt) noexcept;
 std::optional<int> DecodeRetryAttempt(std::string_view text) noexcept;
+
+// x-envoy-attempt-count: what an Envoy sidecar counts (with the route's
+// include_request_attempt_count), 1 for the first try as x-retry-attempt,
+// and decoded by the same rules: "0", signs, more than 18 digits are garbage.
+inline std::optional<int> DecodeEnvoyAttemptCount(std::string_view text) noexcept { return DecodeRetryAttempt(text); }
+
+// x-envoy-max-retries: how often the local sidecar may retry this request;
+// stormguard only ever writes "0" (see InjectOptions::ask_sidecar_not_to_retry).
+inline constexpr std::string_view kEnvoyNoRetriesValue = "0";
 
 // grpc-previous-rpc-attempts: attempts before this one (0 on the first try).
 WireText EncodeGrpcPreviousAttempts(int previous) noexcept;

@@ -52,18 +52,24 @@ struct InjectOptions {
   // HTTP only: also write x-request-deadline (absolute Unix ms) for services
   // that read only that (a deadline filter at the edge). Subject to clock skew.
   bool write_absolute_deadline = false;
+  // Also write x-envoy-max-retries: 0, so the Envoy sidecar this request
+  // leaves through does not retry it on top of this client's own retries
+  // (one layer retries; docs/chain-protocol.md, "Inside a mesh"). Off: outside
+  // a mesh nothing reads the header.
+  bool ask_sidecar_not_to_retry = false;
 };
 
 // HTTP request headers: x-request-timeout-ms (omitted when the deadline is
 // infinite; "0" when spent), x-retry-attempt when the attempt number (see
 // InjectOptions) is above 1, Idempotency-Key when ctx has a valid key (see
-// IsValidIdempotencyKey; an invalid key is not sent).
+// IsValidIdempotencyKey; an invalid key is not sent), x-envoy-max-retries: 0
+// when asked.
 void InjectHttp(const CallContext& ctx, TimePoint now, std::int64_t unix_now_ms, HeaderSetter set,
                 const InjectOptions& options = {}, const WireNames& names = kDefaultWireNames);
 
 // gRPC request metadata: grpc-timeout (omitted when infinite; "1n" when
 // spent), grpc-previous-rpc-attempts = attempt - 1 when above 0,
-// idempotency-key. For clients that fill metadata themselves; a stock gRPC
+// idempotency-key, x-envoy-max-retries: 0 when asked. For clients that fill metadata themselves; a stock gRPC
 // channel already sends grpc-timeout from the call's deadline.
 void InjectGrpc(const CallContext& ctx, TimePoint now, HeaderSetter set, const InjectOptions& options = {},
                 const WireNames& names = kDefaultWireNames);
@@ -109,7 +115,8 @@ struct ExtractedContext {
 // comma-joined one counts, so the caller that can wait least decides.
 // Garbage counts as absent; none gives default_budget. The result is clamped
 // to max_budget (default_budget too). The retry flag is set by any
-// x-retry-attempt >= 2 or grpc-previous-rpc-attempts >= 1.
+// x-retry-attempt >= 2, x-envoy-attempt-count >= 2 (a sidecar's retry) or
+// grpc-previous-rpc-attempts >= 1.
 //
 // The server's own reserve (HopReserve) is NOT taken here: the context holds
 // what the caller granted. Take it when calling downstream, through

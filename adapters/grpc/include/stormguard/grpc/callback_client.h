@@ -50,17 +50,19 @@ namespace grpc_internal {
 template <class Response>
 class CallbackAttempt {
  public:
-  CallbackAttempt(const CallContext& attempt, TimePoint now, Completion<Result<Response>> done)
+  CallbackAttempt(const CallContext& attempt, TimePoint now, const AttemptMetadataOptions& metadata,
+                  Completion<Result<Response>> done)
       : done_(std::move(done)) {
-    PrepareAttempt(attempt, now, context_);
+    PrepareAttempt(attempt, now, context_, metadata);
     // Runs at once when the stop was already requested: gRPC then cancels
     // the call as soon as it starts.
     cancel_.emplace(attempt.stop, Canceller{&context_});
   }
 
   template <class Start>
-  static void Launch(Start& start, const CallContext& attempt, TimePoint now, Completion<Result<Response>> done) {
-    auto* self = new CallbackAttempt(attempt, now, std::move(done));
+  static void Launch(Start& start, const CallContext& attempt, TimePoint now, const AttemptMetadataOptions& metadata,
+                     Completion<Result<Response>> done) {
+    auto* self = new CallbackAttempt(attempt, now, metadata, std::move(done));
     try {
       // gRPC may call back before start returns: `self` is not touched after.
       start(&self->context_, &self->reply_, [self](grpc::Status s) { self->Finish(s); });
@@ -108,11 +110,12 @@ class GrpcCallbackClient {
     const Status refused = grpc_internal::MakeCallContext(o_, parent, options, state->call);
     if (!refused.ok()) return Answer(state, refused, Response());
     Clock* clock = o_.clock;
+    const AttemptMetadataOptions metadata{.ask_sidecar_not_to_retry = o_.ask_sidecar_not_to_retry};
     o_.pipeline.ExecuteAsync<Result<Response>>(
         state->call,
-        [state, clock](CallContext& a, Completion<Result<Response>> c) {
+        [state, clock, metadata](CallContext& a, Completion<Result<Response>> c) {
           state->attempts.fetch_add(1, std::memory_order_relaxed);
-          grpc_internal::CallbackAttempt<Response>::Launch(state->start, a, clock->Now(), std::move(c));
+          grpc_internal::CallbackAttempt<Response>::Launch(state->start, a, clock->Now(), metadata, std::move(c));
         },
         [state](Result<Response> r) {
           if (r.ok()) return Answer(state, Status::Ok(), std::move(r).value());

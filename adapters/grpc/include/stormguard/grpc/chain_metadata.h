@@ -5,9 +5,12 @@
 //                            gRPC from ClientContext::set_deadline)
 //   x-stormguard-attempt: 2  this request is a retry (sent from attempt 2 on)
 //   idempotency-key: K       one logical operation across retries
+//   x-envoy-max-retries: 0   only when asked (AttemptMetadataOptions): the
+//                            local Envoy sidecar must not retry on top
 // gRPC's own grpc-previous-rpc-attempts is read too but never written: with
 // native retries on (gRPC's default) the retry filter rewrites it on every
-// attempt, so a value of ours would not arrive.
+// attempt, so a value of ours would not arrive. So is x-envoy-attempt-count,
+// an Envoy sidecar's count (>= 2: the sidecar retried).
 // Response trailers (server -> client): grpc-retry-pushback-ms, "-1" = do
 // not retry (status_map.h reads it; plain gRPC clients honour it too).
 //
@@ -29,20 +32,30 @@ namespace stormguard::rpc {
 
 inline constexpr std::string_view kAttemptKey = "x-stormguard-attempt";
 inline constexpr std::string_view kPreviousAttemptsKey = "grpc-previous-rpc-attempts";
+inline constexpr std::string_view kEnvoyAttemptCountKey = kDefaultWireNames.envoy_attempt_count;
+inline constexpr std::string_view kEnvoyMaxRetriesKey = kDefaultWireNames.envoy_max_retries;
 inline constexpr std::string_view kIdempotencyKey = "idempotency-key";
 inline constexpr std::string_view kPushbackKey = "grpc-retry-pushback-ms";
 
 using ClientMetadata = Trailers;  // the same multimap of views
 
+// What an attempt's metadata carries beyond the chain protocol.
+struct AttemptMetadataOptions {
+  bool ask_sidecar_not_to_retry = false;  // x-envoy-max-retries: 0 (GrpcClientOptions)
+};
+
 // Sets the attempt's deadline on `out` (converted from `now` on the
 // deadline's clock to the system clock gRPC uses; an infinite deadline sets
 // none) and adds the attempt number and the idempotency key. The key must be
 // valid (IsValidIdempotencyKey): the client checks it before the first attempt.
-void PrepareAttempt(const CallContext& attempt, TimePoint now, grpc::ClientContext& out);
+void PrepareAttempt(const CallContext& attempt, TimePoint now, grpc::ClientContext& out,
+                    const AttemptMetadataOptions& options = {});
 
 // What the caller's metadata says about the request.
 struct IncomingChain {
-  bool is_retry = false;  // x-stormguard-attempt >= 2 or grpc-previous-rpc-attempts >= 1
+  // x-stormguard-attempt >= 2, x-envoy-attempt-count >= 2 or
+  // grpc-previous-rpc-attempts >= 1, in any of its values.
+  bool is_retry = false;
   // Empty when absent or unreadable.
   std::string idempotency_key;
   // A key was sent but cannot be read exactly: repeated, or not a valid key

@@ -52,6 +52,11 @@ struct GrpcClientOptions {
   // already taken this hop's reserve from the context its handlers get, so
   // none by default; set one when calling from elsewhere (an HTTP handler).
   HopReserve reserve{};
+  // Inside an Envoy / Istio mesh: send x-envoy-max-retries: 0 on every
+  // attempt, so the local sidecar does not retry on top of this client's
+  // pipeline (docs/chain-protocol.md, "Inside a mesh"). Off by default:
+  // outside a mesh nothing reads it.
+  bool ask_sidecar_not_to_retry = false;
   Clock* clock = &Clock::Real();  // of the deadlines; the pipeline's must be the same
 
   std::vector<std::string> Validate() const;

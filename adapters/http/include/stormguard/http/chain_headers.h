@@ -3,7 +3,8 @@
 // Request side: x-request-timeout-ms (time left, relative so clock skew does
 // not matter), optionally x-request-deadline (absolute, see
 // HttpClientOptions::absolute_deadline), x-retry-attempt (this request is a
-// retry), Idempotency-Key.
+// retry), Idempotency-Key; optionally x-envoy-max-retries: 0 for the local
+// Envoy sidecar (HttpClientOptions::ask_sidecar_not_to_retry).
 // Response side: x-no-retry (a layer below already retried and gave up) and
 // Retry-After (the server asks for a pause), read by StatusOfResponse.
 //
@@ -24,7 +25,14 @@ namespace stormguard::http {
 // retrying without it could run the request several times.
 Status CheckIdempotencyKey(std::string_view key);
 
-void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, bool absolute_deadline, HeaderList& out);
+// The optional request headers, as the client options name them.
+struct RequestChainOptions {
+  bool absolute_deadline = false;         // x-request-deadline too
+  bool ask_sidecar_not_to_retry = false;  // x-envoy-max-retries: 0
+};
+
+void AppendRequestChainHeaders(const CallContext& attempt, TimePoint now, const RequestChainOptions& options,
+                               HeaderList& out);
 
 // How an answer becomes a Status: what the request was and which hints to
 // read. Both clients take it from the request (For), so one answer maps to

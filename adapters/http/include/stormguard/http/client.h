@@ -67,6 +67,11 @@ struct HttpClientOptions {
   // turn this on where caller and server share a clock (one host): a server
   // clock running ahead would refuse requests as expired.
   bool absolute_deadline = false;
+  // Inside an Envoy / Istio mesh: send x-envoy-max-retries: 0 on every
+  // attempt, so the local sidecar does not retry on top of this client's
+  // pipeline (docs/chain-protocol.md, "Inside a mesh"). Off by default:
+  // outside a mesh nothing reads it. Needs chain_protocol.
+  bool ask_sidecar_not_to_retry = false;
   Clock* clock = &Clock::Real();  // of the deadlines; the pipeline's must be the same
 
   std::vector<std::string> Validate() const;
