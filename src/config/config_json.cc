@@ -5,6 +5,7 @@
 #include "json_document.h"
 #include "json_fields.h"
 #include "preset_template.h"
+#include "replicas_json.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard::config {
@@ -106,6 +107,7 @@ DestinationConfig ReadDestination(const Json& j, const std::string& path, Errors
   ObjectReader r(j, path, errors);
   if (!r.ok()) return d;
   ReadComponents(r, d);
+  if (const Json* v = r.Take("replicas")) d.replicas = ReadReplicas(*v, ChildPath(path, "replicas"), errors);
   if (const Json* v = r.Take("pipeline")) ReadPipeline(*v, ChildPath(path, "pipeline"), errors, d.pipeline);
   if (const Json* v = r.Take("methods")) {
     ReadNamed(*v, ChildPath(path, "methods"), kMaxMethods, errors,
@@ -120,6 +122,7 @@ DestinationConfig ReadDestination(const Json& j, const std::string& path, Errors
 
 Json WriteDestination(const DestinationConfig& d) {
   Json out = WriteComponents(d);
+  if (d.replicas) out["replicas"] = WriteReplicas(*d.replicas);
   out["pipeline"] = WritePipeline(d.pipeline);
   if (!d.methods.empty()) {
     Json methods = Json::object();

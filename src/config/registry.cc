@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "last_hit.h"
+#include "registry_replicas.h"
 #include "registry_snapshot.h"
 #include "stormguard/config/config_json.h"
 #include "thread_index.h"
@@ -45,7 +46,9 @@ struct alignas(128) Registry::Slot {
 };
 
 Registry::Registry(RegistryOptions options)
-    : options_(std::move(options)), slots_(std::make_unique<Slot[]>(kThreadSlots)) {
+    : options_(std::move(options)),
+      slots_(std::make_unique<Slot[]>(kThreadSlots)),
+      replica_sets_(std::make_unique<config_internal::ReplicaSets>()) {
   const config_internal::BuildEnv env{options_.pipeline, [this] { return HedgeExecutor(); }};
   // The built-in default is valid; failing to build it is a bug to stop at.
   if (!config_internal::BuildSnapshot(Config{}, nullptr, env, current_).empty()) std::abort();
@@ -133,8 +136,10 @@ Status Registry::Apply(const Config& config, std::string_view origin) {
   const config_internal::BuildEnv env{options_.pipeline, [this] { return HedgeExecutor(); }, options_.allow_chaos};
   std::shared_ptr<const Snapshot> built;
   // current_ changes only here, under apply_mu_: reading it needs no other lock.
-  std::vector<std::string> errors = config_internal::BuildSnapshot(config, current_.get(), env, built);
+  std::vector<std::string> errors = config_internal::ReplicaSets::Check(config);
+  if (errors.empty()) errors = config_internal::BuildSnapshot(config, current_.get(), env, built);
   if (!errors.empty()) return Refuse(std::move(errors), origin);
+  replica_sets_->Apply(config, options_.pipeline.listener);
   config_internal::ApplyChaosSwitches(*built);  // before any call can take the new pipelines
   Holder* retired = new Holder(built);
   {
@@ -148,6 +153,10 @@ Status Registry::Apply(const Config& config, std::string_view origin) {
   version_.fetch_add(1, std::memory_order_relaxed);
   Report(origin, true, {});
   return Status::Ok();  // `built` (the previous snapshot) is released here, or by its last handle
+}
+
+std::shared_ptr<ReplicaSet> Registry::Replicas(std::string_view destination) const {
+  return replica_sets_->Find(destination);
 }
 
 void Registry::Reject(const Status& why, std::string_view origin) {

@@ -41,6 +41,7 @@
 
 #include "stormguard/config/stage_policy.h"
 #include "stormguard/core/status.h"
+#include "stormguard/fleet/replica_set.h"
 #include "stormguard/guard/adaptive_concurrency.h"
 #include "stormguard/guard/bulkhead.h"
 #include "stormguard/guard/circuit_breaker.h"
@@ -127,12 +128,26 @@ struct MethodConfig {
   std::optional<HedgeConfig> hedge;
 };
 
+// A destination's replicas (docs/fleet.md): which endpoints, how to pick
+// one per attempt, when to eject one.
+struct ReplicasConfig {
+  // A static list. Absent: the members come from elsewhere (discovery from
+  // etcd), and a reload leaves them as they are.
+  std::optional<std::vector<EndpointSpec>> endpoints;
+  PickerKind picker = PickerKind::kPeakEwma;
+  EndpointLoadOptions load;  // its weight is each endpoint's own
+  OutlierDetectionOptions outlier_detection;
+
+  ReplicaSetOptions SetOptions() const { return {.picker = picker, .load = load, .outlier = outlier_detection}; }
+};
+
 struct DestinationConfig {
   std::optional<BudgetOptions> retry_budget;
   std::optional<CircuitBreakerOptions> circuit_breaker;
   std::optional<BulkheadOptions> bulkhead;
   std::optional<RateLimiterOptions> rate_limiter;
   std::optional<AdaptiveLimiterOptions> adaptive_concurrency;
+  std::optional<ReplicasConfig> replicas;
   PipelineConfig pipeline;
   // "pkg.Svc/Get", "pkg.Svc/*", "*" (see FindMethod).
   std::map<std::string, MethodConfig, std::less<>> methods;

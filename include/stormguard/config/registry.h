@@ -82,6 +82,7 @@ namespace stormguard::config {
 namespace config_internal {
 struct Snapshot;
 struct Holder;
+class ReplicaSets;
 }  // namespace config_internal
 
 struct ReloadEvent {
@@ -144,6 +145,16 @@ class Registry final : public PipelineSource {
   // like an invalid one; nothing changes.
   void Reject(const Status& why, std::string_view origin);
 
+  // The replicas of `destination` (docs/fleet.md): one set for the
+  // registry's life, made by the first accepted configuration that gives
+  // the destination "replicas", null before. Each accepted configuration
+  // updates it in place (endpoints keep their load and verdicts): its
+  // picker and outlier detection, and its endpoints when it lists them
+  // (when it does not, discovery owns them). A configuration without the
+  // destination's "replicas" empties it. Its events go to the pipelines'
+  // listener. Give it to a client (HttpClientOptions::replicas).
+  std::shared_ptr<ReplicaSet> Replicas(std::string_view destination) const;
+
   RegistryStats Stats() const noexcept;
   bool on_defaults() const noexcept { return Stats().on_defaults; }
   std::uint64_t version() const noexcept { return Stats().version; }
@@ -171,6 +182,7 @@ class Registry final : public PipelineSource {
   std::shared_ptr<const Snapshot> current_;
   Holder* shared_ = nullptr;  // current_'s reference for threads beyond the slots
   std::mutex apply_mu_;       // serialises Apply and Reject
+  std::unique_ptr<config_internal::ReplicaSets> replica_sets_;
   std::atomic<std::uint64_t> accepted_{0}, rejected_{0}, version_{0};
 };
 
