@@ -28,8 +28,4 @@ std::vector<std::string> OutlierDetectionOptions::Validate() const {
   return std::move(v).errors();
 }
 
-std::string_view EndpointStateName(EndpointState s) noexcept {
-  return s == EndpointState::kEjected ? "ejected" : "admitted";
-}
-
 }  // namespace stormguard

@@ -18,8 +18,11 @@ constexpr std::array<std::string_view, 4> kPickerNames = {"random", "round_robin
 }  // namespace
 
 RoundRobinPicker::RoundRobinPicker() noexcept {
-  // Stripes start far apart, so threads that start together spread out.
-  for (std::size_t s = 0; s < kStripes; ++s) turns_[s].next.store(s * 0x9E3779B97F4A7C15ULL >> 40);
+  // Each stripe of each picker starts at a random point: clients (and the
+  // threads of one) that start together would otherwise all begin with the
+  // same replica and move through the set in step.
+  Random& random = ThreadLocalRandom();
+  for (Turn& turn : turns_) turn.next.store(random.NextU64() >> 1);
 }
 
 std::size_t RoundRobinPicker::Pick(Endpoints endpoints, const Tried& tried) noexcept {

@@ -81,16 +81,14 @@ PickedEndpoint::~PickedEndpoint() {
   if (endpoint_) endpoint_->load().Abandon();
 }
 
-Result<std::unique_ptr<ReplicaSet>> ReplicaSet::Create(ReplicaSetOptions options,
-                                                       std::vector<EndpointSpec> endpoints) {
+Result<std::unique_ptr<ReplicaSet>> ReplicaSet::Create(ReplicaSetOptions options, std::vector<EndpointSpec> endpoints) {
   if (Status s = ValidationStatus("replica set options", options.Validate()); !s.ok()) return s;
   std::unique_ptr<ReplicaSet> set(new ReplicaSet(std::move(options)));
   if (Status s = set->Update(std::move(endpoints)); !s.ok()) return s;
   return set;
 }
 
-ReplicaSet::ReplicaSet(ReplicaSetOptions options)
-    : listener_(options.listener), id_(g_next_set_id.fetch_add(1)) {
+ReplicaSet::ReplicaSet(ReplicaSetOptions options) : listener_(options.listener), id_(g_next_set_id.fetch_add(1)) {
   std::lock_guard lock(mu_);
   Publish({}, std::make_shared<const ReplicaSetOptions>(std::move(options)));
 }
@@ -132,8 +130,7 @@ Status ReplicaSet::Update(std::vector<EndpointSpec> endpoints) {
   return Status::Ok();
 }
 
-void ReplicaSet::Publish(std::vector<std::shared_ptr<Endpoint>> all,
-                         std::shared_ptr<const ReplicaSetOptions> options) {
+void ReplicaSet::Publish(std::vector<std::shared_ptr<Endpoint>> all, std::shared_ptr<const ReplicaSetOptions> options) {
   auto m = std::make_shared<Members>();
   m->version = version_.load(std::memory_order_relaxed) + 1;
   m->options = options ? std::move(options) : members_->options;
@@ -206,7 +203,8 @@ void ReplicaSet::Report(PickedEndpoint& picked, OutcomeClass outcome, TimePoint 
   if (CountsAsReplicaFailure(outcome)) {
     if (o.success_rate_stdev_factor > 0) e->interval_failures_.fetch_add(1, std::memory_order_relaxed);
     const int in_a_row = e->consecutive_failures_.fetch_add(1, std::memory_order_relaxed) + 1;
-    if (o.consecutive_failures > 0 && in_a_row >= o.consecutive_failures) Eject(*e, now, "consecutive failures");
+    if (o.consecutive_failures > 0 && in_a_row >= o.consecutive_failures)
+      Eject(*e, now, EndpointState::kEjectedConsecutiveFailures);
   } else {
     if (o.success_rate_stdev_factor > 0) e->interval_successes_.fetch_add(1, std::memory_order_relaxed);
     if (e->consecutive_failures_.load(std::memory_order_relaxed) != 0) {
@@ -227,22 +225,23 @@ bool ReplicaSet::MayEject() const {
   return 100.0 * static_cast<double>(ejected) < cap * static_cast<double>(all.size());
 }
 
-void ReplicaSet::Eject(Endpoint& e, TimePoint now, std::string_view why) {
+void ReplicaSet::Eject(Endpoint& e, TimePoint now, EndpointState why) {
   {
     std::lock_guard lock(mu_);
     if (!e.member_ || e.ejected_ || !MayEject()) return;
     const OutlierDetectionOptions& o = members_->options->outlier;
     e.times_ejected_ = std::min(e.times_ejected_ + 1, kMaxTimesEjected);
     e.ejected_ = true;
+    e.ejected_why_ = why;
     e.ejected_until_ = now + std::min(o.base_ejection_time * e.times_ejected_, o.max_ejection_time);
     e.consecutive_failures_.store(0, std::memory_order_relaxed);
     Publish(members_->all);
   }
-  Tell(e, EndpointState::kAdmitted, EndpointState::kEjected, why, now);
+  Tell(e, EndpointState::kAdmitted, why, now);
 }
 
 void ReplicaSet::Readmit(TimePoint now) {
-  std::vector<std::shared_ptr<Endpoint>> back;
+  std::vector<std::pair<std::shared_ptr<Endpoint>, EndpointState>> back;  // and why it was out
   {
     std::lock_guard lock(mu_);
     if (now < members_->next_readmission) return;  // another thread did it
@@ -251,11 +250,11 @@ void ReplicaSet::Readmit(TimePoint now) {
       e->ejected_ = false;
       e->interval_successes_.store(0, std::memory_order_relaxed);
       e->interval_failures_.store(0, std::memory_order_relaxed);
-      back.push_back(e);
+      back.emplace_back(e, e->ejected_why_);
     }
     Publish(members_->all);
   }
-  for (const auto& e : back) Tell(*e, EndpointState::kEjected, EndpointState::kAdmitted, "ejection time over", now);
+  for (const auto& [e, why] : back) Tell(*e, why, EndpointState::kAdmitted, now);
 }
 
 void ReplicaSet::Sweep(TimePoint now) {
@@ -287,19 +286,21 @@ void ReplicaSet::Sweep(TimePoint now) {
   const double stdev = std::sqrt(variance / static_cast<double>(judged.size()));
   const double threshold = mean - o.success_rate_stdev_factor * stdev;
   for (const auto& [e, rate] : judged) {
-    if (rate < threshold) Eject(*e, now, "success rate");
+    if (rate < threshold) Eject(*e, now, EndpointState::kEjectedSuccessRate);
   }
 }
 
-void ReplicaSet::Tell(const Endpoint& e, EndpointState from, EndpointState to, std::string_view why,
-                      TimePoint now) {
+void ReplicaSet::Tell(const Endpoint& e, EndpointState from, EndpointState to, TimePoint now) {
+  std::string_view why = "ejection time over";
+  if (to == EndpointState::kEjectedConsecutiveFailures) why = "consecutive failures";
+  if (to == EndpointState::kEjectedSuccessRate) why = "success rate";
   Emit(listener_, Event{.kind = EventKind::kStateChanged,
-                                .policy = PolicyId::kOutlierDetection,
-                                .from_state = static_cast<std::uint8_t>(from),
-                                .to_state = static_cast<std::uint8_t>(to),
-                                .endpoint = e.address(),
-                                .reason = why,
-                                .at = now});
+                        .policy = PolicyId::kOutlierDetection,
+                        .from_state = static_cast<std::uint8_t>(from),
+                        .to_state = static_cast<std::uint8_t>(to),
+                        .endpoint = e.address(),
+                        .reason = why,
+                        .at = now});
 }
 
 std::vector<EndpointStatus> ReplicaSet::Endpoints() const {

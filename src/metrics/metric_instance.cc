@@ -76,7 +76,9 @@ void Instance::OnOtherEvent(const Event& e) noexcept {
       }
       return;
     case EventKind::kRejected: return Add(kRejected + RejecterIndex(e.policy));
-    case EventKind::kStateChanged: return;   // the breaker's families are registered
+    case EventKind::kStateChanged:  // the breaker's families are registered
+      if (e.policy == PolicyId::kOutlierDetection) endpoints_.Record(e);
+      return;
     case EventKind::kStateReported: return;  // (src/guard/circuit_breaker_metrics.cc)
     case EventKind::kAdmitted: return;       // only registered families count admissions
     case EventKind::kTimedOut: return Add(kTimeouts);

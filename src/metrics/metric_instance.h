@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "endpoint_book.h"
 #include "family_registry.h"
 #include "stormguard/core/events.h"
 #include "stormguard/core/internal/thread_shard.h"
@@ -92,6 +93,7 @@ class Instance final : public Listener {
   // A registered family's cell (RegisteredFamily::first_cell on); 0 until
   // its first event here.
   std::uint64_t ReadRegistered(int cell) const noexcept;
+  const EndpointBook& endpoints() const noexcept { return endpoints_; }
 
  private:
   void Add(int cell, std::uint64_t n = 1) noexcept { Add(ThreadShard(), cell, n); }
@@ -116,6 +118,7 @@ class Instance final : public Listener {
   std::array<Shard, kShardCount> shards_;
   SuccessTally tally_;
   std::array<std::atomic<Chunk*>, kMaxMetricFamilySeries / kChunkCells> chunks_{};
+  EndpointBook endpoints_;
 };
 
 }  // namespace stormguard::metrics_internal

@@ -152,6 +152,43 @@ void AppendRegistered(std::string& out, std::span<const Snapshot> snaps) {
   }
 }
 
+// One sample of an endpoint: metric{name="instance",endpoint="a:1"[,reason="r"]} number
+void AppendEndpointSample(std::string& out, std::string_view metric, std::string_view instance,
+                          std::string_view endpoint, std::string_view reason, std::uint64_t number) {
+  out += metric;
+  out += "{name=\"";
+  AppendEscaped(out, instance);
+  out += "\",endpoint=\"";
+  AppendEscaped(out, endpoint);
+  out += '"';
+  if (!reason.empty()) out.append(",reason=\"").append(reason).append("\"");
+  out += "} ";
+  AppendNumber(out, number);
+  out += '\n';
+}
+
+void AppendEndpoints(std::string& out, std::span<const Snapshot> snaps) {
+  std::string ejected, ejections;
+  for (const Snapshot& s : snaps) {
+    for (const EndpointBook::Row& row : s.instance->endpoints().Rows()) {
+      const std::string_view name = s.instance->name();
+      AppendEndpointSample(ejected, "stormguard_endpoint_ejected", name, row.endpoint, "", row.ejected ? 1 : 0);
+      if (row.consecutive_failure_ejections != 0) {
+        AppendEndpointSample(ejections, "stormguard_endpoint_ejections_total", name, row.endpoint,
+                             "consecutive_failures", row.consecutive_failure_ejections);
+      }
+      if (row.success_rate_ejections != 0) {
+        AppendEndpointSample(ejections, "stormguard_endpoint_ejections_total", name, row.endpoint, "success_rate",
+                             row.success_rate_ejections);
+      }
+    }
+  }
+  AppendFamily(out, "stormguard_endpoint_ejected", "gauge", "1 while outlier detection keeps the endpoint out.",
+               ejected);
+  AppendFamily(out, "stormguard_endpoint_ejections_total", "counter", "Ejections of the endpoint, by reason.",
+               ejections);
+}
+
 struct WatchedFamily {
   std::string_view metric, type, help;
 };
@@ -167,14 +204,15 @@ constexpr std::array<WatchedFamily, kWatchedCount> kWatchedFamilies = {{
 
 // The families Scrape writes from events, but the histogram (its series
 // share a prefix) and the watched ones.
-constexpr std::array<std::string_view, 14> kEventFamilies = {
+constexpr std::array<std::string_view, 16> kEventFamilies = {
     "stormguard_attempts_total",         "stormguard_retry_calls_total",
     "stormguard_retry_retries_total",    "stormguard_retry_stops_total",
     "stormguard_budget_refusals_total",  "stormguard_circuitbreaker_not_permitted_calls_total",
     "stormguard_rejected_calls_total",   "stormguard_timeouts_total",
     "stormguard_hedges_sent_total",      "stormguard_hedges_won_total",
     "stormguard_fallbacks_total",        "stormguard_abandoned_attempts_total",
-    "stormguard_chaos_injections_total", "stormguard_metrics_overflow_total"};
+    "stormguard_chaos_injections_total", "stormguard_metrics_overflow_total",
+    "stormguard_endpoint_ejected",       "stormguard_endpoint_ejections_total"};
 
 }  // namespace
 
@@ -231,6 +269,7 @@ std::string MetricsListener::Scrape() const {
   AppendCounter(out, snaps, "stormguard_chaos_injections_total", "Faults injected on purpose, by kind.",
                 kChaosInjections, "kind", kChaosKinds);
   AppendRegistered(out, snaps);
+  AppendEndpoints(out, snaps);
   {
     std::lock_guard lock(mu_);
     for (int w = 0; w < kWatchedCount; ++w) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace stormguard {
@@ -72,6 +73,13 @@ TEST(RoundRobinPickerTest, TakesEachInTurnAndSkipsTheTriedOnes) {
   tried.Add(f.view[2]);
   tried.Add(f.view[0]);
   EXPECT_LT(p.Pick(f.view, tried), 3U);  // all tried: any
+}
+
+TEST(RoundRobinPickerTest, PickersThatStartTogetherDoNotMoveInStep) {
+  Fleet f(100);
+  std::set<std::size_t> firsts;
+  for (int i = 0; i < 10; ++i) firsts.insert(RoundRobinPicker().Pick(f.view));
+  EXPECT_GT(firsts.size(), 1U);  // ten pickers all starting at one replica: 1 in 1e18
 }
 
 TEST(PickerTest, EveryKindHasANameThatParsesBack) {

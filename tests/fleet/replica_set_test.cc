@@ -73,8 +73,9 @@ TEST(ReplicaSetTest, ConsecutiveFailuresEjectAndTheEjectionTimeEndsIt) {
   const auto changes = f.events.Of(EventKind::kStateChanged);
   ASSERT_EQ(changes.size(), 2U);
   EXPECT_EQ(changes[0].policy, PolicyId::kOutlierDetection);
-  EXPECT_EQ(changes[0].to_state, static_cast<std::uint8_t>(EndpointState::kEjected));
+  EXPECT_EQ(changes[0].to_state, static_cast<std::uint8_t>(EndpointState::kEjectedConsecutiveFailures));
   EXPECT_EQ(changes[0].reason, "consecutive failures");
+  EXPECT_EQ(changes[1].from_state, static_cast<std::uint8_t>(EndpointState::kEjectedConsecutiveFailures));
   EXPECT_EQ(changes[1].to_state, static_cast<std::uint8_t>(EndpointState::kAdmitted));
 }
 
@@ -130,7 +131,8 @@ TEST(ReplicaSetTest, ASuccessRateFarBelowTheSetsEjectsAfterAnInterval) {
   f.now += 10s;
   f.Call(OutcomeClass::kSuccess, 0ms);  // the interval ends: the sweep judges it
   EXPECT_TRUE(f.Ejected("10.0.0.4:80"));
-  EXPECT_EQ(f.events.Last(EventKind::kStateChanged).reason, "success rate");
+  EXPECT_EQ(f.events.Last(EventKind::kStateChanged).to_state,
+            static_cast<std::uint8_t>(EndpointState::kEjectedSuccessRate));
   EXPECT_EQ(f.events.Last(EventKind::kStateChanged).endpoint, "10.0.0.4:80");
 }
 
@@ -162,7 +164,7 @@ TEST(ReplicaSetTest, UpdateKeepsStateOfStayersAndCallsInFlightToLeavers) {
   ASSERT_TRUE(f.set->Update({{"10.0.0.1:80"}, {"10.0.0.3:80"}, {"10.0.0.9:80"}}).ok());
   EXPECT_TRUE(f.Ejected("10.0.0.1:80"));  // stayed: still ejected
   EXPECT_EQ(f.set->size(), 3U);
-  EXPECT_EQ(in_flight.get()->load().outstanding(), 1);  // the leaver lives on for its call
+  EXPECT_EQ(in_flight.get()->load().outstanding(), 1);        // the leaver lives on for its call
   f.set->Report(in_flight, OutcomeClass::kTransient, f.now);  // after it left: changes nothing
   for (int i = 0; i < 50; ++i) ASSERT_NE(f.Call(OutcomeClass::kSuccess), "10.0.0.2:80");
 }
@@ -209,7 +211,8 @@ TEST(ReplicaSetTest, ReconfigureChangesPickerAndVerdictsButKeepsEndpointState) {
   SetFixture f(10);
   for (int i = 0; i < 5; ++i) f.CallOn("10.0.0.5:80", OutcomeClass::kTransient);
   ASSERT_TRUE(f.Ejected("10.0.0.5:80"));
-  ASSERT_TRUE(f.set->Reconfigure({.picker = PickerKind::kLeastOutstanding, .outlier = {.consecutive_failures = 2}}).ok());
+  ASSERT_TRUE(
+      f.set->Reconfigure({.picker = PickerKind::kLeastOutstanding, .outlier = {.consecutive_failures = 2}}).ok());
   EXPECT_TRUE(f.Ejected("10.0.0.5:80"));
   EXPECT_EQ(f.set->options().picker, PickerKind::kLeastOutstanding);
   for (int i = 0; i < 2; ++i) f.CallOn("10.0.0.6:80", OutcomeClass::kTransient);

@@ -2,9 +2,12 @@
 
 #include <atomic>
 
+#include "stormguard/core/classifier.h"
 #include "stormguard/core/validation.h"
+#include "stormguard/fleet/call_routing.h"
 #include "stormguard/grpc/callback_client.h"
 #include "stormguard/grpc/internal/call_setup.h"
+#include "stormguard/grpc/status_map.h"
 
 namespace stormguard::rpc {
 
@@ -20,7 +23,12 @@ std::vector<std::string> GrpcClientOptions::Validate() const {
   v.CheckRange(reserve.fraction, "reserve.fraction", Range{0.0, 1.0, false, true});
   v.Check(reserve.overhead >= Duration::zero(), "reserve.overhead", "must not be negative");
   v.Check(clock != nullptr, "clock", "must not be null");
+  v.Check(replicas == nullptr || static_cast<bool>(make_channel), "make_channel", "must be set with replicas");
   return std::move(v).errors();
+}
+
+GrpcClient::GrpcClient(GrpcClientOptions o) : o_(std::move(o)) {
+  if (o_.replicas) channels_ = std::make_shared<ReplicaChannels>(*o_.replicas, o_.make_channel);
 }
 
 Result<GrpcClient> GrpcClient::Create(GrpcClientOptions options) {
@@ -84,6 +92,21 @@ GrpcResult GrpcClient::Run(CallContext& parent, const CallOptions& options,
   result.attempts = attempts.load(std::memory_order_relaxed);
   grpc_internal::ReportToParent(call, result.status, parent);
   return result;
+}
+
+GrpcResult GrpcClient::RunOnReplicas(
+    CallContext& parent, const CallOptions& options,
+    FunctionRef<grpc::Status(grpc::ClientContext&, const std::shared_ptr<grpc::Channel>&)> attempt) const {
+  if (!o_.replicas) return {.status = Status::FailedPrecondition("CallReplicas: the client has no replicas")};
+  CallRouting routing(o_.replicas.get());
+  Clock& clock = *o_.clock;
+  return Run(parent, options, [&](grpc::ClientContext& c) -> grpc::Status {
+    PickedEndpoint replica = routing.Pick(clock.Now());
+    if (!replica) return {grpc::StatusCode::UNAVAILABLE, "no replica of the destination is known"};
+    const grpc::Status s = attempt(c, channels_->For(replica.address()));
+    routing.Report(replica, ClassifyGrpcCode(FromGrpcCode(s.error_code())), clock.Now());
+    return s;
+  });
 }
 
 }  // namespace stormguard::rpc

@@ -3,7 +3,9 @@
 #include <atomic>
 #include <mutex>
 
+#include "stormguard/core/classifier.h"
 #include "stormguard/core/validation.h"
+#include "stormguard/fleet/call_routing.h"
 #include "stormguard/http/chain_headers.h"
 #include "stormguard/http/curl_transport.h"
 
@@ -14,22 +16,32 @@ namespace {
 // A hedge's attempts offer theirs from several threads.
 class AnswerSlot {
  public:
-  void Offer(HttpResponse response, bool ok) {
+  void Offer(HttpResponse response, bool ok, std::string_view endpoint) {
     std::lock_guard lock(mu_);
     if (ok_) return;
     ok_ = ok;
     response_ = std::move(response);
+    endpoint_ = endpoint;
   }
-  std::optional<HttpResponse> Take() {
+  void TakeInto(HttpResult& result) {
     std::lock_guard lock(mu_);
-    return std::move(response_);
+    result.response = std::move(response_);
+    result.endpoint = std::move(endpoint_);
   }
 
  private:
   std::mutex mu_;
   bool ok_ = false;
   std::optional<HttpResponse> response_;
+  std::string endpoint_;
 };
+
+// How an attempt went, for its replica: a 5xx counts against it, whatever
+// the chain headers say about retrying.
+OutcomeClass ReplicaVerdict(const Result<HttpResponse>& r) {
+  if (!r.ok()) return DefaultClassifier().Classify(r.status());
+  return ClassifyHttpStatus(r->status);
+}
 
 }  // namespace
 
@@ -90,6 +102,7 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
 
   AnswerSlot answer;
   std::atomic<int> attempts{0};
+  CallRouting routing(o_.replicas.get());
   auto attempt = [&](CallContext& a) -> Status {
     attempts.fetch_add(1, std::memory_order_relaxed);
     const TimePoint start = clock.Now();
@@ -100,15 +113,18 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
                                  .ask_sidecar_not_to_retry = o_.ask_sidecar_not_to_retry},
                                 chain);
     }
+    PickedEndpoint replica = routing.Pick(start);
+    const std::string endpoint = replica ? replica.address() : std::string();  // outlives a leaving replica
     Result<HttpResponse> r =
-        PerformOnce(request, chain, {a.deadline, o_.connect_timeout, start, o_.max_response_bytes}, a.stop);
+        PerformOnce(request, chain, {a.deadline, o_.connect_timeout, start, o_.max_response_bytes, endpoint}, a.stop);
+    if (replica) routing.Report(replica, ReplicaVerdict(r), clock.Now());
     if (!r.ok()) return std::move(r).status();
     Status s = StatusOfResponse(*r, mapping);
-    answer.Offer(std::move(r).value(), s.ok());
+    answer.Offer(std::move(r).value(), s.ok(), endpoint);
     return s;
   };
   result.status = o_.pipeline.Execute(call, attempt);
-  result.response = answer.Take();
+  answer.TakeInto(result);
   result.attempts = attempts.load(std::memory_order_relaxed);
   // Also without a retry in the pipeline: an x-no-retry answer passed on as
   // it is still tells the layers above not to retry.

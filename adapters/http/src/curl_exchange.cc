@@ -78,6 +78,12 @@ CurlExchange::CurlExchange(CURL* easy, const HttpRequest& request, const HeaderL
   curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers_.get());
+  if (!limits.connect_to.empty()) {
+    // Any host and port of the URL goes to the replica; the Host header and
+    // the connection cache keep the URL's name and the replica's address.
+    connect_to_.reset(curl_slist_append(nullptr, ("::" + std::string(limits.connect_to)).c_str()));
+    curl_easy_setopt(easy, CURLOPT_CONNECT_TO, connect_to_.get());
+  }
   curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlExchange::OnBody);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, this);
   curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlExchange::OnHeader);

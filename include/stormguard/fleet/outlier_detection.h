@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "stormguard/core/endpoint_state.h"
 #include "stormguard/core/outcome.h"
 #include "stormguard/core/time.h"
 
@@ -39,17 +40,13 @@ struct OutlierDetectionOptions {
   Duration interval = std::chrono::seconds(10);
   Duration base_ejection_time = std::chrono::seconds(30);
   Duration max_ejection_time = std::chrono::seconds(300);
-  double max_ejection_percent = 10.0;       // [0, 100]; at least one endpoint may go
-  double success_rate_stdev_factor = 1.9;   // 0: success-rate ejection off
-  int success_rate_minimum_hosts = 5;       // endpoints with enough volume needed to judge
-  int success_rate_request_volume = 100;    // calls in one interval to be judged
+  double max_ejection_percent = 10.0;      // [0, 100]; at least one endpoint may go
+  double success_rate_stdev_factor = 1.9;  // 0: success-rate ejection off
+  int success_rate_minimum_hosts = 5;      // endpoints with enough volume needed to judge
+  int success_rate_request_volume = 100;   // calls in one interval to be judged
 
   std::vector<std::string> Validate() const;
 };
-
-// An endpoint's state as the kStateChanged events of PolicyId::kOutlierDetection report it.
-enum class EndpointState : std::uint8_t { kAdmitted, kEjected };
-std::string_view EndpointStateName(EndpointState s) noexcept;  // "admitted", "ejected"
 
 // Whether an attempt's outcome counts against the endpoint.
 constexpr bool CountsAsReplicaFailure(OutcomeClass c) noexcept {

@@ -2,9 +2,9 @@
 //
 // Pickers over one set of EndpointLoads:
 //   - random: any, uniformly (the baseline);
-//   - round robin: each in turn; each thread stripe keeps its own turn
-//     (from its own starting point), so threads do not fight over one
-//     counter;
+//   - round robin: each in turn; each thread stripe keeps its own turn,
+//     from a random starting point, so threads do not fight over one
+//     counter and clients that start together do not move in step;
 //   - power of two choices: the cheaper of two distinct endpoints drawn at
 //     random, by outstanding calls alone (least outstanding) or by
 //     EndpointLoad::Cost (peak EWMA latency x outstanding), which routes

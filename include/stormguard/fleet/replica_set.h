@@ -83,6 +83,7 @@ class Endpoint {
   std::atomic<std::uint32_t> interval_failures_{0};
   // Under the set's lock:
   bool ejected_ = false;
+  EndpointState ejected_why_ = EndpointState::kAdmitted;  // while ejected
   int times_ejected_ = 0;
   TimePoint ejected_until_{};
   bool member_ = true;
@@ -152,11 +153,11 @@ class ReplicaSet {
   const Members& Current();
   // Under mu_: new members with `all`, and `options` (null: the current ones).
   void Publish(std::vector<std::shared_ptr<Endpoint>> all, std::shared_ptr<const ReplicaSetOptions> options = {});
-  void Eject(Endpoint& e, TimePoint now, std::string_view why);
+  void Eject(Endpoint& e, TimePoint now, EndpointState why);
   void Readmit(TimePoint now);
   void Sweep(TimePoint now);
   bool MayEject() const;  // under mu_
-  void Tell(const Endpoint& e, EndpointState from, EndpointState to, std::string_view why, TimePoint now);
+  void Tell(const Endpoint& e, EndpointState from, EndpointState to, TimePoint now);
 
   Listener* const listener_;
   const std::uint64_t id_;  // names this set in the threads' caches

@@ -35,6 +35,7 @@
 #include "stormguard/core/clock.h"
 #include "stormguard/core/function_ref.h"
 #include "stormguard/grpc/chain_metadata.h"
+#include "stormguard/grpc/replica_channels.h"
 #include "stormguard/pipeline/pipeline_ref.h"
 
 namespace stormguard::rpc {
@@ -57,6 +58,14 @@ struct GrpcClientOptions {
   // pipeline (docs/chain-protocol.md, "Inside a mesh"). Off by default:
   // outside a mesh nothing reads it.
   bool ask_sidecar_not_to_retry = false;
+  // The destination's replicas (registry.Replicas("inventory")), for
+  // CallReplicas: each attempt goes to the channel of a replica the call
+  // has not tried yet (a retry or a hedge goes elsewhere while one is
+  // left). UNAVAILABLE, DEADLINE_EXCEEDED and RESOURCE_EXHAUSTED count
+  // against the replica (outlier_detection.h). Null: CallReplicas refuses.
+  std::shared_ptr<ReplicaSet> replicas;
+  // Makes a replica's channel, once per address (default: insecure).
+  ChannelFactory make_channel = InsecureChannelTo;
   Clock* clock = &Clock::Real();  // of the deadlines; the pipeline's must be the same
 
   std::vector<std::string> Validate() const;
@@ -77,6 +86,34 @@ struct GrpcResult {
 // One attempt: issue the stub call on the given context, write the reply.
 template <class Response>
 using UnaryAttempt = FunctionRef<grpc::Status(grpc::ClientContext&, Response*)>;
+// One attempt on a replica: make the stub on `channel`, then as above.
+template <class Response>
+using ReplicaAttempt =
+    FunctionRef<grpc::Status(grpc::ClientContext&, const std::shared_ptr<grpc::Channel>& channel, Response*)>;
+
+namespace grpc_internal {
+
+// Moves the first successful attempt's reply into `out`: hedged attempts
+// each write their own.
+template <class Response>
+struct FirstAnswer {
+  Response* out;
+  std::mutex mu{};
+  bool answered = false;
+  template <class Attempt>
+  grpc::Status Take(grpc::ClientContext& c, Attempt&& attempt) {
+    Response mine;
+    grpc::Status s = attempt(c, &mine);
+    if (s.ok()) {
+      std::lock_guard lock(mu);
+      if (!answered) *out = std::move(mine);
+      answered = true;
+    }
+    return s;
+  }
+};
+
+}  // namespace grpc_internal
 
 class GrpcClient {
  public:
@@ -96,26 +133,41 @@ class GrpcClient {
   template <class Response>
   GrpcResult Call(CallContext& parent, std::type_identity_t<UnaryAttempt<Response>> attempt, Response* out,
                   const CallOptions& options = {}) const {
-    std::mutex mu;
-    bool answered = false;
-    return Run(parent, options, [&](grpc::ClientContext& c) {
-      Response mine;
-      grpc::Status s = attempt(c, &mine);
-      if (s.ok()) {
-        std::lock_guard lock(mu);
-        if (!answered) *out = std::move(mine);
-        answered = true;
-      }
-      return s;
+    grpc_internal::FirstAnswer<Response> answer{out};
+    return Run(parent, options, [&](grpc::ClientContext& c) { return answer.Take(c, attempt); });
+  }
+
+  // Each attempt on a replica of GrpcClientOptions::replicas:
+  //   client.CallReplicas([&](grpc::ClientContext& c, const std::shared_ptr<grpc::Channel>& ch, Reply* out) {
+  //     return Inventory::NewStub(ch)->Get(&c, request, out);
+  //   }, &reply);
+  // An empty set fails the attempt UNAVAILABLE.
+  template <class Response>
+  GrpcResult CallReplicas(std::type_identity_t<ReplicaAttempt<Response>> attempt, Response* out,
+                          const CallOptions& options = {}) const {
+    if (CallContext* current = CurrentCallContext()) return CallReplicas(*current, attempt, out, options);
+    CallContext root;
+    return CallReplicas(root, attempt, out, options);
+  }
+  template <class Response>
+  GrpcResult CallReplicas(CallContext& parent, std::type_identity_t<ReplicaAttempt<Response>> attempt, Response* out,
+                          const CallOptions& options = {}) const {
+    grpc_internal::FirstAnswer<Response> answer{out};
+    return RunOnReplicas(parent, options, [&](grpc::ClientContext& c, const std::shared_ptr<grpc::Channel>& ch) {
+      return answer.Take(c, [&](grpc::ClientContext& cc, Response* r) { return attempt(cc, ch, r); });
     });
   }
 
  private:
-  explicit GrpcClient(GrpcClientOptions o) : o_(std::move(o)) {}
+  explicit GrpcClient(GrpcClientOptions o);
   GrpcResult Run(CallContext& parent, const CallOptions& options,
                  FunctionRef<grpc::Status(grpc::ClientContext&)> attempt) const;
+  GrpcResult RunOnReplicas(
+      CallContext& parent, const CallOptions& options,
+      FunctionRef<grpc::Status(grpc::ClientContext&, const std::shared_ptr<grpc::Channel>&)> attempt) const;
 
   GrpcClientOptions o_;
+  std::shared_ptr<ReplicaChannels> channels_;  // with replicas
 };
 
 }  // namespace stormguard::rpc

@@ -35,6 +35,7 @@
 
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/clock.h"
+#include "stormguard/fleet/replica_set.h"
 #include "stormguard/http/message.h"
 #include "stormguard/pipeline/pipeline_ref.h"
 
@@ -53,6 +54,15 @@ struct HttpClientOptions {
   // hedge with `idempotent` set (the client decides per request, above), and
   // a pipeline that cannot run blocking (a hedge without an Executor).
   PipelineRef pipeline;
+  // The destination's replicas (registry.Replicas("inventory"), or a
+  // ReplicaSet of your own); null: each request goes where its URL says.
+  // With a set, each attempt connects to a replica the call has not tried
+  // yet (a retry or a hedge goes elsewhere while one is left), picked by
+  // the set's picker among the endpoints not ejected; the URL's host and
+  // port stay in the Host header. An empty set: the URL's own address.
+  // 5xx answers, timeouts and failures to connect count against the
+  // replica (outlier_detection.h).
+  std::shared_ptr<ReplicaSet> replicas;
   // The largest answer (headers and body) the client holds in memory; a
   // larger or endless one fails the attempt (not retried: it would repeat).
   std::size_t max_response_bytes = kDefaultMaxResponseBytes;

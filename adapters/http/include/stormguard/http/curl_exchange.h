@@ -49,6 +49,7 @@ class CurlExchange {
 
   CURL* easy_;
   std::unique_ptr<curl_slist, SlistDeleter> headers_;
+  std::unique_ptr<curl_slist, SlistDeleter> connect_to_;  // the replica, when one was picked
   HttpResponse response_;
   std::size_t max_bytes_;
   std::size_t bytes_ = 0;

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <stop_token>
+#include <string_view>
 
 #include "stormguard/core/deadline.h"
 #include "stormguard/core/result.h"
@@ -31,6 +32,9 @@ struct TransportLimits {
   Duration connect_timeout = std::chrono::milliseconds(500);
   TimePoint now{};                                            // when the attempt starts (for the timeout)
   std::size_t max_response_bytes = kDefaultMaxResponseBytes;  // headers + body held in memory
+  // "host:port" of the replica to connect to instead of the URL's host and
+  // port (which stay in the Host header); "": the URL's.
+  std::string_view connect_to{};
 };
 
 Result<HttpResponse> PerformOnce(const HttpRequest& request, const HeaderList& extra_headers,

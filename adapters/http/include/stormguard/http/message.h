@@ -54,6 +54,8 @@ struct HttpResult {
   // The answer: the successful one, else the last failed one, when a server answered.
   std::optional<HttpResponse> response;
   int attempts = 0;  // requests sent (or tried to send)
+  // The replica that gave `response` ("host:port"); "" without replicas.
+  std::string endpoint;
 
   bool ok() const noexcept { return status.ok(); }
 };
