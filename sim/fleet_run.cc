@@ -100,7 +100,9 @@ class Run final : public Actor {
   FleetRun Go() {
     if (spec_.progress) {
       const double expected = static_cast<double>(o_.requests) / o_.rate;
-      engine_.OnProgress([this, expected](TimePoint) { spec_.progress(std::min(1.0, Seconds(engine_.elapsed()) / expected)); });
+      engine_.OnProgress([this, expected](TimePoint) {
+        spec_.progress(std::min(1.0, Seconds(engine_.elapsed()) / expected));
+      });
     }
     engine_.At(engine_.start(), this, kArrive);
     engine_.Run();
@@ -204,7 +206,8 @@ class Run final : public Actor {
   void Answer(std::uint32_t replica, std::uint64_t job, bool ok) {
     Replica& r = replicas_[replica];
     --r.busy;
-    if (Live(JobSlot(job), JobGen(job))) EndAttempt(JobSlot(job), ok ? OutcomeClass::kSuccess : OutcomeClass::kTransient);
+    if (Live(JobSlot(job), JobGen(job)))
+      EndAttempt(JobSlot(job), ok ? OutcomeClass::kSuccess : OutcomeClass::kTransient);
     // The next waiting attempt whose caller still waits (the others are skipped).
     while (!r.waiting.empty()) {
       const std::uint64_t next = r.waiting.front();

@@ -76,8 +76,8 @@ std::vector<std::string> FleetScenarioOptions::Validate() const {
   const double runs = static_cast<double>(pickers.size() * ejection.size());
   const double n = static_cast<double>(requests);
   CheckLimit(v, "requests", n * max_attempts * runs, kMaxAttempts,
-             Estimate(n) + " requests, up to " + std::to_string(max_attempts) + " attempts each, in " +
-                 Estimate(runs) + " runs,",
+             Estimate(n) + " requests, up to " + std::to_string(max_attempts) + " attempts each, in " + Estimate(runs) +
+                 " runs,",
              "attempts");
   CheckLimit(v, "rate", rate * Seconds(deadline) + 1, kMaxLiveCalls,
              Estimate(rate) + " requests/s, each in flight for up to " + Estimate(Seconds(deadline)) + "s,",

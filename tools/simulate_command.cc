@@ -295,7 +295,6 @@ void AddAdaptiveTimeout(CLI::App& parent) {
   cmd->callback([o, out] { Show(*out, sim::RunAdaptiveTimeoutScenario(*o), &AdaptiveTimeoutReport); });
 }
 
-
 std::vector<std::string> PickerNames() {
   std::vector<std::string> names;
   for (PickerKind k : sim::kAllPickers) names.emplace_back(PickerKindName(k));

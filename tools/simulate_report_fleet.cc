@@ -56,8 +56,8 @@ Report FleetReport(const sim::FleetScenarioResult& r, bool /*series*/) {
   const sim::FleetScenarioOptions& o = r.options;
   Report out;
   out.table = Setup(o);
-  TextTable table({"picker", "ejection", "success", "p50", "p99", "p99.9", "attempts/req", "per healthy",
-                   "per gray", "gray share", "wasted on gray", "ejections"});
+  TextTable table({"picker", "ejection", "success", "p50", "p99", "p99.9", "attempts/req", "per healthy", "per gray",
+                   "gray share", "wasted on gray", "ejections"});
   PlotLine p99{.name = "p99 (ms)"};
   PlotLine wasted{.name = "wasted on gray (% of attempts)"};
   for (const sim::FleetRun& run : r.runs) {
