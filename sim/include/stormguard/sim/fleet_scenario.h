@@ -22,7 +22,7 @@
 // backoff, only while the deadline holds the wait) on another replica: the
 // call's Tried keeps the replicas it used.
 //
-//   auto r = sim::RunFleetScenario({.replicas = 50, .requests = 20'000});
+//   auto r = sim::RunFleetScenario({.replicas = 50, .requests = 20'000, .rate = 2500});
 //   r->runs[0].wasted_on_gray();   // random, no ejection: ~5% of attempts
 //
 // Same options and seed, same result. Thread safety: reentrant (each run
