@@ -20,6 +20,7 @@
 #include "stormguard/sim/chain_scenario.h"
 #include "stormguard/sim/contention.h"
 #include "stormguard/sim/deadline_demo.h"
+#include "stormguard/sim/fleet_scenario.h"
 #include "stormguard/sim/metastable.h"
 #include "stormguard/sim/storm.h"
 
@@ -39,5 +40,6 @@ Report ContentionReport(const sim::ContentionResult& r, bool series);
 Report ChainReport(const sim::ChainScenarioResult& r, bool series);
 Report MetastableReport(const sim::MetastableResult& r, bool series);
 Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool series);
+Report FleetReport(const sim::FleetScenarioResult& r, bool series);
 
 }  // namespace stormguard::cli

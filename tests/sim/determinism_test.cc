@@ -4,6 +4,7 @@
 
 #include "stormguard/sim/chain_scenario.h"
 #include "stormguard/sim/contention.h"
+#include "stormguard/sim/fleet_scenario.h"
 #include "stormguard/sim/metastable.h"
 #include "stormguard/sim/storm.h"
 
@@ -68,6 +69,26 @@ TEST(DeterminismTest, ContentionRepeatsExactly) {
     EXPECT_EQ(a->rows[i].calls, b->rows[i].calls);
     EXPECT_EQ(a->rows[i].finished, b->rows[i].finished);
   }
+}
+
+TEST(DeterminismTest, FleetRepeatsExactlyForEveryPicker) {
+  FleetScenarioOptions o{.clients = 100, .client_groups = 3, .replicas = 30, .requests = 5000, .rate = 1000, .seed = 9};
+  auto a = RunFleetScenario(o), b = RunFleetScenario(o);
+  o.seed = 10;
+  auto c = RunFleetScenario(o);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_EQ(a->runs.size(), 8u);
+  for (std::size_t i = 0; i < a->runs.size(); ++i) {
+    EXPECT_EQ(a->runs[i].succeeded, b->runs[i].succeeded);
+    EXPECT_EQ(a->runs[i].attempts, b->runs[i].attempts);
+    EXPECT_EQ(a->runs[i].gray_attempts, b->runs[i].gray_attempts);
+    EXPECT_EQ(a->runs[i].gray_wasted, b->runs[i].gray_wasted);
+    EXPECT_EQ(a->runs[i].ejections, b->runs[i].ejections);
+    EXPECT_EQ(a->runs[i].p99, b->runs[i].p99);
+    EXPECT_EQ(a->runs[i].p999, b->runs[i].p999);
+    EXPECT_EQ(a->runs[i].events, b->runs[i].events);
+  }
+  EXPECT_NE(a->runs[0].events, c->runs[0].events);  // another seed, another run
 }
 
 }  // namespace

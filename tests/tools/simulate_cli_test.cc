@@ -185,6 +185,22 @@ TEST(SimulateCliTest, AdaptiveTimeoutPrintsTheTableAndRepeatsItsBytes) {
   EXPECT_THAT(bad.err, HasSubstr("--quantile: must be in (0, 1], got 0"));
 }
 
+TEST(SimulateCliTest, FleetPrintsEveryPickerAndRefusesOneViewPerClient) {
+  const std::string args = "simulate fleet --clients 100 --client-groups 2 --replicas 20 --requests 2000 --rate 500";
+  const CliRun run = RunCli(args);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("20 replicas, 2 of them gray (50% of their answers take 1.2s)"));
+  EXPECT_THAT(run.out, HasSubstr("p2c_peak_ewma"));
+  EXPECT_EQ(RunCli(args).out, run.out);  // same seed, same bytes
+  const nlohmann::json j = Json(args + " --picker round_robin --ejection on");
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_EQ(j["runs"][0]["picker"], "round_robin");
+  EXPECT_EQ(j["runs"][0]["requests"], 2000);
+  const CliRun bad = RunCli("simulate fleet --client-groups 10000");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--client-groups: 10000 client groups x 1000 replicas makes 1e+07 endpoint objects"));
+}
+
 #endif  // STORMGUARD_CLI_PATH
 
 }  // namespace
