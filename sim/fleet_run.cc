@@ -35,9 +35,7 @@ std::string AddressOf(int replica) { return "r" + std::to_string(replica); }
 class EjectionCounter final : public Listener {
  public:
   void OnEvent(const Event& e) noexcept override {
-    if (e.kind == EventKind::kStateChanged && e.to_state == static_cast<std::uint8_t>(EndpointState::kEjected)) {
-      ++count;
-    }
+    if (e.kind == EventKind::kStateChanged && IsEjected(static_cast<EndpointState>(e.to_state))) ++count;
   }
   std::int64_t count = 0;
 };

@@ -17,18 +17,22 @@ constexpr std::array<std::string_view, 4> kPickerNames = {"random", "round_robin
 
 }  // namespace
 
-RoundRobinPicker::RoundRobinPicker() noexcept {
-  // Each stripe of each picker starts at a random point: clients (and the
-  // threads of one) that start together would otherwise all begin with the
-  // same replica and move through the set in step.
-  Random& random = ThreadLocalRandom();
-  for (Turn& turn : turns_) turn.next.store(random.NextU64() >> 1);
+std::size_t RoundRobinPicker::Pick(Endpoints endpoints, const Tried& tried) noexcept {
+  return Pick(endpoints, tried, ThreadLocalRandom());
 }
 
-std::size_t RoundRobinPicker::Pick(Endpoints endpoints, const Tried& tried) noexcept {
+std::size_t RoundRobinPicker::Pick(Endpoints endpoints, const Tried& tried, Random& random) noexcept {
   const std::size_t n = endpoints.size();
   Turn& turn = turns_[ThreadStripe() % kStripes];
-  const std::uint64_t start = turn.next.fetch_add(1, std::memory_order_relaxed);
+  std::uint64_t start = turn.next.fetch_add(1, std::memory_order_relaxed);
+  if (start >= kUnstarted) [[unlikely]] {
+    // The stripe's first pick starts at a random point: pickers (and
+    // clients) that start together would otherwise begin with the same
+    // replica and move through the set in step. Two threads racing here
+    // both store; the turn is off by one once.
+    start = random.NextU64() >> 2;
+    turn.next.store(start + 1, std::memory_order_relaxed);
+  }
   const std::size_t first = static_cast<std::size_t>(start % n);
   if (tried.size() == 0 || !tried.Contains(endpoints[first])) return first;
   return FirstUntried(endpoints, tried, first);
@@ -70,7 +74,7 @@ Picker::Picker(PickerKind kind) noexcept
 
 std::size_t Picker::Pick(Endpoints endpoints, const Tried& tried, Random& random) noexcept {
   switch (kind_) {
-    case PickerKind::kRoundRobin: return round_robin_.Pick(endpoints, tried);
+    case PickerKind::kRoundRobin: return round_robin_.Pick(endpoints, tried, random);
     case PickerKind::kLeastOutstanding:
     case PickerKind::kPeakEwma: return p2c_.Pick(endpoints, tried, random);
     case PickerKind::kRandom: break;

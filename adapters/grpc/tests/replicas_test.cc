@@ -35,8 +35,7 @@ struct EchoReplica {
 };
 
 GrpcClient ReplicaClient(std::shared_ptr<ReplicaSet> set, int attempts) {
-  auto pipeline =
-      PipelineBuilder().AddRetry({.max_attempts = attempts, .backoff = {.base = 1ms, .cap = 1ms}}).Build();
+  auto pipeline = PipelineBuilder().AddRetry({.max_attempts = attempts, .backoff = {.base = 1ms, .cap = 1ms}}).Build();
   EXPECT_TRUE(pipeline.ok());
   auto c = GrpcClient::Create({.pipeline = std::move(pipeline).value(), .replicas = std::move(set)});
   EXPECT_TRUE(c.ok()) << c.status().ToString();

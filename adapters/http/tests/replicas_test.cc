@@ -70,9 +70,7 @@ HttpClient ClientOf(PipelineRef pipeline, std::shared_ptr<ReplicaSet> replicas) 
   return std::move(c).value();
 }
 
-PipelineRef TwoTries() {
-  return testkit::RetryPipeline({.max_attempts = 2, .backoff = {.base = 1ms, .cap = 1ms}});
-}
+PipelineRef TwoTries() { return testkit::RetryPipeline({.max_attempts = 2, .backoff = {.base = 1ms, .cap = 1ms}}); }
 
 TEST(HttpReplicasTest, ARetryGoesToAnotherReplicaAndTheSickOneIsEjected) {
   Replica good_a(200), good_b(200), sick(502);

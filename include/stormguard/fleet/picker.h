@@ -60,14 +60,16 @@ using Endpoints = std::span<EndpointLoad* const>;
 
 class RoundRobinPicker {
  public:
-  RoundRobinPicker() noexcept;
-  // An index into `endpoints` (which must not be empty).
-  std::size_t Pick(Endpoints endpoints, const Tried& tried = {}) noexcept;
+  // An index into `endpoints` (which must not be empty). `random` draws
+  // where each stripe's turn starts, on its first pick.
+  std::size_t Pick(Endpoints endpoints, const Tried& tried, Random& random) noexcept;
+  std::size_t Pick(Endpoints endpoints, const Tried& tried = {}) noexcept;  // with ThreadLocalRandom()
 
  private:
   static constexpr std::size_t kStripes = kAutoStripeLimit;
+  static constexpr std::uint64_t kUnstarted = std::uint64_t{1} << 63;
   struct alignas(kCacheLineSize) Turn {
-    std::atomic<std::uint64_t> next{0};
+    std::atomic<std::uint64_t> next{kUnstarted};
   };
   std::array<Turn, kStripes> turns_;
 };
