@@ -193,11 +193,11 @@ PickedEndpoint ReplicaSet::Pick(TimePoint now, Tried& tried, Random& random) {
 void ReplicaSet::Report(PickedEndpoint& picked, OutcomeClass outcome, TimePoint now) {
   const std::shared_ptr<Endpoint> e = std::move(picked.endpoint_);
   if (e == nullptr) return;
-  if (outcome == OutcomeClass::kCancelled) {  // a hedge that lost, a caller that left: no verdict
-    e->load_.Abandon();
-    return;
-  }
+  // A cancelled attempt (a hedge won elsewhere, the caller left) took at
+  // least this long: a slow replica whose answers are always cut short by
+  // hedges must still look slow. It says nothing about failures.
   e->load_.End(now - picked.started_, now);
+  if (outcome == OutcomeClass::kCancelled) return;
   const Members& m = Current();  // keeps the options alive for this report
   const OutlierDetectionOptions& o = m.options->outlier;
   if (CountsAsReplicaFailure(outcome)) {

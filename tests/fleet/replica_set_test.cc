@@ -90,6 +90,16 @@ TEST(ReplicaSetTest, ASuccessOrACallersMistakeBreaksTheRun) {
   EXPECT_TRUE(f.Ejected("10.0.0.1:80"));
 }
 
+TEST(ReplicaSetTest, AnAttemptCutShortByAHedgeStillTeachesThePickerItsLatency) {
+  SetFixture f(2, {}, PickerKind::kPeakEwma);
+  Tried tried;
+  PickedEndpoint slow = f.set->Pick(f.now, tried, f.random);
+  const std::string slow_address = slow.address();
+  f.set->Report(slow, OutcomeClass::kCancelled, f.now + 300ms);  // the hedge won after 300 ms
+  for (int i = 0; i < 100; ++i) ASSERT_NE(f.Call(OutcomeClass::kSuccess, 1ms), slow_address);
+  EXPECT_FALSE(f.Ejected(slow_address));
+}
+
 TEST(ReplicaSetTest, EjectionTimeGrowsWithRepeatsUpToTheMax) {
   SetFixture f(10, {.base_ejection_time = 10s, .max_ejection_time = 25s});
   const std::string sick = "10.0.0.2:80";

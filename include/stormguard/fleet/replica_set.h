@@ -141,6 +141,8 @@ class ReplicaSet {
   // another is admitted (and adds it to `tried`); empty when the set is.
   PickedEndpoint Pick(TimePoint now, Tried& tried, Random& random);
   // The attempt on `picked` ended at `now` with `outcome`; empties `picked`.
+  // Its time counts as the endpoint's latency even when it was cancelled
+  // (a lower bound); a cancellation is no verdict on failures.
   void Report(PickedEndpoint& picked, OutcomeClass outcome, TimePoint now);
 
   std::vector<EndpointStatus> Endpoints() const;
