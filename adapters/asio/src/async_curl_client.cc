@@ -60,7 +60,8 @@ struct AsyncCurlClient::Transfer {
   }
 
   std::uint64_t id = 0;
-  HttpRequest request;  // curl reads the body from here during the transfer
+  HttpRequest request;     // curl reads the body from here during the transfer
+  std::string connect_to;  // the replica; "" for the URL's own address
   Deadline deadline;
   HeaderList chain;
   CURL* easy;
@@ -98,8 +99,8 @@ AsyncCurlClient::~AsyncCurlClient() {
   }
 }
 
-Result<std::unique_ptr<AsyncCurlClient::Transfer>> AsyncCurlClient::Prepare(const CallContext& ctx,
-                                                                            HttpRequest request) const {
+Result<std::unique_ptr<AsyncCurlClient::Transfer>> AsyncCurlClient::Prepare(const CallContext& ctx, HttpRequest request,
+                                                                            std::string connect_to) const {
   if (request.idempotency_key.empty()) request.idempotency_key = ctx.idempotency_key;
   if (Status key = CheckIdempotencyKey(request.idempotency_key); !key.ok()) return key;
   if (ctx.stop.stop_requested()) return Status::Cancelled("request cancelled before it was sent");
@@ -109,6 +110,7 @@ Result<std::unique_ptr<AsyncCurlClient::Transfer>> AsyncCurlClient::Prepare(cons
   auto t = std::make_unique<Transfer>(std::move(request));
   if (t->easy == nullptr) return Status::Internal("curl_easy_init failed");
   t->deadline = deadline;
+  t->connect_to = std::move(connect_to);
   if (o_.chain_protocol) {
     CallContext attempt = ctx;
     attempt.deadline = deadline;
@@ -116,12 +118,22 @@ Result<std::unique_ptr<AsyncCurlClient::Transfer>> AsyncCurlClient::Prepare(cons
     AppendRequestChainHeaders(attempt, now, {.absolute_deadline = o_.absolute_deadline}, t->chain);
   }
   t->exchange.emplace(t->easy, t->request, t->chain,
-                      TransportLimits{deadline, o_.connect_timeout, now, o_.max_response_bytes});
+                      TransportLimits{deadline, o_.connect_timeout, now, o_.max_response_bytes, t->connect_to});
   return t;
 }
 
 asio::awaitable<HttpResult> AsyncCurlClient::Send(CallContext ctx, HttpRequest request) {
-  Result<std::unique_ptr<Transfer>> prepared = Prepare(ctx, std::move(request));
+  co_return co_await Exchange(std::move(ctx), std::move(request), nullptr);
+}
+
+asio::awaitable<HttpResult> AsyncCurlClient::Send(CallContext ctx, HttpRequest request, CallRouting& routing) {
+  co_return co_await Exchange(std::move(ctx), std::move(request), &routing);
+}
+
+asio::awaitable<HttpResult> AsyncCurlClient::Exchange(CallContext ctx, HttpRequest request, CallRouting* routing) {
+  PickedEndpoint replica = routing != nullptr ? routing->Pick(o_.clock->Now()) : PickedEndpoint();
+  std::string endpoint = replica ? replica.address() : std::string();
+  Result<std::unique_ptr<Transfer>> prepared = Prepare(ctx, std::move(request), endpoint);
   if (!prepared.ok()) co_return HttpResult{.status = std::move(prepared).status()};
   // As HttpClient maps it: uncapped, the pipeline's retry and hedge clamp a pause.
   const ResponseMapping mapping = ResponseMapping::For(prepared.value()->request, o_.chain_protocol);
@@ -138,9 +150,11 @@ asio::awaitable<HttpResult> AsyncCurlClient::Send(CallContext ctx, HttpRequest r
         Start(std::move(t));
       },
       asio::use_awaitable, std::move(prepared).value());
+  if (replica) routing->Report(replica, ReplicaOutcome(r), o_.clock->Now());
   if (!r.ok()) co_return HttpResult{.status = std::move(r).status(), .attempts = 1};
   Status status = StatusOfResponse(*r, mapping);
-  co_return HttpResult{.status = std::move(status), .response = std::move(r).value(), .attempts = 1};
+  co_return HttpResult{
+      .status = std::move(status), .response = std::move(r).value(), .attempts = 1, .endpoint = std::move(endpoint)};
 }
 
 void AsyncCurlClient::Start(std::unique_ptr<Transfer> t) {

@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "stormguard/grpc/callback_client.h"
 #include "stormguard/grpc/client.h"
 #include "test_server.h"
 
@@ -78,6 +82,55 @@ TEST(GrpcReplicas, AnEmptySetFailsUnavailableAndNoSetIsRefused) {
   EXPECT_EQ(r.status.code(), StatusCode::kUnavailable);
   GrpcClient plain = ReplicaClient(nullptr, 1);
   EXPECT_EQ(Say(plain, reply).status.code(), StatusCode::kFailedPrecondition);
+}
+
+// A stub per replica channel, kept while the test runs (a callback call
+// needs its stub only to start).
+class Stubs {
+ public:
+  test::Echo::Stub& For(const std::shared_ptr<grpc::Channel>& channel) {
+    std::lock_guard lock(mu_);
+    auto& stub = stubs_[channel.get()];
+    if (!stub) stub = test::Echo::NewStub(channel);
+    return *stub;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<grpc::Channel*, std::unique_ptr<test::Echo::Stub>> stubs_;
+};
+
+TEST(GrpcReplicas, TheCallbackClientRetriesOnAnotherReplicaToo) {
+  EchoReplica good(false), sick(true);
+  std::shared_ptr<ReplicaSet> set =
+      ReplicaSet::Create({.picker = PickerKind::kRoundRobin, .outlier = {.consecutive_failures = 3}},
+                         {{good.server_address}, {sick.server_address}})
+          .value();
+  auto pipeline = PipelineBuilder().AddRetry({.max_attempts = 2, .backoff = {.base = 1ms, .cap = 1ms}}).Build();
+  GrpcCallbackClient client =
+      GrpcCallbackClient::Create({.pipeline = std::move(pipeline).value(), .replicas = set}).value();
+  Stubs stubs;
+  EchoRequest request;
+  request.set_text("hi");
+  for (int i = 0; i < 20; ++i) {
+    CallContext parent{.deadline = Deadline::After(Clock::Real().Now(), 5s)};
+    std::promise<std::pair<GrpcResult, EchoReply>> answered;
+    client.CallReplicas<EchoReply>(
+        parent,
+        [&](grpc::ClientContext* c, const std::shared_ptr<grpc::Channel>& channel, EchoReply* out,
+            std::function<void(grpc::Status)> cb) { stubs.For(channel).async()->Say(c, &request, out, std::move(cb)); },
+        [&](GrpcResult r, EchoReply reply) {
+          answered.set_value({std::move(r), std::move(reply)});
+        },
+        {.idempotent = true});
+    auto f = answered.get_future();
+    ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+    auto [r, reply] = f.get();
+    ASSERT_TRUE(r.ok()) << i << ": " << r.status.ToString();
+    EXPECT_EQ(reply.text(), good.server_address);
+  }
+  EXPECT_EQ(sick.calls, 3);
+  EXPECT_EQ(good.calls, 20);
 }
 
 }  // namespace

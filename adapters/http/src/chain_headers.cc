@@ -47,4 +47,9 @@ Status StatusOfResponse(const HttpResponse& response, const ResponseMapping& map
   return std::move(s).WithHints(std::move(hints));
 }
 
+OutcomeClass ReplicaOutcome(const Result<HttpResponse>& attempt) {
+  if (!attempt.ok()) return DefaultClassifier().Classify(attempt.status());
+  return ClassifyHttpStatus(attempt->status);
+}
+
 }  // namespace stormguard::http

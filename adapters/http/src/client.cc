@@ -3,7 +3,6 @@
 #include <atomic>
 #include <mutex>
 
-#include "stormguard/core/classifier.h"
 #include "stormguard/core/validation.h"
 #include "stormguard/fleet/call_routing.h"
 #include "stormguard/http/chain_headers.h"
@@ -35,13 +34,6 @@ class AnswerSlot {
   std::optional<HttpResponse> response_;
   std::string endpoint_;
 };
-
-// How an attempt went, for its replica: a 5xx counts against it, whatever
-// the chain headers say about retrying.
-OutcomeClass ReplicaVerdict(const Result<HttpResponse>& r) {
-  if (!r.ok()) return DefaultClassifier().Classify(r.status());
-  return ClassifyHttpStatus(r->status);
-}
 
 }  // namespace
 
@@ -117,7 +109,7 @@ HttpResult HttpClient::Send(const HttpRequest& request, CallContext& parent) con
     const std::string endpoint = replica ? replica.address() : std::string();  // outlives a leaving replica
     Result<HttpResponse> r =
         PerformOnce(request, chain, {a.deadline, o_.connect_timeout, start, o_.max_response_bytes, endpoint}, a.stop);
-    if (replica) routing.Report(replica, ReplicaVerdict(r), clock.Now());
+    if (replica) routing.Report(replica, ReplicaOutcome(r), clock.Now());
     if (!r.ok()) return std::move(r).status();
     Status s = StatusOfResponse(*r, mapping);
     answer.Offer(std::move(r).value(), s.ok(), endpoint);

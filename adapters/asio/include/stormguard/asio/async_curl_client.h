@@ -24,6 +24,10 @@
 //   it (StatusOfResponse and ResponseMapping::For in http/chain_headers.h):
 //   an attempt returns r.status to the pipeline; transport failures are
 //   classified as in curl_transport.h.
+// Replicas: Send with a CallRouting (fleet/call_routing.h, one per call)
+// connects to a replica that call has not tried yet, as HttpClient does
+// with its replicas (the URL's host stays in Host), reports the attempt's
+// outcome to the set, and names the replica in HttpResult::endpoint.
 // Cancellation: a terminal cancellation of the awaiting coroutine (its
 // cancellation slot) drops the transfer at once and resumes it with
 // CANCELLED (DEADLINE_EXCEEDED when the deadline has passed). ctx.stop is
@@ -45,6 +49,7 @@
 #include "stormguard/core/call_context.h"
 #include "stormguard/core/clock.h"
 #include "stormguard/core/result.h"
+#include "stormguard/fleet/call_routing.h"
 #include "stormguard/http/message.h"
 
 namespace stormguard::http {
@@ -76,6 +81,8 @@ class AsyncCurlClient {
 
   // Arguments by value: they live in the coroutine frame for the whole exchange.
   asio::awaitable<HttpResult> Send(CallContext ctx, HttpRequest request);
+  // To a replica `routing` picks; `routing` must outlive the exchange.
+  asio::awaitable<HttpResult> Send(CallContext ctx, HttpRequest request, CallRouting& routing);
 
   // Exchanges started and not yet completed or cancelled.
   std::size_t in_flight() const noexcept { return transfers_.size(); }
@@ -83,7 +90,8 @@ class AsyncCurlClient {
  private:
   struct Transfer;
   AsyncCurlClient(asio::io_context& io, AsyncCurlClientOptions options);
-  Result<std::unique_ptr<Transfer>> Prepare(const CallContext& ctx, HttpRequest request) const;
+  Result<std::unique_ptr<Transfer>> Prepare(const CallContext& ctx, HttpRequest request, std::string connect_to) const;
+  asio::awaitable<HttpResult> Exchange(CallContext ctx, HttpRequest request, CallRouting* routing);
   void Start(std::unique_ptr<Transfer> t);
   // Removes an exchange from the books; null when it already completed.
   std::unique_ptr<Transfer> Take(std::uint64_t id);

@@ -37,8 +37,10 @@
 #include <utility>
 
 #include "stormguard/core/classifier.h"
+#include "stormguard/fleet/call_routing.h"
 #include "stormguard/grpc/client.h"
 #include "stormguard/grpc/internal/call_setup.h"
+#include "stormguard/grpc/status_map.h"
 #include "stormguard/pipeline/pipeline.h"
 
 namespace stormguard::rpc {
@@ -123,6 +125,30 @@ class GrpcCallbackClient {
         });
   }
 
+  // Each attempt on a replica of GrpcClientOptions::replicas, as
+  // GrpcClient::CallReplicas: `start(context, channel, reply, cb)` starts
+  // the call on the picked replica's channel. An empty set fails the
+  // attempt UNAVAILABLE; a client without replicas refuses the call.
+  template <class Response, class Start, class Done>
+  void CallReplicas(CallContext& parent, Start start, Done done, const CallOptions& options = {}) const {
+    if (!o_.replicas) {
+      done(GrpcResult{.status = Status::FailedPrecondition("CallReplicas: the client has no replicas")}, Response());
+      return;
+    }
+    auto routing = std::make_shared<CallRouting>(o_.replicas.get());
+    auto on_replica = [start = std::move(start), routing, channels = channels_,
+                       clock = o_.clock](grpc::ClientContext* c, Response* out,
+                                         std::function<void(grpc::Status)> cb) mutable {
+      auto replica = std::make_shared<PickedEndpoint>(routing->Pick(clock->Now()));
+      if (!*replica) return cb(grpc::Status(grpc::StatusCode::UNAVAILABLE, "no replica of the destination is known"));
+      start(c, channels->For(replica->address()), out, [cb = std::move(cb), replica, routing, clock](grpc::Status s) {
+        routing->Report(*replica, ClassifyGrpcCode(FromGrpcCode(s.error_code())), clock->Now());
+        cb(std::move(s));
+      });
+    };
+    Call<Response>(parent, std::move(on_replica), std::move(done), options);
+  }
+
  private:
   template <class Start, class Done>
   struct CallState {
@@ -142,8 +168,11 @@ class GrpcCallbackClient {
     done(std::move(result), std::move(reply));
   }
 
-  explicit GrpcCallbackClient(GrpcClientOptions o) : o_(std::move(o)) {}
+  explicit GrpcCallbackClient(GrpcClientOptions o) : o_(std::move(o)) {
+    if (o_.replicas) channels_ = std::make_shared<ReplicaChannels>(*o_.replicas, o_.make_channel);
+  }
   GrpcClientOptions o_;
+  std::shared_ptr<ReplicaChannels> channels_;  // with replicas
 };
 
 }  // namespace stormguard::rpc

@@ -14,6 +14,8 @@
 #include <string_view>
 
 #include "stormguard/core/call_context.h"
+#include "stormguard/core/outcome.h"
+#include "stormguard/core/result.h"
 #include "stormguard/core/status.h"
 #include "stormguard/core/time.h"
 #include "stormguard/http/message.h"
@@ -61,5 +63,10 @@ struct ResponseMapping {
 // OK for 1xx-3xx; otherwise the HTTP status as a Status with its class and
 // the hints `mapping` asks for.
 Status StatusOfResponse(const HttpResponse& response, const ResponseMapping& mapping);
+
+// How an attempt went for the replica it reached (outlier_detection.h): an
+// answer by its HTTP status alone (a 5xx counts against the replica whatever
+// the chain headers say about retrying), a transport failure by its class.
+OutcomeClass ReplicaOutcome(const Result<HttpResponse>& attempt);
 
 }  // namespace stormguard::http
