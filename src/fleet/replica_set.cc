@@ -196,7 +196,14 @@ void ReplicaSet::Report(PickedEndpoint& picked, OutcomeClass outcome, TimePoint 
   // A cancelled attempt (a hedge won elsewhere, the caller left) took at
   // least this long: a slow replica whose answers are always cut short by
   // hedges must still look slow. It says nothing about failures.
-  e->load_.End(now - picked.started_, now);
+  const Duration took = now - picked.started_;
+  e->load_.End(took, now);
+  Emit(listener_, Event{.kind = EventKind::kAttemptEnded,
+                        .policy = PolicyId::kOutlierDetection,
+                        .endpoint = e->address(),
+                        .at = now,
+                        .outcome = outcome,
+                        .duration = took});
   if (outcome == OutcomeClass::kCancelled) return;
   const Members& m = Current();  // keeps the options alive for this report
   const OutlierDetectionOptions& o = m.options->outlier;

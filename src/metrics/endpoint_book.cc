@@ -14,6 +14,11 @@ void EndpointBook::Record(const Event& e) noexcept {
       it->second.endpoint = key;
     }
     Row& row = it->second;
+    if (e.kind == EventKind::kAttemptEnded) {
+      const auto outcome = static_cast<std::size_t>(e.outcome);
+      if (outcome < row.attempts.size()) ++row.attempts[outcome];
+      return;
+    }
     const auto to = static_cast<EndpointState>(e.to_state);
     row.ejected = IsEjected(to);
     if (to == EndpointState::kEjectedConsecutiveFailures) ++row.consecutive_failure_ejections;

@@ -1,10 +1,11 @@
 // The replicas of one MetricsListener instance (internal): per endpoint,
-// how often outlier detection ejected it (by why) and whether it is out
-// now. Ejections are rare, so a lock is fine; the number of endpoints is
+// its attempts by outcome, how often outlier detection ejected it (by why)
+// and whether it is out now. The number of endpoints is
 // bounded (kMaxEndpointSeries, the rest are counted as "_other"), so a
 // fleet that churns through addresses cannot grow the scrape without end.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -18,6 +19,8 @@ namespace stormguard::metrics_internal {
 inline constexpr std::size_t kMaxEndpointSeries = 256;
 inline constexpr std::string_view kOtherEndpoint = "_other";
 
+// Ejections are rare; attempts are not, but a lookup under the lock is
+// small next to a network call, and only replica sets report here.
 class EndpointBook {
  public:
   struct Row {
@@ -25,9 +28,10 @@ class EndpointBook {
     std::uint64_t consecutive_failure_ejections = 0;
     std::uint64_t success_rate_ejections = 0;
     bool ejected = false;
+    std::array<std::uint64_t, kOutcomeClassCount> attempts{};  // by outcome
   };
 
-  // A kStateChanged event of PolicyId::kOutlierDetection.
+  // A kStateChanged or kAttemptEnded event of PolicyId::kOutlierDetection.
   void Record(const Event& e) noexcept;
   std::vector<Row> Rows() const;  // by endpoint
 

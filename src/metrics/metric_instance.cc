@@ -88,7 +88,9 @@ void Instance::OnOtherEvent(const Event& e) noexcept {
     case EventKind::kAbandoned: return Add(kAbandoned);
     case EventKind::kChaosInjected: return Add(kChaosInjections + ChaosKindIndex(e.reason));
     case EventKind::kAttemptStarted: return;  // not wanted (wants_attempt_started)
-    case EventKind::kAttemptEnded: return;    // OnEvent's, or another policy's (registered families)
+    case EventKind::kAttemptEnded:            // OnEvent's, or another policy's (registered families)
+      if (e.policy == PolicyId::kOutlierDetection) endpoints_.Record(e);
+      return;
   }
 }
 

@@ -152,26 +152,32 @@ void AppendRegistered(std::string& out, std::span<const Snapshot> snaps) {
   }
 }
 
-// One sample of an endpoint: metric{name="instance",endpoint="a:1"[,reason="r"]} number
+// One sample of an endpoint: metric{name="instance",endpoint="a:1"[,key="value"]} number
 void AppendEndpointSample(std::string& out, std::string_view metric, std::string_view instance,
-                          std::string_view endpoint, std::string_view reason, std::uint64_t number) {
+                          std::string_view endpoint, std::string_view value, std::uint64_t number,
+                          std::string_view key = "reason") {
   out += metric;
   out += "{name=\"";
   AppendEscaped(out, instance);
   out += "\",endpoint=\"";
   AppendEscaped(out, endpoint);
   out += '"';
-  if (!reason.empty()) out.append(",reason=\"").append(reason).append("\"");
+  if (!value.empty()) out.append(",").append(key).append("=\"").append(value).append("\"");
   out += "} ";
   AppendNumber(out, number);
   out += '\n';
 }
 
 void AppendEndpoints(std::string& out, std::span<const Snapshot> snaps) {
-  std::string ejected, ejections;
+  std::string attempts, ejected, ejections;
   for (const Snapshot& s : snaps) {
     for (const EndpointBook::Row& row : s.instance->endpoints().Rows()) {
       const std::string_view name = s.instance->name();
+      for (std::size_t o = 0; o < row.attempts.size(); ++o) {
+        if (row.attempts[o] == 0) continue;
+        AppendEndpointSample(attempts, "stormguard_endpoint_attempts_total", name, row.endpoint,
+                             OutcomeClassName(static_cast<OutcomeClass>(o)), row.attempts[o], "outcome");
+      }
       AppendEndpointSample(ejected, "stormguard_endpoint_ejected", name, row.endpoint, "", row.ejected ? 1 : 0);
       if (row.consecutive_failure_ejections != 0) {
         AppendEndpointSample(ejections, "stormguard_endpoint_ejections_total", name, row.endpoint,
@@ -183,6 +189,8 @@ void AppendEndpoints(std::string& out, std::span<const Snapshot> snaps) {
       }
     }
   }
+  AppendFamily(out, "stormguard_endpoint_attempts_total", "counter", "Attempts that reached the endpoint, by outcome.",
+               attempts);
   AppendFamily(out, "stormguard_endpoint_ejected", "gauge", "1 while outlier detection keeps the endpoint out.",
                ejected);
   AppendFamily(out, "stormguard_endpoint_ejections_total", "counter", "Ejections of the endpoint, by reason.",
@@ -204,7 +212,7 @@ constexpr std::array<WatchedFamily, kWatchedCount> kWatchedFamilies = {{
 
 // The families Scrape writes from events, but the histogram (its series
 // share a prefix) and the watched ones.
-constexpr std::array<std::string_view, 16> kEventFamilies = {
+constexpr std::array<std::string_view, 17> kEventFamilies = {
     "stormguard_attempts_total",         "stormguard_retry_calls_total",
     "stormguard_retry_retries_total",    "stormguard_retry_stops_total",
     "stormguard_budget_refusals_total",  "stormguard_circuitbreaker_not_permitted_calls_total",
@@ -212,7 +220,8 @@ constexpr std::array<std::string_view, 16> kEventFamilies = {
     "stormguard_hedges_sent_total",      "stormguard_hedges_won_total",
     "stormguard_fallbacks_total",        "stormguard_abandoned_attempts_total",
     "stormguard_chaos_injections_total", "stormguard_metrics_overflow_total",
-    "stormguard_endpoint_ejected",       "stormguard_endpoint_ejections_total"};
+    "stormguard_endpoint_ejected",       "stormguard_endpoint_ejections_total",
+    "stormguard_endpoint_attempts_total"};
 
 }  // namespace
 

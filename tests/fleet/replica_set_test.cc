@@ -98,6 +98,10 @@ TEST(ReplicaSetTest, AnAttemptCutShortByAHedgeStillTeachesThePickerItsLatency) {
   f.set->Report(slow, OutcomeClass::kCancelled, f.now + 300ms);  // the hedge won after 300 ms
   for (int i = 0; i < 100; ++i) ASSERT_NE(f.Call(OutcomeClass::kSuccess, 1ms), slow_address);
   EXPECT_FALSE(f.Ejected(slow_address));
+  const Event first = f.events.Of(EventKind::kAttemptEnded).front();  // each report names its endpoint
+  EXPECT_EQ(first.policy, PolicyId::kOutlierDetection);
+  EXPECT_EQ(first.outcome, OutcomeClass::kCancelled);
+  EXPECT_EQ(first.duration, 300ms);
 }
 
 TEST(ReplicaSetTest, EjectionTimeGrowsWithRepeatsUpToTheMax) {

@@ -53,6 +53,27 @@ TEST(EndpointMetricsTest, AddressesAreEscapedAndTheirNumberIsBounded) {
   EXPECT_THAT(text, Not(HasSubstr(R"(endpoint="h255:1")")));
 }
 
+TEST(EndpointMetricsTest, AttemptsAreCountedPerEndpointByOutcome) {
+  MetricsListener metrics;
+  Listener& l = metrics.For("inventory");
+  const auto attempt = [](OutcomeClass outcome) {
+    return Event{.kind = EventKind::kAttemptEnded,
+                 .policy = PolicyId::kOutlierDetection,
+                 .endpoint = "10.0.0.1:80",
+                 .outcome = outcome};
+  };
+  l.OnEvent(attempt(OutcomeClass::kSuccess));
+  l.OnEvent(attempt(OutcomeClass::kSuccess));
+  l.OnEvent(attempt(OutcomeClass::kTransient));
+  const std::string text = metrics.Scrape();
+  EXPECT_THAT(text, HasSubstr(R"(stormguard_endpoint_attempts_total{name="inventory",endpoint="10.0.0.1:80",)"
+                              R"(outcome="success"} 2)"));
+  EXPECT_THAT(text, HasSubstr(R"(endpoint="10.0.0.1:80",outcome="transient"} 1)"));
+  EXPECT_THAT(text, HasSubstr(R"(stormguard_endpoint_ejected{name="inventory",endpoint="10.0.0.1:80"} 0)"));
+  // The pipeline's own families do not count these a second time.
+  EXPECT_THAT(text, Not(HasSubstr("stormguard_attempts_total")));
+}
+
 TEST(EndpointMetricsTest, NoEndpointSeriesWithoutReplicas) {
   MetricsListener metrics;
   metrics.For("d").OnEvent(Event{.kind = EventKind::kTimedOut, .policy = PolicyId::kTimeout});

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "promtool.h"
+#include "stormguard/core/endpoint_state.h"
 #include "stormguard/metrics/metric_family.h"
 #include "stormguard/pipeline/pipeline.h"
 #include "test_server.h"
@@ -72,6 +73,14 @@ void Populate(MetricsListener& metrics) {
   ev(EventKind::kHedgeWon, PolicyId::kHedge, {}, 2);
   ev(EventKind::kFallback, PolicyId::kFallback, "unavailable");
   ev(EventKind::kAbandoned, PolicyId::kTimeout, "ignored_stop");
+  inv.OnEvent(Event{.kind = EventKind::kAttemptEnded,
+                    .policy = PolicyId::kOutlierDetection,
+                    .endpoint = "10.0.0.1:80",
+                    .outcome = OutcomeClass::kTransient});
+  inv.OnEvent(Event{.kind = EventKind::kStateChanged,
+                    .policy = PolicyId::kOutlierDetection,
+                    .to_state = static_cast<std::uint8_t>(EndpointState::kEjectedConsecutiveFailures),
+                    .endpoint = "we\"ird\\:80"});
   metrics
       .For("we\"ird\\name\n\x01\x7f\xff\xc3\xa9")  // control bytes, DEL, invalid and valid UTF-8
       .OnEvent(Event{.kind = EventKind::kFallback, .policy = PolicyId::kFallback});
@@ -98,6 +107,7 @@ TEST(MetricsHandlerTest, ServesAScrapeThatPromtoolAccepts) {
         "stormguard_rejected_calls_total{", "stormguard_hedges_sent_total{", "stormguard_hedges_won_total{",
         "stormguard_valve_admitted_total{", "stormguard_valve_moves_total{", "stormguard_valve_position{",
         "stormguard_bulkhead_concurrent_calls{", "stormguard_config_reloads_rejected_total{",
+        "stormguard_endpoint_attempts_total{", "stormguard_endpoint_ejected{", "stormguard_endpoint_ejections_total{",
         "stormguard_metrics_overflow_total 1\n"}) {
     EXPECT_NE(res->body.find(family), std::string::npos) << family;
   }

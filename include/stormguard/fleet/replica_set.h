@@ -17,6 +17,11 @@
 // normally (their PickedEndpoint keeps it alive). An endpoint reported
 // after it left changes nothing.
 //
+// Events (to ReplicaSetOptions::listener, policy kOutlierDetection):
+// kAttemptEnded for each report (endpoint, outcome, duration: the attempt's
+// endpoint for metrics and logs), kStateChanged for each ejection and
+// readmission (EndpointState values, core/endpoint_state.h).
+//
 // Thread safety: Pick, Report and Update may run concurrently. Pick takes no
 // lock: each thread keeps the set's current members (up to
 // kCachedSetsPerThread sets), and only refreshes them, under a lock, after
