@@ -1,13 +1,18 @@
 // One run of the fleet scenario: requests arrive, each view's ReplicaSet
 // picks a replica, the replica serves or queues the attempt, the attempt
-// answers or times out, RetryPolicy decides on a retry elsewhere.
+// answers or times out; with hedging, HedgePolicy sends one more attempt to
+// another replica once the first is slower than the recent p95, and the
+// first answer wins (the other attempt is cancelled); once no attempt is
+// left in flight, RetryPolicy decides on a retry elsewhere.
 //
 // Calls live in a vector, reused through a free list, and are named by slot
-// plus a generation bumped at each attempt and at the end, so an answer or a
-// timeout meant for an attempt that is over is recognised and dropped.
+// plus a generation bumped at each round (an attempt and its hedge) and at
+// the end, so an answer, a timeout or a hedge meant for a round that is over
+// is recognised and dropped.
 #include "fleet_run.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <deque>
@@ -21,12 +26,17 @@
 namespace stormguard::sim::fleet_internal {
 namespace {
 
-enum FleetEvent : std::uint32_t { kArrive, kAnswerOk, kAnswerFailed, kAttemptTimeout, kRetry };
+enum FleetEvent : std::uint32_t { kArrive, kAnswerOk, kAnswerFailed, kAttemptTimeout, kRetry, kHedge };
 
-// A queued or served attempt: its call's slot and the attempt's generation.
-std::uint64_t Job(std::uint32_t gen, std::uint32_t slot) noexcept { return (std::uint64_t{gen} << 32) | slot; }
+// A queued or served attempt: its call's slot, the round's generation and
+// which of the round's attempts (0: the first, 1: its hedge).
+constexpr std::uint32_t kLegBit = 1U << 31;
+std::uint64_t Job(std::uint32_t gen, std::uint32_t slot, int leg) noexcept {
+  return (std::uint64_t{gen} << 32) | (leg != 0 ? kLegBit : 0U) | slot;
+}
 std::uint32_t JobGen(std::uint64_t job) noexcept { return static_cast<std::uint32_t>(job >> 32); }
-std::uint32_t JobSlot(std::uint64_t job) noexcept { return static_cast<std::uint32_t>(job); }
+std::uint32_t JobSlot(std::uint64_t job) noexcept { return static_cast<std::uint32_t>(job) & ~kLegBit; }
+int JobLeg(std::uint64_t job) noexcept { return (static_cast<std::uint32_t>(job) & kLegBit) != 0 ? 1 : 0; }
 
 // Replica i is "r<i>" in every view; a picked endpoint names its replica by that.
 std::string AddressOf(int replica) { return "r" + std::to_string(replica); }
@@ -40,17 +50,24 @@ class EjectionCounter final : public Listener {
   std::int64_t count = 0;
 };
 
+// One attempt of a round: the first, or its hedge.
+struct Leg {
+  std::uint32_t replica = 0;
+  bool in_flight = false;
+  TimePoint start{};
+  PickedEndpoint picked;
+};
+
 struct Call {
   std::uint32_t gen = 0;
   std::uint32_t group = 0;
-  std::uint32_t replica = 0;
-  int attempt = 0;
-  bool in_flight = false;  // an attempt is under way
+  int attempt = 0;  // rounds started: the retry policy's attempt number
   TimePoint start{};
   Deadline deadline{};
   Duration previous_wait = Duration::zero();
   Tried tried;
-  PickedEndpoint picked;
+  std::array<Leg, 2> legs;
+  HedgeState hedge;
 };
 
 struct Replica {
@@ -106,6 +123,7 @@ class Run final : public Actor {
     engine_.Run();
     out_.picker = spec_.picker;
     out_.ejection = spec_.ejection;
+    out_.hedge = spec_.hedge != nullptr;
     out_.ejections = ejections_.count;
     out_.gray_replicas = static_cast<int>(std::count(gray_.begin(), gray_.end(), true));
     out_.healthy_replicas = o_.replicas - out_.gray_replicas;
@@ -122,16 +140,23 @@ class Run final : public Actor {
       case kAnswerOk: return Answer(e.a, e.b, true);
       case kAnswerFailed: return Answer(e.a, e.b, false);
       case kAttemptTimeout:
-        if (Live(e.a, static_cast<std::uint32_t>(e.b))) EndAttempt(e.a, OutcomeClass::kDeadlineExceeded);
+        if (Live(e.b)) EndLeg(JobSlot(e.b), JobLeg(e.b), OutcomeClass::kDeadlineExceeded);
+        return;
+      case kHedge:
+        if (Round(e.a, e.b) && calls_[e.a].legs[0].in_flight && calls_[e.a].hedge.launched == 1) Hedge(e.a);
         return;
       default:
-        if (calls_[e.a].gen == static_cast<std::uint32_t>(e.b)) StartAttempt(e.a);
+        if (Round(e.a, e.b)) StartRound(e.a);
         return;
     }
   }
 
  private:
-  bool Live(std::uint32_t slot, std::uint32_t gen) const { return calls_[slot].gen == gen && calls_[slot].in_flight; }
+  bool Round(std::uint32_t slot, std::uint64_t gen) const { return calls_[slot].gen == gen; }
+  bool Live(std::uint64_t job) const {
+    const Call& c = calls_[JobSlot(job)];
+    return c.gen == JobGen(job) && c.legs[static_cast<std::size_t>(JobLeg(job))].in_flight;
+  }
 
   std::uint32_t ReplicaOf(const PickedEndpoint& p) const {
     const std::string& a = p.address();
@@ -159,23 +184,49 @@ class Run final : public Actor {
     c.previous_wait = Duration::zero();
     c.tried = Tried{};
     ++out_.requests;
-    StartAttempt(slot);
+    StartRound(slot);
     if (out_.requests < o_.requests) engine_.After(engine_.rng().Exponential(gap_), this, kArrive);
   }
 
-  void StartAttempt(std::uint32_t slot) {
+  void StartRound(std::uint32_t slot) {
     Call& c = calls_[slot];
     const TimePoint now = engine_.now();
-    c.picked = sets_[c.group]->Pick(now, c.tried, engine_.rng());
-    c.replica = ReplicaOf(c.picked);
     ++c.gen;
     ++c.attempt;
-    c.in_flight = true;
+    c.hedge = HedgeState{.launched = 1, .last_launch = now};
+    const std::uint32_t gen = c.gen;
+    StartLeg(slot, 0);  // may end the attempt, and the round, at once
+    if (spec_.hedge != nullptr && Round(slot, gen) && calls_[slot].legs[0].in_flight) Hedge(slot);
+  }
+
+  // Launches the round's hedge when the policy says it is due, or asks again when it will be.
+  void Hedge(std::uint32_t slot) {
+    Call& c = calls_[slot];
+    const TimePoint now = engine_.now();
+    const CallContext ctx{.deadline = c.deadline, .attempt = c.attempt, .idempotent = true};
+    const HedgeDecision d = spec_.hedge->Decide(c.hedge, ctx, now);
+    if (d.action == HedgeAction::kWait && d.wait != kInfiniteDuration) engine_.After(d.wait, this, kHedge, slot, c.gen);
+    if (d.action != HedgeAction::kLaunch) return;
+    c.hedge.launched = 2;
+    c.hedge.last_launch = now;
+    ++out_.hedges;
+    StartLeg(slot, 1);
+  }
+
+  void StartLeg(std::uint32_t slot, int which) {
+    Call& c = calls_[slot];
+    Leg& leg = c.legs[static_cast<std::size_t>(which)];
+    const TimePoint now = engine_.now();
+    leg.picked = sets_[c.group]->Pick(now, c.tried, engine_.rng());
+    leg.replica = ReplicaOf(leg.picked);
+    leg.in_flight = true;
+    leg.start = now;
     ++out_.attempts;
-    if (gray_[c.replica]) ++out_.gray_attempts;
+    if (gray_[leg.replica]) ++out_.gray_attempts;
     const Deadline ends = spec_.retry->AttemptDeadline(c.deadline, now);
-    engine_.AtInLane(timeouts_, ends.time(), this, kAttemptTimeout, slot, c.gen);
-    Send(c.replica, Job(c.gen, slot));  // may end the attempt at once: c is not used after
+    const std::uint64_t job = Job(c.gen, slot, which);
+    engine_.AtInLane(timeouts_, ends.time(), this, kAttemptTimeout, slot, job);
+    Send(leg.replica, job);  // may end the attempt at once: c is not used after
   }
 
   void Send(std::uint32_t replica, std::uint64_t job) {
@@ -183,7 +234,7 @@ class Run final : public Actor {
     if (r.busy < o_.concurrency) return Serve(replica, job);
     if (r.waiting.size() < static_cast<std::size_t>(o_.queue)) return r.waiting.push_back(job);
     ++out_.rejected;
-    EndAttempt(JobSlot(job), OutcomeClass::kOverloaded);
+    EndLeg(JobSlot(job), JobLeg(job), OutcomeClass::kOverloaded);
   }
 
   void Serve(std::uint32_t replica, std::uint64_t job) {
@@ -204,23 +255,35 @@ class Run final : public Actor {
   void Answer(std::uint32_t replica, std::uint64_t job, bool ok) {
     Replica& r = replicas_[replica];
     --r.busy;
-    if (Live(JobSlot(job), JobGen(job)))
-      EndAttempt(JobSlot(job), ok ? OutcomeClass::kSuccess : OutcomeClass::kTransient);
+    if (Live(job)) EndLeg(JobSlot(job), JobLeg(job), ok ? OutcomeClass::kSuccess : OutcomeClass::kTransient);
     // The next waiting attempt whose caller still waits (the others are skipped).
     while (!r.waiting.empty()) {
       const std::uint64_t next = r.waiting.front();
       r.waiting.pop_front();
-      if (Live(JobSlot(next), JobGen(next))) return Serve(replica, next);
+      if (Live(next)) return Serve(replica, next);
     }
   }
 
-  void EndAttempt(std::uint32_t slot, OutcomeClass outcome) {
+  void EndLeg(std::uint32_t slot, int which, OutcomeClass outcome) {
     Call& c = calls_[slot];
+    Leg& leg = c.legs[static_cast<std::size_t>(which)];
+    Leg& other = c.legs[static_cast<std::size_t>(1 - which)];
     const TimePoint now = engine_.now();
-    c.in_flight = false;
-    sets_[c.group]->Report(c.picked, outcome, now);
-    if (outcome == OutcomeClass::kSuccess) return Finish(slot, true);
-    if (gray_[c.replica]) ++out_.gray_wasted;
+    leg.in_flight = false;
+    sets_[c.group]->Report(leg.picked, outcome, now);
+    if (spec_.hedge != nullptr && outcome == OutcomeClass::kSuccess) {
+      spec_.hedge->latency()->Record(now - leg.start, now);
+    }
+    if (outcome == OutcomeClass::kSuccess) {
+      if (other.in_flight) {  // the first answer wins: the other attempt is cancelled
+        other.in_flight = false;
+        sets_[c.group]->Report(other.picked, OutcomeClass::kCancelled, now);
+        if (gray_[other.replica]) ++out_.gray_wasted;
+      }
+      return Finish(slot, true);
+    }
+    if (gray_[leg.replica]) ++out_.gray_wasted;
+    if (other.in_flight) return;  // it may still answer
     const Status& status = outcome == OutcomeClass::kDeadlineExceeded ? timed_out_
                            : outcome == OutcomeClass::kOverloaded     ? refused_
                                                                       : failed_;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <vector>
 
+#include "stormguard/hedge/hedge_policy.h"
 #include "stormguard/retry/retry_policy.h"
 #include "stormguard/sim/fleet_scenario.h"
 
@@ -15,6 +16,7 @@ struct RunSpec {
   bool ejection = false;
   const std::vector<bool>* gray = nullptr;  // per replica
   const RetryPolicy* retry = nullptr;
+  const HedgePolicy* hedge = nullptr;    // null: no hedging
   std::function<void(double)> progress;  // fraction of this run done
 };
 

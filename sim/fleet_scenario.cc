@@ -35,6 +35,7 @@ std::vector<bool> GrayReplicas(const FleetScenarioOptions& o) {
 void CheckShapes(Validator& v, const FleetScenarioOptions& o) {
   v.Check(!o.pickers.empty(), "pickers", "must name at least one picker");
   v.Check(!o.ejection.empty(), "ejection", "must say at least once whether ejection is on");
+  v.Check(!o.hedge.empty(), "hedge", "must say at least once whether calls hedge");
   v.Check(o.clients >= 1 && o.clients <= 10'000'000, "clients", "must be in [1, 10000000]");
   v.Check(o.client_groups >= 1 && o.client_groups <= o.clients, "client_groups", "must be in [1, clients]");
   v.Check(o.replicas >= 1 && o.replicas <= static_cast<int>(kMaxEndpoints), "replicas",
@@ -55,6 +56,23 @@ void CheckShapes(Validator& v, const FleetScenarioOptions& o) {
   v.Nest("outlier", o.outlier.Validate());
 }
 
+// One hedge after the p95 of the answers of the last 10 s (The Tail at
+// Scale), 1 ms at least, at most the attempt timeout; the delay is the
+// attempt timeout until 100 answers are in.
+Result<std::optional<HedgePolicy>> HedgeFor(const FleetScenarioOptions& o, bool on) {
+  if (!on) return std::optional<HedgePolicy>();
+  Result<std::shared_ptr<LatencyTracker>> latency = LatencyTracker::Create({.min_samples = 100});
+  if (!latency.ok()) return std::move(latency).status();
+  Result<HedgePolicy> policy = HedgePolicy::Create({.delay = o.attempt_timeout,
+                                                    .max_hedged_attempts = 1,
+                                                    .latency = std::move(latency).value(),
+                                                    .quantile = 0.95,
+                                                    .max_delay = o.attempt_timeout,
+                                                    .idempotent = true});
+  if (!policy.ok()) return std::move(policy).status();
+  return std::optional<HedgePolicy>(std::move(policy).value());
+}
+
 }  // namespace
 
 std::string_view GrayModeName(GrayMode m) noexcept { return m == GrayMode::kFail ? "fail" : "slow"; }
@@ -73,10 +91,12 @@ std::vector<std::string> FleetScenarioOptions::Validate() const {
   Validator v;
   CheckShapes(v, *this);
   if (!v.errors().empty()) return std::move(v).errors();  // the estimates need sane values
-  const double runs = static_cast<double>(pickers.size() * ejection.size());
+  const double runs = static_cast<double>(pickers.size() * ejection.size() * hedge.size());
   const double n = static_cast<double>(requests);
-  CheckLimit(v, "requests", n * max_attempts * runs, kMaxAttempts,
-             Estimate(n) + " requests, up to " + std::to_string(max_attempts) + " attempts each, in " + Estimate(runs) +
+  const bool hedging = std::find(hedge.begin(), hedge.end(), true) != hedge.end();
+  const int per_request = max_attempts * (hedging ? 2 : 1);  // a hedge per attempt at most
+  CheckLimit(v, "requests", n * per_request * runs, kMaxAttempts,
+             Estimate(n) + " requests, up to " + std::to_string(per_request) + " attempts each, in " + Estimate(runs) +
                  " runs,",
              "attempts");
   CheckLimit(v, "rate", rate * Seconds(deadline) + 1, kMaxLiveCalls,
@@ -123,17 +143,25 @@ Result<FleetScenarioResult> RunFleetScenario(const FleetScenarioOptions& o) {
   if (!retry.ok()) return std::move(retry).status();
   const std::vector<bool> gray = GrayReplicas(o);
   FleetScenarioResult out{.options = o, .runs = {}};
-  const double runs = static_cast<double>(o.pickers.size() * o.ejection.size());
+  const double runs = static_cast<double>(o.pickers.size() * o.ejection.size() * o.hedge.size());
   for (PickerKind picker : o.pickers) {
     for (bool ejection : o.ejection) {
-      fleet_internal::RunSpec spec{.picker = picker, .ejection = ejection, .gray = &gray, .retry = &*retry};
-      if (o.progress) {
-        const double done = static_cast<double>(out.runs.size());
-        spec.progress = [&o, done, runs](double f) { o.progress((done + f) / runs); };
+      for (bool hedge : o.hedge) {
+        Result<std::optional<HedgePolicy>> hedging = HedgeFor(o, hedge);  // fresh latencies each run
+        if (!hedging.ok()) return std::move(hedging).status();
+        fleet_internal::RunSpec spec{.picker = picker,
+                                     .ejection = ejection,
+                                     .gray = &gray,
+                                     .retry = &*retry,
+                                     .hedge = hedging->has_value() ? &**hedging : nullptr};
+        if (o.progress) {
+          const double done = static_cast<double>(out.runs.size());
+          spec.progress = [&o, done, runs](double f) { o.progress((done + f) / runs); };
+        }
+        Result<FleetRun> run = fleet_internal::RunFleet(o, spec);
+        if (!run.ok()) return std::move(run).status();
+        out.runs.push_back(std::move(run).value());
       }
-      Result<FleetRun> run = fleet_internal::RunFleet(o, spec);
-      if (!run.ok()) return std::move(run).status();
-      out.runs.push_back(std::move(run).value());
     }
   }
   if (o.progress) o.progress(1.0);

@@ -343,6 +343,7 @@ void AddFleet(CLI::App& parent) {
   auto out = std::make_shared<Output>();
   auto picker = std::make_shared<std::string>();
   auto ejection = std::make_shared<std::string>("both");
+  auto hedge = std::make_shared<std::string>("off");
   auto gray_mode = std::make_shared<std::string>("slow");
   AddFleetShape(*cmd, *o, *gray_mode);
   AddDurationOption(*cmd, "--deadline", o->deadline, "each request's whole budget");
@@ -354,6 +355,9 @@ void AddFleet(CLI::App& parent) {
   cmd->add_option("--ejection", *ejection, "outlier ejection: off, on or both")
       ->capture_default_str()
       ->check(CLI::IsMember({"off", "on", "both"}));
+  cmd->add_option("--hedge", *hedge, "one hedge to another replica after the p95: off, on or both")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"off", "on", "both"}));
   cmd->add_option("--consecutive-failures", o->outlier.consecutive_failures, "ejection after this many in a row")
       ->capture_default_str()
       ->check(CLI::Range(0, 1'000'000));
@@ -362,9 +366,13 @@ void AddFleet(CLI::App& parent) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000'000));
   AddCommonFlags(*cmd, *out, o->seed);
-  cmd->callback([o, out, picker, ejection, gray_mode] {
+  cmd->callback([o, out, picker, ejection, hedge, gray_mode] {
     if (!picker->empty()) o->pickers = {*ParsePickerKind(*picker)};
-    o->ejection = *ejection == "both" ? std::vector<bool>{false, true} : std::vector<bool>{*ejection == "on"};
+    const auto modes = [](const std::string& m) {
+      return m == "both" ? std::vector<bool>{false, true} : std::vector<bool>{m == "on"};
+    };
+    o->ejection = modes(*ejection);
+    o->hedge = modes(*hedge);
     o->gray_mode = *sim::ParseGrayMode(*gray_mode);
     o->progress = ProgressBar(*out);
     Show(*out, sim::RunFleetScenario(*o), &FleetReport);

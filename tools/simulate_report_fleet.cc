@@ -1,5 +1,7 @@
 // The report of `stormguard simulate fleet`: per picker, with and without
 // outlier ejection, success, request latency, and where the attempts went.
+#include <algorithm>
+
 #include "duration_flag.h"
 #include "render/numbers.h"
 #include "render/text_table.h"
@@ -31,7 +33,9 @@ nlohmann::ordered_json RunJson(const sim::FleetRun& r) {
   nlohmann::ordered_json j;
   j["picker"] = PickerKindName(r.picker);
   j["ejection"] = r.ejection;
+  j["hedge"] = r.hedge;
   j["requests"] = r.requests;
+  j["hedges"] = r.hedges;
   j["success_rate"] = Round(r.success_rate(), 5);
   j["p50_ms"] = Millis(r.p50);
   j["p99_ms"] = Millis(r.p99);
@@ -56,15 +60,30 @@ Report FleetReport(const sim::FleetScenarioResult& r, bool /*series*/) {
   const sim::FleetScenarioOptions& o = r.options;
   Report out;
   out.table = Setup(o);
-  TextTable table({"picker", "ejection", "success", "p50", "p99", "p99.9", "attempts/req", "per healthy", "per gray",
-                   "gray share", "wasted on gray", "ejections"});
+  // The hedge column only when a run hedged: the default table stays as it was.
+  const bool hedging = std::find(o.hedge.begin(), o.hedge.end(), true) != o.hedge.end();
+  std::vector<std::string> columns = {"picker",   "ejection",   "success",        "p50",
+                                      "p99",      "p99.9",      "attempts/req",   "per healthy",
+                                      "per gray", "gray share", "wasted on gray", "ejections"};
+  if (hedging) columns.insert(columns.begin() + 2, "hedge");
+  TextTable table(columns);
   PlotLine p99{.name = "p99 (ms)"};
   PlotLine wasted{.name = "wasted on gray (% of attempts)"};
   for (const sim::FleetRun& run : r.runs) {
-    table.Row({std::string(PickerKindName(run.picker)), run.ejection ? "on" : "off", Percent(run.success_rate()),
-               Ms(run.p50), Ms(run.p99), Ms(run.p999), Fixed(run.attempts_per_request(), 3),
-               Fixed(run.per_healthy_replica(), 0), Fixed(run.per_gray_replica(), 0), Percent(run.gray_share()),
-               Percent(run.wasted_on_gray()), std::to_string(run.ejections)});
+    std::vector<std::string> row = {std::string(PickerKindName(run.picker)),
+                                    run.ejection ? "on" : "off",
+                                    Percent(run.success_rate()),
+                                    Ms(run.p50),
+                                    Ms(run.p99),
+                                    Ms(run.p999),
+                                    Fixed(run.attempts_per_request(), 3),
+                                    Fixed(run.per_healthy_replica(), 0),
+                                    Fixed(run.per_gray_replica(), 0),
+                                    Percent(run.gray_share()),
+                                    Percent(run.wasted_on_gray()),
+                                    std::to_string(run.ejections)};
+    if (hedging) row.insert(row.begin() + 2, run.hedge ? "on" : "off");
+    table.Row(row);
     out.json["runs"].push_back(RunJson(run));
     const double x = static_cast<double>(p99.x.size());
     p99.x.push_back(x);

@@ -72,18 +72,25 @@ TEST(DeterminismTest, ContentionRepeatsExactly) {
 }
 
 TEST(DeterminismTest, FleetRepeatsExactlyForEveryPicker) {
-  FleetScenarioOptions o{.clients = 100, .client_groups = 3, .replicas = 30, .requests = 5000, .rate = 1000, .seed = 9};
+  FleetScenarioOptions o{.hedge = {false, true},
+                         .clients = 100,
+                         .client_groups = 3,
+                         .replicas = 30,
+                         .requests = 5000,
+                         .rate = 1000,
+                         .seed = 9};
   auto a = RunFleetScenario(o), b = RunFleetScenario(o);
   o.seed = 10;
   auto c = RunFleetScenario(o);
   ASSERT_TRUE(a.ok() && b.ok() && c.ok());
-  ASSERT_EQ(a->runs.size(), 8u);
+  ASSERT_EQ(a->runs.size(), 16u);
   for (std::size_t i = 0; i < a->runs.size(); ++i) {
     EXPECT_EQ(a->runs[i].succeeded, b->runs[i].succeeded);
     EXPECT_EQ(a->runs[i].attempts, b->runs[i].attempts);
     EXPECT_EQ(a->runs[i].gray_attempts, b->runs[i].gray_attempts);
     EXPECT_EQ(a->runs[i].gray_wasted, b->runs[i].gray_wasted);
     EXPECT_EQ(a->runs[i].ejections, b->runs[i].ejections);
+    EXPECT_EQ(a->runs[i].hedges, b->runs[i].hedges);
     EXPECT_EQ(a->runs[i].p99, b->runs[i].p99);
     EXPECT_EQ(a->runs[i].p999, b->runs[i].p999);
     EXPECT_EQ(a->runs[i].events, b->runs[i].events);

@@ -57,6 +57,39 @@ TEST(FleetScenarioTest, PeakEwmaWastesLessOnSlowGrayReplicasAndHasTheLowerTail) 
   EXPECT_NEAR(FleetRunOf(r, PickerKind::kRoundRobin, false).gray_share(), 0.1, 0.01);
 }
 
+// The Tail at Scale: one hedge to another replica after the p95 cuts the
+// tail a slow gray replica makes, for a few percent more attempts.
+TEST(FleetScenarioTest, AHedgeAfterTheP95CutsTheTailOnAnotherReplica) {
+  FleetScenarioOptions o = SmallFleet(GrayMode::kSlow);
+  o.pickers = {PickerKind::kRoundRobin, PickerKind::kPeakEwma};
+  o.ejection = {false};
+  o.hedge = {false, true};
+  const FleetScenarioResult r = RunSmallFleet(o);
+  ASSERT_EQ(r.runs.size(), 4u);
+  for (PickerKind picker : o.pickers) {
+    const FleetRun* plain = nullptr;
+    const FleetRun* hedged = nullptr;
+    for (const FleetRun& run : r.runs) {
+      if (run.picker == picker) (run.hedge ? hedged : plain) = &run;
+    }
+    ASSERT_TRUE(plain != nullptr && hedged != nullptr);
+    EXPECT_EQ(plain->hedges, 0);
+    EXPECT_GT(hedged->hedges, 0);
+    EXPECT_LE(hedged->p99, plain->p99) << PickerKindName(picker);
+    EXPECT_LE(hedged->p999, plain->p999) << PickerKindName(picker);
+    EXPECT_GE(hedged->success_rate(), plain->success_rate()) << PickerKindName(picker);
+    EXPECT_LT(hedged->attempts_per_request(), plain->attempts_per_request() + 0.1) << PickerKindName(picker);
+  }
+  // Round robin's p99 is a timed-out attempt and its retry; hedged, a hedge's answer.
+  const auto p99_of = [&](bool hedge) {
+    for (const FleetRun& run : r.runs) {
+      if (run.picker == PickerKind::kRoundRobin && run.hedge == hedge) return run.p99;
+    }
+    return Duration::zero();
+  };
+  EXPECT_LT(p99_of(true), p99_of(false) / 4);
+}
+
 // Gray replicas failing after the usual time look as fast as the others:
 // a latency-aware picker cannot see them, only outlier ejection does.
 TEST(FleetScenarioTest, PeakEwmaCannotSeeFailuresThatComeFastEjectionCan) {

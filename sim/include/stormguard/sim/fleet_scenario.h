@@ -56,6 +56,11 @@ inline constexpr double kMaxFleetEndpoints = 1'000'000;
 struct FleetScenarioOptions {
   std::vector<PickerKind> pickers{std::begin(kAllPickers), std::end(kAllPickers)};
   std::vector<bool> ejection{false, true};  // each picker runs once per entry
+  // And once per entry here: on, each call sends one hedge to another
+  // replica once its first attempt is slower than the p95 of recent
+  // answers (the library's HedgePolicy with a LatencyTracker; The Tail at
+  // Scale's rule), drawing on no budget.
+  std::vector<bool> hedge{false};
   int clients = 10'000;
   int client_groups = 100;  // clients sharing one ReplicaSet each; at most `clients`
   int replicas = 1000;
@@ -85,7 +90,9 @@ struct FleetScenarioOptions {
 struct FleetRun {
   PickerKind picker = PickerKind::kRandom;
   bool ejection = false;
+  bool hedge = false;
   std::int64_t requests = 0;
+  std::int64_t hedges = 0;  // hedged attempts sent (counted in attempts too)
   std::int64_t succeeded = 0;
   std::int64_t attempts = 0;
   std::int64_t gray_attempts = 0;  // attempts sent to gray replicas
