@@ -127,7 +127,7 @@ TEST(ReplicasConfigTest, AReloadUpdatesTheSameSetAndKeepsVerdicts) {
 TEST(ReplicasConfigTest, ARegistrysListenerHearsEjections) {
   struct Count : Listener {
     void OnEvent(const Event& e) noexcept override {
-      if (e.policy == PolicyId::kOutlierDetection) ++ejections;
+      if (e.policy == PolicyId::kOutlierDetection && e.kind == EventKind::kStateChanged) ++ejections;
     }
     std::atomic<int> ejections{0};
   } listener;
