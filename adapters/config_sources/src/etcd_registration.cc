@@ -89,12 +89,14 @@ class EtcdRegistrar {
     if (!granted.ok()) return granted.status();
     Result<LeaseGrant> lease = ParseLeaseGrantReply(*granted);
     if (!lease.ok()) return lease.status();
+    // Held from here on, so Stop revokes it even when it cuts the put short
+    // after etcd applied it.
+    lease_.store(lease->id);
     Result<std::string> put = Call("/v3/kv/put", PutRequest(key_, record_, lease->id), stop_.get_token());
-    if (!put.ok()) {  // the lease would hold nothing: let it go (its TTL ends it otherwise)
-      Call("/v3/lease/revoke", LeaseIdRequest(lease->id), stop_.get_token());
+    if (!put.ok()) {
+      if (!stop_.stop_requested()) Revoke();  // a lease holding nothing: let it go
       return put.status();
     }
-    lease_.store(lease->id);
     grants_.fetch_add(1, std::memory_order_relaxed);
     return Status::Ok();
   }
@@ -116,7 +118,7 @@ class EtcdRegistrar {
   }
 
   // Ends the lease, so etcd deletes the key now rather than a TTL later.
-  // Runs after stop was requested: it gets a stop token of its own.
+  // Also runs after stop was requested: it gets a stop token of its own.
   void Revoke() {
     const std::int64_t lease = lease_.exchange(0);
     if (lease == 0) return;
@@ -161,7 +163,7 @@ class EtcdRegistrar {
   bool running_ = true;   // guarded by mu_: Run has not returned
   std::string reported_;  // the failure last reported, "" once healthy
   std::atomic<std::uint64_t> grants_{0}, keepalives_{0}, failures_{0}, lost_{0};
-  std::atomic<std::int64_t> lease_{0};
+  std::atomic<std::int64_t> lease_{0};  // the lease granted, 0 when none is held
 };
 
 std::vector<std::string> EtcdRegistrationOptions::Validate() const {

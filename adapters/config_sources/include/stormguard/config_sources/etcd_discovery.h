@@ -24,8 +24,9 @@
 // under the prefix is reported as a failure to read; the set keeps its
 // members meanwhile.
 //
-// Changes reach the set within etcd.coalesce (at most 500ms; 50ms by
-// default) of etcd's event, usually a few milliseconds.
+// A change reaches the set at once; one that follows the previous within
+// etcd.coalesce (at most 500ms; 50ms by default) waits for the end of that
+// interval, with the changes since.
 //
 // Thread safety: stats() and skipped() from any thread; Stop from any
 // thread but the executor's. `on_problem` runs on the executor's thread.
