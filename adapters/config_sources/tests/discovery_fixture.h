@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -26,20 +27,26 @@ class DiscoveryFixture : public ::testing::Test {
     ASSERT_TRUE(etcd_.Start());
     set_ = std::shared_ptr<ReplicaSet>(ReplicaSet::Create({}).value());
     auto discovery = EtcdDiscovery::Start({.etcd = {.endpoint = etcd_.endpoint(), .key = kReplicaPrefix, .seed = 7}},
-                                          set_, [this](const Status& s) {
-                                            std::lock_guard lock(mu_);
-                                            problems_.push_back(s.message());
-                                          });
+                                          set_, Recorder());
     ASSERT_TRUE(discovery.ok()) << discovery.status().ToString();
     discovery_ = std::move(*discovery);
   }
 
+  // A registration in this process; its failures are recorded with the discovery's problems.
   std::unique_ptr<EtcdRegistration> Register(const std::string& address, Duration ttl = std::chrono::seconds(10)) {
     auto r = EtcdRegistration::Start({.etcd = {.endpoint = etcd_.endpoint(), .key = kReplicaPrefix, .seed = 3},
                                       .address = address,
-                                      .ttl = ttl});
+                                      .ttl = ttl},
+                                     Recorder());
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? std::move(*r) : nullptr;
+  }
+
+  std::function<void(const Status&)> Recorder() {
+    return [this](const Status& s) {
+      std::lock_guard lock(mu_);
+      problems_.push_back(s.message());
+    };
   }
 
   std::vector<std::string> Problems() {
@@ -52,7 +59,7 @@ class DiscoveryFixture : public ::testing::Test {
     return std::any_of(all.begin(), all.end(), [&](const std::string& p) { return p.find(text) != std::string::npos; });
   }
 
-  // Before the discovery, whose thread reports to them until it stops.
+  // Before the discovery and the registrations, whose threads report to them until they stop.
   std::mutex mu_;
   std::vector<std::string> problems_;
   EtcdProcess etcd_;

@@ -83,4 +83,17 @@ TEST_F(EtcdDiscoveryTest, ALostLeaseIsGrantedAgainAndTheKeyPutAgain) {
   EXPECT_EQ(problems[0], "etcd:/sg/replicas/inventory/: no valid replica under the prefix: keeping the last 1");
 }
 
+TEST_F(EtcdDiscoveryTest, BothSidesComeBackAfterEtcdRestarts) {
+  auto replica = Register("127.0.0.1:8081", 3s);
+  ASSERT_TRUE(SetIs({"127.0.0.1:8081"}));
+  etcd_.Kill();
+  ASSERT_TRUE(testkit::Eventually([&] { return replica->stats().failures > 0; }, 3000ms));
+  ASSERT_TRUE(etcd_.Start());  // the same data: etcd keeps the lease and extends it
+  auto joining = Register("127.0.0.1:8082", 3s);
+  EXPECT_TRUE(SetIs({"127.0.0.1:8081", "127.0.0.1:8082"}, 10000ms));  // the watch resumed
+  const std::uint64_t keepalives = replica->stats().keepalives;
+  EXPECT_TRUE(testkit::Eventually([&] { return replica->stats().keepalives > keepalives; }, 3000ms));
+  EXPECT_TRUE(Told("etcd:/sg/replicas/inventory/127.0.0.1:8081: "));  // the registration's failure
+}
+
 }  // namespace stormguard::config_sources::discovery_test
