@@ -139,7 +139,9 @@ class EtcdRegistrar {
     if (!token.ok()) return token.status();
     const EtcdSourceOptions& o = options_.etcd;
     const EtcdIdentity identity{o.ca_file, o.cert_file, o.key_file, std::move(*token)};
-    return EtcdPost(o.endpoint + path, body, {o.connect_timeout, o.request_timeout, kMaxAnswerBytes}, identity, stop);
+    // A renewal that takes longer than ttl / 3 is better tried again than waited for.
+    const Duration timeout = std::min(o.request_timeout, renew_every_);
+    return EtcdPost(o.endpoint + path, body, {o.connect_timeout, timeout, kMaxAnswerBytes}, identity, stop);
   }
 
   void Report(const Status& failure) {

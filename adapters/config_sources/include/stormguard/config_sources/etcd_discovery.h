@@ -32,7 +32,7 @@
 // thread but the executor's. `on_problem` runs on the executor's thread.
 #pragma once
 
-#include <cstdint>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>

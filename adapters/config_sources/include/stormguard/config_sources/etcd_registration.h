@@ -24,7 +24,8 @@
 // Failures to reach etcd are reported to `on_failure` (each distinct one
 // once, "etcd:<key>: ..."), counted, and retried with `etcd.reconnect`
 // backoff, capped at ttl / 3 so a renewal is tried several times before the
-// lease runs out.
+// lease runs out; for the same reason a request waits at most
+// min(etcd.request_timeout, ttl / 3).
 //
 // Thread safety: stats() from any thread; Stop from any thread but the
 // executor's. `on_failure` runs on the executor's thread.
