@@ -87,6 +87,20 @@ std::string MessageOf(const Json& error) {
   return "no message";
 }
 
+// The object in one message of a gateway stream ({"result": {...}}), or
+// the error it carries instead ({"error": {...}}).
+Result<Json> StreamResult(std::string_view text, const std::string& what) {
+  Json message = Parse(text);
+  if (!message.is_object()) return Malformed(what + " line is not a JSON object");
+  if (const auto error = message.find("error"); error != message.end()) {
+    if (!error->is_object()) return Malformed(what + " error is not an object");
+    return Status(CodeFromGrpc(*error), "etcd " + what + ": " + MessageOf(*error));
+  }
+  const auto result = message.find("result");
+  if (result == message.end() || !result->is_object()) return Malformed(what + " line has no result");
+  return std::move(*result);
+}
+
 }  // namespace
 
 std::string Base64Encode(std::string_view bytes) {
@@ -158,6 +172,33 @@ std::string AuthenticateRequest(std::string_view user, std::string_view password
   return Json{{"name", user}, {"password", password}}.dump();
 }
 
+std::string LeaseGrantRequest(std::int64_t ttl_seconds) { return Json{{"TTL", std::to_string(ttl_seconds)}}.dump(); }
+
+std::string LeaseIdRequest(std::int64_t id) { return Json{{"ID", std::to_string(id)}}.dump(); }
+
+std::string PutRequest(std::string_view key, std::string_view value, std::int64_t lease) {
+  Json request = {{"key", Base64Encode(key)}, {"value", Base64Encode(value)}};
+  if (lease != 0) request["lease"] = std::to_string(lease);
+  return request.dump();
+}
+
+Result<LeaseGrant> ParseLeaseGrantReply(std::string_view body) {
+  const Json reply = Parse(body);
+  if (!reply.is_object()) return Malformed("lease grant answer is not a JSON object");
+  Result<std::int64_t> id = Int64Field(reply, "ID");
+  Result<std::int64_t> ttl = Int64Field(reply, "TTL");
+  if (!id.ok()) return id.status();
+  if (!ttl.ok()) return ttl.status();
+  if (*id == 0 || *ttl == 0) return Malformed("lease grant answer has no ID or TTL");
+  return LeaseGrant{*id, *ttl};
+}
+
+Result<std::int64_t> ParseKeepAliveReply(std::string_view body) {
+  Result<Json> result = StreamResult(body.substr(0, body.find('\n')), "lease keepalive");
+  if (!result.ok()) return result.status();
+  return Int64Field(*result, "TTL");
+}
+
 Result<RangeReply> ParseRangeReply(std::string_view body) {
   const Json reply = Parse(body);
   if (!reply.is_object()) return Malformed("range answer is not a JSON object");
@@ -191,14 +232,8 @@ Result<std::string> ParseAuthenticateReply(std::string_view body) {
 }
 
 Result<WatchReply> ParseWatchLine(std::string_view line) {
-  const Json message = Parse(line);
-  if (!message.is_object()) return Malformed("watch line is not a JSON object");
-  if (const auto error = message.find("error"); error != message.end()) {
-    if (!error->is_object()) return Malformed("watch error is not an object");
-    return Status(CodeFromGrpc(*error), "etcd watch: " + MessageOf(*error));
-  }
-  const auto result = message.find("result");
-  if (result == message.end() || !result->is_object()) return Malformed("watch line has no result");
+  Result<Json> result = StreamResult(line, "watch");
+  if (!result.ok()) return result.status();
   WatchReply out;
   Result<std::int64_t> revision = HeaderRevision(*result);
   Result<std::int64_t> compact = Int64Field(*result, "compact_revision");

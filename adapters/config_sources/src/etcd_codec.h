@@ -1,7 +1,8 @@
 // The etcd v3 JSON gateway's messages, as stormguard needs them: building
 // Range and Watch requests and reading their answers.
 //
-// Also the authentication exchange: a user name and password for a token.
+// Also the authentication exchange (a user name and password for a token)
+// and leases: a registration's grant, put, keepalive and revoke.
 //
 // The gateway speaks protobuf's JSON mapping: bytes are base64, int64 are
 // strings ("revision":"4"), and fields at their proto3 default are omitted
@@ -65,10 +66,25 @@ std::string WatchRequest(std::string_view key, std::string_view range_end, std::
 
 std::string AuthenticateRequest(std::string_view user, std::string_view password);
 
+struct LeaseGrant {
+  std::int64_t id = 0;
+  std::int64_t ttl_seconds = 0;
+};
+
+std::string LeaseGrantRequest(std::int64_t ttl_seconds);
+// The body of /v3/lease/keepalive and /v3/lease/revoke.
+std::string LeaseIdRequest(std::int64_t id);
+// `lease` 0: a key without a lease.
+std::string PutRequest(std::string_view key, std::string_view value, std::int64_t lease);
+
 Result<RangeReply> ParseRangeReply(std::string_view body);
 // The token of a /v3/auth/authenticate answer: printable, no spaces, since
 // it goes into a header as it is.
 Result<std::string> ParseAuthenticateReply(std::string_view body);
+Result<LeaseGrant> ParseLeaseGrantReply(std::string_view body);
+// The TTL a keepalive left the lease with; 0 when etcd no longer has the
+// lease (it expired, was revoked, or etcd lost its data).
+Result<std::int64_t> ParseKeepAliveReply(std::string_view body);
 // One line of the watch stream: {"result": {...}} or {"error": {...}}; the
 // latter, and anything malformed, is an error Status.
 Result<WatchReply> ParseWatchLine(std::string_view line);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -101,6 +102,37 @@ void CheckAuth(const EtcdSourceOptions& o, Validator& v) {
   v.Check(Within(o.token_ttl, std::chrono::seconds(1), std::chrono::hours(24)), "token_ttl", "must be in [1s, 24h]");
 }
 
+// Hands the sink the document the view makes: each new one once, and each
+// distinct reason there is none once.
+class DocumentFollower final : public EtcdFollower {
+ public:
+  explicit DocumentFollower(ConfigSink sink, std::string origin) : sink_(std::move(sink)), origin_(std::move(origin)) {}
+
+  bool Offer(const EtcdView& view) override {
+    Result<std::string> doc = view.Document();
+    if (!doc.ok()) {
+      delivered_.reset();
+      if (doc.status().message() != doc_error_) {
+        doc_error_ = doc.status().message();
+        sink_(std::move(doc).status());
+      }
+      return false;
+    }
+    doc_error_.clear();
+    if (delivered_ == *doc) return false;
+    delivered_ = *doc;
+    sink_(ConfigUpdate{std::move(*doc), origin_, view.revision()});
+    return true;
+  }
+  void Report(Status failure) override { sink_(std::move(failure)); }
+
+ private:
+  ConfigSink sink_;
+  std::string origin_;
+  std::string doc_error_;  // the document error last delivered
+  std::optional<std::string> delivered_;
+};
+
 }  // namespace
 
 std::vector<std::string> EtcdSourceOptions::Validate() const {
@@ -124,19 +156,10 @@ Result<std::unique_ptr<EtcdSource>> EtcdSource::Start(EtcdSourceOptions options,
   std::vector<std::string> errors = options.Validate();
   if (!sink) errors.push_back("sink: must not be empty");
   if (!errors.empty()) return ValidationStatus("EtcdSourceOptions", errors);
-  Result<Backoff> backoff = Backoff::Create(options.reconnect);
-  if (!backoff.ok()) return std::move(backoff).status();
-  if (!options.executor) {
-    auto pool = Executor::Create({.threads = 1, .queue_capacity = 1});
-    if (!pool.ok()) return std::move(pool).status();
-    options.executor = std::move(*pool);
-  }
-  auto watcher = std::make_unique<EtcdWatcher>(std::move(options), std::move(*backoff), std::move(sink));
-  EtcdWatcher* w = watcher.get();
-  if (!w->executor().TrySubmit([w] { w->Run(); })) {
-    return Status::ResourceExhausted("EtcdSource: the executor refused the watch task");
-  }
-  return std::unique_ptr<EtcdSource>(new EtcdSource(std::move(watcher)));
+  auto follower = std::make_unique<DocumentFollower>(std::move(sink), "etcd:" + options.key);
+  Result<std::unique_ptr<EtcdWatcher>> watcher = StartWatcher(std::move(options), std::move(follower));
+  if (!watcher.ok()) return Status(watcher.status().code(), "EtcdSource: " + watcher.status().message());
+  return std::unique_ptr<EtcdSource>(new EtcdSource(std::move(*watcher)));
 }
 
 EtcdSource::EtcdSource(std::unique_ptr<EtcdWatcher> watcher) : watcher_(std::move(watcher)) {}

@@ -45,6 +45,10 @@ class EtcdView {
   // The revision of the data held: the Range's, then the last event's.
   std::int64_t revision() const noexcept { return revision_; }
 
+  // Every key held (full keys) and its value, in key order.
+  const std::map<std::string, std::string>& values() const noexcept { return values_; }
+  const std::string& key() const noexcept { return key_; }
+
   // The document, or why there is none (NOT_FOUND: no key; INVALID_ARGUMENT:
   // a prefix value that is not JSON; RESOURCE_EXHAUSTED: too large).
   Result<std::string> Document() const;

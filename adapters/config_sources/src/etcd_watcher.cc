@@ -15,12 +15,6 @@ constexpr std::size_t kMaxLineBytes = std::size_t{8} << 20;
 constexpr Duration kIdleWait = std::chrono::seconds(1);
 constexpr int kMaxAttempt = 1000;  // the backoff is at its cap long before
 
-std::uint64_t SeedOf(std::uint64_t seed) {
-  if (seed != 0) return seed;
-  std::random_device device;
-  return (std::uint64_t{device()} << 32) | device();
-}
-
 // A watch etcd would not open comes back created and canceled, its gRPC
 // status in the reason's text: an invalid token keeps its code, so the
 // session renews the token and tries again.
@@ -33,17 +27,17 @@ Status CanceledWatch(const std::string& reason) {
 
 }  // namespace
 
-EtcdWatcher::EtcdWatcher(EtcdSourceOptions options, Backoff reconnect, ConfigSink sink)
+EtcdWatcher::EtcdWatcher(EtcdSourceOptions options, Backoff reconnect, std::unique_ptr<EtcdFollower> follower)
     : options_(std::move(options)),
       reconnect_(std::move(reconnect)),
-      sink_(std::move(sink)),
+      follower_(std::move(follower)),
       clock_(options_.executor->clock()),
       range_end_(options_.prefix ? PrefixEnd(options_.key) : std::string()),
       origin_("etcd:" + options_.key),
       view_(options_.key, options_.prefix),
       token_(options_, clock_),
       throttle_(options_.coalesce),
-      rng_(SeedOf(options_.seed)) {}
+      rng_(JitterSeed(options_.seed)) {}
 
 void EtcdWatcher::Run() {
   Loop();
@@ -195,26 +189,41 @@ Result<Duration> EtcdWatcher::Idle() {
 }
 
 void EtcdWatcher::Offer() {
-  Result<std::string> doc = view_.Document();
-  if (!doc.ok()) {
-    delivered_.reset();
-    if (doc.status().message() == doc_error_) return;
-    doc_error_ = doc.status().message();
-    sink_(std::move(doc).status());
-    return;
-  }
-  doc_error_.clear();
-  if (delivered_ == *doc) return;
-  delivered_ = *doc;
+  if (!follower_->Offer(view_)) return;
   deliveries_.fetch_add(1, std::memory_order_relaxed);
   revision_.store(view_.revision(), std::memory_order_relaxed);
-  sink_(ConfigUpdate{std::move(*doc), origin_, view_.revision()});
 }
 
 void EtcdWatcher::Report(const Status& failure) {
   if (failure.message() == reported_) return;
   reported_ = failure.message();
-  sink_(Status(failure.code(), origin_ + ": " + failure.message()));
+  follower_->Report(Status(failure.code(), origin_ + ": " + failure.message()));
+}
+
+std::uint64_t JitterSeed(std::uint64_t seed) {
+  if (seed != 0) return seed;
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) | device();
+}
+
+Status EnsureExecutor(EtcdSourceOptions& options) {
+  if (options.executor) return Status::Ok();
+  auto pool = Executor::Create({.threads = 1, .queue_capacity = 1});
+  if (!pool.ok()) return std::move(pool).status();
+  options.executor = std::move(*pool);
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<EtcdWatcher>> StartWatcher(EtcdSourceOptions options, std::unique_ptr<EtcdFollower> follower) {
+  Result<Backoff> backoff = Backoff::Create(options.reconnect);
+  if (!backoff.ok()) return std::move(backoff).status();
+  if (Status s = EnsureExecutor(options); !s.ok()) return s;
+  auto watcher = std::make_unique<EtcdWatcher>(std::move(options), std::move(*backoff), std::move(follower));
+  EtcdWatcher* w = watcher.get();
+  if (!w->executor().TrySubmit([w] { w->Run(); })) {
+    return Status::ResourceExhausted("the executor refused the watch task");
+  }
+  return watcher;
 }
 
 EtcdSourceStats EtcdWatcher::stats() const {

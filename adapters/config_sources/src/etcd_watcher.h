@@ -1,13 +1,15 @@
-// The loop behind EtcdSource (etcd_source.h describes what it does): read,
-// watch, reconnect, re-read after a compaction, deliver coalesced changes.
+// The loop behind EtcdSource and EtcdDiscovery (etcd_source.h describes
+// what it does): read, watch, reconnect, re-read after a compaction, and
+// offer the view to a follower after coalesced changes.
 //
-// Thread safety: Run on one thread; RequestStop and stats() from any.
+// Thread safety: Run on one thread; StopAndWait and stats() from any. The
+// follower is called on Run's thread only.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
-#include <optional>
 #include <stop_token>
 #include <string>
 
@@ -20,9 +22,20 @@
 
 namespace stormguard::config_sources {
 
+// What a watcher does with the keys it follows.
+class EtcdFollower {
+ public:
+  virtual ~EtcdFollower() = default;
+  // The view changed (or was read again); true when that delivered
+  // something new (counted in the stats' deliveries).
+  virtual bool Offer(const EtcdView& view) = 0;
+  // A failure to read or watch, "etcd:KEY: " first; each distinct one once.
+  virtual void Report(Status failure) = 0;
+};
+
 class EtcdWatcher final : private LineHandler {
  public:
-  EtcdWatcher(EtcdSourceOptions options, Backoff reconnect, ConfigSink sink);
+  EtcdWatcher(EtcdSourceOptions options, Backoff reconnect, std::unique_ptr<EtcdFollower> follower);
 
   // Until stop is requested.
   void Run();
@@ -45,7 +58,7 @@ class EtcdWatcher final : private LineHandler {
 
   EtcdSourceOptions options_;
   Backoff reconnect_;
-  ConfigSink sink_;
+  std::unique_ptr<EtcdFollower> follower_;
   Clock& clock_;
   std::string range_end_;  // empty for a single key
   std::string origin_;
@@ -62,11 +75,19 @@ class EtcdWatcher final : private LineHandler {
   bool compacted_ = false;  // the stream ended because its revisions were compacted
   TimePoint heard_{};       // the stream's start, or its last line from etcd
   std::string reported_;    // the failure last reported, "" once healthy
-  std::string doc_error_;   // the document error last delivered
-  std::optional<std::string> delivered_;
 
   std::atomic<std::uint64_t> watches_{0}, failures_{0}, reconnects_{0}, compactions_{0}, deliveries_{0}, stale_{0};
   std::atomic<std::int64_t> revision_{0};
 };
+
+// `seed`, or one drawn from the OS when it is 0.
+std::uint64_t JitterSeed(std::uint64_t seed);
+
+// Gives `options` a one-thread pool of its own when it names no executor.
+Status EnsureExecutor(EtcdSourceOptions& options);
+
+// A watcher of validated `options`, running on their executor (or a pool
+// of its own); RESOURCE_EXHAUSTED when the executor refuses the task.
+Result<std::unique_ptr<EtcdWatcher>> StartWatcher(EtcdSourceOptions options, std::unique_ptr<EtcdFollower> follower);
 
 }  // namespace stormguard::config_sources

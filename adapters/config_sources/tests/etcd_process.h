@@ -169,6 +169,15 @@ class EtcdProcess {
         .ok();
   }
 
+  // Ends a lease now, as etcd does when one runs out.
+  bool RevokeLease(std::int64_t id) const { return Post(endpoint(), "/v3/lease/revoke", LeaseIdRequest(id)).ok(); }
+  // Deletes every key under `prefix`.
+  bool DeletePrefix(const std::string& prefix) const {
+    return Post(endpoint(), "/v3/kv/deleterange",
+                R"({"key":")" + Base64Encode(prefix) + R"(","range_end":")" + Base64Encode(PrefixEnd(prefix)) + R"("})")
+        .ok();
+  }
+
   bool Compact(std::int64_t revision, int port = 0) const {
     return Post(Url(port == 0 ? client_port_ : port), "/v3/kv/compaction",
                 R"({"revision":")" + std::to_string(revision) + R"(","physical":true})")
