@@ -10,6 +10,7 @@
 
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -101,8 +102,13 @@ class EtcdProcess {
       args.insert(args.end(), {"--client-cert-auth", "--trusted-ca-file", tls_->trusted_ca, "--cert-file",
                                tls_->server_cert, "--key-file", tls_->server_key});
     }
+    const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ == 0) {
+      // Dies with the test, even one killed by a timeout: an etcd left
+      // behind would hold the test's output pipe open.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(1);  // the test died before prctl
       std::vector<char*> argv;
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
