@@ -12,81 +12,18 @@
 #include "commands.h"
 #include "duration_flag.h"
 #include "number_flag.h"
+#include "simulate_output.h"
 #include "simulate_report.h"
 #include "stormguard/core/validation.h"
-#include "stormguard/fleet/replica_set.h"
 #include "stormguard/sim/limits.h"
 
 namespace stormguard::cli {
 namespace {
 
-struct Output {
-  bool json = false;
-  bool series = false;
-  std::string svg;
-};
-
-// --seed, --json, --series and --svg: what every scenario takes.
-void AddCommonFlags(CLI::App& cmd, Output& out, std::uint64_t& seed) {
-  AddSeedOption(cmd, seed, "random seed");
-  cmd.add_flag("--json", out.json, "print one JSON object instead of the table");
-  cmd.add_flag("--series", out.series, "add the per-bucket time series to the table or JSON");
-  cmd.add_option("--svg", out.svg, "also write a plot of the run to this SVG file");
-}
-
-// A library validation error ("cap: must be at least base; ...") as a
-// one-line flag error ("--cap: must be at least base", exit status 2); any
-// other failure is printed as it is (exit status 1).
-[[noreturn]] void FailOn(const Status& s) {
-  if (s.code() != StatusCode::kInvalidArgument) {
-    std::fprintf(stderr, "stormguard: %s\n", s.ToString().c_str());
-    std::exit(1);
-  }
-  std::string msg = s.message();
-  const std::size_t colon = msg.find(": ");
-  if (colon != std::string::npos) msg = msg.substr(colon + 2);  // drop "storm options: "
-  const std::size_t semi = msg.find("; ");
-  if (semi != std::string::npos) msg = msg.substr(0, semi);  // the first bad field is enough
-  const std::string path = msg.substr(0, msg.find(':'));     // "max_tokens", "backoff.cap"
-  std::string flag = path.substr(path.rfind('.') + 1);
-  for (char& c : flag) c = c == '_' ? '-' : c;
-  throw CLI::ValidationError("--" + flag + msg.substr(path.size()));
-}
-
-void Emit(const Output& out, const Report& r) {
-  if (!out.svg.empty()) {
-    std::ofstream f(out.svg, std::ios::binary);
-    f << render::RenderSvg(r.plot);
-    if (!f) throw CLI::ValidationError("--svg", "cannot write '" + out.svg + "'");
-  }
-  if (out.json) {
-    std::cout << r.json.dump(2) << "\n";
-  } else {
-    std::cout << r.table;
-  }
-}
-
-// A progress bar on stderr, only for a person watching a terminal.
-std::function<void(double)> ProgressBar(const Output& out) {
-  if (out.json || isatty(STDERR_FILENO) == 0) return {};
-  auto last = std::make_shared<int>(-1);
-  return [last](double fraction) {
-    const int pct = static_cast<int>(fraction * 100);
-    if (pct == *last) return;
-    *last = pct;
-    std::fprintf(stderr, "\r[%-40s] %3d%%", std::string(static_cast<std::size_t>(pct * 40 / 100), '#').c_str(), pct);
-    if (pct >= 100) std::fprintf(stderr, "\r%60s\r", "");
-    std::fflush(stderr);
-  };
-}
-
-// Clears the progress bar, then prints the run's report or its error.
-template <class R>
-void Show(const Output& out, const Result<R>& r, Report (*report)(const R&, bool)) {
-  if (!out.json && isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%60s\r", "");
-  if (!r.ok()) FailOn(r.status());
-  Emit(out, report(*r, out.series));
-}
+using simulate::AddCommonFlags;
+using simulate::Output;
+using simulate::ProgressBar;
+using simulate::Show;
 
 std::vector<std::string> StrategyNames(bool with_none) {
   std::vector<std::string> names;
@@ -295,90 +232,6 @@ void AddAdaptiveTimeout(CLI::App& parent) {
   cmd->callback([o, out] { Show(*out, sim::RunAdaptiveTimeoutScenario(*o), &AdaptiveTimeoutReport); });
 }
 
-std::vector<std::string> PickerNames() {
-  std::vector<std::string> names;
-  for (PickerKind k : sim::kAllPickers) names.emplace_back(PickerKindName(k));
-  return names;
-}
-
-// The fleet's shape: clients, replicas, the gray ones, the queues.
-void AddFleetShape(CLI::App& cmd, sim::FleetScenarioOptions& o, std::string& gray_mode) {
-  cmd.add_option("--clients", o.clients, "clients")->capture_default_str()->check(CLI::Range(1, 10'000'000));
-  cmd.add_option("--client-groups", o.client_groups, "groups of clients sharing one ReplicaSet (one view)")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 10'000'000));
-  cmd.add_option("--replicas", o.replicas, "replicas")
-      ->capture_default_str()
-      ->check(CLI::Range(1, static_cast<int>(kMaxEndpoints)));
-  cmd.add_option("--requests", o.requests, "requests per run (per picker, per ejection setting)")
-      ->capture_default_str()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{50'000'000}));
-  cmd.add_option("--rate", o.rate, "requests per second, all clients together")
-      ->capture_default_str()
-      ->check(FiniteRange(0.001, 1e7));
-  cmd.add_option("--gray-fraction", o.gray_fraction, "share of the replicas that are gray")
-      ->capture_default_str()
-      ->check(FiniteRange(0, 1));
-  cmd.add_option("--gray-mode", gray_mode, "how a gray replica answers badly: slow or fail")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"slow", "fail"}));
-  cmd.add_option("--gray-share", o.gray_share, "share of a gray replica's answers that are slow or fail")
-      ->capture_default_str()
-      ->check(FiniteRange(0, 1));
-  AddDurationOption(cmd, "--gray-latency", o.gray_latency, "how long a slow gray answer takes");
-  AddDurationOption(cmd, "--latency", o.latency, "median answer time of a healthy replica");
-  cmd.add_option("--concurrency", o.concurrency, "attempts a replica serves at once")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 100'000));
-  cmd.add_option("--queue", o.queue, "attempts a replica holds waiting")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1'000'000));
-}
-
-void AddFleet(CLI::App& parent) {
-  auto* cmd = parent.add_subcommand("fleet",
-                                    "clients and replicas, 10% of them gray: each picker, with and without "
-                                    "outlier ejection");
-  auto o = std::make_shared<sim::FleetScenarioOptions>();
-  auto out = std::make_shared<Output>();
-  auto picker = std::make_shared<std::string>();
-  auto ejection = std::make_shared<std::string>("both");
-  auto hedge = std::make_shared<std::string>("off");
-  auto gray_mode = std::make_shared<std::string>("slow");
-  AddFleetShape(*cmd, *o, *gray_mode);
-  AddDurationOption(*cmd, "--deadline", o->deadline, "each request's whole budget");
-  AddDurationOption(*cmd, "--attempt-timeout", o->attempt_timeout, "the longest one attempt may take");
-  cmd->add_option("--max-attempts", o->max_attempts, "attempts, counting the first, each on another replica")
-      ->capture_default_str()
-      ->check(CLI::Range(1, static_cast<int>(Tried::kMax)));
-  cmd->add_option("--picker", *picker, "one picker (default: all of them)")->check(CLI::IsMember(PickerNames()));
-  cmd->add_option("--ejection", *ejection, "outlier ejection: off, on or both")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"off", "on", "both"}));
-  cmd->add_option("--hedge", *hedge, "one hedge to another replica after the p95: off, on or both")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"off", "on", "both"}));
-  cmd->add_option("--consecutive-failures", o->outlier.consecutive_failures, "ejection after this many in a row")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 1'000'000));
-  cmd->add_option("--success-rate-request-volume", o->outlier.success_rate_request_volume,
-                  "calls per interval a view needs from a replica to judge its success rate")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1'000'000'000));
-  AddCommonFlags(*cmd, *out, o->seed);
-  cmd->callback([o, out, picker, ejection, hedge, gray_mode] {
-    if (!picker->empty()) o->pickers = {*ParsePickerKind(*picker)};
-    const auto modes = [](const std::string& m) {
-      return m == "both" ? std::vector<bool>{false, true} : std::vector<bool>{m == "on"};
-    };
-    o->ejection = modes(*ejection);
-    o->hedge = modes(*hedge);
-    o->gray_mode = *sim::ParseGrayMode(*gray_mode);
-    o->progress = ProgressBar(*out);
-    Show(*out, sim::RunFleetScenario(*o), &FleetReport);
-  });
-}
-
 }  // namespace
 
 void RegisterSimulateCommand(CLI::App& app) {
@@ -398,7 +251,7 @@ void RegisterSimulateCommand(CLI::App& app) {
   AddMetastable(*sim);
   AddContention(*sim);
   AddAdaptiveTimeout(*sim);
-  AddFleet(*sim);
+  simulate::AddFleet(*sim);
 }
 
 }  // namespace stormguard::cli

@@ -54,7 +54,7 @@ struct EndpointSpec {
 
 inline constexpr std::size_t kMaxEndpoints = 10000;
 inline constexpr std::size_t kMaxEndpointAddressBytes = 261;  // a 253-byte name, ':' and a port
-inline constexpr std::size_t kCachedSetsPerThread = 16;  // destinations a thread calls without a lock
+inline constexpr std::size_t kCachedSetsPerThread = 16;       // destinations a thread calls without a lock
 
 // INVALID_ARGUMENT naming the first bad entry: an empty, over-long or
 // non-printable address, a repeated one, a weight out of range, or more
