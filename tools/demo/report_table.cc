@@ -25,8 +25,10 @@ std::string Describe(const Phase& p, const FleetOptions& fleet) {
                   fleet.mode == GrayMode::kSlow ? Format("after %.2f s", Seconds(fleet.latency)).c_str()
                                                 : "with a 503 at once");
   }
-  return Format("C fails %.0f%% at once, %.0f%% take %.1f s, %.0f%% of charges lose their answer", f.error * 100,
-                f.slow * 100, Seconds(f.slow_time), f.lost_response * 100);
+  const std::string healthy =
+      Format("C fails %.0f%% at once, %.0f%% take %.1f s", f.error * 100, f.slow * 100, Seconds(f.slow_time));
+  if (fleet.enabled()) return healthy + " (each replica)";  // no charges to lose
+  return healthy + Format(", %.0f%% of charges lose their answer", f.lost_response * 100);
 }
 
 std::vector<std::string> Row(const ModeReport& m, const PhaseSummary& s) {
