@@ -42,7 +42,8 @@ nlohmann::json ReportJson(const DemoReport& report);
 // at C per request, the gray replica's share after kGrayGrace, when it was
 // ejected and readmitted); "" without one.
 std::string FormatGrayTable(const DemoReport& report);
-// {"phase", "gray_attempts", "all_attempts", "gray_share", "ejected_ms", "readmitted_ms"}
+// {"phase", "gray_attempts", "all_attempts", "gray_share", "healthy_share", "ejected_ms",
+//  "readmitted_ms"}
 // (the times null when never, absent when the mode has no replica log).
 nlohmann::json GrayJson(const GraySummary& gray);
 
