@@ -3,6 +3,7 @@
 // the hidden subcommand the demo starts its services with.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -36,6 +37,7 @@ struct DemoFlags {
   std::string transport = "http";
   bool json = false;
   std::string svg = "stormguard-demo.svg";
+  std::string gray_mode = "slow";
 };
 
 struct ServiceFlags {
@@ -44,6 +46,10 @@ struct ServiceFlags {
   int port = 0;
   std::uint64_t seed = 1;
   std::vector<std::string> outage_phases;
+  std::vector<int> replica_ports;
+  demo::FleetOptions gray;  // its mode, share and latency
+  std::string gray_mode = "slow";
+  std::vector<std::string> gray_phases;
   int max_lifetime_s = 120;
   demo::ConfigSourceFlags config;
 };
@@ -66,6 +72,18 @@ void AddConfigSourceOptions(CLI::App& cmd, demo::ConfigSourceFlags& config) {
   cmd.add_option("--user", config.user, "etcd authentication: the user (with --password-file)");
   cmd.add_option("--password-file", config.password_file, "etcd authentication: a file holding the password")
       ->check(CLI::ExistingFile);
+}
+
+// --gray-mode, --gray-share and --gray-latency: how replica 0 of C turns
+// gray (the demo's flags, handed on to that replica's service).
+std::vector<CLI::Option*> AddGrayOptions(CLI::App& cmd, demo::FleetOptions& fleet, std::string& mode) {
+  return {cmd.add_option("--gray-mode", mode, "slow: part of its answers are slow; fail: part are 503s")
+              ->check(CLI::IsMember({"slow", "fail"}))
+              ->capture_default_str(),
+          cmd.add_option("--gray-share", fleet.share, "the share of the gray phase's operations it spoils")
+              ->check(FiniteRange(0, 1))
+              ->capture_default_str(),
+          AddDurationOption(cmd, "--gray-latency", fleet.latency, "how long a slow gray answer takes")};
 }
 
 // Refuses a source the flags cannot describe, naming the flag.
@@ -184,6 +202,10 @@ void RegisterService(CLI::App& app) {
   cmd->add_option("--port", f->port, "port to listen on (default: any free one)")->check(CLI::Range(1, 65535));
   AddSeedOption(*cmd, f->seed, "seed of C's failures");
   cmd->add_option("--outage-phase", f->outage_phases, "C: operations of this phase find it down (repeatable)");
+  cmd->add_option("--gray-phase", f->gray_phases, "C: operations of this phase find it gray (repeatable)");
+  AddGrayOptions(*cmd, f->gray, f->gray_mode);
+  cmd->add_option("--replica", f->replica_ports, "B: a port of C's replicas (repeatable; with several)")
+      ->check(CLI::Range(1, 65535));
   cmd->add_option("--max-lifetime", f->max_lifetime_s, "seconds until it stops by itself")
       ->check(CLI::Range(1, kMaxServiceLifetimeS));
   AddConfigSourceOptions(*cmd, f->config);
@@ -199,6 +221,11 @@ void RegisterService(CLI::App& app) {
                                      .port = f->port,
                                      .seed = f->seed,
                                      .outage_phases = f->outage_phases,
+                                     .gray = {.phases = f->gray_phases,
+                                              .mode = *demo::ParseGrayMode(f->gray_mode),
+                                              .share = f->gray.share,
+                                              .latency = f->gray.latency},
+                                     .replica_ports = f->replica_ports,
                                      .max_lifetime = std::chrono::seconds(f->max_lifetime_s),
                                      .config = CheckedConfigSource(f->config)}));
   });
@@ -235,8 +262,27 @@ void RegisterDemoCommand(CLI::App& app) {
       ->check(CLI::Range(1, 65535));
   cmd->add_option("--svg", f->svg, "where to write the SVG timeline")->capture_default_str();
   AddConfigSourceOptions(*cmd, o.config);
-  cmd->callback([f, soak] {
+  cmd->add_option("--replicas", o.fleet.replicas,
+                  "C as N processes; with 2 or more the phases are healthy, gray (replica 0 turns gray), healed")
+      ->check(CLI::Range(1, demo::kMaxReplicas))
+      ->capture_default_str();
+  std::vector<CLI::Option*> gray = AddGrayOptions(*cmd, o.fleet, f->gray_mode);
+  gray.push_back(
+      AddDurationOption(*cmd, "--gray", o.fleet.gray, "length of the gray phase (--replicas)")->check(PhaseLength()));
+  gray.push_back(AddDurationOption(*cmd, "--healed", o.fleet.healed, "length of the phase after it healed (--replicas)")
+                     ->check(PhaseLength()));
+  cmd->callback([f, soak, down, recovered, gray] {
     f->options.config = CheckedConfigSource(f->options.config);
+    f->options.fleet.mode = *demo::ParseGrayMode(f->gray_mode);
+    const demo::GivenFlags given{
+        .down = down->count() > 0,
+        .recovered = recovered->count() > 0,
+        .soak = soak->count() > 0,
+        .gray_flags = std::any_of(gray.begin(), gray.end(), [](const CLI::Option* g) { return g->count() > 0; }),
+        .grpc = f->transport == "grpc"};
+    std::vector<std::string> errors = demo::FleetConflicts(f->options.fleet, given);
+    for (std::string& e : f->options.fleet.Validate()) errors.push_back(std::move(e));
+    if (!errors.empty()) throw CLI::ValidationError(errors.front());
     RunDemoCommand(*f, soak->count() > 0);
   });
   RegisterService(app);

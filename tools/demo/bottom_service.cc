@@ -30,7 +30,7 @@ void Answer(httplib::Response& res, int status, const char* body) {
 
 class BottomService final : public Service {
  public:
-  explicit BottomService(const ServiceOptions& o) : faults_(FaultRates{}, o.seed, o.outage_phases) {
+  explicit BottomService(const ServiceOptions& o) : faults_(FaultRates{}, o.seed, o.outage_phases, o.gray) {
     if (o.mode == Mode::kNaive) return;
     store_ = Must(http::IdempotencyStore::Create({.max_entries = 100'000, .ttl = 10min}));
     middleware_ = Must(http::Middleware::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
@@ -77,10 +77,13 @@ class BottomService final : public Service {
     const Measure m = ReadMeasure(req.headers);
     const std::int64_t giveup = EarliestGiveup(m.giveup_ms, WallMsOf(deadline, start, http::UnixNowMs()));
     if (faults_.InOutage(m.phase)) return Answer(res, 503, "C is down");
-    const Fault fault = faults_.Draw();
-    if (fault == Fault::kError) return Answer(res, 503, "transient error");
+    const Fault gray = faults_.DrawGray(m.phase);
+    const Fault fault = gray != Fault::kNone ? gray : faults_.Draw();
+    if (fault == Fault::kError) return Answer(res, 503, gray != Fault::kNone ? "gray replica" : "transient error");
     Duration slow = slow_.DelayAt(start);
-    if (fault == Fault::kSlow) slow = std::max(slow, faults_.rates().slow_time);
+    if (fault == Fault::kSlow) {
+      slow = std::max(slow, gray != Fault::kNone ? faults_.gray().latency : faults_.rates().slow_time);
+    }
     if (slow > Duration::zero()) {
       const TimePoint done = start + slow;
       clock.SleepUntil(std::min(done, deadline.time()), {});

@@ -7,11 +7,17 @@
 // naive: the loop people write (NaiveCaller), 3 attempts, fixed pauses and
 // timeouts, every failure retried, POST too. stormguard: http::HttpClient
 // (StormguardCaller). The measurement headers are stamped on every attempt.
+//
+// With the ports of C's replicas (B of a fleet), naive sends each attempt to
+// the next replica in turn (round robin, shared by every call); stormguard
+// gives its client the demo registry's "bottom" ReplicaSet with those
+// members (picker and outlier detection from stormguard.json).
 // Thread safety: one Caller serves any number of threads.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "demo/demo_options.h"
 #include "demo/measure.h"
@@ -42,8 +48,9 @@ class Caller {
 // timeouts belong to the hop that can judge its callee's latency).
 enum class NextHop { kRelay, kBottom };
 
-std::unique_ptr<Caller> MakeNaiveCaller();
-std::unique_ptr<Caller> MakeStormguardCaller(NextHop next);
-std::unique_ptr<Caller> MakeCaller(Mode mode, NextHop next);
+// `replica_ports`: empty, each request goes where its URL says.
+std::unique_ptr<Caller> MakeNaiveCaller(std::vector<int> replica_ports = {});
+std::unique_ptr<Caller> MakeStormguardCaller(NextHop next, const std::vector<int>& replica_ports = {});
+std::unique_ptr<Caller> MakeCaller(Mode mode, NextHop next, const std::vector<int>& replica_ports = {});
 
 }  // namespace stormguard::demo

@@ -25,12 +25,17 @@ void PrintReload(const config::ReloadEvent& e) {
 
 }  // namespace
 
+ReplicaLog& DemoReplicaLog() {
+  static ReplicaLog* const log = new ReplicaLog(DemoMetrics().For("demo"));  // pipelines may report until exit
+  return *log;
+}
+
 config::Registry& DemoRegistry() {
   static const std::unique_ptr<config::Registry> registry = [] {
     // Every pipeline reports to the demo's metrics (served with --metrics-port).
     // The demo rehearses failures: its services take chaos stages from their configuration.
     auto r = std::make_unique<config::Registry>(config::RegistryOptions{
-        .pipeline = {.listener = &DemoMetrics().For("demo")}, .on_reload = PrintReload, .allow_chaos = true});
+        .pipeline = {.listener = &DemoReplicaLog()}, .on_reload = PrintReload, .allow_chaos = true});
     if (Status s = r->Apply(DemoConfigText(), "tools/demo/stormguard.json"); !s.ok()) {
       std::fprintf(stderr, "stormguard demo: tools/demo/stormguard.json: %s\n", s.ToString().c_str());
       std::abort();

@@ -12,6 +12,7 @@
 
 #include <string_view>
 
+#include "demo/replica_log.h"
 #include "stormguard/config/registry.h"
 
 namespace stormguard::demo {
@@ -23,5 +24,9 @@ std::string_view DemoConfigText();
 // bug in the demo (it aborts, naming every error). Reloads after that one
 // are printed on stderr ("config version 2 accepted: etcd:/demo/config").
 config::Registry& DemoRegistry();
+
+// The registry's listener: the ejections and readmissions of its replica
+// sets, in front of the demo's metrics (B serves it at GET /admin/replicas).
+ReplicaLog& DemoReplicaLog();
 
 }  // namespace stormguard::demo

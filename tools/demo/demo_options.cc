@@ -31,8 +31,51 @@ std::vector<Mode> ModesOf(Transport transport) {
   return {Mode::kNaive, Mode::kGrpcNative, Mode::kStormguard};
 }
 
+std::string_view GrayModeName(GrayMode mode) noexcept { return mode == GrayMode::kSlow ? "slow" : "fail"; }
+
+std::optional<GrayMode> ParseGrayMode(std::string_view name) noexcept {
+  if (name == "slow") return GrayMode::kSlow;
+  if (name == "fail") return GrayMode::kFail;
+  return std::nullopt;
+}
+
+std::vector<std::string> FleetOptions::Validate() const {
+  std::vector<std::string> errors;
+  if (replicas < 1 || replicas > kMaxReplicas) errors.push_back("--replicas: not between 1 and 8");
+  for (const auto& [flag, length] : {std::pair{"--gray", gray}, {"--healed", healed}}) {
+    if (length < std::chrono::milliseconds(500) || length > kMaxPhase) {
+      errors.push_back(std::string(flag) + ": not between 500ms and 1h");
+    }
+  }
+  if (!(share >= 0 && share <= 1)) errors.push_back("--gray-share: not a number in [0, 1]");  // NaN too
+  if (latency <= Duration::zero() || latency > std::chrono::seconds(10)) {
+    errors.push_back("--gray-latency: not in (0, 10s]");
+  }
+  return errors;
+}
+
+std::vector<std::string> FleetConflicts(const FleetOptions& fleet, const GivenFlags& given) {
+  std::vector<std::string> errors;
+  if (!fleet.enabled()) {
+    if (given.gray_flags)
+      errors.push_back("--gray, --healed, --gray-mode, --gray-share, --gray-latency: only with --replicas 2 or more");
+    return errors;
+  }
+  const char* why = ": not with --replicas 2 or more (its phases are healthy, gray, healed)";
+  if (given.down) errors.push_back(std::string("--down") + why);
+  if (given.recovered) errors.push_back(std::string("--recovered") + why);
+  if (given.soak) errors.push_back(std::string("--soak") + why);
+  if (given.grpc) errors.push_back("--transport: the replicas run over http only");
+  return errors;
+}
+
 std::vector<Phase> DemoOptions::Phases() const {
   if (soak) return {{"soak", *soak, false}};
+  if (fleet.enabled()) {
+    return {{.name = "healthy", .length = healthy},
+            {.name = "gray", .length = fleet.gray, .gray = true},
+            {.name = "healed", .length = fleet.healed}};
+  }
   return {{"healthy", healthy, false}, {"down", down, true, kSettleBeforeOutage}, {"recovered", recovered, false}};
 }
 

@@ -4,6 +4,7 @@
 //   DemoOptions o{.rate = 50, .healthy = 6s, .down = 4s, .recovered = 6s};
 //   for (const Phase& p : o.Phases()) ...   // healthy, down, recovered
 //   DemoOptions{.rate = 200, .soak = 120s}.Phases();  // one phase, "soak"
+//   DemoOptions{.fleet = {.replicas = 3}}.Phases();   // healthy, gray, healed
 //
 // Every mode runs the same phases against fresh services: "naive" retries the
 // way docs/retry-amplification.md warns against, "stormguard" uses the library
@@ -35,11 +36,12 @@ std::optional<Transport> ParseTransport(std::string_view name) noexcept;
 std::vector<Mode> ModesOf(Transport transport);
 
 struct Phase {
-  std::string name;  // "healthy", "down", "recovered" or "soak"
+  std::string name;  // "healthy", "down", "recovered", "soak", "gray" or "healed"
   Duration length{};
   bool bottom_down = false;  // C answers every request with 503 at once
   // No load is offered for this long before the phase starts.
   Duration settle{};
+  bool gray = false;  // replica 0 of C turns gray (FleetOptions)
 };
 
 // When each phase starts and ends, since the start of the load (settles included).
@@ -84,6 +86,39 @@ struct ConfigSourceFlags {
   std::vector<std::string> Args() const;
 };
 
+// How a gray replica misbehaves: part of its answers are slow, or 503s.
+enum class GrayMode { kSlow, kFail };
+std::string_view GrayModeName(GrayMode mode) noexcept;  // "slow", "fail"
+std::optional<GrayMode> ParseGrayMode(std::string_view name) noexcept;
+
+// C as `replicas` processes (--replicas). With more than one the phases are
+// "healthy", "gray" (replica 0 answers `share` of the phase's operations
+// after `latency`, or with a 503) and "healed"; the load is GET /stock only,
+// since each C keeps its own idempotency store (docs/demo.md says why).
+struct FleetOptions {
+  int replicas = 1;  // 1: the three-phase demo with one C
+  Duration gray = std::chrono::seconds(8);
+  Duration healed = std::chrono::seconds(8);
+  GrayMode mode = GrayMode::kSlow;
+  double share = 0.5;                                  // of the gray phase's operations, at replica 0
+  Duration latency = std::chrono::milliseconds(1200);  // of a slow gray answer
+
+  bool enabled() const noexcept { return replicas > 1; }
+  // Empty when usable; else each problem, naming the flag.
+  std::vector<std::string> Validate() const;
+};
+inline constexpr int kMaxReplicas = 8;
+
+// The flags that do not go with the fleet's choice, each named: the outage
+// phases (--down, --recovered) and --soak with --replicas > 1, the gray
+// flags without it, and gRPC (the replicas run over HTTP only).
+struct GivenFlags {
+  bool down = false, recovered = false, soak = false;
+  bool gray_flags = false;  // --gray, --healed, --gray-mode, --gray-share or --gray-latency
+  bool grpc = false;
+};
+std::vector<std::string> FleetConflicts(const FleetOptions& fleet, const GivenFlags& given);
+
 struct DemoOptions {
   double rate = 50;  // logical requests per second offered to A
   Duration healthy = std::chrono::seconds(6);
@@ -102,6 +137,7 @@ struct DemoOptions {
   // The stormguard mode's services follow this source (live_config.h);
   // empty: the compiled-in stormguard.json.
   ConfigSourceFlags config;
+  FleetOptions fleet;
 
   std::vector<Phase> Phases() const;
 };

@@ -4,9 +4,11 @@
 //   if (r.ok()) std::fputs(FormatTables(*r).c_str(), stdout);
 //
 // For each mode of the transport (naive, [grpc_native,] stormguard): starts fresh services C, B, A as
-// child processes on loopback (C told which phases are outages), offers the
-// load of every phase to A, waits until every operation and C's last piece
-// of work have finished, reads C's ledger and stops the services. While it runs, SIGINT/SIGTERM/SIGHUP stop the
+// child processes on loopback (C told which phases are outages; with
+// --replicas, C's replicas and B told which are theirs, replica 0 which
+// phase is gray), offers the load of every phase to A, waits until every
+// operation and C's last piece of work have finished, reads every C's
+// ledger (and B's replica log, stormguard) and stops the services. While it runs, SIGINT/SIGTERM/SIGHUP stop the
 // services first (InterruptGuard).
 //
 // Call from the main thread: the services die with the thread that started

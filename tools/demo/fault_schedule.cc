@@ -20,6 +20,12 @@ Fault FaultSchedule::Draw() {
   return Fault::kNone;
 }
 
+Fault FaultSchedule::DrawGray(std::string_view phase) {
+  if (std::find(gray_.phases.begin(), gray_.phases.end(), phase) == gray_.phases.end()) return Fault::kNone;
+  if (Uniform() >= gray_.share) return Fault::kNone;
+  return gray_.mode == GrayMode::kSlow ? Fault::kSlow : Fault::kError;
+}
+
 bool FaultSchedule::DrawLostResponse() { return Uniform() < rates_.lost_response; }
 
 }  // namespace stormguard::demo

@@ -19,6 +19,11 @@
 //   if (faults.InOutage(m.phase)) return Reply(503);
 //   switch (faults.Draw()) { case Fault::kError: ...; case Fault::kSlow: ...; }
 //
+// A gray replica (replica 0 of a fleet, --replicas) is gray the same way,
+// per operation: an operation of a gray phase finds it, with probability
+// `share`, slow (`latency`) or failing (503), whichever its mode says, on
+// top of the healthy faults (DrawGray first, then Draw).
+//
 // Thread safety: all methods; draws share one seeded Random under a mutex
 // (a few thousand draws a second at most).
 #pragma once
@@ -30,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "demo/demo_options.h"
 #include "stormguard/core/random.h"
 #include "stormguard/core/time.h"
 
@@ -46,13 +52,24 @@ struct FaultRates {
 
 enum class Fault { kNone, kError, kSlow };
 
+struct GrayFaults {
+  std::vector<std::string> phases;  // empty: never gray
+  GrayMode mode = GrayMode::kSlow;
+  double share = 0.5;
+  Duration latency = std::chrono::milliseconds(1200);
+};
+
 class FaultSchedule {
  public:
-  FaultSchedule(FaultRates rates, std::uint64_t seed, std::vector<std::string> outage_phases)
-      : rates_(rates), outage_phases_(std::move(outage_phases)), rng_(seed) {}
+  FaultSchedule(FaultRates rates, std::uint64_t seed, std::vector<std::string> outage_phases, GrayFaults gray = {})
+      : rates_(rates), outage_phases_(std::move(outage_phases)), gray_(std::move(gray)), rng_(seed) {}
 
   // Operations offered in this phase find C down.
   bool InOutage(std::string_view phase) const noexcept;
+  // kSlow (gray().latency) or kError for an operation of a gray phase that
+  // draws the gray answer; kNone otherwise (no draw outside gray phases).
+  Fault DrawGray(std::string_view phase);
+  const GrayFaults& gray() const noexcept { return gray_; }
 
   Fault Draw();
   bool DrawLostResponse();
@@ -63,6 +80,7 @@ class FaultSchedule {
 
   const FaultRates rates_;
   const std::vector<std::string> outage_phases_;
+  const GrayFaults gray_;
   std::mutex mu_;
   Random rng_;
 };

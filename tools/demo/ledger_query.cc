@@ -7,15 +7,23 @@
 
 namespace stormguard::demo {
 
-Result<BottomSnapshot> ReadLedger(int port) {
+Result<nlohmann::json> ReadAdminJson(int port, const std::string& path) {
   using namespace std::chrono_literals;
-  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/admin/stats";
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + path;
   const TimePoint now = Clock::Real().Now();
   Result<http::HttpResponse> r = http::PerformOnce({.url = url}, {}, {Deadline::After(now, 2s), 1s, now}, {});
   if (!r.ok()) return r.status();
   if (r->status != 200) return Status::Internal(url + " answered " + std::to_string(r->status));
+  nlohmann::json j = nlohmann::json::parse(r->body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Internal(url + " answered malformed JSON");
+  return j;
+}
+
+Result<BottomSnapshot> ReadLedger(int port) {
+  Result<nlohmann::json> j = ReadAdminJson(port, "/admin/stats");
+  if (!j.ok()) return j.status();
   try {
-    return BottomSnapshotFromJson(nlohmann::json::parse(r->body));
+    return BottomSnapshotFromJson(*j);
   } catch (const std::exception& e) {
     return Status::Internal(std::string("C's ledger is malformed: ") + e.what());
   }

@@ -6,7 +6,10 @@
 // Thread safety: pure functions over one HTTP request each.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
+#include <string>
 
 #include "demo/bottom_ledger.h"
 #include "stormguard/core/result.h"
@@ -15,6 +18,9 @@
 namespace stormguard::demo {
 
 Result<BottomSnapshot> ReadLedger(int port);
+
+// GET `path` of a demo service on `port`, parsed as JSON.
+Result<nlohmann::json> ReadAdminJson(int port, const std::string& path);
 
 // The ledger once nothing is in flight at C any more, or as it stands when
 // `drain_limit` has passed (C may still be finishing slow work).

@@ -59,7 +59,7 @@ void Schedule(const LoadPlan& plan, const PhaseFn& on_phase, WorkQueue& queue) {
       const TimePoint due = phase_start + gap * static_cast<std::int64_t>(i);
       if (due >= phase_end) break;
       Clock::Real().SleepUntil(due, {});
-      queue.Push({.id = ++id, .phase = p, .charge = rng.Below(2) == 1, .due = due});
+      queue.Push({.id = ++id, .phase = p, .charge = rng.Below(2) == 1 && plan.charges, .due = due});
     }
   }
 }

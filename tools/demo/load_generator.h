@@ -42,6 +42,7 @@ struct LoadPlan {
   double rate = 50;  // operations per second
   std::vector<Phase> phases;
   std::uint64_t seed = 1;  // which operations are charges
+  bool charges = true;     // false: GET /stock only
   TimePoint start{};
   int workers = 256;
 };

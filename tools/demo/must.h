@@ -14,12 +14,16 @@
 
 namespace stormguard::demo {
 
-template <class T>
-T Must(Result<T> r) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "stormguard demo: %s\n", r.status().ToString().c_str());
+inline void Must(const Status& s) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "stormguard demo: %s\n", s.ToString().c_str());
     std::abort();
   }
+}
+
+template <class T>
+T Must(Result<T> r) {
+  Must(r.status());
   return std::move(r).value();
 }
 

@@ -2,7 +2,9 @@
 // retrying the way their mode retries. In stormguard mode the chain-protocol
 // middleware hands the handler its CallContext (deadline, retry flag,
 // idempotency key) and answers x-no-retry when the call below
-// gave up; in naive mode nothing crosses the wire but the request.
+// gave up; in naive mode nothing crosses the wire but the request. B of a
+// fleet (several replicas of C) also serves GET /admin/replicas: the
+// ejections and readmissions its replica set made (replica_log.h).
 #include "demo/caller.h"
 #include "demo/demo_config.h"
 #include "demo/must.h"
@@ -17,7 +19,8 @@ class RelayService final : public Service {
  public:
   explicit RelayService(const ServiceOptions& o)
       : base_("http://127.0.0.1:" + std::to_string(o.downstream_port)),
-        caller_(MakeCaller(o.mode, o.role == 'B' ? NextHop::kBottom : NextHop::kRelay)) {
+        caller_(MakeCaller(o.mode, o.role == 'B' ? NextHop::kBottom : NextHop::kRelay, o.replica_ports)),
+        serves_replica_log_(!o.replica_ports.empty()) {
     if (o.mode == Mode::kStormguard) {
       middleware_ = Must(http::Middleware::Create({.limits = {.default_budget = 1s, .max_budget = 2s},
                                                    .pipeline = DemoRegistry().Follow("inbound")}));
@@ -27,6 +30,11 @@ class RelayService final : public Service {
   void Install(httplib::Server& server) override {
     server.Get("/stock", Handler());
     server.Post("/charge", Handler());
+    if (serves_replica_log_) {
+      server.Get("/admin/replicas", [](const httplib::Request&, httplib::Response& res) {
+        res.set_content(ToJson(DemoReplicaLog().Changes()).dump(), "application/json");
+      });
+    }
   }
 
  private:
@@ -52,6 +60,7 @@ class RelayService final : public Service {
 
   std::string base_;
   std::unique_ptr<Caller> caller_;
+  const bool serves_replica_log_;
   std::unique_ptr<http::Middleware> middleware_;
 };
 

@@ -24,6 +24,7 @@ struct DemoReport {
   std::vector<ModeReport> modes;  // naive, [grpc_native,] stormguard
   Duration wall{};                // the whole run, every mode
   Transport transport = Transport::kHttp;
+  FleetOptions fleet;  // C's replicas and how replica 0 turns gray
 };
 
 // One table per phase, a row per mode, then the recovery times (when a
@@ -34,8 +35,17 @@ std::string FormatTables(const DemoReport& report);
 //   "success_rate": ..., "p50_ms": ..., "p99_ms": ..., "p999_ms": ..., "orphan_ratio": ...,
 //   "duplicate_effects": ...}, "down": {...}, "recovered": {..., "recovery_ms": ...}},
 //  "stormguard": {...}} (and "grpc_native" over gRPC); recovery_ms (null when never) sits in the phase that
-// follows the outage.
+// follows the outage; with a fleet of C each mode has "gray_replica" (GrayJson).
 nlohmann::json ReportJson(const DemoReport& report);
+
+// A fleet of C: the gray phase, a row per mode (success, latency, attempts
+// at C per request, the gray replica's share after kGrayGrace, when it was
+// ejected and readmitted); "" without one.
+std::string FormatGrayTable(const DemoReport& report);
+// {"phase", "gray_attempts", "all_attempts", "gray_share", "healthy_share", "ejected_ms",
+//  "readmitted_ms"}
+// (the times null when never, absent when the mode has no replica log).
+nlohmann::json GrayJson(const GraySummary& gray);
 
 // Attempts reaching C per second over time, one line per mode, phases shaded.
 std::string TimelineSvg(const DemoReport& report);

@@ -38,6 +38,7 @@ nlohmann::json ReportJson(const DemoReport& r) {
       }
       mode[r.phases[p].name] = std::move(phase);
     }
+    if (m.gray) mode["gray_replica"] = GrayJson(*m.gray);
   }
   return out;
 }

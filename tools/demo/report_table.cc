@@ -17,11 +17,18 @@ std::string Format(const char* fmt, auto... args) {
 
 using render::Seconds;
 
-std::string Describe(const Phase& p) {
+std::string Describe(const Phase& p, const FleetOptions& fleet) {
   if (p.bottom_down) return "C is down: every attempt of these operations gets a 503 at once";
   const FaultRates f;
-  return Format("C fails %.0f%% at once, %.0f%% take %.1f s, %.0f%% of charges lose their answer", f.error * 100,
-                f.slow * 100, Seconds(f.slow_time), f.lost_response * 100);
+  if (p.gray) {
+    return Format("replica 0 of C answers %.0f%% of these operations %s; the rest as healthy", fleet.share * 100,
+                  fleet.mode == GrayMode::kSlow ? Format("after %.2f s", Seconds(fleet.latency)).c_str()
+                                                : "with a 503 at once");
+  }
+  const std::string healthy =
+      Format("C fails %.0f%% at once, %.0f%% take %.1f s", f.error * 100, f.slow * 100, Seconds(f.slow_time));
+  if (fleet.enabled()) return healthy + " (each replica)";  // no charges to lose
+  return healthy + Format(", %.0f%% of charges lose their answer", f.lost_response * 100);
 }
 
 std::vector<std::string> Row(const ModeReport& m, const PhaseSummary& s) {
@@ -49,20 +56,24 @@ std::string FormatTables(const DemoReport& r) {
   const bool grpc = r.transport == Transport::kGrpc;
   std::string out = Format(
       "stormguard demo: services A -> B -> C on loopback over %s, %.0f requests/s offered to A "
-      "(half %s, half %s), %.1f s\n",
-      grpc ? "gRPC" : "HTTP", r.rate, grpc ? "stock checks" : "GET /stock", grpc ? "charges" : "POST /charge",
+      "(%s), %.1f s\n",
+      grpc ? "gRPC" : "HTTP", r.rate,
+      r.fleet.enabled() ? "GET /stock only"
+      : grpc            ? "half stock checks, half charges"
+                        : "half GET /stock, half POST /charge",
       Seconds(r.wall));
   for (std::size_t p = 0; p < r.phases.size(); ++p) {
     const Phase& phase = r.phases[p];
     out += Format("\n%s (%.1f s", phase.name.c_str(), Seconds(phase.length));
     if (phase.settle > Duration::zero()) out += Format(", after %.1f s without load", Seconds(phase.settle));
     out += "): ";
-    out += Describe(phase) + "\n";
+    out += Describe(phase, r.fleet) + "\n";
     render::TextTable table({"mode", "offered", "reached C", "amplification", "success", "p50 ms", "p99 ms", "p99.9 ms",
                              "orphan work", "duplicates"});
     for (const ModeReport& m : r.modes) table.Row(Row(m, m.phases[p]));
     out += table.Render();
   }
+  out += FormatGrayTable(r);
   const bool outage = std::any_of(r.phases.begin(), r.phases.end(), [](const Phase& p) { return p.bottom_down; });
   if (outage) {
     out += "\nback to >= 99% success (first 1 s window after C recovered):";
@@ -72,6 +83,7 @@ std::string FormatTables(const DemoReport& r) {
   out +=
       "\nnaive: every hop (load generator -> A -> B -> C) tries 3 times, 100 ms apart, 1 s per attempt,"
       " charges too.\n";
+  if (r.fleet.enabled()) out += "  B sends each attempt to the next replica of C in turn.\n";
   if (grpc) {
     out +=
         "grpc_native: each hop's channel has a service config: retryPolicy 3 attempts on UNAVAILABLE,"
@@ -85,6 +97,11 @@ std::string FormatTables(const DemoReport& r) {
       "\n  a retry budget per destination (10 tokens, 0.1 per success), ";
   out += grpc ? "x-stormguard-attempt and grpc-retry-pushback-ms -1," : "x-retry-attempt and x-no-retry,";
   out += "\n  one idempotency key per charge, C stops work at the deadline it was given.\n";
+  if (r.fleet.enabled()) {
+    out +=
+        "  B picks C's replica by peak EWMA (power of two choices), never one the call tried,"
+        "\n  and ejects one that fails 2 attempts in a row (3 s, longer each time).\n";
+  }
   return out;
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "demo/demo_options.h"
+#include "demo/fault_schedule.h"
 #include "demo/live_config.h"
 
 namespace stormguard::demo {
@@ -36,6 +37,10 @@ struct ServiceOptions {
   int port = 0;                            // 0: any free port
   std::uint64_t seed = 1;                  // C's fault draws
   std::vector<std::string> outage_phases;  // C: operations of these phases find it down
+  GrayFaults gray;                         // C: how it turns gray (replica 0 of a fleet)
+  // B: the ports of C's replicas when there are several (the downstream
+  // port is the first); it serves GET /admin/replicas (replica_log.h).
+  std::vector<int> replica_ports;
   Duration max_lifetime = std::chrono::seconds(120);
   // stormguard mode: where the policies come from after the start (empty:
   // the compiled-in stormguard.json only).

@@ -16,7 +16,20 @@ namespace stormguard::demo {
 namespace {
 using namespace std::chrono_literals;
 
-http::HttpClientOptions ClientOptions(NextHop next) {
+// The registry's "bottom" set with C's replicas as members (its picker and
+// outlier detection come from stormguard.json); null for one C, whose
+// calls go where the URL says.
+std::shared_ptr<ReplicaSet> BottomReplicas(const std::vector<int>& ports) {
+  if (ports.empty()) return nullptr;
+  std::shared_ptr<ReplicaSet> set = DemoRegistry().Replicas("bottom");
+  if (!set) Must(Status::FailedPrecondition("stormguard.json gives \"bottom\" no \"replicas\""));
+  std::vector<EndpointSpec> members;
+  for (int port : ports) members.push_back({"127.0.0.1:" + std::to_string(port)});
+  Must(set->Update(std::move(members)));
+  return set;
+}
+
+http::HttpClientOptions ClientOptions(NextHop next, const std::vector<int>& replica_ports) {
   // The bottom hop knows its callee answers in milliseconds: its pipeline
   // hedges a call slower than the p95 of recent ones (a charge's hedge
   // carries its idempotency key, so C answers it once) and has a short
@@ -30,6 +43,7 @@ http::HttpClientOptions ClientOptions(NextHop next) {
           .default_timeout = 1s,
           .reserve = {.fraction = 0.1},
           .pipeline = std::move(pipeline),
+          .replicas = BottomReplicas(replica_ports),
           .absolute_deadline = true};
 }
 
@@ -63,8 +77,8 @@ class StormguardCaller final : public Caller {
 
 }  // namespace
 
-std::unique_ptr<Caller> MakeStormguardCaller(NextHop next) {
-  return std::make_unique<StormguardCaller>(Must(http::HttpClient::Create(ClientOptions(next))));
+std::unique_ptr<Caller> MakeStormguardCaller(NextHop next, const std::vector<int>& replica_ports) {
+  return std::make_unique<StormguardCaller>(Must(http::HttpClient::Create(ClientOptions(next, replica_ports))));
 }
 
 }  // namespace stormguard::demo

@@ -13,6 +13,7 @@
 
 #include "demo/bottom_ledger.h"
 #include "demo/demo_options.h"
+#include "demo/gray_summary.h"
 #include "demo/load_generator.h"
 
 namespace stormguard::demo {
@@ -39,6 +40,8 @@ struct ModeReport {
   // Attempts reaching C: (seconds since the start, attempts per second),
   // one point per kTimelineBucketMs bucket.
   std::vector<std::pair<double, double>> timeline;
+  // A fleet of C (--replicas 2 or more): what the mode made of its gray replica.
+  std::optional<GraySummary> gray;
 };
 
 // Nearest-rank percentile (q in [0, 1]) of `values`; 0 for none. Sorts.

@@ -142,7 +142,14 @@ TEST(DemoIntegrationTest, BadFlagsExitWithStatusTwoAndNameTheFlag) {
                                                {"demo", "--bogus"},
                                                {"demo", "--svg", "/nonexistent/dir/t.svg"},
                                                {"demo", "--rate", "nan"},
-                                               {"demo", "--seed", "-1"}}) {
+                                               {"demo", "--seed", "-1"},
+                                               {"demo", "--replicas", "9"},
+                                               {"demo", "--replicas", "3", "--down", "1s"},
+                                               {"demo", "--replicas", "3", "--soak", "5s"},
+                                               {"demo", "--gray", "5s"},
+                                               {"demo", "--gray-share", "nan"},
+                                               {"demo", "--gray-mode", "sideways"},
+                                               {"demo", "--gray-latency", "abc"}}) {
     CliProcess cli(args);
     const int status = cli.Wait(10s);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << args[1] << " " << status;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace stormguard::demo {
 namespace {
 using namespace std::chrono_literals;
@@ -31,6 +33,53 @@ TEST(DemoOptionsTest, ServicesLiveAsLongAsThePhasesPlusTheSlack) {
   EXPECT_EQ(ServiceLifetime(DemoOptions{.soak = kMaxPhase}.Phases()), kMaxPhase + kLifetimeSlack);
   const DemoOptions longest{.healthy = kMaxPhase, .down = kMaxPhase, .recovered = kMaxPhase};
   EXPECT_EQ(ServiceLifetime(longest.Phases()), 3 * kMaxPhase + kSettleBeforeOutage + kLifetimeSlack);
+}
+
+TEST(DemoOptionsTest, AFleetRunsHealthyGrayAndHealed) {
+  const DemoOptions o{.healthy = 2s, .fleet = {.replicas = 3, .gray = 5s, .healed = 4s}};
+  const std::vector<Phase> phases = o.Phases();
+  ASSERT_EQ(phases.size(), 3u);
+  EXPECT_EQ(phases[0].name, "healthy");
+  EXPECT_EQ(phases[1].name, "gray");
+  EXPECT_TRUE(phases[1].gray);
+  EXPECT_EQ(phases[1].length, 5s);
+  EXPECT_EQ(phases[2].name, "healed");
+  EXPECT_EQ(phases[2].length, 4s);
+  for (const Phase& p : phases) EXPECT_FALSE(p.bottom_down);
+  EXPECT_FALSE(DemoOptions{}.Phases()[1].gray);  // one replica: today's three phases
+}
+
+TEST(FleetOptionsTest, RefusesValuesOutOfRangeNamingTheFlag) {
+  EXPECT_TRUE(FleetOptions{}.Validate().empty());
+  EXPECT_TRUE((FleetOptions{.replicas = kMaxReplicas, .share = 1}.Validate().empty()));
+  const auto first = [](const FleetOptions& f) {
+    const std::vector<std::string> errors = f.Validate();
+    return errors.empty() ? std::string() : errors.front();
+  };
+  EXPECT_EQ(first({.replicas = 0}).rfind("--replicas:", 0), 0u);
+  EXPECT_EQ(first({.replicas = kMaxReplicas + 1}).rfind("--replicas:", 0), 0u);
+  EXPECT_EQ(first({.gray = 100ms}).rfind("--gray:", 0), 0u);
+  EXPECT_EQ(first({.healed = 2h}).rfind("--healed:", 0), 0u);
+  EXPECT_EQ(first({.share = std::nan("")}).rfind("--gray-share:", 0), 0u);
+  EXPECT_EQ(first({.share = -0.1}).rfind("--gray-share:", 0), 0u);
+  EXPECT_EQ(first({.share = 1.5}).rfind("--gray-share:", 0), 0u);
+  EXPECT_EQ(first({.latency = 0s}).rfind("--gray-latency:", 0), 0u);
+  EXPECT_EQ(first({.latency = 11s}).rfind("--gray-latency:", 0), 0u);
+}
+
+TEST(FleetOptionsTest, RefusesFlagsThatDoNotGoWithTheReplicaCount) {
+  const FleetOptions one, three{.replicas = 3};
+  EXPECT_TRUE(FleetConflicts(one, {.down = true, .recovered = true, .soak = true, .grpc = true}).empty());
+  EXPECT_TRUE(FleetConflicts(three, {}).empty());
+  ASSERT_EQ(FleetConflicts(one, {.gray_flags = true}).size(), 1u);
+  EXPECT_NE(FleetConflicts(one, {.gray_flags = true})[0].find("only with --replicas"), std::string::npos);
+  const std::vector<std::string> errors =
+      FleetConflicts(three, {.down = true, .recovered = true, .soak = true, .grpc = true});
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_EQ(errors[0].rfind("--down:", 0), 0u);
+  EXPECT_EQ(errors[1].rfind("--recovered:", 0), 0u);
+  EXPECT_EQ(errors[2].rfind("--soak:", 0), 0u);
+  EXPECT_EQ(errors[3].rfind("--transport:", 0), 0u);
 }
 
 TEST(ConfigSourceFlagsTest, HandsTheSourceOnToEachService) {

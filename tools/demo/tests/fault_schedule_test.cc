@@ -35,5 +35,29 @@ TEST(FaultScheduleTest, OnlyOperationsOfAnOutagePhaseFindCDown) {
   EXPECT_FALSE(FaultSchedule(FaultRates{}, 1, {}).InOutage("down"));
 }
 
+TEST(FaultScheduleTest, GrayDrawsHitOnlyOperationsOfAGrayPhaseAtTheirShare) {
+  FaultSchedule slow(FaultRates{}, 3, {}, {.phases = {"gray"}, .mode = GrayMode::kSlow, .share = 0.5});
+  int hits = 0;
+  constexpr int kDraws = 10'000;
+  for (int i = 0; i < kDraws; ++i) {
+    EXPECT_EQ(slow.DrawGray("healthy"), Fault::kNone);
+    const Fault f = slow.DrawGray("gray");
+    ASSERT_NE(f, Fault::kError);
+    hits += f == Fault::kSlow;
+  }
+  EXPECT_NEAR(hits, 5'000, 250);  // 5 standard deviations, fixed seed
+}
+
+TEST(FaultScheduleTest, GrayModeFailAnswersWithAnErrorAndShareBoundsTheDraw) {
+  FaultSchedule fail(FaultRates{}, 3, {}, {.phases = {"gray"}, .mode = GrayMode::kFail, .share = 1});
+  FaultSchedule never(FaultRates{}, 3, {}, {.phases = {"gray"}, .mode = GrayMode::kFail, .share = 0});
+  FaultSchedule healthy(FaultRates{}, 3, {});  // no gray phase: a replica that stays healthy
+  for (int i = 0; i < 1'000; ++i) {
+    ASSERT_EQ(fail.DrawGray("gray"), Fault::kError);
+    ASSERT_EQ(never.DrawGray("gray"), Fault::kNone);
+    ASSERT_EQ(healthy.DrawGray("gray"), Fault::kNone);
+  }
+}
+
 }  // namespace
 }  // namespace stormguard::demo
