@@ -3,6 +3,19 @@
 #include <cmath>
 
 namespace stormguard {
+namespace {
+
+// e^-x for x >= 0 within 2%, without a call to exp on the pick path:
+// 2^-(x / ln 2) = 2^-k x 2^-f, the fraction by a cubic.
+double DecayFactor(double x) noexcept {
+  const double y = x * 1.4426950408889634;
+  if (!(y < 60)) return 0;  // NaN too
+  const int k = static_cast<int>(y);
+  const double f = y - k;
+  return std::ldexp(1 - f * (0.6931471805599453 - f * (0.2402265069591007 - f * 0.0555041086648216)), -k);
+}
+
+}  // namespace
 
 std::vector<std::string> EndpointLoadOptions::Validate() const {
   std::vector<std::string> errors;
@@ -16,6 +29,14 @@ EndpointLoad::EndpointLoad(const EndpointLoadOptions& o) noexcept
     : average_ns_(o.initial_latency.count()),
       decay_ns_(static_cast<double>(std::max(o.decay, Duration(1)).count())),
       inverse_weight_(o.weight > 0.0 ? 1.0 / o.weight : 1.0) {}
+
+double EndpointLoad::Cost(TimePoint now) const noexcept {
+  double latency = static_cast<double>(average_ns_.load(std::memory_order_relaxed));
+  const std::int64_t stamp = stamp_ns_.load(std::memory_order_relaxed);
+  const std::int64_t elapsed = now.time_since_epoch().count() - stamp;
+  if (stamp != 0 && elapsed > 0) latency *= DecayFactor(static_cast<double>(elapsed) / decay_ns_);
+  return (latency + 1.0) * (outstanding_.load(std::memory_order_relaxed) + 1) * inverse_weight_;
+}
 
 void EndpointLoad::End(Duration latency, TimePoint now) noexcept {
   outstanding_.fetch_sub(1, std::memory_order_relaxed);

@@ -38,7 +38,7 @@ std::size_t RoundRobinPicker::Pick(Endpoints endpoints, const Tried& tried, Rand
   return FirstUntried(endpoints, tried, first);
 }
 
-std::size_t P2CPicker::Pick(Endpoints endpoints, const Tried& tried, Random& random) const noexcept {
+std::size_t P2CPicker::Pick(Endpoints endpoints, const Tried& tried, Random& random, TimePoint now) const noexcept {
   const std::size_t n = endpoints.size();
   if (n == 1) return 0;
   // Two distinct draws; a tried endpoint is drawn again, a few times.
@@ -57,7 +57,7 @@ std::size_t P2CPicker::Pick(Endpoints endpoints, const Tried& tried, Random& ran
   const std::size_t b = draw(a);
   if (tried.Contains(endpoints[b]) && !a_tried) return a;
   if (cost_ == P2CCost::kOutstanding) return endpoints[b]->outstanding() < endpoints[a]->outstanding() ? b : a;
-  return endpoints[b]->Cost() < endpoints[a]->Cost() ? b : a;
+  return endpoints[b]->Cost(now) < endpoints[a]->Cost(now) ? b : a;
 }
 
 std::string_view PickerKindName(PickerKind kind) noexcept { return kPickerNames[static_cast<std::size_t>(kind)]; }
@@ -72,11 +72,11 @@ std::optional<PickerKind> ParsePickerKind(std::string_view name) noexcept {
 Picker::Picker(PickerKind kind) noexcept
     : kind_(kind), p2c_(kind == PickerKind::kLeastOutstanding ? P2CCost::kOutstanding : P2CCost::kPeakEwma) {}
 
-std::size_t Picker::Pick(Endpoints endpoints, const Tried& tried, Random& random) noexcept {
+std::size_t Picker::Pick(Endpoints endpoints, const Tried& tried, Random& random, TimePoint now) noexcept {
   switch (kind_) {
     case PickerKind::kRoundRobin: return round_robin_.Pick(endpoints, tried, random);
     case PickerKind::kLeastOutstanding:
-    case PickerKind::kPeakEwma: return p2c_.Pick(endpoints, tried, random);
+    case PickerKind::kPeakEwma: return p2c_.Pick(endpoints, tried, random, now);
     case PickerKind::kRandom: break;
   }
   const std::size_t n = endpoints.size();

@@ -182,7 +182,7 @@ PickedEndpoint ReplicaSet::Pick(TimePoint now, Tried& tried, Random& random) {
     m = &Current();
   }
   if (m->admitted.empty()) return {};
-  const std::size_t i = m->picker->Pick(m->admitted_loads, tried, random);
+  const std::size_t i = m->picker->Pick(m->admitted_loads, tried, random, now);
   tried.Add(m->admitted_loads[i]);
   PickedEndpoint picked(m->admitted[i]);
   picked.started_ = now;

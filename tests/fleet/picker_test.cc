@@ -42,13 +42,26 @@ TEST(EndpointLoadTest, ASlowerAnswerCountsAtOnceAndFasterOnesDecayTowardThemselv
 TEST(EndpointLoadTest, CostGrowsWithOutstandingCallsAndShrinksWithWeight) {
   EndpointLoad light({.initial_latency = 1ms});
   EndpointLoad heavy({.initial_latency = 1ms, .weight = 2.0});
-  EXPECT_NEAR(heavy.Cost() * 2, light.Cost(), 1e-6);
-  const double idle = light.Cost();
+  EXPECT_NEAR(heavy.Cost(At(1s)) * 2, light.Cost(At(1s)), 1e-6);
+  const double idle = light.Cost(At(1s));
   light.Start();
   light.Start();
-  EXPECT_NEAR(light.Cost(), 3 * idle, 1e-6);
+  EXPECT_NEAR(light.Cost(At(1s)), 3 * idle, 1e-6);
   light.Abandon();
   EXPECT_EQ(light.outstanding(), 1);
+}
+
+TEST(EndpointLoadTest, AnIdleEndpointsCostDecaysSoItIsTriedAgain) {
+  EndpointLoad e({.decay = 10s});
+  e.Start();
+  e.End(1s, At(1s));
+  EXPECT_NEAR(e.Cost(At(1s)), 1e9 + 1, 1);
+  for (Duration later : {1s, 5s, 10s, 30s, 100s}) {  // within 2% of e^-t/decay
+    const double expected = 1e9 * std::exp(-static_cast<double>(later.count()) / 1e10) + 1;
+    EXPECT_NEAR(e.Cost(At(1s + later)), expected, expected * 0.02) << later.count();
+  }
+  EXPECT_NEAR(e.Cost(At(1s + 1h)), 1, 1e-6);  // the latency is long forgotten
+  EXPECT_EQ(e.average(), 1s);                 // reading decays nothing
 }
 
 TEST(EndpointLoadTest, OptionsOutOfRangeAreNamed) {
@@ -99,8 +112,8 @@ TEST(PickerTest, LeastOutstandingIgnoresLatencyAndPeakEwmaDoesNot) {
   Random random(3);
   Picker least(PickerKind::kLeastOutstanding);
   Picker ewma(PickerKind::kPeakEwma);
-  EXPECT_EQ(least.Pick(f.view, {}, random), 0U);
-  EXPECT_EQ(ewma.Pick(f.view, {}, random), 1U);
+  EXPECT_EQ(least.Pick(f.view, {}, random, At(2s)), 0U);
+  EXPECT_EQ(ewma.Pick(f.view, {}, random, At(2s)), 1U);
 }
 
 TEST(PickerTest, RandomSkipsTriedAndCoversTheSet) {
@@ -108,11 +121,11 @@ TEST(PickerTest, RandomSkipsTriedAndCoversTheSet) {
   Random random(5);
   Picker p(PickerKind::kRandom);
   std::vector<int> picks(4);
-  for (int i = 0; i < 4000; ++i) ++picks[p.Pick(f.view, {}, random)];
+  for (int i = 0; i < 4000; ++i) ++picks[p.Pick(f.view, {}, random, At(2s))];
   for (int n : picks) EXPECT_NEAR(n, 1000, 120);
   Tried tried;
   for (int k : {0, 1, 3}) tried.Add(f.view[k]);
-  for (int i = 0; i < 100; ++i) ASSERT_EQ(p.Pick(f.view, tried, random), 2U);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(p.Pick(f.view, tried, random, At(2s)), 2U);
 }
 
 TEST(P2CPickerTest, NeverPicksTheSlowReplicaWhileAnotherIsCheaper) {
@@ -122,8 +135,32 @@ TEST(P2CPickerTest, NeverPicksTheSlowReplicaWhileAnotherIsCheaper) {
   Random random(42);
   P2CPicker p;
   int slow = 0;
-  for (int i = 0; i < 10000; ++i) slow += p.Pick(f.view, {}, random) == 3 ? 1 : 0;
+  for (int i = 0; i < 10000; ++i) slow += p.Pick(f.view, {}, random, At(2s)) == 3 ? 1 : 0;
   EXPECT_EQ(slow, 0);  // two distinct draws: the slow one always loses its comparison
+}
+
+TEST(P2CPickerTest, ASlowReplicaThatGotNoCallsIsTriedAgainOnceItsLatencyDecayed) {
+  Fleet f(3, {.decay = 1s, .initial_latency = 1ms});
+  for (EndpointLoad* e : f.view) {
+    e->Start();
+    e->End(1ms, At(1s));
+  }
+  f.view[0]->Start();
+  f.view[0]->End(1200ms, At(1s));  // turned slow: the dearest of three, never picked
+  Random random(9);
+  P2CPicker p;
+  const auto picks_of_slow = [&](TimePoint now) {
+    int n = 0;
+    for (int i = 0; i < 1000; ++i) n += p.Pick(f.view, {}, random, now) == 0 ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(picks_of_slow(At(1s)), 0);
+  for (EndpointLoad* e : std::span(f.view).subspan(1)) {  // the others keep answering; the slow one gets nothing
+    e->Start();
+    e->End(1ms, At(10s));
+  }
+  EXPECT_EQ(picks_of_slow(At(1500ms)), 0);
+  EXPECT_GT(picks_of_slow(At(10s)), 100);  // 9 decays later its 1.2 s weighs less than their 1 ms
 }
 
 TEST(P2CPickerTest, SpreadsLoadByOutstandingCalls) {
@@ -132,7 +169,7 @@ TEST(P2CPickerTest, SpreadsLoadByOutstandingCalls) {
   P2CPicker p;
   std::vector<int> picks(4);
   for (int i = 0; i < 400; ++i) {  // calls that never end: each pick adds load
-    const std::size_t k = p.Pick(f.view, {}, random);
+    const std::size_t k = p.Pick(f.view, {}, random, At(2s));
     f.view[k]->Start();
     ++picks[k];
   }
@@ -146,11 +183,11 @@ TEST(P2CPickerTest, ARetryGoesToAReplicaNotTriedYet) {
   Tried tried;
   tried.Add(f.view[0]);
   tried.Add(f.view[1]);
-  for (int i = 0; i < 1000; ++i) ASSERT_EQ(p.Pick(f.view, tried, random), 2U);
+  for (int i = 0; i < 1000; ++i) ASSERT_EQ(p.Pick(f.view, tried, random, At(2s)), 2U);
   tried.Add(f.view[2]);
-  for (int i = 0; i < 100; ++i) ASSERT_LT(p.Pick(f.view, tried, random), 3U);  // all tried: any
+  for (int i = 0; i < 100; ++i) ASSERT_LT(p.Pick(f.view, tried, random, At(2s)), 3U);  // all tried: any
   Fleet one(1);
-  EXPECT_EQ(p.Pick(one.view, tried, random), 0U);
+  EXPECT_EQ(p.Pick(one.view, tried, random, At(2s)), 0U);
 }
 
 }  // namespace

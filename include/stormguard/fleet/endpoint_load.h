@@ -5,7 +5,8 @@
 // (Finagle's and Linkerd's "peak EWMA"): a slower answer raises the average
 // at once, faster ones pull it down over `decay`. A picker compares replicas
 // by their cost, (average latency) x (outstanding + 1) / weight, so a slow
-// replica and a busy one both look expensive before a timeout says so.
+// replica and a busy one both look expensive before a timeout says so; an
+// idle one's average decays, so it is tried again after a while.
 //
 //   EndpointLoad& e = *endpoints[picker.Pick(...)];
 //   e.Start();
@@ -50,11 +51,13 @@ class EndpointLoad {
   // A call started by Start() that will not report a latency (cancelled).
   void Abandon() noexcept { outstanding_.fetch_sub(1, std::memory_order_relaxed); }
 
-  // (average latency in ns + 1) x (outstanding + 1) / weight.
-  double Cost() const noexcept {
-    const double latency = static_cast<double>(average_ns_.load(std::memory_order_relaxed)) + 1.0;
-    return latency * (outstanding_.load(std::memory_order_relaxed) + 1) * inverse_weight_;
-  }
+  // (average latency in ns + 1) x (outstanding + 1) / weight, the average
+  // decayed to `now` as if answers of no time had come since the last
+  // one (Finagle's peak EWMA does the same when it reads the load). A
+  // picker that compares costs never picks the dearest of what it draws,
+  // so without the decay a replica that looked slow once and then got no
+  // calls would stay the dearest, and unused, for good.
+  double Cost(TimePoint now) const noexcept;
   int outstanding() const noexcept { return outstanding_.load(std::memory_order_relaxed); }
   Duration average() const noexcept { return Duration(average_ns_.load(std::memory_order_relaxed)); }
 

@@ -15,7 +15,7 @@
 //
 //   Picker picker(PickerKind::kPeakEwma);
 //   Tried tried;
-//   std::size_t i = picker.Pick(endpoints, tried, ThreadLocalRandom());
+//   std::size_t i = picker.Pick(endpoints, tried, ThreadLocalRandom(), clock.Now());
 //   tried.Add(endpoints[i]);   // a retry of this call will go elsewhere
 //
 // Thread safety: Pick may run concurrently; no locks, no allocation.
@@ -82,8 +82,8 @@ enum class P2CCost : std::uint8_t {
 class P2CPicker {
  public:
   explicit P2CPicker(P2CCost cost = P2CCost::kPeakEwma) noexcept : cost_(cost) {}
-  // An index into `endpoints` (which must not be empty).
-  std::size_t Pick(Endpoints endpoints, const Tried& tried, Random& random) const noexcept;
+  // An index into `endpoints` (which must not be empty); costs as of `now`.
+  std::size_t Pick(Endpoints endpoints, const Tried& tried, Random& random, TimePoint now) const noexcept;
 
  private:
   P2CCost cost_;
@@ -100,8 +100,8 @@ class Picker {
  public:
   explicit Picker(PickerKind kind = PickerKind::kPeakEwma) noexcept;
   PickerKind kind() const noexcept { return kind_; }
-  // An index into `endpoints` (which must not be empty).
-  std::size_t Pick(Endpoints endpoints, const Tried& tried, Random& random) noexcept;
+  // An index into `endpoints` (which must not be empty), at `now`.
+  std::size_t Pick(Endpoints endpoints, const Tried& tried, Random& random, TimePoint now) noexcept;
 
  private:
   PickerKind kind_;
