@@ -98,7 +98,7 @@ std::optional<GrayMode> ParseGrayMode(std::string_view name) noexcept;
 struct FleetOptions {
   int replicas = 1;  // 1: the three-phase demo with one C
   Duration gray = std::chrono::seconds(8);
-  Duration healed = std::chrono::seconds(8);
+  Duration healed = std::chrono::seconds(12);
   GrayMode mode = GrayMode::kSlow;
   double share = 0.5;                                  // of the gray phase's operations, at replica 0
   Duration latency = std::chrono::milliseconds(1200);  // of a slow gray answer

@@ -100,7 +100,7 @@ std::string FormatTables(const DemoReport& r) {
   if (r.fleet.enabled()) {
     out +=
         "  B picks C's replica by peak EWMA (power of two choices), never one the call tried,"
-        "\n  and ejects one that fails 2 attempts in a row (3 s, longer each time).\n";
+        "\n  and ejects one that fails 2 attempts in a row (5 s, longer each time).\n";
   }
   return out;
 }

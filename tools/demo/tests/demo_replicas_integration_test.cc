@@ -46,7 +46,7 @@ class RoundRobinPolicies {
 TEST(DemoReplicasIntegrationTest, StormguardEjectsTheGrayReplicaAndTakesItBack) {
   const RoundRobinPolicies policies;
   CliProcess cli({"demo", "--json", "--replicas", "3", "--gray-mode", "fail", "--gray-share", "1", "--healthy", "1s",
-                  "--gray", "3s", "--healed", "3s", "--svg", "replicas.svg", "--config", policies.path()});
+                  "--gray", "3s", "--healed", "4s", "--svg", "replicas.svg", "--config", policies.path()});
   const int status = cli.Wait(60s);
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << "\n" << cli.Stderr();
   const auto j = nlohmann::json::parse(cli.Stdout());
