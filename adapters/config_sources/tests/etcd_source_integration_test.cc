@@ -6,6 +6,7 @@
 
 #include "etcd_process.h"
 #include "eventually.h"
+#include "sanitized.h"
 #include "sink_recorder.h"
 #include "stormguard/config/config_json.h"
 #include "stormguard/config_sources/etcd_source.h"
@@ -55,7 +56,9 @@ TEST_F(EtcdSourceIntegrationTest, APutIsDeliveredWithin100Milliseconds) {
   const double p50 = rank(50), p99 = rank(99);
   std::printf("etcd put -> delivery over %zu puts: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", ms.size(), p50, p99,
               ms.back());
-  EXPECT_LT(p99, 100.0);
+  // A sanitizer's slowdown on a loaded 2-core machine measures the
+  // sanitizer: there the bound only says the watch still delivers promptly.
+  EXPECT_LT(p99, stormguard::testkit::kSanitized ? 500.0 : 100.0);
   EXPECT_EQ(source->stats().deliveries, 101U);
 }
 

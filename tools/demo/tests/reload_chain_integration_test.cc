@@ -105,6 +105,12 @@ Seen Classify(const CallRecord& r) {
   return Seen::kUnexplained;
 }
 
+// A deadline's answer on either transport: gRPC's status name, or an HTTP
+// 504 ("deadline already passed on arrival" when a hop stalled before it).
+bool IsDeadlineAnswer(const std::string& answer) {
+  return answer.find("DEADLINE_EXCEEDED") != std::string::npos || answer.rfind("504", 0) == 0;
+}
+
 using OneCall = std::function<CallRecord()>;
 
 // Threads calling A back to back (5 ms apart) until stopped.
@@ -304,8 +310,7 @@ std::vector<double> CheckTraffic(const std::vector<CallRecord>& calls, const std
   std::size_t stalled = 0;
   for (const CallRecord& call : calls) {
     const Seen s = Classify(call);
-    if (kSanitized && s == Seen::kUnexplained && call.answer.find("DEADLINE_EXCEEDED") != std::string::npos &&
-        ++stalled <= calls.size() / 100) {
+    if (kSanitized && s == Seen::kUnexplained && IsDeadlineAnswer(call.answer) && ++stalled <= calls.size() / 100) {
       continue;
     }
     bool explained = false;
