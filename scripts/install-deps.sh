@@ -7,10 +7,12 @@ set -euo pipefail
 packages=(g++ cmake ninja-build pkg-config libgtest-dev libgmock-dev libbenchmark-dev
           libcli11-dev nlohmann-json3-dev libcurl4-openssl-dev libcpp-httplib-dev libasio-dev
           libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc
-          etcd-server openssl prometheus python3-jsonschema python3-rfc3987 clang-format-14 git "$@")
+          etcd-server redis-server libhiredis-dev
+          openssl prometheus python3-jsonschema python3-rfc3987 clang-format-14 git "$@")
 # etcd: the live-reload integration tests start one on loopback, and the openssl
-# CLI makes their TLS certificates; prometheus: its promtool lints the /metrics
-# scrape; jsonschema + rfc3987: lint's SARIF output is validated against the
+# CLI makes their TLS certificates; redis-server and hiredis: the fleet-wide
+# limits keep their shares in Redis, and their tests start one; prometheus:
+# its promtool lints the /metrics scrape; jsonschema + rfc3987: lint's SARIF output is validated against the
 # official schema; clang-format-14 and git: scripts/check-format.sh checks
 # the files git tracks.
 missing=()
