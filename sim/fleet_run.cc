@@ -103,7 +103,7 @@ class Run final : public Actor {
     for (int i = 0; i < o_.replicas; ++i) endpoints.push_back({.address = AddressOf(i)});
     const OutlierDetectionOptions off{.consecutive_failures = 0, .success_rate_stdev_factor = 0};
     const ReplicaSetOptions options{
-        .picker = spec_.picker, .outlier = spec_.ejection ? o_.outlier : off, .listener = &ejections_};
+        .picker = spec_.picker, .load = o_.load, .outlier = spec_.ejection ? o_.outlier : off, .listener = &ejections_};
     for (int g = 0; g < o_.client_groups; ++g) {
       Result<std::unique_ptr<ReplicaSet>> set = ReplicaSet::Create(options, endpoints);
       if (!set.ok()) return std::move(set).status();

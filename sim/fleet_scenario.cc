@@ -54,6 +54,7 @@ void CheckShapes(Validator& v, const FleetScenarioOptions& o) {
   v.Check(o.max_attempts >= 1 && o.max_attempts <= static_cast<int>(Tried::kMax), "max_attempts",
           "must be in [1, " + std::to_string(Tried::kMax) + "] (the replicas a call remembers)");
   v.Nest("outlier", o.outlier.Validate());
+  v.Nest("load", o.load.Validate());
 }
 
 // One hedge after the p95 of the answers of the last 10 s (The Tail at

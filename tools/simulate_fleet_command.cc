@@ -77,6 +77,8 @@ void AddFleet(CLI::App& parent) {
   cmd->add_option("--consecutive-failures", o->outlier.consecutive_failures, "ejection after this many in a row")
       ->capture_default_str()
       ->check(CLI::Range(0, 1'000'000));
+  AddDurationOption(*cmd, "--failure-penalty", o->load.failure_penalty,
+                    "what a failure faster than this counts as in a replica's latency average (0: off)");
   cmd->add_option("--success-rate-request-volume", o->outlier.success_rate_request_volume,
                   "calls per interval a view needs from a replica to judge its success rate")
       ->capture_default_str()

@@ -18,6 +18,7 @@ template <class V>
 void Fields(V& v, EndpointLoadOptions& o) {  // weight: per endpoint
   v.Field("decay", o.decay);
   v.Field("initial_latency", o.initial_latency);
+  v.Field("failure_penalty", o.failure_penalty);
 }
 
 template <class V>

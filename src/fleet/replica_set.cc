@@ -197,7 +197,7 @@ void ReplicaSet::Report(PickedEndpoint& picked, OutcomeClass outcome, TimePoint 
   // least this long: a slow replica whose answers are always cut short by
   // hedges must still look slow. It says nothing about failures.
   const Duration took = now - picked.started_;
-  e->load_.End(took, now);
+  e->load_.End(took, now, CountsAsReplicaFailure(outcome));
   Emit(listener_, Event{.kind = EventKind::kAttemptEnded,
                         .policy = PolicyId::kOutlierDetection,
                         .endpoint = e->address(),

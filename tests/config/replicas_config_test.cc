@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 constexpr std::string_view kTwoReplicas = R"({"replicas": {
   "endpoints": ["10.0.0.1:80", {"address": "10.0.0.2:80", "weight": 2}],
   "picker": "round_robin",
-  "load": {"decay": "5s", "initial_latency": "2ms"},
+  "load": {"decay": "5s", "initial_latency": "2ms", "failure_penalty": "250ms"},
   "outlier_detection": {"consecutive_failures": 3, "base_ejection_time": "5s", "max_ejection_percent": 50}
 }})";
 
@@ -31,6 +31,7 @@ TEST(ReplicasConfigTest, ReadsEveryFieldAndWritesThemBack) {
   EXPECT_EQ(r.picker, PickerKind::kRoundRobin);
   EXPECT_EQ(r.load.decay, 5s);
   EXPECT_EQ(r.load.initial_latency, 2ms);
+  EXPECT_EQ(r.load.failure_penalty, 250ms);
   EXPECT_EQ(r.outlier_detection.consecutive_failures, 3);
   EXPECT_EQ(r.outlier_detection.base_ejection_time, 5s);
   EXPECT_EQ(r.outlier_detection.max_ejection_percent, 50);
@@ -63,6 +64,8 @@ TEST(ReplicasConfigTest, EachBadValueIsNamedByItsPath) {
       {R"({"replicas": {"outlier_detection": {"consecutive_failures": -1}}})",
        "destinations.inventory.replicas.outlier_detection.consecutive_failures"},
       {R"({"replicas": {"load": {"decay": "-1s"}}})", "destinations.inventory.replicas.load.decay"},
+      {R"({"replicas": {"load": {"failure_penalty": "-1ms"}}})",
+       "destinations.inventory.replicas.load.failure_penalty"},
       {R"({"replicas": {"load": {"weight": 2}}})", "destinations.inventory.replicas.load.weight"},
       {R"({"replicas": {"endpoint": []}})", "destinations.inventory.replicas.endpoint"},
       {R"({"replicas": []})", "destinations.inventory.replicas: must be an object"},

@@ -39,6 +39,39 @@ TEST(EndpointLoadTest, ASlowerAnswerCountsAtOnceAndFasterOnesDecayTowardThemselv
   EXPECT_EQ(e.outstanding(), 0);
 }
 
+TEST(EndpointLoadTest, AFastFailureCountsAsThePenaltyMixedInByTheTimeSinceTheLastAnswer) {
+  EndpointLoad e({.decay = 10s, .initial_latency = 10ms, .failure_penalty = 1s});
+  e.Start();
+  e.End(5ms, At(1s));
+  e.Start();
+  e.End(1ms, At(11s), /*failed=*/true);  // one decay later: 1/e of the old average is left
+  const double expected = 5e6 * std::exp(-1.0) + 1e9 * (1 - std::exp(-1.0));
+  EXPECT_NEAR(static_cast<double>(e.average().count()), expected, 1e3);
+  const Duration before = e.average();
+  e.Start();
+  e.End(1ms, At(11s), /*failed=*/true);  // at once after: no time, no weight (never a peak)
+  EXPECT_EQ(e.average(), before);
+  e.Start();
+  e.End(3s, At(12s), /*failed=*/true);  // slower than the penalty: its own latency, a peak
+  EXPECT_EQ(e.average(), 3s);
+}
+
+TEST(EndpointLoadTest, AFailureSlowerThanTheAverageIsAPeakEvenBelowThePenalty) {
+  EndpointLoad e({.decay = 10s, .initial_latency = 10ms, .failure_penalty = 1s});
+  e.Start();
+  e.End(5ms, At(1s));
+  e.Start();
+  e.End(250ms, At(1s), /*failed=*/true);  // a timed-out attempt right after: no time to move toward 1 s
+  EXPECT_EQ(e.average(), 250ms);
+}
+
+TEST(EndpointLoadTest, WithoutAPenaltyAFailureIsJustItsLatency) {
+  EndpointLoad e({.decay = 10s, .initial_latency = 10ms, .failure_penalty = 0s});
+  e.Start();
+  e.End(1ms, At(1s), /*failed=*/true);
+  EXPECT_EQ(e.average(), 1ms);
+}
+
 TEST(EndpointLoadTest, CostGrowsWithOutstandingCallsAndShrinksWithWeight) {
   EndpointLoad light({.initial_latency = 1ms});
   EndpointLoad heavy({.initial_latency = 1ms, .weight = 2.0});
@@ -70,6 +103,8 @@ TEST(EndpointLoadTest, OptionsOutOfRangeAreNamed) {
             std::vector<std::string>{"weight: must be in (0, 1e6]"});
   EXPECT_EQ(EndpointLoadOptions{.initial_latency = -1ns}.Validate(),
             std::vector<std::string>{"initial_latency: must be at least 0"});
+  EXPECT_EQ(EndpointLoadOptions{.failure_penalty = -1ns}.Validate(),
+            std::vector<std::string>{"failure_penalty: must be at least 0"});
   EXPECT_TRUE(EndpointLoadOptions{}.Validate().empty());
 }
 

@@ -159,6 +159,33 @@ TEST(ReplicaSetTest, TooFewJudgedHostsEjectNothingBySuccessRate) {
   EXPECT_TRUE(f.events.Of(EventKind::kStateChanged).empty());
 }
 
+// A gray replica failing half its calls as fast as the others answer: peak
+// EWMA sees its failures through the penalty, so it gets far less than its
+// third of the calls, ejection off. Without the penalty it looks the same.
+TEST(ReplicaSetTest, PeakEwmaSendsLittleToAReplicaThatFailsHalfItsCallsFast) {
+  const auto gray_share = [](Duration penalty) {
+    auto set = ReplicaSet::Create({.picker = PickerKind::kPeakEwma,
+                                   .load = {.decay = 1s, .initial_latency = 1ms, .failure_penalty = penalty},
+                                   .outlier = {.consecutive_failures = 0, .success_rate_stdev_factor = 0}},
+                                  Replicas(3))
+                   .value();
+    Random random{5};
+    TimePoint now = TimePoint(1h);
+    int gray = 0, flip = 0;
+    for (int i = 0; i < 20'000; ++i) {  // 20 s at one call per ms
+      Tried tried;
+      PickedEndpoint e = set->Pick(now, tried, random);
+      const bool on_gray = e.address() == "10.0.0.1:80";
+      gray += on_gray;
+      now += 1ms;
+      set->Report(e, on_gray && (++flip % 2 == 0) ? OutcomeClass::kTransient : OutcomeClass::kSuccess, now);
+    }
+    return gray / 20'000.0;
+  };
+  EXPECT_LT(gray_share(1s), 0.05);
+  EXPECT_GT(gray_share(0s), 0.25);
+}
+
 TEST(ReplicaSetTest, RetriesGoToAnotherReplicaWhileOneIsLeft) {
   SetFixture f(3, {}, PickerKind::kPeakEwma);
   Tried tried;
@@ -231,7 +258,10 @@ TEST(ReplicaSetTest, ReconfigureChangesPickerAndVerdictsButKeepsEndpointState) {
   EXPECT_EQ(f.set->options().picker, PickerKind::kLeastOutstanding);
   for (int i = 0; i < 2; ++i) f.CallOn("10.0.0.6:80", OutcomeClass::kTransient);
   EXPECT_FALSE(f.Ejected("10.0.0.6:80"));  // the cap: one of ten is out already
-  ASSERT_TRUE(f.set->Reconfigure({.outlier = {.consecutive_failures = 2, .max_ejection_percent = 50}}).ok());
+  ASSERT_TRUE(f.set
+                  ->Reconfigure({.picker = PickerKind::kRoundRobin,
+                                 .outlier = {.consecutive_failures = 2, .max_ejection_percent = 50}})
+                  .ok());
   f.CallOn("10.0.0.6:80", OutcomeClass::kTransient);  // its run went on while the cap held it
   EXPECT_TRUE(f.Ejected("10.0.0.6:80"));
   Status bad = f.set->Reconfigure({.outlier = {.interval = -1s}});

@@ -6,12 +6,15 @@
 // at once, faster ones pull it down over `decay`. A picker compares replicas
 // by their cost, (average latency) x (outstanding + 1) / weight, so a slow
 // replica and a busy one both look expensive before a timeout says so; an
-// idle one's average decays, so it is tried again after a while.
+// idle one's average decays, so it is tried again after a while. A failed
+// answer that came back fast counts as `failure_penalty`, mixed into the
+// average like any answer: a replica failing half its calls in 1 ms must not
+// look like the fastest of the set.
 //
 //   EndpointLoad& e = *endpoints[picker.Pick(...)];
 //   e.Start();
 //   Status s = Call(replica);
-//   e.End(clock.Now() - start, clock.Now());
+//   e.End(clock.Now() - start, clock.Now(), /*failed=*/!s.ok());
 //
 // Thread safety: every method may run concurrently; no locks. Concurrent
 // End()s may each overwrite the other's sample (the average is an estimate).
@@ -35,6 +38,12 @@ struct EndpointLoadOptions {
   Duration initial_latency = std::chrono::milliseconds(10);
   // Relative capacity: a weight-2 endpoint costs half as much at one load.
   double weight = 1.0;
+  // What a failure faster than this counts as. It moves the average like a
+  // faster answer does (by the time since the last one), never as a peak: a
+  // replica's average then grows with its error rate (gRPC's weighted round
+  // robin penalizes errors the same way), and one failure does not make a
+  // busy healthy replica look dead. 0: failures count as their own latency.
+  Duration failure_penalty = std::chrono::seconds(1);
 
   std::vector<std::string> Validate() const;
 };
@@ -46,8 +55,9 @@ class EndpointLoad {
   EndpointLoad& operator=(const EndpointLoad&) = delete;
 
   void Start() noexcept { outstanding_.fetch_add(1, std::memory_order_relaxed); }
-  // The call started by Start() ended after `latency`, at `now`.
-  void End(Duration latency, TimePoint now) noexcept;
+  // The call started by Start() ended after `latency`, at `now`; `failed`:
+  // its outcome counts against the replica (see CountsAsReplicaFailure).
+  void End(Duration latency, TimePoint now, bool failed = false) noexcept;
   // A call started by Start() that will not report a latency (cancelled).
   void Abandon() noexcept { outstanding_.fetch_sub(1, std::memory_order_relaxed); }
 
@@ -67,6 +77,7 @@ class EndpointLoad {
   std::atomic<std::int64_t> stamp_ns_{0};  // when the average was last moved; 0: never
   const double decay_ns_;
   const double inverse_weight_;
+  const std::int64_t failure_penalty_ns_;
 };
 
 }  // namespace stormguard

@@ -80,6 +80,7 @@ struct FleetScenarioOptions {
   // With ejection on (each view sees ~rate / groups / replicas calls per
   // replica per second, so success-rate judging needs a low volume).
   OutlierDetectionOptions outlier{.success_rate_request_volume = 20};
+  EndpointLoadOptions load;  // the pickers' latency averages (peak EWMA's)
   std::uint64_t seed = 1;
   std::function<void(double)> progress;  // fraction of all runs done
 
