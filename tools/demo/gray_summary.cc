@@ -49,6 +49,20 @@ std::optional<Duration> ReadmittedAfter(const std::vector<ReplicaChange>& change
   return Duration::zero();
 }
 
+// See GraySummary::share_back; ledgers[0] is the gray replica's.
+std::optional<Duration> ShareBackAfter(const std::vector<BottomSnapshot>& ledgers, double healthy_share,
+                                       std::int64_t healed_ms, std::int64_t end_ms) {
+  const std::int64_t window = Ms(kShareBackWindow);
+  for (std::int64_t t = healed_ms; t + window <= end_ms; t += kTimelineBucketMs) {
+    std::uint64_t all = 0;
+    for (const BottomSnapshot& l : ledgers) all += ArrivalsBetween(l, t, t + window);
+    const double share = Share(ArrivalsBetween(ledgers[0], t, t + window), all);
+    if (all > 0 && share >= kShareBackFraction * healthy_share)
+      return std::chrono::milliseconds(t + window - healed_ms);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 BottomSnapshot MergeSnapshots(const std::vector<BottomSnapshot>& replicas) {
@@ -90,6 +104,10 @@ GraySummary SummarizeGray(const std::vector<Phase>& phases, const std::vector<Bo
   }
   g.gray_share = Share(g.gray_attempts, g.all_attempts);
   g.healthy_share = Share(healthy_gray, healthy_all);
+  if (g.phase + 1 < phases.size()) {
+    const std::int64_t end_ms = start_unix_ms + Ms(PhaseSpans(phases)[g.phase + 1].end);
+    g.share_back = ShareBackAfter(ledgers, g.healthy_share, healed_ms, end_ms);
+  }
   if (!changes) return g;
   g.ejections_known = true;
   g.ejected = EjectedAfter(*changes, gray_endpoint, gray_ms);

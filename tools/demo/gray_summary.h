@@ -40,7 +40,16 @@ struct GraySummary {
   // From the healed phase's start until replica 0 was back in (zero when it
   // already was); empty when it was never ejected or is still out.
   std::optional<Duration> readmitted;
+  // From the healed phase's start to the end of the first whole second in
+  // it when replica 0 took at least half its healthy share of the attempts
+  // at C: when callers use it again, whether they had ejected it or only
+  // shunned it (a picker's cost); empty when that never came.
+  std::optional<Duration> share_back;
 };
+
+// The window share_back looks at, and how much of the healthy share counts.
+inline constexpr Duration kShareBackWindow = std::chrono::seconds(1);
+inline constexpr double kShareBackFraction = 0.5;
 
 // The sum of the replicas' ledgers (every count and timeline bucket).
 BottomSnapshot MergeSnapshots(const std::vector<BottomSnapshot>& replicas);

@@ -40,11 +40,11 @@ nlohmann::json ReportJson(const DemoReport& report);
 
 // A fleet of C: the gray phase, a row per mode (success, latency, attempts
 // at C per request, the gray replica's share after kGrayGrace, when it was
-// ejected and readmitted); "" without one.
+// ejected and readmitted, when it had its share back); "" without one.
 std::string FormatGrayTable(const DemoReport& report);
-// {"phase", "gray_attempts", "all_attempts", "gray_share", "healthy_share", "ejected_ms",
-//  "readmitted_ms"}
-// (the times null when never, absent when the mode has no replica log).
+// {"phase", "gray_attempts", "all_attempts", "gray_share", "healthy_share", "share_back_ms",
+//  "ejected_ms", "readmitted_ms"}
+// (the times null when never; the last two absent when the mode has no replica log).
 nlohmann::json GrayJson(const GraySummary& gray);
 
 // Attempts reaching C per second over time, one line per mode, phases shaded.

@@ -8,12 +8,16 @@
 namespace stormguard::demo {
 namespace {
 
-std::string Time(const GraySummary& g, const std::optional<Duration>& t, const char* never) {
-  if (!g.ejections_known) return "-";
+std::string SecondsOr(const std::optional<Duration>& t, const char* never) {
   if (!t) return never;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f s", render::Seconds(*t));
   return buf;
+}
+
+// A time from B's replica log: "-" for a mode without one.
+std::string Time(const GraySummary& g, const std::optional<Duration>& t, const char* never) {
+  return g.ejections_known ? SecondsOr(t, never) : "-";
 }
 
 nlohmann::json Millis(const std::optional<Duration>& t) {
@@ -28,7 +32,7 @@ std::string FormatGrayTable(const DemoReport& r) {
                     "), gray phase; its share of the attempts at C from " +
                     render::Fixed(render::Seconds(kGrayGrace), 0) + " s into the phase:\n";
   render::TextTable table({"mode", "success", "p50 ms", "p99 ms", "attempts at C per request", "at gray replica",
-                           "(while healthy)", "ejected after", "readmitted after healed"});
+                           "(while healthy)", "ejected after", "readmitted after healed", "share back after healed"});
   for (const ModeReport& m : r.modes) {
     if (!m.gray) continue;
     const GraySummary& g = *m.gray;
@@ -38,17 +42,15 @@ std::string FormatGrayTable(const DemoReport& r) {
                render::Fixed(g.gray_share * 100, 1) + "% (" + std::to_string(g.gray_attempts) + " of " +
                    std::to_string(g.all_attempts) + ")",
                render::Fixed(g.healthy_share * 100, 1) + "%", Time(g, g.ejected, "not ejected"),
-               Time(g, g.readmitted, g.ejected ? "still out" : "-")});
+               Time(g, g.readmitted, g.ejected ? "still out" : "-"), SecondsOr(g.share_back, "never")});
   }
   return out + table.Render();
 }
 
 nlohmann::json GrayJson(const GraySummary& g) {
-  nlohmann::json j = {{"phase", g.phase},
-                      {"gray_attempts", g.gray_attempts},
-                      {"all_attempts", g.all_attempts},
-                      {"gray_share", g.gray_share},
-                      {"healthy_share", g.healthy_share}};
+  nlohmann::json j = {
+      {"phase", g.phase},           {"gray_attempts", g.gray_attempts}, {"all_attempts", g.all_attempts},
+      {"gray_share", g.gray_share}, {"healthy_share", g.healthy_share}, {"share_back_ms", Millis(g.share_back)}};
   if (g.ejections_known) {
     j["ejected_ms"] = Millis(g.ejected);
     j["readmitted_ms"] = Millis(g.readmitted);

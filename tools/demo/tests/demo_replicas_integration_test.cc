@@ -64,6 +64,8 @@ TEST(DemoReplicasIntegrationTest, StormguardEjectsTheGrayReplicaAndTakesItBack) 
   EXPECT_FALSE(naive.at("gray_replica").contains("ejected_ms"));  // naive has no replica set
   EXPECT_FALSE(sg.at("gray_replica").at("ejected_ms").is_null()) << j.dump(2);
   EXPECT_FALSE(sg.at("gray_replica").at("readmitted_ms").is_null()) << j.dump(2);
+  EXPECT_FALSE(sg.at("gray_replica").at("share_back_ms").is_null()) << j.dump(2);  // it takes calls again
+  EXPECT_FALSE(naive.at("gray_replica").at("share_back_ms").is_null()) << j.dump(2);
 }
 
 }  // namespace

@@ -60,6 +60,24 @@ TEST(GraySummaryTest, EjectionAndReadmissionAreTimedFromTheirPhases) {
   EXPECT_FALSE(none.readmitted);
 }
 
+TEST(GraySummaryTest, ShareBackIsTheEndOfTheFirstSecondWithHalfTheHealthyShare) {
+  // Healthy: replica 0 takes 2 of 6 per bucket (a third). Healed: nothing
+  // for 1.5 s, then 1 of 5 per bucket (a fifth, over half a third).
+  BottomSnapshot gray = Arrivals(kGrayTestStart, kGrayAt, 2);
+  for (const auto& [t, n] : Arrivals(kHealedAt + 1500, kHealedAt + 4000, 1).timeline) gray.timeline[t] = n;
+  BottomSnapshot others = Arrivals(kGrayTestStart, kHealedAt + 4000, 4);
+  const GraySummary g = SummarizeGray(kGrayTestPhases, {gray, others}, std::nullopt, kGrayTestEndpoint, kGrayTestStart);
+  EXPECT_DOUBLE_EQ(g.healthy_share, 1.0 / 3);
+  // The window from 1.0 s holds 2 of its 4 buckets with replica 0's
+  // answers: 2 of 18, under a sixth; the one from 1.25 s 3 of 19; from 1.5 s
+  // 4 of 20, a fifth.
+  EXPECT_EQ(g.share_back, 2500ms);
+
+  BottomSnapshot never = Arrivals(kGrayTestStart, kGrayAt, 2);
+  EXPECT_FALSE(
+      SummarizeGray(kGrayTestPhases, {never, others}, std::nullopt, kGrayTestEndpoint, kGrayTestStart).share_back);
+}
+
 TEST(GraySummaryTest, MergeAddsEveryReplicasCountsAndBuckets) {
   BottomSnapshot a, b;
   a.phases["gray"] = {.reached = 3, .completed = 2, .orphans = 1, .effects = 0, .duplicate_effects = 0};
