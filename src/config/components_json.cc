@@ -36,11 +36,22 @@ Json WriteBudget(const BudgetOptions& b) {
   return out;
 }
 
-// The breaker's fields, and wait_in_open_backoff: options made into a Backoff.
-void ReadBreaker(const Json& j, const std::string& path, Errors& errors, CircuitBreakerOptions& o) {
+// An operator's force: the two states a configuration may hold a breaker in.
+std::optional<CircuitState> ReadForce(const Json& j, const std::string& path, Errors& errors) {
+  if (j.is_string() && j == "forced_open") return CircuitState::kForcedOpen;
+  if (j.is_string() && j == "disabled") return CircuitState::kDisabled;
+  errors.push_back(path + ": must be \"forced_open\" or \"disabled\" (leave it out to let the breaker judge)");
+  return std::nullopt;
+}
+
+// The breaker's fields, wait_in_open_backoff (options made into a Backoff)
+// and the operator's force, which is not one of the breaker's options.
+void ReadBreaker(const Json& j, const std::string& path, Errors& errors, CircuitBreakerOptions& o,
+                 std::optional<CircuitState>& force) {
   ObjectReader r(j, path, errors);
   if (!r.ok()) return;
   Fields(r, o);
+  if (const Json* f = r.Take("force")) force = ReadForce(*f, ChildPath(path, "force"), errors);
   if (const Json* b = r.Take("wait_in_open_backoff")) {
     BackoffOptions backoff;
     const std::string inner = ChildPath(path, "wait_in_open_backoff");
@@ -68,7 +79,7 @@ void ReadComponents(ObjectReader& r, DestinationConfig& d) {
     ReadBudget(*v, ChildPath(path, "retry_budget"), errors, d.retry_budget);
   }
   if (const Json* v = r.Take("circuit_breaker")) {
-    ReadBreaker(*v, ChildPath(path, "circuit_breaker"), errors, d.circuit_breaker.emplace());
+    ReadBreaker(*v, ChildPath(path, "circuit_breaker"), errors, d.circuit_breaker.emplace(), d.circuit_breaker_force);
   }
   r.Field("bulkhead", d.bulkhead);
   r.Field("rate_limiter", d.rate_limiter);
@@ -88,6 +99,9 @@ Json WriteComponents(const DestinationConfig& d) {
   Json out = Json::object();
   if (d.retry_budget) out["retry_budget"] = WriteBudget(*d.retry_budget);
   if (d.circuit_breaker) out["circuit_breaker"] = WriteBreaker(*d.circuit_breaker);
+  if (d.circuit_breaker && d.circuit_breaker_force) {
+    out["circuit_breaker"]["force"] = std::string(CircuitStateName(*d.circuit_breaker_force));
+  }
   if (d.bulkhead) out["bulkhead"] = Write(*d.bulkhead);
   if (d.rate_limiter) out["rate_limiter"] = Write(*d.rate_limiter);
   if (d.adaptive_concurrency) out["adaptive_concurrency"] = Write(*d.adaptive_concurrency);
@@ -100,6 +114,7 @@ DestinationConfig ComponentsOf(const DestinationConfig& d) {
   DestinationConfig only;
   only.retry_budget = d.retry_budget;
   only.circuit_breaker = d.circuit_breaker;
+  only.circuit_breaker_force = d.circuit_breaker_force;
   only.bulkhead = d.bulkhead;
   only.rate_limiter = d.rate_limiter;
   only.adaptive_concurrency = d.adaptive_concurrency;

@@ -141,6 +141,7 @@ Status Registry::Apply(const Config& config, std::string_view origin) {
   if (!errors.empty()) return Refuse(std::move(errors), origin);
   replica_sets_->Apply(config, options_.pipeline.listener);
   config_internal::ApplyChaosSwitches(*built);  // before any call can take the new pipelines
+  config_internal::ApplyBreakerForces(*built, current_.get(), options_.pipeline.clock->Now());
   Holder* retired = new Holder(built);
   {
     std::lock_guard<std::mutex> swap(current_mu_);

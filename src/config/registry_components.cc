@@ -63,12 +63,14 @@ Components ObtainComponents(const DestinationConfig& d, const Components* previo
       AddPresetComponents(only, *preset);
     }
   }
+  only.circuit_breaker_force.reset();  // a force moves the breaker it has; it makes no fresh one
   const Json written = WriteComponents(only);
   const Components none;
   const Components& p = previous != nullptr ? *previous : none;
   Components c;
   c.budget = Obtain(only.retry_budget, written, "retry_budget", &p.budget, MakeBudget, env, path, errors);
   c.breaker = Obtain(only.circuit_breaker, written, "circuit_breaker", &p.breaker, MakeBreaker, env, path, errors);
+  c.breaker_force = d.circuit_breaker_force;
   c.bulkhead =
       Obtain(only.bulkhead, written, "bulkhead", &p.bulkhead, MakeGuard<Bulkhead, BulkheadOptions>, env, path, errors);
   c.rate_limiter = Obtain(only.rate_limiter, written, "rate_limiter", &p.rate_limiter,
@@ -77,6 +79,19 @@ Components ObtainComponents(const DestinationConfig& d, const Components* previo
                       MakeGuard<AdaptiveLimiter, AdaptiveLimiterOptions>, env, path, errors);
   c.chaos = ObtainChaos(d, p.chaos, {.listener = env.listener, .allowed = env.allow_chaos}, path, errors);
   return c;
+}
+
+void ApplyBreakerForce(const Components& c, const Components* before, TimePoint now) {
+  CircuitBreaker* breaker = c.breaker.component.get();
+  if (breaker == nullptr) return;
+  if (c.breaker_force) {
+    // Every state may move to forced_open and to disabled (CircuitTransitionAllowed).
+    (void)(*c.breaker_force == CircuitState::kForcedOpen ? breaker->TransitionToForcedOpen(now)
+                                                         : breaker->TransitionToDisabled(now));
+    return;
+  }
+  const bool lifted = before != nullptr && before->breaker.component.get() == breaker && before->breaker_force;
+  if (lifted && breaker->state() == *before->breaker_force) (void)breaker->TransitionToClosed(now);
 }
 
 }  // namespace stormguard::config::config_internal

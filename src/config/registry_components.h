@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct Shared {
 struct Components {
   Shared<RetryBudget> budget;
   Shared<CircuitBreaker> breaker;
+  std::optional<CircuitState> breaker_force;  // what the configuration forces it to (ApplyBreakerForce)
   Shared<Bulkhead> bulkhead;
   Shared<RateLimiter> rate_limiter;
   Shared<AdaptiveLimiter> adaptive;
@@ -45,5 +47,11 @@ struct ComponentEnv {
 // Errors are "path.component: reason".
 Components ObtainComponents(const DestinationConfig& d, const Components* previous, const ComponentEnv& env,
                             const std::string& path, std::vector<std::string>& errors);
+
+// Moves `c`'s breaker to the state its configuration forces, or back to
+// closed when `before` (the configuration in force until now) forced the
+// same breaker and this one does not. Only once a configuration is
+// accepted: a refused one moves nothing.
+void ApplyBreakerForce(const Components& c, const Components* before, TimePoint now);
 
 }  // namespace stormguard::config::config_internal

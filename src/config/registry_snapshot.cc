@@ -176,4 +176,14 @@ void ApplyChaosSwitches(const Snapshot& s) {
   for (const auto& [name, c] : s.components) SwitchChaos(c.chaos);  // the built-in default has no chaos
 }
 
+void ApplyBreakerForces(const Snapshot& s, const Snapshot* previous, TimePoint now) {
+  for (const auto& [name, c] : s.components) {  // the built-in default has no breaker
+    const Components* before = nullptr;
+    if (previous != nullptr) {
+      if (auto it = previous->components.find(name); it != previous->components.end()) before = &it->second;
+    }
+    ApplyBreakerForce(c, before, now);
+  }
+}
+
 }  // namespace stormguard::config::config_internal

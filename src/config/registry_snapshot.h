@@ -76,5 +76,8 @@ std::vector<std::string> BuildSnapshot(const Config& config, const Snapshot* pre
 // Switches every chaos policy `s` kept from the previous configuration to the
 // enabled and rate `s` asks for; called once `s` is accepted.
 void ApplyChaosSwitches(const Snapshot& s);
+// Each destination's breaker force (ApplyBreakerForce), against `previous`,
+// the snapshot in force until now (null: none).
+void ApplyBreakerForces(const Snapshot& s, const Snapshot* previous, TimePoint now);
 
 }  // namespace stormguard::config::config_internal

@@ -20,11 +20,11 @@ using testkit::Describe;
 using testkit::RegistryEnv;
 
 // One token, never refilled: the first failing call retries once, later ones never.
-constexpr std::string_view kGood = R"({"destinations": {"inventory": {
+constexpr std::string_view kAcceptedDoc = R"({"destinations": {"inventory": {
     "retry_budget": {"token_bucket": {"max_tokens": 1, "token_ratio": 0}},
     "pipeline": {"stages": [{"retry": {"max_attempts": 2}}]}}}})";
 
-// kGood with `attempts` and a fresh budget of 5 tokens, plus `extra` in the retry.
+// kAcceptedDoc with `attempts` and a fresh budget of 5 tokens, plus `extra` in the retry.
 std::string Changed(const std::string& extra, const std::string& attempts = "4") {
   return R"({"destinations": {"inventory": {
       "retry_budget": {"token_bucket": {"max_tokens": 5, "token_ratio": 0}},
@@ -39,7 +39,7 @@ class RegistryRefusalTest : public ::testing::Test {
   PipelineRef before;
 
   void SetUp() override {
-    ASSERT_TRUE(registry.Apply(kGood, "good").ok());
+    ASSERT_TRUE(registry.Apply(kAcceptedDoc, "good").ok());
     before = registry.Get("inventory");
     ASSERT_EQ(FailingAttempts(), 2);  // spends the one token
   }

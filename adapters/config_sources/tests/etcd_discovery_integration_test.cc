@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "discovery_fixture.h"
-#include "replica_process.h"
+#include "helper_process.h"
 
 namespace stormguard::config_sources::discovery_test {
 

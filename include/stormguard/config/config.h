@@ -144,6 +144,13 @@ struct ReplicasConfig {
 struct DestinationConfig {
   std::optional<BudgetOptions> retry_budget;
   std::optional<CircuitBreakerOptions> circuit_breaker;
+  // An operator's override of the breaker's own judgement, the fleet-wide
+  // switch of an incident ("circuit_breaker": {"force": "forced_open"}):
+  // kForcedOpen refuses every call, kDisabled lets every call through. It
+  // moves the breaker in place once a configuration is accepted (the
+  // breaker is kept: force is not one of its options), and a later
+  // configuration without it moves the breaker back to closed.
+  std::optional<CircuitState> circuit_breaker_force;
   std::optional<BulkheadOptions> bulkhead;
   std::optional<RateLimiterOptions> rate_limiter;
   std::optional<AdaptiveLimiterOptions> adaptive_concurrency;
