@@ -104,7 +104,7 @@ GrpcResult GrpcClient::RunOnReplicas(
     PickedEndpoint replica = routing.Pick(clock.Now());
     if (!replica) return {grpc::StatusCode::UNAVAILABLE, "no replica of the destination is known"};
     const grpc::Status s = attempt(c, channels_->For(replica.address()));
-    routing.Report(replica, ClassifyGrpcCode(FromGrpcCode(s.error_code())), clock.Now());
+    routing.Report(replica, ClassifyGrpcStatus(s.error_code()), clock.Now());
     return s;
   });
 }

@@ -36,7 +36,6 @@
 #include <stop_token>
 #include <utility>
 
-#include "stormguard/core/classifier.h"
 #include "stormguard/fleet/call_routing.h"
 #include "stormguard/grpc/client.h"
 #include "stormguard/grpc/internal/call_setup.h"
@@ -142,7 +141,7 @@ class GrpcCallbackClient {
       auto replica = std::make_shared<PickedEndpoint>(routing->Pick(clock->Now()));
       if (!*replica) return cb(grpc::Status(grpc::StatusCode::UNAVAILABLE, "no replica of the destination is known"));
       start(c, channels->For(replica->address()), out, [cb = std::move(cb), replica, routing, clock](grpc::Status s) {
-        routing->Report(*replica, ClassifyGrpcCode(FromGrpcCode(s.error_code())), clock->Now());
+        routing->Report(*replica, ClassifyGrpcStatus(s.error_code()), clock->Now());
         cb(std::move(s));
       });
     };
