@@ -37,6 +37,7 @@ set(kLayer_http 5)
 set(kLayer_grpc 5)
 set(kLayer_asio 5)
 set(kLayer_config_sources 5)
+set(kLayer_redis 5)
 set(kLayer_sim 5)
 set(kLayer_tools 6)
 # Hedges spend the same budget as retries (HedgeOptions::budget).

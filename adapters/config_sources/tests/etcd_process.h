@@ -8,11 +8,7 @@
 // a root user then makes the test's own writes, a fresh token for each.
 #pragma once
 
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -25,21 +21,11 @@
 
 #include "etcd_codec.h"
 #include "etcd_http.h"
+#include "testkit/child_process.h"
 
 namespace stormguard::config_sources::testkit {
 
-// A port nobody listens on right now (the kernel's pick for port 0).
-inline int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
+inline int FreePort() { return stormguard::testkit::FreeLoopbackPort(); }
 
 class EtcdProcess {
  public:
@@ -102,19 +88,7 @@ class EtcdProcess {
       args.insert(args.end(), {"--client-cert-auth", "--trusted-ca-file", tls_->trusted_ca, "--cert-file",
                                tls_->server_cert, "--key-file", tls_->server_key});
     }
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      // Dies with the test, even one killed by a timeout: an etcd left
-      // behind would hold the test's output pipe open.
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(1);  // the test died before prctl
-      std::vector<char*> argv;
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
+    pid_ = stormguard::testkit::SpawnTiedChild(std::move(args));  // dies with the test
     for (int i = 0; i < 200; ++i) {
       if (Post(client, "/v3/kv/range", RangeRequest("probe", "", 0)).ok()) return true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -122,12 +96,7 @@ class EtcdProcess {
     return false;
   }
 
-  void Kill() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
+  void Kill() { stormguard::testkit::KillChild(pid_); }
 
   // Stops the process (SIGSTOP) and lets it go on (SIGCONT): its sockets
   // stay open and silent, as a hung or cut-off member's do.
