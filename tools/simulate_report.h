@@ -20,6 +20,7 @@
 #include "stormguard/sim/chain_scenario.h"
 #include "stormguard/sim/contention.h"
 #include "stormguard/sim/deadline_demo.h"
+#include "stormguard/sim/fleet_limit_scenario.h"
 #include "stormguard/sim/fleet_scenario.h"
 #include "stormguard/sim/metastable.h"
 #include "stormguard/sim/storm.h"
@@ -41,5 +42,6 @@ Report ChainReport(const sim::ChainScenarioResult& r, bool series);
 Report MetastableReport(const sim::MetastableResult& r, bool series);
 Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool series);
 Report FleetReport(const sim::FleetScenarioResult& r, bool series);
+Report FleetLimitReport(const sim::FleetLimitScenarioResult& r, bool series);
 
 }  // namespace stormguard::cli
