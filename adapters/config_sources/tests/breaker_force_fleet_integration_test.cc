@@ -28,7 +28,8 @@ constexpr const char* kFleetKey = "/fleet/policies";
 constexpr double kObeyedWithinMs = stormguard::testkit::kSanitized ? 3000 : 1000;
 
 std::string FleetPolicies(bool forced) {
-  return std::string(R"({"destinations": {"payments": {"circuit_breaker": {"window_size": 10, "minimum_number_of_calls": 10)") +
+  return std::string(
+             R"({"destinations": {"payments": {"circuit_breaker": {"window_size": 10, "minimum_number_of_calls": 10)") +
          (forced ? R"(, "force": "forced_open")" : "") + R"(}, "pipeline": {"stages": ["circuit_breaker"]}}}})";
 }
 
