@@ -125,9 +125,9 @@ void GlobalRateLimiter::RunScheduledRefresh() noexcept {
 double GlobalRateLimiter::MeasureDemand(TimePoint now) {
   const std::int64_t attempts = attempts_.Sum();
   const double elapsed = Seconds(now - last_refresh_);
-  // Until an interval has been measured, ask for the whole limit: the store
-  // caps it at a fair share.
-  double demand = o_.limit;
+  // Until an interval has been measured, ask for the static share: a fleet
+  // starting together then does not leave it all to the first to ask.
+  double demand = o_.limit / o_.initial_instances;
   if (measured_ && elapsed > 0) demand = static_cast<double>(attempts - last_attempts_) / elapsed;
   if (elapsed >= Seconds(o_.refresh_interval) / 2) {
     measured_ = true;
