@@ -1,6 +1,7 @@
 #include "stormguard/fleet/global_rate_limiter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -34,6 +35,10 @@ std::vector<std::string> GlobalRateLimiterOptions::Validate() const {
   v.Check(std::isfinite(limit) && limit > 0 && limit <= kMaxLimit, "limit",
           "must be a number of calls per second in (0, 1e9]");
   v.Check(burst >= 1, "burst", "must be at least 1");
+  if (std::isfinite(limit) && limit > 0 && burst >= 1) {
+    v.Check(static_cast<double>(burst) / limit <= 1e8, "burst",
+            "burst / limit (the time to refill the fleet's bucket) must be at most 1e8 seconds");
+  }
   v.Check(refresh_interval >= kMinRefreshInterval, "refresh_interval", "must be at least 1ms");
   v.Check(lease_length >= 2 * refresh_interval && lease_length <= kMaxLeaseLength, "lease_length",
           "must be at least two refresh intervals and at most 1h");
@@ -125,9 +130,9 @@ void GlobalRateLimiter::RunScheduledRefresh() noexcept {
 double GlobalRateLimiter::MeasureDemand(TimePoint now) {
   const std::int64_t attempts = attempts_.Sum();
   const double elapsed = Seconds(now - last_refresh_);
-  // Until an interval has been measured, ask for the whole limit: the store
-  // caps it at a fair share.
-  double demand = o_.limit;
+  // Until an interval has been measured, ask for the static share: a fleet
+  // starting together then does not leave it all to the first to ask.
+  double demand = o_.limit / o_.initial_instances;
   if (measured_ && elapsed > 0) demand = static_cast<double>(attempts - last_attempts_) / elapsed;
   if (elapsed >= Seconds(o_.refresh_interval) / 2) {
     measured_ = true;

@@ -12,6 +12,12 @@ namespace {
 constexpr std::int64_t kClosedInterval = std::int64_t{100'000'000} * 1'000'000'000;
 constexpr std::int64_t kMinBurstPerStripe = 8;
 
+// Nanoseconds cut to [0, kClosedInterval]: a tiny rate or a huge burst
+// never casts an out-of-range double.
+std::int64_t ClampedNanos(double ns) {
+  return static_cast<std::int64_t>(std::clamp(ns, 0.0, static_cast<double>(kClosedInterval)));
+}
+
 }  // namespace
 
 LeaseBucket::LeaseBucket(int stripes, std::int64_t max_burst) {
@@ -59,8 +65,7 @@ void LeaseBucket::SetRate(double rate, std::int64_t burst, TimePoint now) noexce
   const bool closed = !(rate > 0);
   const std::int64_t interval =
       closed ? kClosedInterval
-             : std::clamp<std::int64_t>(static_cast<std::int64_t>(std::ceil(1e9 * static_cast<double>(n) / rate)), 1,
-                                        kClosedInterval);
+             : std::max<std::int64_t>(1, ClampedNanos(std::ceil(1e9 * static_cast<double>(n) / rate)));
   const std::int64_t old_interval = shape_.interval.load(std::memory_order_relaxed);
   for (std::size_t i = 0; i <= mask_; ++i) {
     std::int64_t tat = stripes_[i].tat.load(std::memory_order_relaxed);
@@ -68,12 +73,13 @@ void LeaseBucket::SetRate(double rate, std::int64_t burst, TimePoint now) noexce
     do {
       // The tokens this stripe owes at the old rate, owed at the new one.
       const double owed = static_cast<double>(std::max<std::int64_t>(tat - t, 0)) / static_cast<double>(old_interval);
-      next = closed ? t + kClosedInterval
-                    : t + static_cast<std::int64_t>(std::min(owed, static_cast<double>(per_stripe)) *
-                                                    static_cast<double>(interval));
+      next =
+          t + (closed ? kClosedInterval
+                      : ClampedNanos(std::min(owed, static_cast<double>(per_stripe)) * static_cast<double>(interval)));
     } while (!stripes_[i].tat.compare_exchange_weak(tat, next, std::memory_order_acq_rel, std::memory_order_relaxed));
   }
-  shape_.slack.store(closed ? 0 : (per_stripe - 1) * interval, std::memory_order_relaxed);
+  const double slack = static_cast<double>(per_stripe - 1) * static_cast<double>(interval);
+  shape_.slack.store(closed ? 0 : ClampedNanos(slack), std::memory_order_relaxed);
   shape_.interval.store(interval, std::memory_order_release);
   rate_.store(closed ? 0.0 : rate, std::memory_order_relaxed);
 }

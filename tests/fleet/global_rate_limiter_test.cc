@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "fleet/global_limit_fixture.h"
+#include "stormguard/metrics/metrics_listener.h"
 #include "testkit/recording_listener.h"
 #include "testkit/wait_until.h"
 
@@ -88,6 +89,18 @@ TEST(GlobalRateLimiterTest, RefusedCredentialsAreAFaultOfTheirOwn) {
   EXPECT_DOUBLE_EQ(fleet.limiters[0]->local_rate(), 100);  // initial_instances = 1
   ASSERT_FALSE(events.Of(EventKind::kGaveUp).empty());
   EXPECT_EQ(events.Of(EventKind::kGaveUp)[0].to_state, static_cast<std::uint8_t>(GlobalLimitFault::kAuthRefused));
+}
+
+TEST(GlobalRateLimiterTest, FaultsAndStatesAreMetrics) {
+  MetricsListener metrics;
+  Fleet fleet(100, {50}, &metrics.For("search"));
+  fleet.Run(2s);
+  fleet.store->fault = Status(StatusCode::kPermissionDenied, "NOPERM");
+  fleet.Run(5s);
+  const std::string text = metrics.Scrape();
+  EXPECT_THAT(text, HasSubstr("stormguard_global_rate_limit_faults_total{name=\"search\",fault=\"auth_refused\"} 5"));
+  EXPECT_THAT(text, HasSubstr("stormguard_global_rate_limit_faults_total{name=\"search\",fault=\"lease_expired\"} 1"));
+  EXPECT_THAT(text, HasSubstr("stormguard_global_rate_limit_state{name=\"search\",state=\"fallback\"} 1"));
 }
 
 TEST(GlobalRateLimiterTest, DenyFallbackSpendsNothing) {

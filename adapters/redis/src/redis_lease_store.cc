@@ -107,7 +107,8 @@ RedisLeaseStore::RedisLeaseStore(RedisLeaseStoreOptions options)
 
 RedisLeaseStore::~RedisLeaseStore() = default;
 
-void RedisLeaseStore::Fail() {
+void RedisLeaseStore::Fail(const Status& why) {
+  last_error_ = why;
   conn_.reset();
   retry_at_ = clock_.Now() + backoff_;
   backoff_ = std::min(backoff_ * 2, o_.max_reconnect_backoff);
@@ -142,9 +143,12 @@ Status RedisLeaseStore::Connect() {
 Result<Lease> RedisLeaseStore::Refresh(std::string_view instance_id, double demand, TimePoint now) {
   std::lock_guard lock(mu_);
   if (conn_ == nullptr) {
-    if (clock_.Now() < retry_at_) return Status::Unavailable("redis " + o_.address + ": waiting to reconnect");
+    if (clock_.Now() < retry_at_) {
+      // The failure that started the wait, so refused credentials stay refused.
+      return Status(last_error_.code(), last_error_.message() + " (waiting to reconnect)");
+    }
     if (Status s = Connect(); !s.ok()) {
-      Fail();
+      Fail(s);
       return s;
     }
   }
@@ -152,7 +156,7 @@ Result<Lease> RedisLeaseStore::Refresh(std::string_view instance_id, double dema
   if (lease.ok()) {
     backoff_ = o_.reconnect_backoff;
   } else {
-    Fail();  // a fresh connection next time: a timed-out one may still deliver a stale reply
+    Fail(lease.status());  // a fresh connection next time: a timed-out one may still deliver a stale reply
   }
   return lease;
 }

@@ -98,7 +98,8 @@ struct GlobalRateLimiterOptions {
   // two does not lose it), <= 1 hour.
   Duration lease_length = std::chrono::seconds(10);
   LeaseFallback fallback = LeaseFallback::kStaticShare;
-  // The static share's divisor before the store ever answered, >= 1.
+  // The static share's divisor before the store ever answered, >= 1; the
+  // first refresh also asks for that share (no demand is measured yet).
   int initial_instances = 1;
   Listener* listener = nullptr;
   Clock* clock = nullptr;  // null: Clock::Real()

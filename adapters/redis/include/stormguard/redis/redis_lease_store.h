@@ -17,8 +17,10 @@
 // Bounds: connecting and every command wait at most connect_timeout and
 // command_timeout. After a failure the store does not touch the network
 // until a backoff (doubling from reconnect_backoff to max_reconnect_backoff)
-// has passed; Refresh answers UNAVAILABLE at once meanwhile, so a dead or
-// slow Redis costs the refresher one timeout per backoff, never more.
+// has passed; Refresh answers the failure's error at once meanwhile, so a
+// dead or slow Redis costs the refresher one timeout per backoff, never
+// more. A host name is resolved at each connection, outside those bounds:
+// give an address where a slow resolver matters.
 //
 // Security: ACL user and password (AUTH user password, Redis 6+); an empty
 // user sends AUTH password (the "default" user). Refused credentials are
@@ -71,7 +73,7 @@ class RedisLeaseStore final : public LeaseStore {
   explicit RedisLeaseStore(RedisLeaseStoreOptions options);
   Status Connect();
   Result<Lease> RunScript(std::string_view instance_id, double demand, TimePoint now);
-  void Fail();
+  void Fail(const Status& why);
 
   const RedisLeaseStoreOptions o_;
   Clock& clock_;
@@ -80,6 +82,7 @@ class RedisLeaseStore final : public LeaseStore {
   std::unique_ptr<Connection> conn_;  // null while disconnected
   std::string sha_;                   // the script's, from SCRIPT LOAD
   TimePoint retry_at_{};              // no connection attempt before then
+  Status last_error_;                 // what started the wait, repeated until then
   Duration backoff_{};
 };
 
