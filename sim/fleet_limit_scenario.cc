@@ -85,8 +85,8 @@ class FleetLimitRun final : public Actor {
     for (int p = 0; p < kPhases; ++p) engine_.At(engine_.start() + o_.phase * p, this, kPhaseStart, p);
     for (std::uint32_t i = 0; i < limiters_.size(); ++i) {
       engine_.At(engine_.start(), this, kArrive, i);
-      engine_.At(engine_.start() + engine_.rng().UniformDuration(Duration::zero(), o_.refresh_interval), this,
-                 kRefresh, i);
+      engine_.At(engine_.start() + engine_.rng().UniformDuration(Duration::zero(), o_.refresh_interval), this, kRefresh,
+                 i);
     }
     engine_.At(engine_.start(), this, kSample);
     engine_.Run(engine_.start() + o_.phase * kPhases - Duration(1));
@@ -146,13 +146,18 @@ class FleetLimitRun final : public Actor {
     engine_.After(kSampleEvery, this, kSample);
   }
 
+  // Cut off from the store, an instance spends the static share; the store
+  // keeps what it may spend (at most its demand) out of the others' shares.
   std::vector<double> Expected(int p) const {
     const auto n = static_cast<std::size_t>(o_.instances);
-    std::vector<double> demands, expected(n, o_.limit / o_.instances);
+    const double static_share = o_.limit / o_.instances;
+    std::vector<double> demands, expected(n, static_share);
     if (p == kStoreDown) return expected;
     const int first = p == kPartition ? o_.partitioned : 0;
+    double reserved = 0;
+    for (int i = 0; i < first; ++i) reserved += std::min(Demand(p, i), static_share);
     for (int i = first; i < o_.instances; ++i) demands.push_back(Demand(p, i));
-    const std::vector<double> shares = FairShares(o_.limit, demands);
+    const std::vector<double> shares = FairShares(o_.limit - reserved, demands);
     std::copy(shares.begin(), shares.end(), expected.begin() + first);
     return expected;
   }
@@ -196,7 +201,7 @@ class FleetLimitRun final : public Actor {
   FaultCounter faults_;
   std::vector<std::unique_ptr<GlobalRateLimiter>> limiters_;
   std::vector<FleetLimitPhase> phases_;
-  std::vector<std::vector<std::int64_t>> admitted_;  // [phase][instance]
+  std::vector<std::vector<std::int64_t>> admitted_;                              // [phase][instance]
   std::vector<std::vector<std::pair<TimePoint, std::vector<double>>>> samples_;  // [phase]: local rates
   std::vector<double> timeline_;
 };
@@ -209,7 +214,8 @@ std::vector<std::string> FleetLimitScenarioOptions::Validate() const {
   v.Check(instances >= 1 && instances <= 1000, "instances", "must be in [1, 1000]");
   v.Check(std::isfinite(demand) && demand >= 1 && demand <= 1e6, "demand", "must be in [1, 1e6] calls/s");
   v.Check(burst >= 1 && burst <= 1'000'000, "burst", "must be in [1, 1000000]");
-  v.Check(phase >= std::chrono::seconds(1) && phase <= std::chrono::hours(1) && phase % std::chrono::seconds(1) == Duration::zero(),
+  v.Check(phase >= std::chrono::seconds(1) && phase <= std::chrono::hours(1) &&
+              phase % std::chrono::seconds(1) == Duration::zero(),
           "phase", "must be whole seconds in [1s, 1h]");
   v.Check(partitioned >= 0 && partitioned <= instances, "partitioned", "must be in [0, instances]");
   v.Check(std::isfinite(tolerance) && tolerance > 0 && tolerance < 1, "tolerance", "must be in (0, 1)");

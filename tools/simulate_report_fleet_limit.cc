@@ -81,7 +81,9 @@ Report FleetLimitReport(const sim::FleetLimitScenarioResult& r, bool /*series*/)
   out.plot.lines = {std::move(admitted), std::move(limit)};
   for (std::size_t p = 0; p < r.phases.size(); ++p) {
     const auto k = static_cast<Duration::rep>(p);
-    out.plot.bands.push_back({.from = Seconds(o.phase * k), .to = Seconds(o.phase * (k + 1)), .label = r.phases[p].name});
+    out.plot.bands.push_back({.from = Seconds(o.phase * k),
+                              .to = Seconds(o.phase * (k + 1)),
+                              .label = r.phases[p].name});
   }
   out.json["scenario"] = "fleet-limit";
   out.json["limit"] = o.limit;

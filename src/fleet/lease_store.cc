@@ -25,16 +25,25 @@ std::vector<double> FairShares(double capacity, std::span<const double> demands)
 
 Result<Lease> InMemoryLeaseStore::Refresh(std::string_view instance_id, double demand, TimePoint now) {
   std::lock_guard lock(mu_);
-  std::erase_if(entries_, [&](const auto& e) { return e.second.expiry <= now; });
+  // Silent for two more leases past its own: forgotten.
+  std::erase_if(entries_, [&](const auto& e) { return e.second.expiry + 2 * lease_length_ <= now; });
   const auto it = entries_.try_emplace(std::string(instance_id)).first;
   it->second.demand = std::max(demand, 0.0);
+  const double static_share = capacity_ / static_cast<double>(entries_.size());
   std::vector<double> demands;
   double others_granted = 0;
   std::size_t self = 0;
   for (auto e = entries_.begin(); e != entries_.end(); ++e) {
-    if (e == it) self = demands.size();
-    if (e != it) others_granted += e->second.granted;
-    demands.push_back(e->second.demand);
+    if (e == it) {
+      self = demands.size();
+      demands.push_back(e->second.demand);
+      continue;
+    }
+    // A silent instance keeps what it may be spending on its own.
+    const bool silent = e->second.expiry <= now;
+    const double holds = silent ? std::min(e->second.demand, static_share) : e->second.granted;
+    others_granted += holds;
+    demands.push_back(silent ? holds : e->second.demand);
   }
   const double fair = FairShares(capacity_, demands)[self];
   // Never promise more than the others' current grants leave free.

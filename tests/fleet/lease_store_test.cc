@@ -43,14 +43,30 @@ TEST(InMemoryLeaseStoreTest, NewcomerWaitsForTheHoldersToGiveBack) {
   EXPECT_EQ(store.Refresh("b", 100, t0 + 3s)->expiry, t0 + 7s);
 }
 
-TEST(InMemoryLeaseStoreTest, SilentInstancesAreDroppedWhenTheirLeaseExpires) {
+// a's lease runs out at 4 s: it may be cut off and spending its static
+// share on its own, so the store keeps that for it two more leases, then
+// forgets it.
+TEST(InMemoryLeaseStoreTest, ASilentInstanceKeepsItsStaticShareForOneMoreLeaseThenIsDropped) {
   InMemoryLeaseStore store(100, 4s);
   const TimePoint t0 = TimePoint(1h);
   (void)store.Refresh("a", 100, t0);
   (void)store.Refresh("b", 100, t0);
   Result<Lease> b = store.Refresh("b", 100, t0 + 5s);
+  EXPECT_EQ(b->instances, 2);
+  EXPECT_EQ(b->rate, 50);  // 100 / 2 held for silent a
+  b = store.Refresh("b", 100, t0 + 11s);
+  EXPECT_EQ(b->instances, 2);
+  b = store.Refresh("b", 100, t0 + 12s);
   EXPECT_EQ(b->instances, 1);
   EXPECT_EQ(b->rate, 100);
+}
+
+TEST(InMemoryLeaseStoreTest, ASilentInstanceThatWantedLittleKeepsOnlyWhatItWanted) {
+  InMemoryLeaseStore store(100, 4s);
+  const TimePoint t0 = TimePoint(1h);
+  (void)store.Refresh("a", 10, t0);
+  (void)store.Refresh("b", 100, t0);
+  EXPECT_EQ(store.Refresh("b", 100, t0 + 5s)->rate, 90);
 }
 
 }  // namespace

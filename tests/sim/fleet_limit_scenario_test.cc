@@ -61,6 +61,17 @@ TEST(FleetLimitScenarioTest, AStoreBackEmptyConvergesAgain) {
   EXPECT_NEAR(back.admitted_per_s, r.options.limit, 0.05 * r.options.limit);
 }
 
+// Half the fleet cut off spends its static shares; the store keeps them
+// out of the others' shares, so the fleet stays at its limit.
+TEST(FleetLimitScenarioTest, APartitionedHalfDoesNotPushTheFleetPastItsLimit) {
+  const FleetLimitScenarioResult r = RunDefault();
+  const FleetLimitPhase& cut = PhaseNamed(r, "partition");
+  EXPECT_LE(cut.max_per_s, 1.05 * r.options.limit);
+  EXPECT_NEAR(cut.admitted_per_s, r.options.limit, 0.05 * r.options.limit);
+  ASSERT_TRUE(cut.settled.has_value());
+  EXPECT_LE(*cut.settled, r.options.lease_length + r.options.refresh_interval);
+}
+
 TEST(FleetLimitScenarioTest, TheSameSeedGivesTheSameRun) {
   const FleetLimitScenarioResult a = RunDefault(), b = RunDefault();
   EXPECT_EQ(a.admitted_timeline, b.admitted_timeline);
@@ -75,8 +86,7 @@ TEST(FleetLimitScenarioTest, BadOptionsNameTheirField) {
   EXPECT_THAT(o.Validate(), Contains(StartsWith("instances: ")));
   EXPECT_THAT(o.Validate(), Contains(StartsWith("phase: ")));
   EXPECT_THAT(o.Validate(), Contains(StartsWith("partitioned: ")));
-  const Result<FleetLimitScenarioResult> refused =
-      RunFleetLimitScenario({.refresh_interval = 10s, .lease_length = 5s});
+  const Result<FleetLimitScenarioResult> refused = RunFleetLimitScenario({.refresh_interval = 10s, .lease_length = 5s});
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(std::string(refused.status().message()), ::testing::HasSubstr("lease_length"));
 }

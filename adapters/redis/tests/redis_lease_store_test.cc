@@ -97,6 +97,35 @@ TEST_F(RedisLeaseStoreTest, TwoLimitersConvergeToTheirFairShares) {
   fleet.ExpectConverged();
 }
 
+// The script's silent instances (lease_store.h), on Redis's own clock: a
+// 200 ms lease, so the test waits real time, about a second in all.
+TEST_F(RedisLeaseStoreTest, ASilentInstanceKeepsItsStaticShareForTwoMoreLeasesThenIsForgotten) {
+  auto store = [&](const char* limit) {
+    return RedisLeaseStore::Create({.address = redis.address(),
+                                    .user = "fleet",
+                                    .password = "secret",
+                                    .prefix = "sg",
+                                    .limit_name = limit,
+                                    .capacity = 300,
+                                    .lease_length = 200ms})
+        .value();
+  };
+  auto a = store("silent"), b = store("silent");
+  const TimePoint now = Clock::Real().Now();
+  ASSERT_TRUE(a->Refresh("a", 400, now).ok());
+  ASSERT_TRUE(b->Refresh("b", 400, now).ok());
+  std::this_thread::sleep_for(300ms);  // a's lease is over; a may be cut off, spending 150/s alone
+  Result<Lease> lease = b->Refresh("b", 400, Clock::Real().Now());
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  EXPECT_DOUBLE_EQ(lease->rate, 150);
+  EXPECT_EQ(lease->instances, 2);
+  std::this_thread::sleep_for(500ms);  // past a's lease and two more: forgotten
+  lease = b->Refresh("b", 400, Clock::Real().Now());
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  EXPECT_DOUBLE_EQ(lease->rate, 300);
+  EXPECT_EQ(lease->instances, 1);
+}
+
 TEST_F(RedisLeaseStoreTest, WrongPasswordIsRefusedReportedAndFallsBack) {
   stormguard::testkit::RecordingListener events;
   RedisFleet fleet(redis, "wrong", &events);

@@ -18,6 +18,17 @@
 // also capped by what the other instances' current grants leave free
 // (until they refresh down to their new fair share).
 //
+// Silent instances. An instance whose lease ran out without a refresh may
+// be dead, or cut off from the store and spending its static share
+// (capacity / the instances it last saw) on its own. For two more lease
+// lengths the store reserves that for it: min(its last demand, capacity /
+// the instances the store counts), and counts it among the instances.
+// Without the reserve, a partition of k of n instances lets the fleet admit
+// up to the capacity plus k static shares (1.4x with 4 of 8); with it, the
+// fleet holds its limit through a partition of up to three lease lengths
+// from the last refresh. The price: a dead instance's static share stays
+// unused that long. After it, the instance is forgotten.
+//
 // Thread safety: a LeaseStore is called by one refresher at a time per
 // limiter; implementations serve several limiters concurrently.
 #pragma once
@@ -55,8 +66,8 @@ class LeaseStore {
 std::vector<double> FairShares(double capacity, std::span<const double> demands);
 
 // Shares kept in this process: the rule above with the same bookkeeping as
-// the Redis script (an instance that stops refreshing is dropped when its
-// lease expires), so tests exercise the limiter against the real rule.
+// the Redis script (an instance that stops refreshing is reserved for, then
+// dropped, as above), so tests exercise the limiter against the real rule.
 class InMemoryLeaseStore final : public LeaseStore {
  public:
   InMemoryLeaseStore(double capacity, Duration lease_length) : capacity_(capacity), lease_length_(lease_length) {}

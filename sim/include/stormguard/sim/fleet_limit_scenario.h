@@ -60,7 +60,7 @@ struct FleetLimitPhase {
   double admitted_per_s = 0;
   double min_per_s = 0;
   double max_per_s = 0;
-  std::vector<double> demand;    // per instance, calls per second wanted
+  std::vector<double> demand;  // per instance, calls per second wanted
   // Per instance, the rate the design gives it in this phase: its fair
   // share of the limit among the instances that reach the store, or the
   // static share (limit / n) once it cannot.
