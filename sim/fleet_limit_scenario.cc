@@ -220,6 +220,12 @@ std::vector<std::string> FleetLimitScenarioOptions::Validate() const {
   v.Check(partitioned >= 0 && partitioned <= instances, "partitioned", "must be in [0, instances]");
   v.Check(std::isfinite(tolerance) && tolerance > 0 && tolerance < 1, "tolerance", "must be in (0, 1)");
   // refresh_interval and lease_length: GlobalRateLimiterOptions names them.
+  const double span = Seconds(phase) * static_cast<double>(kPhases);
+  CheckLimit(v, "demand", demand * span, kMaxAttempts, Estimate(demand) + " calls/s over " + Estimate(span) + "s,",
+             "calls");
+  CheckLimit(v, "phase", instances * span / Seconds(kSampleEvery), kMaxCounters,
+             Estimate(static_cast<double>(instances)) + " instances sampled every 100ms over " + Estimate(span) + "s",
+             "samples");
   return std::move(v).errors();
 }
 

@@ -86,6 +86,10 @@ TEST(FleetLimitScenarioTest, BadOptionsNameTheirField) {
   EXPECT_THAT(o.Validate(), Contains(StartsWith("instances: ")));
   EXPECT_THAT(o.Validate(), Contains(StartsWith("phase: ")));
   EXPECT_THAT(o.Validate(), Contains(StartsWith("partitioned: ")));
+  EXPECT_THAT((FleetLimitScenarioOptions{.demand = 1e6, .phase = 1h}.Validate()),
+              Contains(StartsWith("demand: 1e+06 calls/s over 1.8e+04s, makes 1.8e+10 calls")));
+  EXPECT_THAT((FleetLimitScenarioOptions{.instances = 1000, .phase = 1h}.Validate()),
+              Contains(StartsWith("phase: 1e+03 instances sampled every 100ms")));
   const Result<FleetLimitScenarioResult> refused = RunFleetLimitScenario({.refresh_interval = 10s, .lease_length = 5s});
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(std::string(refused.status().message()), ::testing::HasSubstr("lease_length"));
