@@ -23,7 +23,8 @@ constexpr std::array<std::string_view, kBuiltInPolicyCount> kBuiltInNames = {"",
                                                                              "chaos",
                                                                              "idempotency_key",
                                                                              "time_limiter",
-                                                                             "outlier_detection"};
+                                                                             "outlier_detection",
+                                                                             "adaptive_throttle"};
 
 constexpr std::size_t kMaxNameBytes = 64;
 

@@ -38,11 +38,12 @@ enum class PolicyId : std::uint16_t {
   kIdempotencyKey,  // the stage that requires an idempotency key
   kTimeLimiter,
   kOutlierDetection,  // a replica set ejecting and readmitting endpoints
+  kAdaptiveThrottle,  // client-side adaptive throttling (guard/adaptive_throttle.h)
   // A program's own, handed out by RegisterPolicyName from here up.
   kFirstProgramPolicy = 0x100,
 };
 
-inline constexpr int kBuiltInPolicyCount = static_cast<int>(PolicyId::kOutlierDetection) + 1;
+inline constexpr int kBuiltInPolicyCount = static_cast<int>(PolicyId::kAdaptiveThrottle) + 1;
 inline constexpr int kMaxProgramPolicies = 64;
 // Every id PolicyIndex maps: the library's own, then a program's.
 inline constexpr int kPolicyIndexCount = kBuiltInPolicyCount + kMaxProgramPolicies;
