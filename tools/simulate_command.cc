@@ -252,6 +252,7 @@ void RegisterSimulateCommand(CLI::App& app) {
   AddContention(*sim);
   AddAdaptiveTimeout(*sim);
   simulate::AddFleet(*sim);
+  simulate::AddThrottle(*sim);
 }
 
 }  // namespace stormguard::cli

@@ -46,5 +46,7 @@ void Show(const Output& out, const Result<R>& r, Report (*report)(const R&, bool
 
 // `stormguard simulate fleet` (simulate_fleet_command.cc).
 void AddFleet(CLI::App& parent);
+// `stormguard simulate throttle` (simulate_throttle_command.cc).
+void AddThrottle(CLI::App& parent);
 
 }  // namespace stormguard::cli::simulate

@@ -23,6 +23,7 @@
 #include "stormguard/sim/fleet_scenario.h"
 #include "stormguard/sim/metastable.h"
 #include "stormguard/sim/storm.h"
+#include "stormguard/sim/throttle_scenario.h"
 
 namespace stormguard::cli {
 
@@ -41,5 +42,6 @@ Report ChainReport(const sim::ChainScenarioResult& r, bool series);
 Report MetastableReport(const sim::MetastableResult& r, bool series);
 Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool series);
 Report FleetReport(const sim::FleetScenarioResult& r, bool series);
+Report ThrottleReport(const sim::ThrottleScenarioResult& r, bool series);
 
 }  // namespace stormguard::cli
