@@ -60,7 +60,9 @@ double AdaptiveThrottle::Probability(const ThrottleCounts& c) const noexcept {
   return std::max(0.0, excess / static_cast<double>(c.requests + 1));
 }
 
-double AdaptiveThrottle::RejectProbability(TimePoint now) const noexcept { return Probability(Counts(now)); }
+double AdaptiveThrottle::RejectProbability(TimePoint now) const noexcept {
+  return Calm(now) ? 0.0 : Probability(Counts(now));
+}
 
 double AdaptiveThrottle::Draw() noexcept {
   return core_internal::UniformDraw(seed_, draws_.fetch_add(1, std::memory_order_relaxed));
@@ -68,6 +70,10 @@ double AdaptiveThrottle::Draw() noexcept {
 
 // The formula counts this request too: a refused request is a request.
 Status AdaptiveThrottle::Admit(TimePoint now) {
+  if (Calm(now)) {
+    counter_.Add(now, {1, 0});
+    return Status::Ok();
+  }
   ThrottleCounts c = Counts(now);
   counter_.Add(now, {1, 0});
   ++c.requests;
@@ -78,7 +84,17 @@ Status AdaptiveThrottle::Admit(TimePoint now) {
 
 void AdaptiveThrottle::Record(TimePoint now, OutcomeClass outcome) noexcept {
   if (outcome == OutcomeClass::kCancelled) return Forget(now);
-  if (!o_.reject_on.contains(outcome)) counter_.Add(now, {0, 1});
+  if (!o_.reject_on.contains(outcome)) {
+    counter_.Add(now, {0, 1});
+    return;
+  }
+  // The refusal stays in the window for `window` from its slice on; moving
+  // the mark once per slice keeps refusals off a shared line in between.
+  const std::int64_t until = (now + o_.window + counter_.bucket_width()).time_since_epoch().count();
+  std::int64_t calm_from = calm_from_ns_.load(std::memory_order_relaxed);
+  while (until - calm_from >= counter_.bucket_width().count() &&
+         !calm_from_ns_.compare_exchange_weak(calm_from, until, std::memory_order_relaxed)) {
+  }
 }
 
 void AdaptiveThrottle::Forget(TimePoint now) noexcept { counter_.Add(now, {-1, 0}); }

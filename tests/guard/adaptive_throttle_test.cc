@@ -23,10 +23,12 @@ std::shared_ptr<AdaptiveThrottle> MakeThrottle(AdaptiveThrottleOptions o) {
   return std::move(r).value();
 }
 
-// `requests` requests (Admit counts each, refused or not), `accepts` of them accepted.
+// `requests` requests (Admit counts each, refused or not), `accepts` of them
+// accepted, and a refusal from the backend unless all were.
 void Fill(AdaptiveThrottle& t, TimePoint at, int requests, int accepts) {
   for (int i = 0; i < requests; ++i) (void)t.Admit(at);
   for (int i = 0; i < accepts; ++i) t.Record(at, OutcomeClass::kSuccess);
+  if (accepts < requests) t.Record(at, OutcomeClass::kOverloaded);
 }
 
 TEST(AdaptiveThrottleTest, ValidateNamesEveryBadField) {
@@ -88,6 +90,7 @@ TEST(AdaptiveThrottleTest, ARefusalIsResourceExhaustedDoNotRetryAndReported) {
 
 TEST(AdaptiveThrottleTest, NothingIsRefusedBelowMinRequests) {
   auto t = MakeThrottle({.min_requests = 20});
+  t->Record(kT0, OutcomeClass::kOverloaded);  // the backend refused: the formula applies
   for (int i = 0; i < 19; ++i) EXPECT_TRUE(t->Admit(kT0).ok()) << i;
   EXPECT_EQ(t->RejectProbability(kT0), 0.0);
   (void)t->Admit(kT0);  // the 20th counts itself: p = 20/21, refused or not
@@ -123,15 +126,27 @@ TEST(AdaptiveThrottleTest, OnlyTheRejectSetIsNotAnAccept) {
   EXPECT_EQ(strict->Counts(kT0).accepts, 0);
 }
 
+TEST(AdaptiveThrottleTest, NothingIsRefusedWhileTheWindowHoldsNoRefusal) {
+  auto t = MakeThrottle({.min_requests = 0});
+  for (int i = 0; i < 100; ++i) EXPECT_TRUE(t->Admit(kT0).ok()) << i;  // all in flight: no accept yet
+  EXPECT_EQ(t->RejectProbability(kT0), 0.0);
+  t->Record(kT0, OutcomeClass::kOverloaded);
+  EXPECT_NEAR(t->RejectProbability(kT0), 100.0 / 101, 1e-12);
+  // The refusal leaves the window with its slice: calm again.
+  EXPECT_GT(t->RejectProbability(kT0 + 1min), 0.0);
+  EXPECT_EQ(t->RejectProbability(kT0 + 2min + 2s), 0.0);
+}
+
 TEST(AdaptiveThrottleTest, ASeedFixesTheDecisions) {
   auto a = MakeThrottle({.min_requests = 0, .seed = 42});
   auto b = MakeThrottle({.min_requests = 0, .seed = 42});
   for (int i = 0; i < 500; ++i) {
     const bool admitted = a->Admit(kT0 + i * 10ms).ok();
     ASSERT_EQ(admitted, b->Admit(kT0 + i * 10ms).ok()) << i;
-    if (admitted && i % 5 == 0) {
-      a->Record(kT0 + i * 10ms, OutcomeClass::kSuccess);
-      b->Record(kT0 + i * 10ms, OutcomeClass::kSuccess);
+    if (admitted) {
+      const OutcomeClass answer = i % 5 == 0 ? OutcomeClass::kSuccess : OutcomeClass::kOverloaded;
+      a->Record(kT0 + i * 10ms, answer);
+      b->Record(kT0 + i * 10ms, answer);
     }
   }
   EXPECT_GT(a->rejected(), 0);

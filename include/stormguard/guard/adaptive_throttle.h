@@ -34,7 +34,12 @@
 // kRejected (policy kAdaptiveThrottle).
 //
 // Below `min_requests` in the window nothing is refused, so a cold start or
-// a quiet client does not throttle on three unlucky answers.
+// a quiet client does not throttle on three unlucky answers. Nor while the
+// window holds no refusal from the backend: requests still in flight count
+// as requests without accepts, and the formula alone would throttle a burst
+// of slow calls to a healthy backend. That is also the fast path: a healthy
+// throttle adds the request to its thread's stripe and reads one atomic
+// that only refusals write, without summing the window.
 //
 // Randomness: one draw per attempt while p > 0, from a counter-based
 // generator (splitmix64 of seed + n, as the chaos policy draws): a seed
@@ -118,6 +123,10 @@ class AdaptiveThrottle {
   AdaptiveThrottle(const AdaptiveThrottleOptions& o, RollingCounter counter);
 
   double Probability(const ThrottleCounts& c) const noexcept;
+  // No refusal from the backend in the window ending at `now`: p is 0.
+  bool Calm(TimePoint now) const noexcept {
+    return now.time_since_epoch().count() >= calm_from_ns_.load(std::memory_order_relaxed);
+  }
   double Draw() noexcept;
   Status Reject(TimePoint now, const ThrottleCounts& c, double p);
 
@@ -126,6 +135,9 @@ class AdaptiveThrottle {
   std::uint64_t seed_;
   std::atomic<std::uint64_t> draws_{0};
   std::atomic<std::int64_t> rejected_{0};
+  // From this time on (ns) no refusal recorded so far is in the window;
+  // moved forward by refusals, at most once per slice.
+  std::atomic<std::int64_t> calm_from_ns_{0};
 };
 
 }  // namespace stormguard
