@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "pipeline/pipeline_test_util.h"
+#include "stormguard/metrics/metrics_listener.h"
 #include "stormguard/retry/token_bucket_budget.h"
 
 namespace stormguard {
@@ -124,6 +127,51 @@ TEST(AdaptiveThrottleStageTest, BelongsInsideTheRetryAndTakesBackWhatNeverLeft) 
   CallContext no_key;
   EXPECT_EQ(p.Execute(no_key, [](CallContext&) { return Status::Ok(); }).source(), "idempotency_key");
   EXPECT_EQ(throttle->Counts(env.clock.Now()).requests, 0);
+}
+
+// The asynchronous form admits, counts and takes back as the blocking one:
+// two throttles with one seed, one driven each way, end with the same counts.
+TEST(AdaptiveThrottleStageTest, AsyncFormDecidesAsTheBlockingOneDoes) {
+  ManualEnv env;
+  auto blocking = Unwrap(AdaptiveThrottle::Create({.min_requests = 0, .seed = 21}));
+  auto async = Unwrap(AdaptiveThrottle::Create({.min_requests = 0, .seed = 21}));
+  PipelineRef b = Unwrap(PipelineBuilder(env.options()).AddAdaptiveThrottle(blocking).Build());
+  PipelineRef a = Unwrap(PipelineBuilder(env.options()).AddAdaptiveThrottle(async).Build());
+  CallContext ctx;
+  int b_calls = 0, a_calls = 0;
+  for (int i = 0; i < 200; ++i) {
+    // One in five accepted, the rest refused for overload.
+    const Status answer = i % 5 == 0 ? Status::Ok() : Status::ResourceExhausted("busy");
+    const Status sb = b.Execute(ctx, [&](CallContext&) { return ++b_calls, answer; });
+    std::optional<Status> sa;
+    a.ExecuteAsync(
+        ctx, [&](CallContext&, Completion<Status> done) { ++a_calls, done(answer); }, [&](Status s) { sa = s; });
+    ASSERT_TRUE(sa.has_value());
+    EXPECT_EQ(sa->source(), sb.source()) << i;
+    env.clock.Advance(10ms);
+  }
+  EXPECT_EQ(a_calls, b_calls);
+  EXPECT_GT(blocking->rejected(), 0);
+  EXPECT_EQ(async->rejected(), blocking->rejected());
+  EXPECT_EQ(async->Counts(env.clock.Now()).requests, blocking->Counts(env.clock.Now()).requests);
+  EXPECT_EQ(async->Counts(env.clock.Now()).accepts, blocking->Counts(env.clock.Now()).accepts);
+}
+
+TEST(AdaptiveThrottleStageTest, RefusalsAreCountedInTheMetrics) {
+  ManualEnv env;
+  MetricsListener metrics;
+  PipelineRef p = Unwrap(PipelineBuilder(env.options(&metrics.For("d")))
+                             .AddAdaptiveThrottle(AdaptiveThrottleOptions{.min_requests = 0, .seed = 4})
+                             .Build());
+  CallContext ctx;
+  int refused = 0;
+  for (int i = 0; i < 50; ++i) {
+    const Status s = p.Execute(ctx, [](CallContext&) { return Status::ResourceExhausted("busy"); });
+    refused += s.source() == "adaptive_throttle" ? 1 : 0;
+  }
+  ASSERT_GT(refused, 0);
+  EXPECT_THAT(metrics.Scrape(), HasSubstr("stormguard_rejected_calls_total{name=\"d\",policy=\"adaptive_throttle\"} " +
+                                          std::to_string(refused) + "\n"));
 }
 
 }  // namespace throttle_stage_test
