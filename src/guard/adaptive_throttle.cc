@@ -34,6 +34,8 @@ std::vector<std::string> AdaptiveThrottleOptions::Validate() const {
   v.Check(min_requests >= 0 && min_requests <= kMaxMinRequests, "min_requests", "must be in [0, 1e9]");
   v.Check(!reject_on.contains(OutcomeClass::kSuccess), "reject_on",
           "must not contain success: a success is the backend accepting");
+  v.Check(!reject_on.contains(OutcomeClass::kCancelled), "reject_on",
+          "must not contain cancelled: a cancelled attempt says nothing about the backend and leaves the window");
   v.Check(stripes >= 0 && stripes <= kMaxStripes, "stripes", "must be 0 (automatic) or in [1, 64]");
   return std::move(v).errors();
 }

@@ -42,6 +42,8 @@ TEST(AdaptiveThrottleTest, ValidateNamesEveryBadField) {
   for (double k : {std::nan(""), std::numeric_limits<double>::infinity(), 0.99, 100.5}) {
     EXPECT_THAT(AdaptiveThrottle::Create({.k = k}).status().message(), HasSubstr("k: ")) << k;
   }
+  EXPECT_THAT(AdaptiveThrottle::Create({.reject_on = {OutcomeClass::kCancelled}}).status().message(),
+              HasSubstr("reject_on: must not contain cancelled"));
   EXPECT_TRUE(AdaptiveThrottle::Create({.k = 1.0}).ok());
   EXPECT_TRUE(AdaptiveThrottle::Create({.k = 100.0}).ok());
   EXPECT_FALSE(AdaptiveThrottle::Create({.window = 2h}).ok());

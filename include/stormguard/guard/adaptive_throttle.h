@@ -76,7 +76,8 @@ struct AdaptiveThrottleOptions {
   double k = 2.0;
   // Requests the window must hold before anything is refused, in [0, 1e9].
   std::int64_t min_requests = 20;
-  // Outcome classes that count as the backend refusing; never kSuccess.
+  // Outcome classes that count as the backend refusing; never kSuccess
+  // nor kCancelled.
   OutcomeSet reject_on{OutcomeClass::kOverloaded};
   std::uint64_t seed = 0;  // 0: from the OS
   // Receives kRejected events (policy "adaptive_throttle"); may be null.
