@@ -253,6 +253,7 @@ void RegisterSimulateCommand(CLI::App& app) {
   AddAdaptiveTimeout(*sim);
   simulate::AddFleet(*sim);
   simulate::AddFleetLimit(*sim);
+  simulate::AddThrottle(*sim);
 }
 
 }  // namespace stormguard::cli

@@ -48,5 +48,7 @@ void Show(const Output& out, const Result<R>& r, Report (*report)(const R&, bool
 void AddFleet(CLI::App& parent);
 // `stormguard simulate fleet-limit` (simulate_fleet_limit_command.cc).
 void AddFleetLimit(CLI::App& parent);
+// `stormguard simulate throttle` (simulate_throttle_command.cc).
+void AddThrottle(CLI::App& parent);
 
 }  // namespace stormguard::cli::simulate

@@ -24,6 +24,7 @@
 #include "stormguard/sim/fleet_scenario.h"
 #include "stormguard/sim/metastable.h"
 #include "stormguard/sim/storm.h"
+#include "stormguard/sim/throttle_scenario.h"
 
 namespace stormguard::cli {
 
@@ -43,5 +44,6 @@ Report MetastableReport(const sim::MetastableResult& r, bool series);
 Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool series);
 Report FleetReport(const sim::FleetScenarioResult& r, bool series);
 Report FleetLimitReport(const sim::FleetLimitScenarioResult& r, bool series);
+Report ThrottleReport(const sim::ThrottleScenarioResult& r, bool series);
 
 }  // namespace stormguard::cli

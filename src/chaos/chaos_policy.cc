@@ -1,26 +1,12 @@
 #include "stormguard/chaos/chaos_policy.h"
 
-#include <random>
-
+#include "stormguard/core/internal/counter_draw.h"
 #include "stormguard/core/validation.h"
 
 namespace stormguard {
 namespace {
 
 constexpr Duration kMaxLatency = std::chrono::hours(1);
-
-std::uint64_t SplitMix64(std::uint64_t x) noexcept {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-std::uint64_t SeedFrom(std::uint64_t seed) {
-  if (seed != 0) return seed;
-  std::random_device rd;
-  return (static_cast<std::uint64_t>(rd()) << 32) | rd();
-}
 
 }  // namespace
 
@@ -54,7 +40,7 @@ Result<std::shared_ptr<ChaosPolicy>> ChaosPolicy::Create(ChaosOptions options) {
 }
 
 ChaosPolicy::ChaosPolicy(ChaosOptions o) noexcept
-    : o_(std::move(o)), seed_(SeedFrom(o_.seed)), enabled_(o_.enabled), rate_(o_.rate) {}
+    : o_(std::move(o)), seed_(core_internal::SeedOrRandom(o_.seed)), enabled_(o_.enabled), rate_(o_.rate) {}
 
 Status ChaosPolicy::SetRate(double rate) {
   Validator v;
@@ -66,7 +52,7 @@ Status ChaosPolicy::SetRate(double rate) {
 
 double ChaosPolicy::Uniform() noexcept {
   const std::uint64_t n = draws_.fetch_add(1, std::memory_order_relaxed);
-  return static_cast<double>(SplitMix64(seed_ + n * 0x9E3779B97F4A7C15ULL) >> 11) * 0x1.0p-53;
+  return core_internal::UniformDraw(seed_, n);
 }
 
 ChaosDecision ChaosPolicy::Decide(const Clock& clock, int attempt) noexcept {

@@ -84,6 +84,7 @@ void ReadComponents(ObjectReader& r, DestinationConfig& d) {
   r.Field("bulkhead", d.bulkhead);
   r.Field("rate_limiter", d.rate_limiter);
   r.Field("adaptive_concurrency", d.adaptive_concurrency);
+  r.Field("adaptive_throttle", d.adaptive_throttle);
 }
 
 DestinationConfig ReadComponents(const Json& j, const std::string& path, Errors& errors) {
@@ -105,6 +106,7 @@ Json WriteComponents(const DestinationConfig& d) {
   if (d.bulkhead) out["bulkhead"] = Write(*d.bulkhead);
   if (d.rate_limiter) out["rate_limiter"] = Write(*d.rate_limiter);
   if (d.adaptive_concurrency) out["adaptive_concurrency"] = Write(*d.adaptive_concurrency);
+  if (d.adaptive_throttle) out["adaptive_throttle"] = Write(*d.adaptive_throttle);
   return out;
 }
 
@@ -118,6 +120,7 @@ DestinationConfig ComponentsOf(const DestinationConfig& d) {
   only.bulkhead = d.bulkhead;
   only.rate_limiter = d.rate_limiter;
   only.adaptive_concurrency = d.adaptive_concurrency;
+  only.adaptive_throttle = d.adaptive_throttle;
   return only;
 }
 
@@ -138,6 +141,7 @@ std::vector<std::string> AddPresetComponents(DestinationConfig& d, const PresetS
   take(d.bulkhead, b.bulkhead, "bulkhead");
   take(d.rate_limiter, b.rate_limiter, "rate_limiter");
   take(d.adaptive_concurrency, b.adaptive_concurrency, "adaptive_concurrency");
+  take(d.adaptive_throttle, b.adaptive_throttle, "adaptive_throttle");
   return added;
 }
 

@@ -128,6 +128,15 @@ void Fields(V& v, RateLimiterOptions& o) {
 }
 
 template <class V>
+void Fields(V& v, AdaptiveThrottleOptions& o) {
+  v.Field("window", o.window);
+  v.Field("k", o.k);
+  v.Field("min_requests", o.min_requests);
+  v.Field("reject_on", o.reject_on);
+  v.Field("seed", o.seed);
+}
+
+template <class V>
 void Fields(V& v, AimdLimitOptions& o) {
   v.Field("initial_limit", o.initial_limit);
   v.Field("min_limit", o.min_limit);
@@ -225,6 +234,7 @@ inline void AfterRead(ObjectReader& r, ConcurrencyBudgetOptions& o) { Validated(
 inline void AfterRead(ObjectReader& r, FailureRateGateOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, BulkheadOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, RateLimiterOptions& o) { Validated(r, o); }
+inline void AfterRead(ObjectReader& r, AdaptiveThrottleOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, AdaptiveLimiterOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, FallbackOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, TimeoutOptions& o) { Validated(r, o); }

@@ -77,6 +77,8 @@ Components ObtainComponents(const DestinationConfig& d, const Components* previo
                           MakeGuard<RateLimiter, RateLimiterOptions>, env, path, errors);
   c.adaptive = Obtain(only.adaptive_concurrency, written, "adaptive_concurrency", &p.adaptive,
                       MakeGuard<AdaptiveLimiter, AdaptiveLimiterOptions>, env, path, errors);
+  c.throttle = Obtain(only.adaptive_throttle, written, "adaptive_throttle", &p.throttle,
+                      MakeGuard<AdaptiveThrottle, AdaptiveThrottleOptions>, env, path, errors);
   c.chaos = ObtainChaos(d, p.chaos, {.listener = env.listener, .allowed = env.allow_chaos}, path, errors);
   return c;
 }

@@ -5,7 +5,7 @@
 // comparing trees costs far less than writing text). A reload whose
 // options for it are the same JSON hands the previous object (with its
 // state: an open breaker, spent budget tokens, bulkhead occupancy, limiter
-// tokens) to the new pipelines; changed options get a fresh object.
+// tokens, a throttle's window) to the new pipelines; changed options get a fresh object.
 #pragma once
 
 #include <memory>
@@ -32,6 +32,7 @@ struct Components {
   Shared<Bulkhead> bulkhead;
   Shared<RateLimiter> rate_limiter;
   Shared<AdaptiveLimiter> adaptive;
+  Shared<AdaptiveThrottle> throttle;
   std::vector<KeptChaos> chaos;  // one per chaos stage of the pipeline, in order
 };
 

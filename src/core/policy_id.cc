@@ -24,7 +24,8 @@ constexpr std::array<std::string_view, kBuiltInPolicyCount> kBuiltInNames = {"",
                                                                              "idempotency_key",
                                                                              "time_limiter",
                                                                              "outlier_detection",
-                                                                             "global_rate_limit"};
+                                                                             "global_rate_limit",
+                                                                             "adaptive_throttle"};
 
 constexpr std::size_t kMaxNameBytes = 64;
 

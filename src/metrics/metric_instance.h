@@ -37,9 +37,9 @@ inline constexpr std::array<std::string_view, 11> kStopReasons = {
 // Policies that refuse calls, labelled by PolicyName; "other" after them
 // (both timeouts count as "timeout"). The breaker's, first, are scraped as
 // a family of their own (not permitted calls).
-inline constexpr std::array<PolicyId, 7> kRejecters = {
+inline constexpr std::array<PolicyId, 8> kRejecters = {
     PolicyId::kCircuitBreaker, PolicyId::kBulkhead,    PolicyId::kRateLimiter, PolicyId::kAdaptiveConcurrency,
-    PolicyId::kTimeout,        PolicyId::kTimeLimiter, PolicyId::kFallback};
+    PolicyId::kTimeout,        PolicyId::kTimeLimiter, PolicyId::kFallback,    PolicyId::kAdaptiveThrottle};
 inline constexpr int kRejecterCount = static_cast<int>(kRejecters.size()) + 1;  // + "other"
 // What fault injection injected (ChaosKindName), and "other" last.
 inline constexpr std::array<std::string_view, 4> kChaosKinds = {"error", "latency", "outcome", "other"};

@@ -199,10 +199,19 @@ PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(AdaptiveLimiterOptions 
   return AddGuardFrom<AdaptiveConcurrencyStage, AdaptiveLimiter>(std::move(options), *o_.classifier);
 }
 
+template <std::same_as<AdaptiveThrottle> G>
+PipelineBuilder& PipelineBuilder::AddAdaptiveThrottle(std::shared_ptr<G> throttle) {
+  return AddGuard<AdaptiveThrottleStage>(std::move(throttle), *o_.classifier);
+}
+PipelineBuilder& PipelineBuilder::AddAdaptiveThrottle(AdaptiveThrottleOptions options) {
+  return AddGuardFrom<AdaptiveThrottleStage, AdaptiveThrottle>(std::move(options), *o_.classifier);
+}
+
 template PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<CircuitBreaker>);
 template PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<Bulkhead>);
 template PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<RateLimiter>);
 template PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter>);
+template PipelineBuilder& PipelineBuilder::AddAdaptiveThrottle(std::shared_ptr<AdaptiveThrottle>);
 
 PipelineBuilder& PipelineBuilder::AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor) {
   // A null here is more likely a lost executor than a choice: the choice is

@@ -46,13 +46,15 @@ std::string FullDocument() {
       "aimd": {"initial_limit": 30, "min_limit": 10, "max_limit": 300, "backoff_ratio": 0.8, "timeout": "2s"},
       "gradient": {"initial_limit": 40, "min_limit": 5, "max_limit": 400, "smoothing": 0.3, "queue_size": 6,
                    "rtt_tolerance": 2.5, "long_window": 300}},
+    "adaptive_throttle": {"window": "30s", "k": 1.5, "min_requests": 40, "reject_on": ["overloaded", "do_not_retry"],
+                          "seed": 17},
     "pipeline": {"stages": [
       {"fallback": {"on_outcomes": ["overloaded", "deadline_exceeded"], "on_any_rejection": false,
                     "on_rejected_by": ["bulkhead", "rate_limiter"], "skip_when_remaining_below": "20ms"}},
       {"timeout": {"timeout": "800ms", "abandon_after": "20ms"}},
       {"retry": )" +
          retry + R"(},
-      "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency",
+      "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency", "adaptive_throttle",
       {"hedge": )" +
          hedge + R"(},
       "require_idempotency_key",
@@ -92,7 +94,7 @@ TEST(ConfigRoundTripTest, ValuesLandInTheOptionsTheyName) {
   const Result<Config> c = ParseConfig(FullDocument());
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   const DestinationConfig& inv = c->destinations.at("inventory");
-  ASSERT_EQ(inv.pipeline.stages.size(), 10u);
+  ASSERT_EQ(inv.pipeline.stages.size(), 11u);
   const RetryConfig& retry = *inv.pipeline.stages[2].options<RetryConfig>();
   EXPECT_EQ(inv.pipeline.stages[2].kind(), "retry");
   EXPECT_EQ(retry.options.max_attempts, 4);
@@ -102,19 +104,22 @@ TEST(ConfigRoundTripTest, ValuesLandInTheOptionsTheyName) {
   EXPECT_EQ(retry.options.per_attempt_timeout, 300ms);
   EXPECT_EQ(retry.options.retry_on, (OutcomeSet{OutcomeClass::kTransient, OutcomeClass::kOverloaded}));
   EXPECT_EQ(retry.retryable_status_codes, (std::vector{StatusCode::kAborted, StatusCode::kUnavailable}));
-  const HedgeConfig& hedge = *inv.pipeline.stages[7].options<HedgeConfig>();
+  const HedgeConfig& hedge = *inv.pipeline.stages[8].options<HedgeConfig>();
   EXPECT_EQ(hedge.options.delay, 40ms);
   ASSERT_TRUE(hedge.latency.has_value());
   EXPECT_EQ(hedge.latency->slices, 4);
   EXPECT_EQ(inv.pipeline.stages[3].kind(), "circuit_breaker");
-  EXPECT_EQ(inv.pipeline.stages[9].kind(), "attempt_timeout");
-  EXPECT_EQ(inv.pipeline.stages[9].options<TimeoutConfig>()->timeout.timeout, 200ms);
+  EXPECT_EQ(inv.pipeline.stages[7].kind(), "adaptive_throttle");
+  EXPECT_EQ(inv.pipeline.stages[10].kind(), "attempt_timeout");
+  EXPECT_EQ(inv.pipeline.stages[10].options<TimeoutConfig>()->timeout.timeout, 200ms);
   ASSERT_TRUE(inv.circuit_breaker && inv.circuit_breaker->wait_in_open_backoff);
   EXPECT_EQ(inv.circuit_breaker->window_kind, WindowKind::kTimeBased);
   EXPECT_EQ(inv.circuit_breaker->wait_in_open_backoff->options().cap, 1min);
   EXPECT_EQ(inv.adaptive_concurrency->algorithm, LimitKind::kAimd);
   EXPECT_EQ(inv.adaptive_concurrency->gradient.long_window, 300);
   EXPECT_EQ(inv.rate_limiter->rate, 100.5);
+  EXPECT_EQ(inv.adaptive_throttle->window, 30s);
+  EXPECT_TRUE(inv.adaptive_throttle->reject_on.contains(OutcomeClass::kDoNotRetry));
   ASSERT_TRUE(inv.retry_budget.has_value());
   EXPECT_EQ(std::get<TokenBucketBudgetOptions>(*inv.retry_budget).max_tokens, 20);
   EXPECT_EQ(std::get<GrpcThrottleBudgetOptions>(*c->destinations.at("pricing").retry_budget).token_ratio, 0.5);

@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 
 using testkit::kT0;  // on a second boundary
 
-constexpr CallRecord kOk{};
+constexpr CallRecord kOkCall{};
 constexpr CallRecord kFailedCall{.failure = true, .slow = false};
 constexpr CallRecord kSlow{.failure = false, .slow = true};
 constexpr CallRecord kSlowFail{.failure = true, .slow = true};
@@ -64,26 +64,26 @@ TEST(CountWindowTest, KeepsTheLastNCallsAndReportsRatesFromTheMinimum) {
   CountWindow w(/*size=*/4, /*minimum_calls=*/2);
   const double third = 1.0 / 3;
   RunScript(w, {
-                   {0s, kOk, {1, 0, 0}, std::nullopt, std::nullopt},  // below the minimum
+                   {0s, kOkCall, {1, 0, 0}, std::nullopt, std::nullopt},  // below the minimum
                    {0s, kFailedCall, {2, 1, 0}, 0.5, 0.0},
                    {0s, kSlow, {3, 1, 1}, third, third},
                    {0s, kSlowFail, {4, 2, 2}, 0.5, 0.5},
-                   {0s, kOk, {4, 2, 2}, 0.5, 0.5},    // evicts call 1 (ok)
-                   {0s, kOk, {4, 1, 2}, 0.25, 0.5},   // evicts call 2 (failure)
-                   {0s, kOk, {4, 1, 1}, 0.25, 0.25},  // evicts call 3 (slow)
-                   {0s, kOk, {4, 0, 0}, 0.0, 0.0},    // evicts call 4 (slow failure)
+                   {0s, kOkCall, {4, 2, 2}, 0.5, 0.5},    // evicts call 1 (ok)
+                   {0s, kOkCall, {4, 1, 2}, 0.25, 0.5},   // evicts call 2 (failure)
+                   {0s, kOkCall, {4, 1, 1}, 0.25, 0.25},  // evicts call 3 (slow)
+                   {0s, kOkCall, {4, 0, 0}, 0.0, 0.0},    // evicts call 4 (slow failure)
                });
 }
 
 TEST(CountWindowTest, SuccessIntoACleanFullWindowChangesNothing) {
   CountWindow w(3, 3);
-  for (int i = 0; i < 3; ++i) EXPECT_TRUE(w.Record(kT0, kOk).may_trip);
-  const WindowUpdate u = w.Record(kT0, kOk);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(w.Record(kT0, kOkCall).may_trip);
+  const WindowUpdate u = w.Record(kT0, kOkCall);
   EXPECT_FALSE(u.may_trip);
   EXPECT_EQ(u.counts, (WindowCounts{3, 0, 0}));
   // A failure still gets in, and three successes push it out again.
   EXPECT_EQ(w.Record(kT0, kFailedCall).counts, (WindowCounts{3, 1, 0}));
-  for (int i = 0; i < 3; ++i) w.Record(kT0, kOk);
+  for (int i = 0; i < 3; ++i) w.Record(kT0, kOkCall);
   EXPECT_EQ(w.Counts(kT0), (WindowCounts{3, 0, 0}));
 }
 
@@ -102,16 +102,16 @@ TEST(TimeWindowTest, KeepsTheLastNSecondsInOneSecondBuckets) {
   const double third = 1.0 / 3;
   RunScript(w, {
                    {0ms, kFailedCall, {1, 1, 0}, std::nullopt, std::nullopt},
-                   {500ms, kOk, {2, 1, 0}, 0.5, 0.0},
+                   {500ms, kOkCall, {2, 1, 0}, 0.5, 0.0},
                    {1200ms, kSlow, {3, 1, 1}, third, third},
                    {2900ms, kSlowFail, {4, 2, 2}, 0.5, 0.5},
                    // Second 3 pushes second 0 (a failure and a success) out.
-                   {3000ms, kOk, {3, 1, 2}, third, 2 * third},
+                   {3000ms, kOkCall, {3, 1, 2}, third, 2 * third},
                });
   // Reading retires seconds too: at 4 s, second 1 (the slow call) is gone.
-  ExpectMetrics(w.Metrics(kT0 + 4s), {0s, kOk, {2, 1, 1}, 0.5, 0.5}, 5);
-  ExpectMetrics(w.Metrics(kT0 + 10s), {0s, kOk, {0, 0, 0}, std::nullopt, std::nullopt}, 6);
-  w.Record(kT0 + 10s, kOk);
+  ExpectMetrics(w.Metrics(kT0 + 4s), {0s, kOkCall, {2, 1, 1}, 0.5, 0.5}, 5);
+  ExpectMetrics(w.Metrics(kT0 + 10s), {0s, kOkCall, {0, 0, 0}, std::nullopt, std::nullopt}, 6);
+  w.Record(kT0 + 10s, kOkCall);
   EXPECT_EQ(w.Counts(kT0 + 10s), (WindowCounts{1, 0, 0}));
 }
 
@@ -119,16 +119,16 @@ TEST(TimeWindowTest, KeepsTheLastNSecondsInOneSecondBuckets) {
 // window, so Record skips adding up every thread's stripe (counts empty).
 TEST(TimeWindowTest, SuccessesSkipTheTotalsWhileNoBadCallIsInTheWindow) {
   TimeWindow w(3, 2);
-  EXPECT_EQ(w.Record(kT0, kOk).may_trip, false);
+  EXPECT_EQ(w.Record(kT0, kOkCall).may_trip, false);
   const WindowUpdate bad = w.Record(kT0 + 1s, kFailedCall);
   EXPECT_TRUE(bad.may_trip);
   EXPECT_EQ(bad.counts, (WindowCounts{2, 1, 0}));
   // Until second 1 leaves, a success is judged: it may bring the window to
   // its minimum number of calls.
-  const WindowUpdate judged = w.Record(kT0 + 3s + 999ms, kOk);
+  const WindowUpdate judged = w.Record(kT0 + 3s + 999ms, kOkCall);
   EXPECT_TRUE(judged.may_trip);
   EXPECT_EQ(judged.counts, (WindowCounts{2, 1, 0}));
-  const WindowUpdate clean = w.Record(kT0 + 4s, kOk);
+  const WindowUpdate clean = w.Record(kT0 + 4s, kOkCall);
   EXPECT_FALSE(clean.may_trip);
   EXPECT_EQ(clean.counts, (WindowCounts{}));
   EXPECT_EQ(w.Counts(kT0 + 4s), (WindowCounts{2, 0, 0}));
@@ -138,13 +138,13 @@ TEST(TimeWindowTest, AGapLongerThanTheWindowEmptiesIt) {
   TimeWindow w(5, 1);
   for (int s = 0; s < 5; ++s) w.Record(kT0 + std::chrono::seconds(s), kFailedCall);
   EXPECT_EQ(w.Counts(kT0 + 4s), (WindowCounts{5, 5, 0}));
-  w.Record(kT0 + 1h, kOk);
+  w.Record(kT0 + 1h, kOkCall);
   EXPECT_EQ(w.Counts(kT0 + 1h), (WindowCounts{1, 0, 0}));
 }
 
 TEST(TimeWindowTest, ALateTimestampCountsInTheNewestSecond) {
   TimeWindow w(2, 1);
-  w.Record(kT0 + 5s, kOk);
+  w.Record(kT0 + 5s, kOkCall);
   w.Record(kT0 + 4s, kFailedCall);  // from a thread that read the clock a moment ago
   EXPECT_EQ(w.Counts(kT0 + 5s), (WindowCounts{2, 1, 0}));
   EXPECT_EQ(w.Counts(kT0 + 7s), (WindowCounts{0, 0, 0}));
@@ -155,7 +155,7 @@ TEST(TimeWindowTest, ALateTimestampCountsInTheNewestSecond) {
 // window, so it no longer belongs to what the breaker judges.
 TEST(TimeWindowTest, ATimestampOlderThanTheWindowIsNotCounted) {
   TimeWindow w(2, 1);
-  w.Record(kT0 + 5s, kOk);
+  w.Record(kT0 + 5s, kOkCall);
   EXPECT_FALSE(w.Record(kT0, kFailedCall).may_trip);
   EXPECT_EQ(w.Counts(kT0 + 5s), (WindowCounts{1, 0, 0}));
 }
@@ -166,7 +166,7 @@ TEST(TimeWindowTest, ATimestampOlderThanTheWindowIsNotCounted) {
 TEST(TimeWindowTest, TimesBeforeTheClockEpochCountAsTimeZero) {
   TimeWindow w(2, 1);
   w.Record(TimePoint(-1500ms), kFailedCall);  // second 0
-  w.Record(TimePoint(1500ms), kOk);           // second 1
+  w.Record(TimePoint(1500ms), kOkCall);       // second 1
   EXPECT_EQ(w.Counts(TimePoint(1999ms)), (WindowCounts{2, 1, 0}));
   EXPECT_EQ(w.Counts(TimePoint(2s)), (WindowCounts{1, 0, 0}));
 }
@@ -216,7 +216,7 @@ TEST(CountWindowTest, ConcurrentRecordsAndResetsLeaveNoDrift) {
   EXPECT_LE(mid.failures, mid.calls);
   for (int i = 0; i < kSize; ++i) w.Record(kT0, kFailedCall);
   EXPECT_EQ(w.Counts(kT0), (WindowCounts{kSize, kSize, 0}));
-  for (int i = 0; i < kSize; ++i) w.Record(kT0, kOk);
+  for (int i = 0; i < kSize; ++i) w.Record(kT0, kOkCall);
   EXPECT_EQ(w.Counts(kT0), (WindowCounts{kSize, 0, 0}));
 }
 

@@ -201,6 +201,22 @@ TEST(SimulateCliTest, FleetPrintsEveryPickerAndRefusesOneViewPerClient) {
   EXPECT_THAT(bad.err, HasSubstr("--client-groups: 10000 client groups x 1000 replicas makes 1e+07 endpoint objects"));
 }
 
+TEST(SimulateCliTest, ThrottleComparesTheStrategiesByteForByteForASeed) {
+  const std::string args = "simulate throttle --duration 1m --rate 500 --k 2";
+  const CliRun run = RunCli(args);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("throttle k=2.00"));
+  EXPECT_EQ(RunCli(args).out, run.out);  // same seed, same bytes
+  const nlohmann::json j = Json(args);
+  ASSERT_EQ(j["runs"].size(), 3u);
+  EXPECT_EQ(j["runs"][2]["strategy"], "throttle");
+  EXPECT_LE(j["runs"][2]["received_per_accepted"].get<double>(), 2.2);
+  EXPECT_GE(j["runs"][0]["received_per_accepted"].get<double>(), 10.0);
+  const CliRun bad = RunCli("simulate throttle --k 0.5");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_THAT(bad.err, HasSubstr("--k"));
+}
+
 #endif  // STORMGUARD_CLI_PATH
 
 }  // namespace

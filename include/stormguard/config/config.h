@@ -43,6 +43,7 @@
 #include "stormguard/core/status.h"
 #include "stormguard/fleet/replica_set.h"
 #include "stormguard/guard/adaptive_concurrency.h"
+#include "stormguard/guard/adaptive_throttle.h"
 #include "stormguard/guard/bulkhead.h"
 #include "stormguard/guard/circuit_breaker.h"
 #include "stormguard/guard/rate_limiter.h"
@@ -106,8 +107,8 @@ struct ChaosConfig {
 // "attempt_timeout" (TimeoutConfig), "retry" (RetryConfig), "hedge"
 // (HedgeConfig), "chaos" (ChaosConfig); without options
 // "require_idempotency_key", and the destination's shared guards
-// "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency"; then
-// any a program registers.
+// "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency",
+// "adaptive_throttle"; then any a program registers.
 
 // A preset by name (config/preset.h) and its parameters: every parameter,
 // the configuration's value or the preset's default.
@@ -154,6 +155,7 @@ struct DestinationConfig {
   std::optional<BulkheadOptions> bulkhead;
   std::optional<RateLimiterOptions> rate_limiter;
   std::optional<AdaptiveLimiterOptions> adaptive_concurrency;
+  std::optional<AdaptiveThrottleOptions> adaptive_throttle;
   std::optional<ReplicasConfig> replicas;
   PipelineConfig pipeline;
   // "pkg.Svc/Get", "pkg.Svc/*", "*" (see FindMethod).

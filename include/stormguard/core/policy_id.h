@@ -39,11 +39,12 @@ enum class PolicyId : std::uint16_t {
   kTimeLimiter,
   kOutlierDetection,  // a replica set ejecting and readmitting endpoints
   kGlobalRateLimit,   // a fleet-wide rate limit's lease (fleet/global_rate_limiter.h)
+  kAdaptiveThrottle,  // client-side adaptive throttling (guard/adaptive_throttle.h)
   // A program's own, handed out by RegisterPolicyName from here up.
   kFirstProgramPolicy = 0x100,
 };
 
-inline constexpr int kBuiltInPolicyCount = static_cast<int>(PolicyId::kGlobalRateLimit) + 1;
+inline constexpr int kBuiltInPolicyCount = static_cast<int>(PolicyId::kAdaptiveThrottle) + 1;
 inline constexpr int kMaxProgramPolicies = 64;
 // Every id PolicyIndex maps: the library's own, then a program's.
 inline constexpr int kPolicyIndexCount = kBuiltInPolicyCount + kMaxProgramPolicies;

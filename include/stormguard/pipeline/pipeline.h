@@ -297,6 +297,9 @@ class PipelineBuilder {
   template <std::same_as<AdaptiveLimiter> G>
   PipelineBuilder& AddAdaptiveConcurrency(std::shared_ptr<G> limiter);
   PipelineBuilder& AddAdaptiveConcurrency(AdaptiveLimiterOptions options);
+  template <std::same_as<AdaptiveThrottle> G>
+  PipelineBuilder& AddAdaptiveThrottle(std::shared_ptr<G> throttle);
+  PipelineBuilder& AddAdaptiveThrottle(AdaptiveThrottleOptions options);
   // Fault injection (chaos_stage.h): inside the retry, innermost, unless
   // options.outside_retry_because says why not.
   PipelineBuilder& AddChaos(std::shared_ptr<ChaosPolicy> policy, ChaosStageOptions options = {});

@@ -15,6 +15,7 @@ std::vector<StagePolicy> BuiltInStagePolicies() {
   out.push_back(BulkheadPolicy());
   out.push_back(RateLimiterPolicy());
   out.push_back(AdaptiveConcurrencyPolicy());
+  out.push_back(AdaptiveThrottlePolicy());
   return out;
 }
 

@@ -27,6 +27,12 @@ StagePolicy CircuitBreakerPolicy();
 StagePolicy BulkheadPolicy();
 StagePolicy RateLimiterPolicy();
 StagePolicy AdaptiveConcurrencyPolicy();
+StagePolicy AdaptiveThrottlePolicy();
+
+// The stage of the destination's shared component `name`: `add` adds it,
+// false when the destination configures none (guard_policies.cc).
+StagePolicy SharedGuard(const std::string& name, StagePlacement placement,
+                        bool (*add)(PipelineBuilder&, const Components&));
 
 // Options read and written through their Fields() list (json_fields.h).
 template <class T>

@@ -1,14 +1,12 @@
 // Stages without options: "require_idempotency_key", and the destination's
 // shared guards ("circuit_breaker", "bulkhead", "rate_limiter",
-// "adaptive_concurrency"), whose options are the destination's component.
+// "adaptive_concurrency"; "adaptive_throttle" in throttle_policy.cc), whose
+// options are the destination's component.
 #include "policies/builtin_policies.h"
 #include "stormguard/pipeline/stages/all.h"
 
 namespace stormguard::config::config_internal {
-namespace {
 
-// The stage of the destination's shared component `name`: `add` adds it,
-// false when the destination configures none.
 StagePolicy SharedGuard(const std::string& name, StagePlacement placement,
                         bool (*add)(PipelineBuilder&, const Components&)) {
   return {.name = name,
@@ -22,8 +20,6 @@ StagePolicy SharedGuard(const std::string& name, StagePlacement placement,
               },
           .shared_component = name};
 }
-
-}  // namespace
 
 StagePolicy RequireIdempotencyKeyPolicy() {
   return {.name = "require_idempotency_key",

@@ -2,8 +2,8 @@
 //
 // Outside in, as they usually sit in a pipeline: fallback, timeout, retry,
 // hedge, circuit breaker, bulkhead, rate limiter, adaptive concurrency,
-// idempotency key, attempt timeout (the timeout file holds both timeouts),
-// chaos (fault injection).
+// adaptive throttle, idempotency key, attempt timeout (the timeout file
+// holds both timeouts), chaos (fault injection).
 // Each stage declares its own placement rules (Stage::placement()).
 #pragma once
 
@@ -17,6 +17,7 @@
 #include "stormguard/pipeline/stages/bulkhead_stage.h"
 #include "stormguard/pipeline/stages/rate_limiter_stage.h"
 #include "stormguard/pipeline/stages/adaptive_concurrency_stage.h"
+#include "stormguard/pipeline/stages/adaptive_throttle_stage.h"
 #include "stormguard/pipeline/stages/idempotency_key_stage.h"
 #include "stormguard/pipeline/stages/chaos_stage.h"
 // clang-format on
