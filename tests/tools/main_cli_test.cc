@@ -28,10 +28,10 @@ TEST(MainCliTest, AWordThatIsNotACommandIsNamedWithTheChoices) {
        "stormguard: 'nope' is not a command of 'stormguard' (use backoff, simulate, demo, config, lint, plan)\n"},
       {"simulate nope",
        "stormguard: 'nope' is not a command of 'stormguard simulate' "
-       "(use storm, deadline, budget, chain, metastable, contention, adaptive-timeout, fleet, throttle)\n"},
+       "(use storm, deadline, budget, chain, metastable, contention, adaptive-timeout, fleet, fleet-limit, throttle)\n"},
       {"simulate",
        "stormguard: 'stormguard simulate' needs a command: "
-       "storm, deadline, budget, chain, metastable, contention, adaptive-timeout, fleet, throttle\n"},
+       "storm, deadline, budget, chain, metastable, contention, adaptive-timeout, fleet, fleet-limit, throttle\n"},
       {"", "stormguard: 'stormguard' needs a command: backoff, simulate, demo, config, lint, plan\n"}};
   for (const auto& [args, message] : cases) {
     const CliRun run = RunCli(args);
