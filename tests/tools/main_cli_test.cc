@@ -28,7 +28,8 @@ TEST(MainCliTest, AWordThatIsNotACommandIsNamedWithTheChoices) {
        "stormguard: 'nope' is not a command of 'stormguard' (use backoff, simulate, demo, config, lint, plan)\n"},
       {"simulate nope",
        "stormguard: 'nope' is not a command of 'stormguard simulate' "
-       "(use storm, deadline, budget, chain, metastable, contention, adaptive-timeout, fleet, fleet-limit, throttle)\n"},
+       "(use storm, deadline, budget, chain, metastable, contention, adaptive-timeout, fleet, fleet-limit, "
+       "throttle)\n"},
       {"simulate",
        "stormguard: 'stormguard simulate' needs a command: "
        "storm, deadline, budget, chain, metastable, contention, adaptive-timeout, fleet, fleet-limit, throttle\n"},
