@@ -2,7 +2,7 @@
 # Builds the libFuzzer harnesses in fuzz/ (clang-14, ASan + UBSan) and runs
 # each one for SECONDS, JOBS at a time (default 2).
 #
-#   scripts/fuzz.sh 20         # what CI runs: 20 s per harness
+#   scripts/fuzz.sh 10         # what CI runs: 10 s per harness
 #   scripts/fuzz.sh 600 1      # one harness at a time, 10 min each
 #
 # Each harness starts from a scratch copy of fuzz/corpus/<name>/ (with

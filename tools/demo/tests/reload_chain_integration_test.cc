@@ -53,8 +53,8 @@ using config_sources::testkit::EtcdProcess;
 // the test still explains every call there, with longer holds and a looser
 // bound; the plain build holds the operator's 1 s.
 using stormguard::testkit::kSanitized;
-constexpr double kVisibleWithinMs = kSanitized ? 6000 : 1000;  // how soon a change must show
-constexpr Duration kHold = kSanitized ? std::chrono::seconds(6) : std::chrono::milliseconds(1500);  // between changes
+constexpr double kVisibleWithinMs = kSanitized ? 3000 : 1000;  // how soon a change must show
+constexpr Duration kHold = kSanitized ? std::chrono::seconds(4) : std::chrono::milliseconds(1500);  // between changes
 // A stalls for seconds now and then under TSan (hundreds of server threads).
 constexpr auto kCallTimeout = kSanitized ? std::chrono::seconds(20) : std::chrono::seconds(3);
 
@@ -109,6 +109,14 @@ Seen Classify(const CallRecord& r) {
 // 504 ("deadline already passed on arrival" when a hop stalled before it).
 bool IsDeadlineAnswer(const std::string& answer) {
   return answer.find("DEADLINE_EXCEEDED") != std::string::npos || answer.rfind("504", 0) == 0;
+}
+
+// What a hop stalling under a sanitizer looks like: a deadline's answer, or
+// B's three attempts each running out their 200 ms attempt timeout (chaos
+// fails an attempt in microseconds, so a failure after 3 that took 600 ms
+// or more is C not answering in time, whatever the configuration).
+bool LooksLikeAStall(const CallRecord& call) {
+  return IsDeadlineAnswer(call.answer) || call.end - call.start >= 3 * std::chrono::milliseconds(200);
 }
 
 using OneCall = std::function<CallRecord()>;
@@ -305,17 +313,16 @@ std::vector<double> CheckTraffic(const std::vector<CallRecord>& calls, const std
   };
   // Every call shows the state in force while it ran, or the one before
   // (a change takes a moment to reach B; how long is checked below).
-  // Under a sanitizer a process stalls now and then past A's 1 s budget:
-  // such a timeout says nothing about reloads, and 1% of them are let pass.
+  // Under a sanitizer a process stalls now and then past an attempt's or
+  // A's budget: such a failure says nothing about reloads, and 1% of the
+  // calls may be one.
   std::size_t stalled = 0;
   for (const CallRecord& call : calls) {
     const Seen s = Classify(call);
-    if (kSanitized && s == Seen::kUnexplained && IsDeadlineAnswer(call.answer) && ++stalled <= calls.size() / 100) {
-      continue;
-    }
     bool explained = false;
     const std::size_t first = window_of(call.start);
     for (std::size_t w = first == 0 ? 0 : first - 1; w <= window_of(call.end); ++w) explained |= state[w] == s;
+    if (!explained && kSanitized && !call.ok && LooksLikeAStall(call) && ++stalled <= calls.size() / 100) continue;
     EXPECT_TRUE(explained) << "a call was " << Name(s) << " (attempts \"" << call.attempts << "\", " << call.answer
                            << "), which no configuration in force while it ran explains";
   }
