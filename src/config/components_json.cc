@@ -85,6 +85,7 @@ void ReadComponents(ObjectReader& r, DestinationConfig& d) {
   r.Field("rate_limiter", d.rate_limiter);
   r.Field("adaptive_concurrency", d.adaptive_concurrency);
   r.Field("adaptive_throttle", d.adaptive_throttle);
+  r.Field("global_rate_limit", d.global_rate_limit);
 }
 
 DestinationConfig ReadComponents(const Json& j, const std::string& path, Errors& errors) {
@@ -107,6 +108,7 @@ Json WriteComponents(const DestinationConfig& d) {
   if (d.rate_limiter) out["rate_limiter"] = Write(*d.rate_limiter);
   if (d.adaptive_concurrency) out["adaptive_concurrency"] = Write(*d.adaptive_concurrency);
   if (d.adaptive_throttle) out["adaptive_throttle"] = Write(*d.adaptive_throttle);
+  if (d.global_rate_limit) out["global_rate_limit"] = Write(*d.global_rate_limit);
   return out;
 }
 
@@ -121,6 +123,7 @@ DestinationConfig ComponentsOf(const DestinationConfig& d) {
   only.rate_limiter = d.rate_limiter;
   only.adaptive_concurrency = d.adaptive_concurrency;
   only.adaptive_throttle = d.adaptive_throttle;
+  only.global_rate_limit = d.global_rate_limit;
   return only;
 }
 
@@ -142,6 +145,7 @@ std::vector<std::string> AddPresetComponents(DestinationConfig& d, const PresetS
   take(d.rate_limiter, b.rate_limiter, "rate_limiter");
   take(d.adaptive_concurrency, b.adaptive_concurrency, "adaptive_concurrency");
   take(d.adaptive_throttle, b.adaptive_throttle, "adaptive_throttle");
+  take(d.global_rate_limit, b.global_rate_limit, "global_rate_limit");
   return added;
 }
 

@@ -136,6 +136,18 @@ void Fields(V& v, AdaptiveThrottleOptions& o) {
   v.Field("seed", o.seed);
 }
 
+// The program's parts (instance_id, listener, clock, executor) are not fields.
+template <class V>
+void Fields(V& v, GlobalRateLimiterOptions& o) {
+  v.Field("name", o.name);
+  v.Field("limit", o.limit);
+  v.Field("burst", o.burst);
+  v.Field("refresh_interval", o.refresh_interval);
+  v.Field("lease_length", o.lease_length);
+  v.Field("fallback", o.fallback);
+  v.Field("initial_instances", o.initial_instances);
+}
+
 template <class V>
 void Fields(V& v, AimdLimitOptions& o) {
   v.Field("initial_limit", o.initial_limit);
@@ -235,6 +247,12 @@ inline void AfterRead(ObjectReader& r, FailureRateGateOptions& o) { Validated(r,
 inline void AfterRead(ObjectReader& r, BulkheadOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, RateLimiterOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, AdaptiveThrottleOptions& o) { Validated(r, o); }
+// Validated as the registry will create it: its instance is the program's.
+inline void AfterRead(ObjectReader& r, GlobalRateLimiterOptions& o) {
+  GlobalRateLimiterOptions as_made = o;
+  as_made.instance_id = "configured-by-the-program";
+  Validated(r, as_made);
+}
 inline void AfterRead(ObjectReader& r, AdaptiveLimiterOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, FallbackOptions& o) { Validated(r, o); }
 inline void AfterRead(ObjectReader& r, TimeoutOptions& o) { Validated(r, o); }

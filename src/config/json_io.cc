@@ -55,6 +55,7 @@ std::string_view WindowName(WindowKind k) { return WindowKindName(k); }
 std::string_view LimitName(LimitKind k) { return k == LimitKind::kAimd ? "aimd" : "gradient"; }
 std::string_view OutcomeName(OutcomeClass c) { return OutcomeClassName(c); }
 std::string_view ChaosName(ChaosKind k) { return ChaosKindName(k); }
+std::string_view FallbackName(LeaseFallback f) { return LeaseFallbackName(f); }
 
 constexpr BackoffKind kBackoffKinds[] = {BackoffKind::kConstant, BackoffKind::kLinear, BackoffKind::kExponential};
 constexpr Jitter kJitters[] = {Jitter::kNone,         Jitter::kFull,         Jitter::kEqual,
@@ -62,6 +63,7 @@ constexpr Jitter kJitters[] = {Jitter::kNone,         Jitter::kFull,         Jit
 constexpr WindowKind kWindowKinds[] = {WindowKind::kCountBased, WindowKind::kTimeBased};
 constexpr LimitKind kLimitKinds[] = {LimitKind::kAimd, LimitKind::kGradient};
 constexpr ChaosKind kChaosKinds[] = {ChaosKind::kError, ChaosKind::kLatency, ChaosKind::kOutcome};
+constexpr LeaseFallback kFallbacks[] = {LeaseFallback::kStaticShare, LeaseFallback::kDeny};
 constexpr OutcomeClass kOutcomes[] = {
     OutcomeClass::kSuccess,   OutcomeClass::kTransient,  OutcomeClass::kOverloaded, OutcomeClass::kPermanent,
     OutcomeClass::kAmbiguous, OutcomeClass::kDoNotRetry, OutcomeClass::kCancelled,  OutcomeClass::kDeadlineExceeded};
@@ -219,6 +221,9 @@ void Read(const Json& j, const std::string& path, Errors& errors, LimitKind& out
 void Read(const Json& j, const std::string& path, Errors& errors, ChaosKind& out) {
   ReadName(j, path, errors, out, kChaosKinds, &ChaosName);
 }
+void Read(const Json& j, const std::string& path, Errors& errors, LeaseFallback& out) {
+  ReadName(j, path, errors, out, kFallbacks, &FallbackName);
+}
 
 void Read(const Json& j, const std::string& path, Errors& errors, Status& out) {
   ObjectReader r(j, path, errors);
@@ -263,6 +268,7 @@ Json Write(Jitter v) { return std::string(JitterName(v)); }
 Json Write(WindowKind v) { return std::string(WindowKindName(v)); }
 Json Write(LimitKind v) { return std::string(LimitName(v)); }
 Json Write(ChaosKind v) { return std::string(ChaosKindName(v)); }
+Json Write(LeaseFallback v) { return std::string(LeaseFallbackName(v)); }
 Json Write(const Status& v) { return {{"code", std::string(StatusCodeName(v.code()))}, {"message", v.message()}}; }
 
 ObjectReader::ObjectReader(const Json& j, std::string path, Errors& errors)

@@ -21,6 +21,7 @@
 #include "stormguard/core/outcome.h"
 #include "stormguard/core/status.h"
 #include "stormguard/core/time.h"
+#include "stormguard/fleet/global_rate_limiter.h"
 #include "stormguard/guard/adaptive_concurrency.h"
 #include "stormguard/guard/sliding_window.h"
 
@@ -60,6 +61,7 @@ void Read(const Json& j, const std::string& path, Errors& errors, Jitter& out);
 void Read(const Json& j, const std::string& path, Errors& errors, WindowKind& out);
 void Read(const Json& j, const std::string& path, Errors& errors, LimitKind& out);
 void Read(const Json& j, const std::string& path, Errors& errors, ChaosKind& out);
+void Read(const Json& j, const std::string& path, Errors& errors, LeaseFallback& out);
 // {"code": a status code, "message": text}; an absent field keeps out's.
 void Read(const Json& j, const std::string& path, Errors& errors, Status& out);
 
@@ -78,6 +80,7 @@ Json Write(Jitter v);
 Json Write(WindowKind v);
 Json Write(LimitKind v);
 Json Write(ChaosKind v);
+Json Write(LeaseFallback v);
 Json Write(const Status& v);
 
 class ObjectReader;

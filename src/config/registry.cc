@@ -49,7 +49,7 @@ Registry::Registry(RegistryOptions options)
     : options_(std::move(options)),
       slots_(std::make_unique<Slot[]>(kThreadSlots)),
       replica_sets_(std::make_unique<config_internal::ReplicaSets>()) {
-  const config_internal::BuildEnv env{options_.pipeline, [this] { return HedgeExecutor(); }};
+  const config_internal::BuildEnv env = Env();
   // The built-in default is valid; failing to build it is a bug to stop at.
   if (!config_internal::BuildSnapshot(Config{}, nullptr, env, current_).empty()) std::abort();
   shared_ = new Holder(current_);
@@ -133,7 +133,7 @@ Status Registry::Apply(std::string_view text, std::string_view origin) {
 
 Status Registry::Apply(const Config& config, std::string_view origin) {
   std::lock_guard<std::mutex> lock(apply_mu_);
-  const config_internal::BuildEnv env{options_.pipeline, [this] { return HedgeExecutor(); }, options_.allow_chaos};
+  const config_internal::BuildEnv env = Env();
   std::shared_ptr<const Snapshot> built;
   // current_ changes only here, under apply_mu_: reading it needs no other lock.
   std::vector<std::string> errors = config_internal::ReplicaSets::Check(config);
@@ -184,6 +184,13 @@ void Registry::Report(std::string_view origin, bool accepted, const std::vector<
   const std::uint64_t version = version_.load(std::memory_order_relaxed);
   options_.on_reload(ReloadEvent{
       .origin = origin, .accepted = accepted, .version = version, .on_defaults = version == 0, .errors = errors});
+}
+
+config_internal::BuildEnv Registry::Env() {
+  return {.pipeline = options_.pipeline,
+          .executor = [this] { return HedgeExecutor(); },
+          .allow_chaos = options_.allow_chaos,
+          .global_limits = [this](GlobalRateLimiterOptions o) { return MakeGlobalLimit(std::move(o)); }};
 }
 
 std::shared_ptr<Executor> Registry::HedgeExecutor() {

@@ -29,6 +29,13 @@ Result<std::shared_ptr<CircuitBreaker>> MakeBreaker(CircuitBreakerOptions option
   return MakeGuard<CircuitBreaker>(std::move(options), env);
 }
 
+// The registry gives the limiter its store, instance, clock and refreshes.
+Result<std::shared_ptr<GlobalRateLimiter>> MakeGlobalLimit(const GlobalRateLimiterOptions& options,
+                                                           const ComponentEnv& env) {
+  if (!env.global_limits) return Status::FailedPrecondition("this registry makes no fleet-wide limits");
+  return env.global_limits(options);
+}
+
 // `written` holds the options of every component of the destination in
 // their JSON form: the configuration's own notion of equal options (what a
 // file says), whatever the C++ struct holds besides (listeners, stripes).
@@ -79,6 +86,8 @@ Components ObtainComponents(const DestinationConfig& d, const Components* previo
                       MakeGuard<AdaptiveLimiter, AdaptiveLimiterOptions>, env, path, errors);
   c.throttle = Obtain(only.adaptive_throttle, written, "adaptive_throttle", &p.throttle,
                       MakeGuard<AdaptiveThrottle, AdaptiveThrottleOptions>, env, path, errors);
+  c.global_limit =
+      Obtain(only.global_rate_limit, written, "global_rate_limit", &p.global_limit, MakeGlobalLimit, env, path, errors);
   c.chaos = ObtainChaos(d, p.chaos, {.listener = env.listener, .allowed = env.allow_chaos}, path, errors);
   return c;
 }

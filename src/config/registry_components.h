@@ -8,6 +8,7 @@
 // tokens, a throttle's window) to the new pipelines; changed options get a fresh object.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@ struct Components {
   Shared<RateLimiter> rate_limiter;
   Shared<AdaptiveLimiter> adaptive;
   Shared<AdaptiveThrottle> throttle;
+  Shared<GlobalRateLimiter> global_limit;
   std::vector<KeptChaos> chaos;  // one per chaos stage of the pipeline, in order
 };
 
@@ -41,6 +43,8 @@ struct ComponentEnv {
   Listener* listener = nullptr;    // guards and chaos policies report to it unless their options name one
   TimerService* timers = nullptr;  // moves a breaker with automatic_transition_from_open_to_half_open
   bool allow_chaos = false;        // RegistryOptions::allow_chaos
+  // Makes a global_rate_limit's limiter with its store (Registry::MakeGlobalLimit).
+  std::function<Result<std::shared_ptr<GlobalRateLimiter>>(GlobalRateLimiterOptions)> global_limits;
 };
 
 // `d`'s components and chaos policies, reusing `previous`'s (the same destination's in the

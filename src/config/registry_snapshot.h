@@ -57,11 +57,13 @@ struct BuildEnv {
   // Runs hedged attempts; called only when a pipeline hedges.
   std::function<std::shared_ptr<Executor>()> executor;
   bool allow_chaos = false;  // RegistryOptions::allow_chaos
+  std::function<Result<std::shared_ptr<GlobalRateLimiter>>(GlobalRateLimiterOptions)> global_limits;
 
   ComponentEnv components() const {
     return {.listener = pipeline.listener,
             .timers = pipeline.timers != nullptr ? pipeline.timers : &TimerService::Default(),
-            .allow_chaos = allow_chaos};
+            .allow_chaos = allow_chaos,
+            .global_limits = global_limits};
   }
 };
 

@@ -28,6 +28,10 @@ double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace
 
+std::string_view LeaseFallbackName(LeaseFallback f) noexcept {
+  return f == LeaseFallback::kDeny ? "deny" : "static_share";
+}
+
 std::vector<std::string> GlobalRateLimiterOptions::Validate() const {
   Validator v;
   v.Check(ValidName(name, 64, true), "name", "must be 1-64 bytes of [a-zA-Z0-9_.-]");
@@ -90,8 +94,7 @@ GlobalRateLimiter::~GlobalRateLimiter() {
   refresh_done_.wait(lock, [&] { return !refresh_queued_; });
 }
 
-Status GlobalRateLimiter::TryAcquire(TimePoint now) {
-  if (TryTake(now)) return Status::Ok();
+Status GlobalRateLimiter::Refuse(TimePoint now) {
   Emit(o_.listener, {.kind = EventKind::kRejected,
                      .policy = PolicyId::kGlobalRateLimit,
                      .reason = "global rate limit exceeded",

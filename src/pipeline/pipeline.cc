@@ -207,11 +207,17 @@ PipelineBuilder& PipelineBuilder::AddAdaptiveThrottle(AdaptiveThrottleOptions op
   return AddGuardFrom<AdaptiveThrottleStage, AdaptiveThrottle>(std::move(options), *o_.classifier);
 }
 
+template <std::same_as<GlobalRateLimiter> G>
+PipelineBuilder& PipelineBuilder::AddGlobalRateLimit(std::shared_ptr<G> limiter) {
+  return AddGuard<GlobalRateLimitStage>(std::move(limiter));
+}
+
 template PipelineBuilder& PipelineBuilder::AddCircuitBreaker(std::shared_ptr<CircuitBreaker>);
 template PipelineBuilder& PipelineBuilder::AddBulkhead(std::shared_ptr<Bulkhead>);
 template PipelineBuilder& PipelineBuilder::AddRateLimiter(std::shared_ptr<RateLimiter>);
 template PipelineBuilder& PipelineBuilder::AddAdaptiveConcurrency(std::shared_ptr<AdaptiveLimiter>);
 template PipelineBuilder& PipelineBuilder::AddAdaptiveThrottle(std::shared_ptr<AdaptiveThrottle>);
+template PipelineBuilder& PipelineBuilder::AddGlobalRateLimit(std::shared_ptr<GlobalRateLimiter>);
 
 PipelineBuilder& PipelineBuilder::AddHedge(HedgeOptions options, std::shared_ptr<Executor> executor) {
   // A null here is more likely a lost executor than a choice: the choice is

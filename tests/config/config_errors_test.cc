@@ -88,7 +88,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{R"({"pipeline": {"stages": ["retry"]}})",
              "destinations.inventory.pipeline.stages[0]: unknown stage (use fallback, timeout, attempt_timeout, "
              "retry, hedge, chaos as {\"kind\": {options}}, or require_idempotency_key, circuit_breaker, bulkhead, "
-             "rate_limiter, adaptive_concurrency, adaptive_throttle as a string)"},
+             "rate_limiter, adaptive_concurrency, adaptive_throttle, global_rate_limit as a string)"},
         Case{R"({"pipeline": {"stages": [], "user_facing": {}}})",
              "destinations.inventory.pipeline: must be an object with exactly one key, \"stages\" or a preset"},
         Case{R"({"pipeline": {"payment": {}}})",

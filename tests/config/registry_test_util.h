@@ -41,6 +41,14 @@ struct RegistryEnv {
   }
 };
 
+// One destination "d" with `components` and two stages: a retry of
+// `attempts` without backoff, then the shared guard `guard`.
+inline std::string RetriedGuardDest(std::string_view components, std::string_view guard, int attempts) {
+  return R"({"destinations": {"d": {)" + std::string(components) +
+         R"(, "pipeline": {"stages": [{"retry": {"max_attempts": )" + std::to_string(attempts) +
+         R"(, "backoff": {"kind": "constant", "base": "0s"}}}, ")" + std::string(guard) + R"("]}}}})";
+}
+
 // Runs one call that answers `answer`; counts the attempts in `*calls`.
 inline Status Call(const Pipeline& p, Status answer, int* calls = nullptr) {
   CallContext ctx;

@@ -22,9 +22,7 @@ constexpr std::string_view kThrottle =
 
 // One destination "d" with `components` and the retry and throttle stages.
 std::string ThrottledDest(std::string_view components, int attempts = 2) {
-  return R"({"destinations": {"d": {)" + std::string(components) +
-         R"(, "pipeline": {"stages": [{"retry": {"max_attempts": )" + std::to_string(attempts) +
-         R"(, "backoff": {"kind": "constant", "base": "0s"}}}, "adaptive_throttle"]}}}})";
+  return testkit::RetriedGuardDest(components, "adaptive_throttle", attempts);
 }
 
 TEST(ConfigThrottleTest, ReadsAndWritesBackEveryOption) {

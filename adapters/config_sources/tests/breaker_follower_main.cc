@@ -17,15 +17,9 @@
 #include "stormguard/config/registry.h"
 #include "stormguard/config_sources/etcd_source.h"
 #include "stormguard/config_sources/reload_into.h"
+#include "testkit/unix_ms.h"
 
-namespace {
-
-std::int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
+using stormguard::testkit::UnixMs;
 
 int main(int argc, char** argv) {
   namespace cs = stormguard::config_sources;

@@ -188,4 +188,17 @@ Result<Lease> RedisLeaseStore::RunScript(std::string_view instance_id, double de
                .instances = static_cast<int>(std::clamp<long long>(instances, 1, 1'000'000))};
 }
 
+LeaseStoreFactory LeaseStoresIn(RedisLeaseStoreOptions connection) {
+  return [connection =
+              std::move(connection)](const GlobalRateLimiterOptions& limit) -> Result<std::shared_ptr<LeaseStore>> {
+    RedisLeaseStoreOptions o = connection;
+    o.limit_name = limit.name;
+    o.capacity = limit.limit;
+    o.lease_length = limit.lease_length;
+    auto made = RedisLeaseStore::Create(std::move(o));
+    if (!made.ok()) return std::move(made).status();
+    return std::shared_ptr<LeaseStore>(std::move(made).value());
+  };
+}
+
 }  // namespace stormguard::redis

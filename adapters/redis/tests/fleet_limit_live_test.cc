@@ -22,10 +22,12 @@
 #include "sanitized.h"
 #include "stormguard/fleet/lease_store.h"
 #include "testkit/child_process.h"
+#include "testkit/unix_ms.h"
 
 namespace stormguard::redis {
 namespace {
 using namespace std::chrono_literals;
+using stormguard::testkit::UnixMs;
 using testkit::RedisProcess;
 
 constexpr int kMembers = 8;
@@ -34,11 +36,6 @@ constexpr double kLimit = 1000, kDemand = 2000;
 // cores); the figures are the plain build's.
 constexpr auto kSteady = stormguard::testkit::kSanitized ? 10s : 30s;
 constexpr auto kPhase = stormguard::testkit::kSanitized ? 5s : 10s;
-
-std::int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 // Member i's demand, calls/s: (i + 1) parts of the fleet's, or (n - i) reversed.
 double Demand(int i, bool reversed) {

@@ -21,16 +21,13 @@
 #include "stormguard/exec/executor.h"
 #include "stormguard/fleet/global_rate_limiter.h"
 #include "stormguard/redis/redis_lease_store.h"
+#include "testkit/unix_ms.h"
 
 namespace {
 
 std::atomic<bool> demand_changed{false};
 void OnUsr1(int) { demand_changed = true; }
-
-std::int64_t UnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using stormguard::testkit::UnixMs;
 
 }  // namespace
 

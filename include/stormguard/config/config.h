@@ -41,6 +41,7 @@
 
 #include "stormguard/config/stage_policy.h"
 #include "stormguard/core/status.h"
+#include "stormguard/fleet/global_rate_limiter.h"
 #include "stormguard/fleet/replica_set.h"
 #include "stormguard/guard/adaptive_concurrency.h"
 #include "stormguard/guard/adaptive_throttle.h"
@@ -108,7 +109,7 @@ struct ChaosConfig {
 // (HedgeConfig), "chaos" (ChaosConfig); without options
 // "require_idempotency_key", and the destination's shared guards
 // "circuit_breaker", "bulkhead", "rate_limiter", "adaptive_concurrency",
-// "adaptive_throttle"; then any a program registers.
+// "adaptive_throttle", "global_rate_limit"; then any a program registers.
 
 // A preset by name (config/preset.h) and its parameters: every parameter,
 // the configuration's value or the preset's default.
@@ -156,6 +157,11 @@ struct DestinationConfig {
   std::optional<RateLimiterOptions> rate_limiter;
   std::optional<AdaptiveLimiterOptions> adaptive_concurrency;
   std::optional<AdaptiveThrottleOptions> adaptive_throttle;
+  // A limit for the whole fleet (fleet/global_rate_limiter.h): name, limit,
+  // burst, refresh_interval, lease_length, fallback, initial_instances.
+  // Where the shares live and who this instance is are the program's
+  // (RegistryOptions::lease_stores and instance_id), never the file's.
+  std::optional<GlobalRateLimiterOptions> global_rate_limit;
   std::optional<ReplicasConfig> replicas;
   PipelineConfig pipeline;
   // "pkg.Svc/Get", "pkg.Svc/*", "*" (see FindMethod).

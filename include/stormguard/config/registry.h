@@ -80,6 +80,7 @@
 namespace stormguard::config {
 
 namespace config_internal {
+struct BuildEnv;
 struct Snapshot;
 struct Holder;
 class ReplicaSets;
@@ -116,6 +117,22 @@ struct RegistryOptions {
   // file or key must not be able to make a process fail its calls unless
   // the process chose, when it started, to rehearse failures.
   bool allow_chaos = false;
+  // Fleet-wide limits ("global_rate_limit", docs/fleet-limits.md). Where
+  // their shares live is the program's choice, never the configuration's
+  // (whoever writes the watched key must not point the fleet at another
+  // Redis, nor read its password): the factory makes each limiter's store,
+  // called once per limiter the registry creates (a new limit, or changed
+  // options), with the options it will have. The Redis adapter has one:
+  // redis::LeaseStoresIn(options). Null: a configuration with a
+  // global_rate_limit is refused.
+  LeaseStoreFactory lease_stores;
+  // This process among the fleet's instances, for every limit; empty:
+  // "<host name>-<pid>".
+  std::string instance_id;
+  // Runs the limits' refreshes (each may block up to its store's timeouts);
+  // null: the registry makes one with one worker the first time a
+  // configuration brings a limit. Its timers schedule the refreshes.
+  std::shared_ptr<Executor> lease_executor;
 };
 
 class Registry final : public PipelineSource {
@@ -173,6 +190,9 @@ class Registry final : public PipelineSource {
   Status Refuse(std::vector<std::string> errors, std::string_view origin);
   void Report(std::string_view origin, bool accepted, const std::vector<std::string>& errors);
   std::shared_ptr<Executor> HedgeExecutor();
+  // A limiter of a configuration's "global_rate_limit" (registry_global_limits.cc).
+  Result<std::shared_ptr<GlobalRateLimiter>> MakeGlobalLimit(GlobalRateLimiterOptions options);
+  config_internal::BuildEnv Env();
 
   RegistryOptions options_;
   std::unique_ptr<Slot[]> slots_;  // one per thread index; written only by its thread

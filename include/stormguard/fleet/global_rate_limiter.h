@@ -47,6 +47,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -68,6 +69,8 @@ enum class LeaseFallback : std::uint8_t {
   kStaticShare,  // limit / the instance count the last lease reported
   kDeny,         // nothing: the fleet must never exceed the limit
 };
+// "static_share", "deny": the configuration's names.
+std::string_view LeaseFallbackName(LeaseFallback f) noexcept;
 
 enum class GlobalLimitState : std::uint8_t {
   kStarting,  // no lease yet: the static share for initial_instances
@@ -111,6 +114,11 @@ struct GlobalRateLimiterOptions {
   std::vector<std::string> Validate() const;
 };
 
+// Makes the store of one limit, from the options the limiter will have
+// (its name, limit and lease_length): how a program hands a configuration
+// its shares' home without the configuration naming it (config/registry.h).
+using LeaseStoreFactory = std::function<Result<std::shared_ptr<LeaseStore>>(const GlobalRateLimiterOptions&)>;
+
 class GlobalRateLimiter {
  public:
   static constexpr std::string_view kPolicy = "global_rate_limit";
@@ -130,7 +138,9 @@ class GlobalRateLimiter {
     return bucket_.TryAcquire(now);
   }
   // TryTake, with RESOURCE_EXHAUSTED (and a kRejected event) when refused.
-  Status TryAcquire(TimePoint now);
+  Status TryAcquire(TimePoint now) { return TryTake(now) ? Status::Ok() : Refuse(now); }
+  // What a refused TryTake answers: the status, and the kRejected event.
+  Status Refuse(TimePoint now);
 
   // One refresh now: reports the demand measured since the last one, applies
   // the answer, falls back if the lease expired. Returns the store's error.

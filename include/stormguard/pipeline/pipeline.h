@@ -300,6 +300,10 @@ class PipelineBuilder {
   template <std::same_as<AdaptiveThrottle> G>
   PipelineBuilder& AddAdaptiveThrottle(std::shared_ptr<G> throttle);
   PipelineBuilder& AddAdaptiveThrottle(AdaptiveThrottleOptions options);
+  // A fleet-wide limit: shared only, since its lease store and refreshes
+  // belong to the program (global_rate_limit_stage.h).
+  template <std::same_as<GlobalRateLimiter> G>
+  PipelineBuilder& AddGlobalRateLimit(std::shared_ptr<G> limiter);
   // Fault injection (chaos_stage.h): inside the retry, innermost, unless
   // options.outside_retry_because says why not.
   PipelineBuilder& AddChaos(std::shared_ptr<ChaosPolicy> policy, ChaosStageOptions options = {});

@@ -16,6 +16,7 @@ std::vector<StagePolicy> BuiltInStagePolicies() {
   out.push_back(RateLimiterPolicy());
   out.push_back(AdaptiveConcurrencyPolicy());
   out.push_back(AdaptiveThrottlePolicy());
+  out.push_back(GlobalRateLimitPolicy());
   return out;
 }
 

@@ -28,6 +28,7 @@ StagePolicy BulkheadPolicy();
 StagePolicy RateLimiterPolicy();
 StagePolicy AdaptiveConcurrencyPolicy();
 StagePolicy AdaptiveThrottlePolicy();
+StagePolicy GlobalRateLimitPolicy();
 
 // The stage of the destination's shared component `name`: `add` adds it,
 // false when the destination configures none (guard_policies.cc).

@@ -18,6 +18,7 @@
 #include "stormguard/pipeline/stages/rate_limiter_stage.h"
 #include "stormguard/pipeline/stages/adaptive_concurrency_stage.h"
 #include "stormguard/pipeline/stages/adaptive_throttle_stage.h"
+#include "stormguard/pipeline/stages/global_rate_limit_stage.h"
 #include "stormguard/pipeline/stages/idempotency_key_stage.h"
 #include "stormguard/pipeline/stages/chaos_stage.h"
 // clang-format on

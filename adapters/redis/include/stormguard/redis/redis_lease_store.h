@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "stormguard/core/clock.h"
+#include "stormguard/fleet/global_rate_limiter.h"
 #include "stormguard/fleet/lease_store.h"
 
 namespace stormguard::redis {
@@ -85,5 +86,11 @@ class RedisLeaseStore final : public LeaseStore {
   Status last_error_;                 // what started the wait, repeated until then
   Duration backoff_{};
 };
+
+// A store per limit in the Redis `connection` names (address, user,
+// password, prefix, timeouts): each takes the limit's name, limit and
+// lease_length. What a Registry makes a configuration's global_rate_limit
+// with (RegistryOptions::lease_stores); each store has its own connection.
+LeaseStoreFactory LeaseStoresIn(RedisLeaseStoreOptions connection);
 
 }  // namespace stormguard::redis
