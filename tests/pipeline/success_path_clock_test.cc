@@ -63,10 +63,11 @@ TEST(SuccessPathClockTest, AnExactListenerAddsOnePreciseReadAndSavesTheCoarseOne
 
 // Metrics sample fast attempts (AttemptTiming::kSampled): after a fast call
 // the breaker's coarse reading is shared with the retry, and the precise
-// clock is read again for 1 call in 16 only. On a fresh thread, so that its
+// clock is read again for 1 call in 16 only. On a fresh thread whose
 // sampling countdown starts full.
 TEST(SuccessPathClockTest, MetricsReadThePreciseClockAgainForOneFastCallInSixteen) {
   std::thread([] {
+    core_internal::SetAttemptPhase(kAttemptSampleEvery - 1);
     MetricsListener metrics;
     FullPipeline p(&metrics.For("payments"));
     CallContext ctx;
