@@ -254,6 +254,7 @@ void RegisterSimulateCommand(CLI::App& app) {
   simulate::AddFleet(*sim);
   simulate::AddFleetLimit(*sim);
   simulate::AddThrottle(*sim);
+  simulate::AddHedge(*sim);
 }
 
 }  // namespace stormguard::cli

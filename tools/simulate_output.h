@@ -50,5 +50,7 @@ void AddFleet(CLI::App& parent);
 void AddFleetLimit(CLI::App& parent);
 // `stormguard simulate throttle` (simulate_throttle_command.cc).
 void AddThrottle(CLI::App& parent);
+// `stormguard simulate hedge` (simulate_hedge_command.cc).
+void AddHedge(CLI::App& parent);
 
 }  // namespace stormguard::cli::simulate

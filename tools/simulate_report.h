@@ -22,6 +22,7 @@
 #include "stormguard/sim/deadline_demo.h"
 #include "stormguard/sim/fleet_limit_scenario.h"
 #include "stormguard/sim/fleet_scenario.h"
+#include "stormguard/sim/hedge_scenario.h"
 #include "stormguard/sim/metastable.h"
 #include "stormguard/sim/storm.h"
 #include "stormguard/sim/throttle_scenario.h"
@@ -45,5 +46,6 @@ Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool s
 Report FleetReport(const sim::FleetScenarioResult& r, bool series);
 Report FleetLimitReport(const sim::FleetLimitScenarioResult& r, bool series);
 Report ThrottleReport(const sim::ThrottleScenarioResult& r, bool series);
+Report HedgeReport(const sim::HedgeScenarioResult& r, bool series);
 
 }  // namespace stormguard::cli

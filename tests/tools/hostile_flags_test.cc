@@ -101,6 +101,24 @@ TEST(HostileFlagsTest, SimulateContention) {
                  {"simulate contention --seed -1", "--seed"}});
 }
 
+TEST(HostileFlagsTest, SimulateHedge) {
+  ExpectRefused({{"simulate hedge --leaves 0", "--leaves"},
+                 {"simulate hedge --leaves 100000", "--leaves"},
+                 {"simulate hedge --requests 0", "--requests"},
+                 {"simulate hedge --requests 100000 --leaves 100", "--requests: "},
+                 {"simulate hedge --wait-for 0", "--wait-for: "},
+                 {"simulate hedge --wait-for 1.5", "--wait-for"},
+                 {"simulate hedge --wait-for nan", "--wait-for: 'nan'"},
+                 {"simulate hedge --quantile 1", "--quantile: "},
+                 {"simulate hedge --delay -1ms", "--delay"},
+                 {"simulate hedge --delay 1h --rate 1000", "--rate: "},
+                 {"simulate hedge --tail-share -0.1", "--tail-share"},
+                 {"simulate hedge --tail-share 0.6 --stall-share 0.6", "--tail-share: "},
+                 {"simulate hedge --min 5ms --max 1ms", "--max: "},
+                 {"simulate hedge --max-extra-load inf", "--max-extra-load"},
+                 {"simulate hedge --seed -1", "--seed"}});
+}
+
 TEST(HostileFlagsTest, Demo) {
   ExpectRefused({{"demo --rate nan", "--rate: 'nan' is not a finite number"},
                  {"demo --rate inf", "--rate"},

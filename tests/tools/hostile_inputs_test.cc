@@ -213,6 +213,17 @@ TEST_F(HostileInputsTest, OutOfMemoryIsExitTwoNamingTheCommand) {
                       {"stormguard config check: out of memory"}, kMib);
 }
 
+// The largest fan-out `simulate hedge` accepts (4e6 leaf requests a run,
+// 10,000 leaves) ends within the bounds; one leaf request more is refused.
+TEST_F(HostileInputsTest, TheLargestHedgeRunStaysBounded) {
+  if (bounded_run_internal::kSanitized)
+    GTEST_SKIP() << "three runs of 4e6 leaf requests are too slow under a sanitizer";
+  const BoundedRun run = RunBounded("simulate hedge --json --leaves 10000 --requests 400 --rate 50", 512);
+  ExpectExit(run, 0, "simulate hedge");
+  EXPECT_THAT(run.out, HasSubstr("\"waited_leaves\": 10000"));
+  ExpectRefusedWithin("simulate hedge --leaves 10000 --requests 401 --rate 50", {"--requests: "});
+}
+
 // The JSON parser took a NUL for the end of the text and ignored the rest.
 TEST_F(HostileInputsTest, BytesAfterTheDocumentAreRefused) {
   const std::string f = Write("tail.json", std::string(R"({"destinations": {}})") + '\0' + "garbage");

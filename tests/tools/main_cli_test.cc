@@ -29,10 +29,11 @@ TEST(MainCliTest, AWordThatIsNotACommandIsNamedWithTheChoices) {
       {"simulate nope",
        "stormguard: 'nope' is not a command of 'stormguard simulate' "
        "(use storm, deadline, budget, chain, metastable, contention, adaptive-timeout, fleet, fleet-limit, "
-       "throttle)\n"},
+       "throttle, hedge)\n"},
       {"simulate",
        "stormguard: 'stormguard simulate' needs a command: "
-       "storm, deadline, budget, chain, metastable, contention, adaptive-timeout, fleet, fleet-limit, throttle\n"},
+       "storm, deadline, budget, chain, metastable, contention, adaptive-timeout, fleet, fleet-limit, throttle, "
+       "hedge\n"},
       {"", "stormguard: 'stormguard' needs a command: backoff, simulate, demo, config, lint, plan\n"}};
   for (const auto& [args, message] : cases) {
     const CliRun run = RunCli(args);

@@ -217,6 +217,29 @@ TEST(SimulateCliTest, ThrottleComparesTheStrategiesByteForByteForASeed) {
   EXPECT_THAT(bad.err, HasSubstr("--k"));
 }
 
+TEST(SimulateCliTest, HedgeComparesTheRunsByteForByteForASeed) {
+  const std::string path = ::testing::TempDir() + "hedge_plot.svg";
+  const std::string args = "simulate hedge --leaves 20 --requests 2000 --svg " + path;
+  const CliRun run = RunCli(args);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("the tail-at-scale preset"));
+  EXPECT_THAT(run.out, HasSubstr("fixed 10ms"));
+  EXPECT_THAT(run.out, HasSubstr("live p95"));
+  EXPECT_EQ(RunCli(args).out, run.out);  // same seed, same bytes
+  std::ifstream f(path);
+  std::stringstream svg;
+  svg << f.rdbuf();
+  EXPECT_THAT(svg.str(), StartsWith("<svg "));
+  EXPECT_THAT(svg.str(), HasSubstr("fan-out, live p95"));
+  std::remove(path.c_str());
+  const nlohmann::json j = Json("simulate hedge --leaves 20 --requests 2000 --tail exponential --tail-scale 3ms");
+  ASSERT_EQ(j["runs"].size(), 3u);
+  EXPECT_EQ(j["runs"][2]["mode"], "live");
+  EXPECT_EQ(j["latency"]["tail"], "exponential");
+  EXPECT_GT(j["runs"][1]["extra_load"].get<double>(), 0.0);
+  EXPECT_LT(j["runs"][1]["fan_out"]["p999_ms"].get<double>(), j["runs"][0]["fan_out"]["p999_ms"].get<double>());
+}
+
 #endif  // STORMGUARD_CLI_PATH
 
 }  // namespace
