@@ -200,4 +200,21 @@ Result<AdaptiveTimeoutScenarioResult> RunAdaptiveTimeoutScenario(const AdaptiveT
   return out;
 }
 
+std::optional<Duration> BackWithinTwiceHealthy(const ModeResult& m, const AdaptiveTimeoutScenarioOptions& o) {
+  const auto at = [&](Duration t) { return static_cast<std::size_t>(t / o.sample_every); };
+  const std::size_t healthy_end = at(o.phase), recovered = at(2 * o.phase);
+  if (healthy_end == 0 || recovered >= m.timeout_samples.size()) return std::nullopt;
+  const Duration bound = 2 * m.timeout_samples[healthy_end - 1];
+  std::optional<std::size_t> back;
+  for (std::size_t i = recovered; i < m.timeout_samples.size(); ++i) {
+    if (m.timeout_samples[i] > bound) {
+      back.reset();
+    } else if (!back) {
+      back = i;
+    }
+  }
+  if (!back) return std::nullopt;
+  return o.sample_every * static_cast<Duration::rep>(*back - recovered);
+}
+
 }  // namespace stormguard::sim

@@ -69,7 +69,9 @@ Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool /
   for (std::size_t i = 0; i < adaptive.timeout_samples.size(); ++i) {
     out.table += (i % 10 == 0 ? "\n  " : " ") + Fixed(Millis(adaptive.timeout_samples[i]), 1);
   }
-  out.table += "\n";
+  const std::optional<Duration> back = sim::BackWithinTwiceHealthy(adaptive, o);
+  out.table += "\nrecovered: the adaptive timeout was back within 2x of its healthy value " +
+               (back ? FormatDuration(*back) + " after the latency recovered" : std::string("never")) + "\n";
   out.plot.title = "per-attempt timeout, fixed and adaptive";
   out.plot.x_label = "time (s)";
   out.plot.y_label = "timeout (ms)";
@@ -85,6 +87,7 @@ Report AdaptiveTimeoutReport(const sim::AdaptiveTimeoutScenarioResult& r, bool /
   out.json["degraded_ms"] = Millis(o.degraded);
   out.json["fixed_timeout_ms"] = Millis(o.fixed_timeout);
   out.json["seed"] = o.seed;
+  out.json["back_within_2x_healthy_s"] = back ? nlohmann::ordered_json(Seconds(*back)) : nlohmann::ordered_json();
   out.json["modes"] = std::move(modes);
   return out;
 }

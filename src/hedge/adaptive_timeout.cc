@@ -31,9 +31,30 @@ Result<std::shared_ptr<AdaptiveTimeout>> AdaptiveTimeout::Create(AdaptiveTimeout
 
 AdaptiveTimeout::AdaptiveTimeout(AdaptiveTimeoutOptions o) noexcept : o_(std::move(o)), current_(o_.warmup) {}
 
+namespace {
+
+// Recovery (see the header): the newest two fifths of the window, judged on
+// a quantile a few hundred samples estimate well, and how far it must fall.
+constexpr double kShiftQuantile = 0.99;
+constexpr std::int64_t kShiftMinSamples = 100;
+constexpr double kShiftRatio = 2.0;
+
+int RecentSlices(const LatencyTracker& t) { return std::max(1, (t.options().slices * 2 + 4) / 5); }
+
+}  // namespace
+
 Duration AdaptiveTimeout::Compute(TimePoint now) const noexcept {
-  const std::optional<Duration> q = o_.latency->Quantile(o_.quantile, now);
+  const LatencyTracker& tracker = *o_.latency;
+  const LatencySnapshot window = tracker.Snapshot(now);
+  std::optional<Duration> q = window.Quantile(o_.quantile, tracker.options().min_samples);
   if (!q) return o_.warmup;
+  const LatencySnapshot recent = tracker.Snapshot(now, RecentSlices(tracker));
+  const std::optional<Duration> recent_shift = recent.Quantile(kShiftQuantile, kShiftMinSamples);
+  const std::optional<Duration> window_shift = window.Quantile(kShiftQuantile, kShiftMinSamples);
+  if (recent_shift && window_shift &&
+      recent_shift->count() * kShiftRatio <= static_cast<double>(window_shift->count())) {
+    q = std::min(*q, *recent.Quantile(o_.quantile, 1));  // the latency fell: the older samples are history
+  }
   return std::clamp(SaturatingScale(*q, o_.factor), o_.min, o_.max);
 }
 

@@ -75,12 +75,13 @@ void LatencyTracker::Record(Duration latency, TimePoint now) noexcept {
   s.counts[static_cast<std::size_t>(BucketOf(latency))].fetch_add(1, std::memory_order_relaxed);
 }
 
-std::int64_t LatencyTracker::Sum(std::int64_t now_epoch, std::array<std::int64_t, kBuckets>* sum) const noexcept {
+std::int64_t LatencyTracker::Sum(std::int64_t now_epoch, int newest,
+                                 std::array<std::int64_t, kBuckets>* sum) const noexcept {
   std::int64_t total = 0;
   for (int i = 0; i < o_.slices; ++i) {
     const Slice& s = slices_[static_cast<std::size_t>(i)];
     const std::int64_t e = s.epoch.load(std::memory_order_acquire);
-    if (e > now_epoch || e <= now_epoch - o_.slices) continue;  // outside the window
+    if (e > now_epoch || e <= now_epoch - newest) continue;  // outside the window
     for (int b = 0; b < kBuckets; ++b) {
       const std::int64_t n = s.counts[static_cast<std::size_t>(b)].load(std::memory_order_relaxed);
       total += n;
@@ -90,23 +91,31 @@ std::int64_t LatencyTracker::Sum(std::int64_t now_epoch, std::array<std::int64_t
   return total;
 }
 
-std::int64_t LatencyTracker::Count(TimePoint now) const noexcept { return Sum(EpochOf(now), nullptr); }
+std::int64_t LatencyTracker::Count(TimePoint now) const noexcept { return Sum(EpochOf(now), o_.slices, nullptr); }
+
+LatencySnapshot LatencyTracker::Snapshot(TimePoint now, int newest) const noexcept {
+  LatencySnapshot out;
+  const int slices = newest > 0 ? std::min(newest, o_.slices) : o_.slices;
+  out.total = Sum(EpochOf(now), slices, &out.counts);
+  return out;
+}
 
 std::optional<Duration> LatencyTracker::Quantile(double q, TimePoint now) const noexcept {
-  if (!(q > 0.0 && q <= 1.0)) return std::nullopt;
-  std::array<std::int64_t, kBuckets> sum{};
-  const std::int64_t total = Sum(EpochOf(now), &sum);
-  if (total < o_.min_samples) return std::nullopt;
+  return Snapshot(now).Quantile(q, o_.min_samples);
+}
+
+std::optional<Duration> LatencySnapshot::Quantile(double q, std::int64_t min_samples) const noexcept {
+  if (!(q > 0.0 && q <= 1.0) || total < std::max<std::int64_t>(min_samples, 1)) return std::nullopt;
   // The sample of rank ceil(q * n); the epsilon keeps 0.95 * 100 from
   // becoming rank 96 through rounding.
   const auto rank =
       std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(q * static_cast<double>(total) - 1e-9)));
   std::int64_t seen = 0;
-  for (int b = 0; b < kBuckets; ++b) {
-    seen += sum[static_cast<std::size_t>(b)];
-    if (seen >= rank) return BucketUpperEdge(b);
+  for (int b = 0; b < LatencyTracker::kBuckets; ++b) {
+    seen += counts[static_cast<std::size_t>(b)];
+    if (seen >= rank) return LatencyTracker::BucketUpperEdge(b);
   }
-  return BucketUpperEdge(kBuckets - 1);
+  return LatencyTracker::BucketUpperEdge(LatencyTracker::kBuckets - 1);
 }
 
 }  // namespace stormguard

@@ -173,6 +173,53 @@ TEST(AdaptiveTimeoutTest, RisesWithLatencyThatDegradesForEveryoneUpToMax) {
   EXPECT_LT(a->Current(clock.Now()), 25ms);
 }
 
+// The first time after a slowdown, second by second, that the timeout is
+// within 2x of `healthy` (driving 10 ms answers); -1 s: not within 10 s.
+Duration BackWithinTwice(const AdaptiveTimeout& a, ManualClock& clock, Duration healthy) {
+  for (Duration t = Duration::zero(); t <= 10s; t += 100ms) {
+    if (a.Current(clock.Now()) <= 2 * healthy) return t;
+    Drive(a, clock, 10ms, 100ms);
+  }
+  return -1s;
+}
+
+AdaptiveTimeoutOptions Followed(std::shared_ptr<LatencyTracker> tracker) {
+  return {.latency = std::move(tracker), .factor = 2, .min = 5ms, .max = 1s, .warmup = 250ms, .refresh = 100ms};
+}
+
+// After a slowdown the window still holds 10 s of slow answers; once the
+// newest samples are fast the timeout follows them, within 5 s (the newest
+// two of five 2 s slices must be clear of the slow ones), not 10 s.
+TEST(AdaptiveTimeoutTest, ComesBackDownWithinFiveSecondsOfTheRecovery) {
+  ManualClock clock(TimePoint(std::chrono::hours(1)));
+  auto a = Make(Followed(Tracker()));
+  Drive(*a, clock, 10ms, 12s);
+  const Duration healthy = a->Current(clock.Now());
+  Drive(*a, clock, 300ms, 10s);  // slow for everyone: the timeout climbs to cover it
+  EXPECT_GE(a->Current(clock.Now()), 600ms);
+  const Duration back = BackWithinTwice(*a, clock, healthy);
+  EXPECT_GE(back, 0s);
+  EXPECT_LE(back, 5s);
+}
+
+// A steady 1% of slow answers is the destination's tail, not a recovery:
+// the newest samples hold it as the window does, and the timeout keeps
+// covering it.
+TEST(AdaptiveTimeoutTest, ASteadySlowShareKeepsItsTimeout) {
+  ManualClock clock(TimePoint(std::chrono::hours(1)));
+  auto a = Make(Followed(Tracker()));
+  for (int i = 0; i < 30'000; ++i) {  // 30 s, one attempt a millisecond, 1 in 100 at 300 ms
+    const Duration latency = i % 100 == 0 ? 300ms : 10ms;
+    const Duration given = a->TimeoutFor(clock.Now(), kInfiniteDuration);
+    const bool cut = latency > given;
+    a->RecordAttempt({.elapsed = cut ? given : latency, .given = given, .timed_out = cut, .ok = !cut}, clock.Now());
+    clock.Advance(1ms);
+    if (i >= 12'000) {
+      ASSERT_GE(a->Current(clock.Now()), 300ms) << i;
+    }
+  }
+}
+
 TEST(AdaptiveTimeoutTest, StopsAtMaxWhenLatencyExceedsIt) {
   ManualClock clock(TimePoint(std::chrono::hours(1)));
   auto a = Make({.latency = Tracker(), .min = 5ms, .max = 250ms, .warmup = 250ms});

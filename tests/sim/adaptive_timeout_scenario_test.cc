@@ -40,6 +40,18 @@ TEST(AdaptiveTimeoutScenarioTest, FixedFeedsAStormAdaptiveRisesAndKeepsSuccess) 
   for (Duration t : fixed.timeout_samples) EXPECT_EQ(t, 50ms);
 }
 
+// Once the latency is back, the timeout comes back down within 5 s, long
+// before the slow samples leave the 10 s window; the climb above stays.
+TEST(AdaptiveTimeoutScenarioTest, TheTimeoutComesBackWithinTwiceHealthyWithinFiveSeconds) {
+  const AdaptiveTimeoutScenarioResult r = RunScenario({});
+  const ModeResult& adaptive = r.modes[1];
+  const std::optional<Duration> back = BackWithinTwiceHealthy(adaptive, r.options);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_LE(*back, 5s);
+  EXPECT_GE(adaptive.phases[1].max_timeout, 600ms);
+  EXPECT_EQ(BackWithinTwiceHealthy(r.modes[0], r.options), 0s) << "the fixed one never left";
+}
+
 TEST(AdaptiveTimeoutScenarioTest, TheSameSeedGivesTheSameRun) {
   const AdaptiveTimeoutScenarioOptions o{.phase = 2s, .seed = 7};
   const AdaptiveTimeoutScenarioResult a = RunScenario(o);

@@ -25,6 +25,16 @@
 // Other failures are not recorded: a fast refusal says nothing about how
 // long an answer takes, and would pull the timeout down.
 //
+// Recovery: after a slowdown the window still holds its slow samples, and
+// the quantile would keep the timeout high for a whole window after the
+// latency came back. So when the p99 of the window's newest two fifths
+// (estimated from at least 100 samples) is at most half the whole window's
+// p99, the latency has fallen and the timeout follows the quantile of those
+// newest samples alone. A climb is not given up: while latency rises, or
+// stays slow, the newest samples are as slow as the window's or slower, and
+// the whole window decides. A steady share of slow calls (1% at 300 ms)
+// keeps the two p99s alike, so their timeout stays covered.
+//
 // The tracker may be shared with a hedge (HedgeOptions::latency). The hedge
 // records its successful attempts itself, so a sharing AdaptiveTimeout sets
 // record_successes = false and adds only the cut-off attempts, which the

@@ -41,6 +41,17 @@
 
 namespace stormguard {
 
+// The samples of some of a tracker's slices, summed: one scan answers
+// several quantiles.
+struct LatencySnapshot {
+  std::array<std::int64_t, 592> counts{};  // per bucket (LatencyTracker::kBuckets)
+  std::int64_t total = 0;
+
+  // The q-quantile (0 < q <= 1), as LatencyTracker::Quantile; nullopt with
+  // fewer than `min_samples` samples.
+  std::optional<Duration> Quantile(double q, std::int64_t min_samples) const noexcept;
+};
+
 struct LatencyTrackerOptions {
   Duration window = std::chrono::seconds(10);  // how far back percentiles look
   int slices = 5;                              // the window moves in window/slices steps
@@ -69,6 +80,10 @@ class LatencyTracker {
   // Samples in the window ending at `now`.
   std::int64_t Count(TimePoint now) const noexcept;
 
+  // The window ending at `now` as one histogram; with `newest` > 0, only
+  // its newest `newest` slices (the current, partial one included).
+  LatencySnapshot Snapshot(TimePoint now, int newest = 0) const noexcept;
+
   // The histogram geometry, exposed for tests: bucket of a latency, and the
   // largest latency that bucket holds.
   static int BucketOf(Duration latency) noexcept;
@@ -86,13 +101,16 @@ class LatencyTracker {
   explicit LatencyTracker(LatencyTrackerOptions o);
   std::int64_t EpochOf(TimePoint now) const noexcept;
   bool RotateInto(Slice& s, std::int64_t epoch) noexcept;
-  // Adds the live slices' counts into `sum`; returns the total.
-  std::int64_t Sum(std::int64_t now_epoch, std::array<std::int64_t, kBuckets>* sum) const noexcept;
+  // Adds the counts of the slices of the `newest` epochs up to `now_epoch`
+  // into `sum`; returns the total.
+  std::int64_t Sum(std::int64_t now_epoch, int newest, std::array<std::int64_t, kBuckets>* sum) const noexcept;
 
   LatencyTrackerOptions o_;
   std::int64_t slice_ns_;
   std::unique_ptr<Slice[]> slices_;
   std::mutex rotate_mu_;  // only taken when a slice period starts
 };
+
+static_assert(std::tuple_size_v<decltype(LatencySnapshot::counts)> == LatencyTracker::kBuckets);
 
 }  // namespace stormguard

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,11 @@ struct AdaptiveTimeoutScenarioResult {
   AdaptiveTimeoutScenarioOptions options;
   std::vector<ModeResult> modes;  // fixed, then adaptive
 };
+
+// How long after the recovered phase began `m`'s timeout came back within
+// 2x of its value at the end of the healthy phase and stayed there, to the
+// resolution of sample_every; nullopt: it never did.
+std::optional<Duration> BackWithinTwiceHealthy(const ModeResult& m, const AdaptiveTimeoutScenarioOptions& o);
 
 Result<AdaptiveTimeoutScenarioResult> RunAdaptiveTimeoutScenario(const AdaptiveTimeoutScenarioOptions& options);
 
