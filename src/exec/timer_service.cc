@@ -103,6 +103,9 @@ struct RecentBlock {
 };
 thread_local RecentBlock recent_block;
 
+// Set on every service's background thread, for OnBackgroundThread.
+thread_local bool on_background_thread = false;
+
 std::atomic<std::uint64_t> next_service_id{1};
 
 // Sleeping needs a store-load order between Schedule (store the slot, load
@@ -328,7 +331,10 @@ TimePoint TimerService::EarliestArmed() const {
   return TimePoint(Duration(next_ns));
 }
 
+bool TimerService::OnBackgroundThread() noexcept { return on_background_thread; }
+
 void TimerService::Run(std::stop_token stop) {
+  on_background_thread = true;
   while (!stop.stop_requested()) {
     const TimePoint now = clock_.Now();
     TimePoint earliest = kInfiniteFuture;

@@ -46,6 +46,25 @@
 // (the hedge driver's, under the call's lock). Callbacks run on the timer
 // thread (or in RunDue); they must be short, must not throw and must not
 // cancel their own handle.
+//
+// What may run on the timer thread: one thread fires every timer of the
+// service (with Default(), of the process), so a callback that waits delays
+// every other call's timeout, backoff and hedge. A callback does bounded
+// library work only: it decides, locks the library's own short critical
+// sections, requests stop, arms timers and queues tasks. Anything that may
+// run user code goes to a worker, checked with OnBackgroundThread():
+//   - a Listener's OnEvent (the hedge's launch, the breaker's automatic
+//     open -> half-open): the hedge driver queues its decision on the
+//     call's Executor, the breaker on Executor::ForTimerCallbacks();
+//   - a hedged attempt's callable: always on the Executor;
+//   - a fleet limiter's refresh: on its Executor (GlobalRateLimiter).
+// Two exceptions remain, by contract rather than by hand-off: request_stop
+// runs the std::stop_callbacks registered on the token (they must be short,
+// as std::stop_callback asks of them), and the asynchronous drivers
+// (AsyncTimers, pipeline/async_timers.h) continue a call inline in their
+// callbacks, so an async attempt's start-up and the events it reports run
+// here: async callables must not block. When an executor refuses the task
+// (its queue is full) the callback does the work itself rather than lose it.
 #pragma once
 
 #include <atomic>
@@ -122,6 +141,12 @@ class TimerService {
   // Fires every timer whose deadline is <= clock.Now(); returns how many.
   // Meant for services without a background thread (tests, simulators).
   std::size_t RunDue();
+
+  // Whether this is a service's background thread: a callback that may run
+  // user code hands it to a worker there (see "What may run on the timer
+  // thread"); in RunDue it runs on the program's own thread, where it may
+  // simply do it.
+  static bool OnBackgroundThread() noexcept;
 
   Duration tick() const noexcept { return tick_; }
   Clock& clock() const noexcept { return clock_; }
