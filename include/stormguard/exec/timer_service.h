@@ -65,6 +65,8 @@
 // callbacks, so an async attempt's start-up and the events it reports run
 // here: async callables must not block. When an executor refuses the task
 // (its queue is full) the callback does the work itself rather than lose it.
+// A callback that still runs long is counted, and the slowest named by its
+// address: slow_callbacks(), against options.slow_callback.
 #pragma once
 
 #include <atomic>
@@ -87,6 +89,9 @@ struct TimerServiceOptions {
   Duration tick = std::chrono::milliseconds(1);  // how late a timer may fire, to wake less often
   // Run a background thread that fires timers. Without it, RunDue() fires them.
   bool background_thread = true;
+  // A callback that runs longer than this is counted (slow_callbacks()):
+  // it holds up every other timer of the service.
+  Duration slow_callback = std::chrono::milliseconds(10);
 
   std::vector<std::string> Validate() const;
 };
@@ -148,6 +153,16 @@ class TimerService {
   // simply do it.
   static bool OnBackgroundThread() noexcept;
 
+  // Callbacks that ran longer than options.slow_callback, and the slowest
+  // of them: its address names it (a debugger or addr2line gives the
+  // function). Each field is read on its own, so they may disagree briefly.
+  struct SlowCallbacks {
+    std::uint64_t count = 0;
+    Duration longest = Duration::zero();
+    Callback longest_callback = nullptr;
+  };
+  SlowCallbacks slow_callbacks() const noexcept;
+
   Duration tick() const noexcept { return tick_; }
   Clock& clock() const noexcept { return clock_; }
   // Timers armed and not yet fired or cancelled, over all threads.
@@ -166,11 +181,17 @@ class TimerService {
   bool SleepUntilDue(TimePoint target, std::stop_token& stop);
   void Wake() noexcept;
   static bool Disarm(TimerHandle& h, bool wait_for_callback) noexcept;
+  void NoteCallbackTime(Callback callback, Duration took) noexcept;
 
   Clock& clock_;
   Duration tick_;
   std::uint64_t id_;  // unique per service, never reused: keys threads' blocks
   bool membarrier_;   // the thread going to sleep issues the barrier (see banner)
+  Duration slow_callback_;
+  // Written only under advance_mu_, read from any thread.
+  std::atomic<std::uint64_t> slow_count_{0};
+  std::atomic<std::int64_t> slow_longest_ns_{0};
+  std::atomic<Callback> slow_longest_callback_{nullptr};
   mutable std::mutex blocks_mu_;
   std::vector<std::shared_ptr<Block>> blocks_;  // never shrinks: orphans are reused
   std::mutex advance_mu_;
