@@ -92,6 +92,14 @@ Result<std::shared_ptr<Executor>> Executor::Create(ExecutorOptions options) {
   return std::shared_ptr<Executor>(std::move(pool));
 }
 
+Executor& Executor::ForTimerCallbacks() {
+  static Executor* const pool = [] {
+    auto* owner = new std::shared_ptr<Executor>(Create({.threads = 2}).value());  // deliberately leaked
+    return owner->get();
+  }();
+  return *pool;
+}
+
 void Executor::Wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, FunctionRef<bool()> done) {
   cv.wait(lock, [&] { return done(); });
 }
