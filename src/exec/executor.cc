@@ -93,11 +93,10 @@ Result<std::shared_ptr<Executor>> Executor::Create(ExecutorOptions options) {
 }
 
 Executor& Executor::ForTimerCallbacks() {
-  static Executor* const pool = [] {
-    auto* owner = new std::shared_ptr<Executor>(Create({.threads = 2}).value());  // deliberately leaked
-    return owner->get();
-  }();
-  return *pool;
+  // Leaked on purpose, as TimerService::Default(): breakers may arm timers
+  // while statics are destroyed. Held by a static, so leak checkers see it.
+  static const std::shared_ptr<Executor>* const pool = new std::shared_ptr<Executor>(Create({.threads = 2}).value());
+  return **pool;
 }
 
 void Executor::Wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, FunctionRef<bool()> done) {
