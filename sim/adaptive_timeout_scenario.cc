@@ -205,16 +205,19 @@ std::optional<Duration> BackWithinTwiceHealthy(const ModeResult& m, const Adapti
   const std::size_t healthy_end = at(o.phase), recovered = at(2 * o.phase);
   if (healthy_end == 0 || recovered >= m.timeout_samples.size()) return std::nullopt;
   const Duration bound = 2 * m.timeout_samples[healthy_end - 1];
-  std::optional<std::size_t> back;
+  // A plain index, not an optional: GCC 12 at -O1 under TSan warns that an
+  // optional<size_t> may be read uninitialised here.
+  constexpr std::size_t kNotBack = ~std::size_t{0};
+  std::size_t back = kNotBack;
   for (std::size_t i = recovered; i < m.timeout_samples.size(); ++i) {
     if (m.timeout_samples[i] > bound) {
-      back.reset();
-    } else if (!back) {
+      back = kNotBack;
+    } else if (back == kNotBack) {
       back = i;
     }
   }
-  if (!back) return std::nullopt;
-  return o.sample_every * static_cast<Duration::rep>(*back - recovered);
+  if (back == kNotBack) return std::nullopt;
+  return o.sample_every * static_cast<Duration::rep>(back - recovered);
 }
 
 }  // namespace stormguard::sim
