@@ -92,13 +92,6 @@ Result<std::shared_ptr<Executor>> Executor::Create(ExecutorOptions options) {
   return std::shared_ptr<Executor>(std::move(pool));
 }
 
-Executor& Executor::ForTimerCallbacks() {
-  // Leaked on purpose, as TimerService::Default(): breakers may arm timers
-  // while statics are destroyed. Held by a static, so leak checkers see it.
-  static const std::shared_ptr<Executor>* const pool = new std::shared_ptr<Executor>(Create({.threads = 2}).value());
-  return **pool;
-}
-
 void Executor::Wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, FunctionRef<bool()> done) {
   cv.wait(lock, [&] { return done(); });
 }
