@@ -59,7 +59,14 @@ TEST_F(EtcdSourceIntegrationTest, APutIsDeliveredWithin100Milliseconds) {
   // A sanitizer's slowdown on a loaded 2-core machine measures the
   // sanitizer: there the bound only says the watch still delivers promptly.
   EXPECT_LT(p99, stormguard::testkit::kSanitized ? 500.0 : 100.0);
-  EXPECT_EQ(source->stats().deliveries, 101U);
+  // Each put was seen above; a sanitizer's stall may let two puts 55 ms
+  // apart meet in one coalescing interval, so there one delivery may carry two.
+  if (stormguard::testkit::kSanitized) {
+    EXPECT_GE(source->stats().deliveries, 90U);
+    EXPECT_LE(source->stats().deliveries, 101U);
+  } else {
+    EXPECT_EQ(source->stats().deliveries, 101U);
+  }
 }
 
 TEST_F(EtcdSourceIntegrationTest, AnInvalidDocumentIsDeliveredAsWritten) {
