@@ -33,13 +33,16 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT  # ctest's timeout: still stop etcd and clean up
 
-# A port nothing listens on now: a connection to it is refused. Another
-# process may still take it before etcd does; then etcd exits, and the
-# loop below tries other ports.
+# A port nothing listens on now, from below the kernel's ephemeral range
+# (ip_local_port_range): an outgoing connection never takes one of those,
+# so it stays free until etcd binds it. Another test may still take it
+# first; then etcd exits, and the loop below tries other ports.
+read -r ephemeral_low _ </proc/sys/net/ipv4/ip_local_port_range || ephemeral_low=32768
+if ((ephemeral_low < 11000)); then ephemeral_low=32768; fi
 free_port() {
   local port
   for _ in $(seq 100); do
-    port=$((20000 + RANDOM % 30000))
+    port=$((10000 + RANDOM % (ephemeral_low - 10000)))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       echo "$port"
       return 0
@@ -57,13 +60,14 @@ healthy() {
 }
 
 started=false
-for _ in 1 2 3; do
+for attempt in 1 2 3 4 5; do
   client=$(free_port)
   peer=$(free_port)
+  echo "--- attempt $attempt: client port $client, peer port $peer" >>"$dir/etcd.log"
   "$etcd" --name example --data-dir "$dir/data" \
     --listen-client-urls "http://127.0.0.1:$client" --advertise-client-urls "http://127.0.0.1:$client" \
     --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
-    --initial-cluster "example=http://127.0.0.1:$peer" >"$dir/etcd.log" 2>&1 &
+    --initial-cluster "example=http://127.0.0.1:$peer" >>"$dir/etcd.log" 2>&1 &
   pid=$!
   for _ in $(seq 100); do  # 100 x 0.1 s
     if healthy "$client"; then

@@ -17,14 +17,49 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
 namespace stormguard::testkit {
 
-// A port nobody listens on right now (the kernel's pick for port 0).
-inline int FreeLoopbackPort() {
+// Whether nothing is bound to `port` on loopback now (a bind without
+// SO_REUSEADDR fails even for a connection's local port or TIME_WAIT).
+inline bool LoopbackPortIsFree(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return free;
+}
+
+// A free port from below the kernel's ephemeral range: an outgoing
+// connection never takes one of those, so the port stays free until the
+// server binds it, and again when a test restarts that server. (A kernel
+// pick for port 0 comes from the ephemeral range: under a busy test run a
+// connection could take it first, and the server failed to start.) The
+// pick is random so that tests running in parallel seldom meet.
+inline int FreeLoopbackPort() {
+  int low = 32768, high = 60999;
+  if (std::FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
+    if (std::fscanf(f, "%d %d", &low, &high) != 2) low = 32768;
+    std::fclose(f);
+  }
+  constexpr int kFirst = 10000;
+  if (low > kFirst + 1000) {
+    static std::mt19937 pick(std::random_device{}());
+    std::uniform_int_distribution<int> port(kFirst, low - 1);
+    for (int i = 0; i < 100; ++i) {
+      const int candidate = port(pick);
+      if (LoopbackPortIsFree(candidate)) return candidate;
+    }
+  }
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);  // no room below: the kernel's pick
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
