@@ -48,13 +48,14 @@ void WorkerPool::Shutdown() {
   }
 }
 
+// Counts and signals under the lock: once it is released the task may run,
+// finish a call, and let the call's owner destroy this pool, so the
+// submitter (a timer's hand-off, say) must not touch the pool after it.
 bool WorkerPool::TrySubmit(SmallTask task) noexcept {
-  {
-    std::lock_guard lock(queue_mu_);
-    if (stopping_ || size_ == ring_.size()) return false;
-    ring_[(head_ + size_) % ring_.size()] = task;
-    ++size_;
-  }
+  std::lock_guard lock(queue_mu_);
+  if (stopping_ || size_ == ring_.size()) return false;
+  ring_[(head_ + size_) % ring_.size()] = task;
+  ++size_;
   CountSubmitted();
   queue_cv_.notify_one();
   return true;
@@ -90,6 +91,13 @@ Result<std::shared_ptr<Executor>> Executor::Create(ExecutorOptions options) {
   auto pool = std::make_shared<WorkerPool>(options, timers);
   pool->Start();
   return std::shared_ptr<Executor>(std::move(pool));
+}
+
+Executor& Executor::ForTimerCallbacks() {
+  // Leaked on purpose, as TimerService::Default(): breakers may arm timers
+  // while statics are destroyed. Held by a static, so leak checkers see it.
+  static const std::shared_ptr<Executor>* const pool = new std::shared_ptr<Executor>(Create({.threads = 2}).value());
+  return **pool;
 }
 
 void Executor::Wait(std::unique_lock<std::mutex>& lock, std::condition_variable& cv, FunctionRef<bool()> done) {

@@ -103,6 +103,9 @@ struct RecentBlock {
 };
 thread_local RecentBlock recent_block;
 
+// Set on every service's background thread, for OnBackgroundThread.
+thread_local bool on_background_thread = false;
+
 std::atomic<std::uint64_t> next_service_id{1};
 
 // Sleeping needs a store-load order between Schedule (store the slot, load
@@ -142,6 +145,7 @@ std::vector<std::string> TimerServiceOptions::Validate() const {
   Validator v;
   v.Check(tick > Duration::zero(), "tick", "must be positive");
   v.Check(tick <= std::chrono::seconds(1), "tick", "must be at most 1s");
+  v.Check(slow_callback > Duration::zero(), "slow_callback", "must be positive");
   return std::move(v).errors();
 }
 
@@ -161,7 +165,8 @@ TimerService::TimerService(Clock& clock, const TimerServiceOptions& o)
     : clock_(clock),
       tick_(o.tick),
       id_(next_service_id.fetch_add(1, std::memory_order_relaxed)),
-      membarrier_(RegisterMembarrier()) {
+      membarrier_(RegisterMembarrier()),
+      slow_callback_(o.slow_callback) {
   if (o.background_thread) thread_ = std::jthread([this](std::stop_token st) { Run(std::move(st)); });
 }
 
@@ -271,6 +276,7 @@ std::size_t TimerService::Advance(TimePoint now, TimePoint* earliest) {
   const std::int64_t now_ns = Ns(now);
   std::size_t fired = 0;
   std::int64_t next_ns = Ns(kInfiniteFuture);
+  TimePoint started = now;  // of the next callback: one clock read per firing
   for (Block* head : scan_) {
     for (Block* b = head; b != nullptr; b = b->next.load(std::memory_order_acquire)) {
       for (Slot& s : b->slots) {
@@ -289,6 +295,9 @@ std::size_t TimerService::Advance(TimePoint now, TimePoint* earliest) {
           continue;  // disarmed meanwhile (and perhaps armed again: the rescan before sleeping sees it)
         }
         callback(arg);
+        const TimePoint done = clock_.Now();
+        NoteCallbackTime(callback, done - started);
+        started = done;
         // Free again: a fired timer needs no Cancel, and its thread may re-arm the slot.
         s.word.store(timer_internal::With(w, timer_internal::kFree), std::memory_order_release);
         ++fired;
@@ -297,6 +306,21 @@ std::size_t TimerService::Advance(TimePoint now, TimePoint* earliest) {
   }
   if (earliest != nullptr) *earliest = TimePoint(Duration(next_ns));
   return fired;
+}
+
+// Under advance_mu_: the only writer.
+void TimerService::NoteCallbackTime(Callback callback, Duration took) noexcept {
+  if (took <= slow_callback_) return;
+  slow_count_.fetch_add(1, std::memory_order_relaxed);
+  if (took.count() <= slow_longest_ns_.load(std::memory_order_relaxed)) return;
+  slow_longest_ns_.store(took.count(), std::memory_order_relaxed);
+  slow_longest_callback_.store(callback, std::memory_order_relaxed);
+}
+
+TimerService::SlowCallbacks TimerService::slow_callbacks() const noexcept {
+  return {.count = slow_count_.load(std::memory_order_relaxed),
+          .longest = Duration(slow_longest_ns_.load(std::memory_order_relaxed)),
+          .longest_callback = slow_longest_callback_.load(std::memory_order_relaxed)};
 }
 
 std::size_t TimerService::RunDue() { return Advance(clock_.Now(), nullptr); }
@@ -328,7 +352,10 @@ TimePoint TimerService::EarliestArmed() const {
   return TimePoint(Duration(next_ns));
 }
 
+bool TimerService::OnBackgroundThread() noexcept { return on_background_thread; }
+
 void TimerService::Run(std::stop_token stop) {
+  on_background_thread = true;
   while (!stop.stop_requested()) {
     const TimePoint now = clock_.Now();
     TimePoint earliest = kInfiniteFuture;

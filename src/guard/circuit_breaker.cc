@@ -7,6 +7,7 @@
 #include "circuit_breaker_metrics.h"
 #include "stormguard/core/duration_format.h"
 #include "stormguard/core/validation.h"
+#include "stormguard/exec/executor.h"
 
 namespace stormguard {
 namespace {
@@ -320,7 +321,17 @@ void CircuitBreaker::DisarmOpenTimerLocked() noexcept {
   open_timer_arg_ = nullptr;
 }
 
+// On the timer's thread, which must not run user code: the move reports to
+// the listener, so a worker makes it.
 void CircuitBreaker::OnOpenTimer(void* self) noexcept {
+  if (TimerService::OnBackgroundThread() &&
+      Executor::ForTimerCallbacks().TrySubmit([self] { HalfOpenWhenDue(self); })) {
+    return;
+  }
+  HalfOpenWhenDue(self);  // in RunDue, or the queue is full: move here
+}
+
+void CircuitBreaker::HalfOpenWhenDue(void* self) noexcept {
   const std::unique_ptr<std::weak_ptr<CircuitBreaker>> weak(static_cast<std::weak_ptr<CircuitBreaker>*>(self));
   // MoveIfDue checks the state and the wait again under the lock: the
   // circuit may have left open meanwhile, or begun another open period.

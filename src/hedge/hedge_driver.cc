@@ -112,16 +112,23 @@ void BlockingHedgeBase::ArmTimer(TimePoint due) {
   timer_outstanding_ = true;
 }
 
-// On the timer's thread. Until it takes the lock the timer counts as
-// outstanding, so the call (and `self`) outlives it.
+// On the timer's thread, which must not run user code: the decision may
+// report a launch to the policy's listener, so a worker makes it. Until
+// OnTimerDue takes the lock the timer counts as outstanding, so the call
+// (and `self`) outlives it.
 void BlockingHedgeBase::OnTimer(void* self) noexcept {
   auto* call = static_cast<BlockingHedgeBase*>(self);
-  std::lock_guard lock(call->mu_);
-  call->timer_outstanding_ = false;
+  if (TimerService::OnBackgroundThread() && call->ex_.TrySubmit([call] { call->OnTimerDue(); })) return;
+  call->OnTimerDue();  // in RunDue, or the queue is full: decide here
+}
+
+void BlockingHedgeBase::OnTimerDue() noexcept {
+  std::lock_guard lock(mu_);
+  timer_outstanding_ = false;
   HedgeActions a;
-  call->session_.OnTimer(call->clock_.Now(), /*current=*/true, a);
-  call->Do(a);
-  call->cv_.notify_all();
+  session_.OnTimer(clock_.Now(), /*current=*/true, a);
+  Do(a);
+  cv_.notify_all();
 }
 
 // TryCancel, not Cancel: this runs under mu_, which a firing callback waits for.

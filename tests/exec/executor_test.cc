@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <thread>
 
 #include "hedge/hedge_test_util.h"
 
@@ -74,6 +75,30 @@ TEST(ExecutorTest, ShutdownRunsQueuedTasksThenRefuses) {
   ex->Shutdown();
   EXPECT_EQ(tasks, 5);
   EXPECT_FALSE(ex->TrySubmit([] {}));
+}
+
+// A task that finishes a call may let its caller destroy the pool at once:
+// the thread that submitted it must not touch the pool after the task can
+// run. (A hedge's timer hands its decision to the call's pool, and the last
+// pipeline may go with the call; TSan and ASan see a late touch here.)
+TEST(ExecutorTest, ThePoolMayGoAsSoonAsASubmittedTaskHasRun) {
+  for (int i = 0; i < 300; ++i) {
+    auto ex = Make({.threads = 1, .queue_capacity = 4});
+    std::atomic<bool> ran{false};
+    const auto run = [&ran] {
+      ran.store(true, std::memory_order_release);
+      ran.notify_one();
+    };
+    std::thread submitter([pool = ex.get(), run] {
+      if (!pool->TrySubmit(run)) {
+        ADD_FAILURE() << "refused";
+        run();
+      }
+    });
+    ran.wait(false, std::memory_order_acquire);
+    ex.reset();  // joins the worker; the submitter may still be in TrySubmit
+    submitter.join();
+  }
 }
 
 }  // namespace

@@ -91,6 +91,10 @@ class Executor {
  public:
   // The worker pool.
   static Result<std::shared_ptr<Executor>> Create(ExecutorOptions options = {});
+  // A small pool, made on first use and never destroyed (timers fire during
+  // exit), for what a timer callback must not run on the timer thread and
+  // has no executor of its own for: a breaker's listener, for one.
+  static Executor& ForTimerCallbacks();
   virtual ~Executor() = default;
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;

@@ -46,6 +46,27 @@
 // (the hedge driver's, under the call's lock). Callbacks run on the timer
 // thread (or in RunDue); they must be short, must not throw and must not
 // cancel their own handle.
+//
+// What may run on the timer thread: one thread fires every timer of the
+// service (with Default(), of the process), so a callback that waits delays
+// every other call's timeout, backoff and hedge. A callback does bounded
+// library work only: it decides, locks the library's own short critical
+// sections, requests stop, arms timers and queues tasks. Anything that may
+// run user code goes to a worker, checked with OnBackgroundThread():
+//   - a Listener's OnEvent (the hedge's launch, the breaker's automatic
+//     open -> half-open): the hedge driver queues its decision on the
+//     call's Executor, the breaker on Executor::ForTimerCallbacks();
+//   - a hedged attempt's callable: always on the Executor;
+//   - a fleet limiter's refresh: on its Executor (GlobalRateLimiter).
+// Two exceptions remain, by contract rather than by hand-off: request_stop
+// runs the std::stop_callbacks registered on the token (they must be short,
+// as std::stop_callback asks of them), and the asynchronous drivers
+// (AsyncTimers, pipeline/async_timers.h) continue a call inline in their
+// callbacks, so an async attempt's start-up and the events it reports run
+// here: async callables must not block. When an executor refuses the task
+// (its queue is full) the callback does the work itself rather than lose it.
+// A callback that still runs long is counted, and the slowest named by its
+// address: slow_callbacks(), against options.slow_callback.
 #pragma once
 
 #include <atomic>
@@ -68,6 +89,9 @@ struct TimerServiceOptions {
   Duration tick = std::chrono::milliseconds(1);  // how late a timer may fire, to wake less often
   // Run a background thread that fires timers. Without it, RunDue() fires them.
   bool background_thread = true;
+  // A callback that runs longer than this is counted (slow_callbacks()):
+  // it holds up every other timer of the service.
+  Duration slow_callback = std::chrono::milliseconds(10);
 
   std::vector<std::string> Validate() const;
 };
@@ -123,6 +147,22 @@ class TimerService {
   // Meant for services without a background thread (tests, simulators).
   std::size_t RunDue();
 
+  // Whether this is a service's background thread: a callback that may run
+  // user code hands it to a worker there (see "What may run on the timer
+  // thread"); in RunDue it runs on the program's own thread, where it may
+  // simply do it.
+  static bool OnBackgroundThread() noexcept;
+
+  // Callbacks that ran longer than options.slow_callback, and the slowest
+  // of them: its address names it (a debugger or addr2line gives the
+  // function). Each field is read on its own, so they may disagree briefly.
+  struct SlowCallbacks {
+    std::uint64_t count = 0;
+    Duration longest = Duration::zero();
+    Callback longest_callback = nullptr;
+  };
+  SlowCallbacks slow_callbacks() const noexcept;
+
   Duration tick() const noexcept { return tick_; }
   Clock& clock() const noexcept { return clock_; }
   // Timers armed and not yet fired or cancelled, over all threads.
@@ -141,11 +181,17 @@ class TimerService {
   bool SleepUntilDue(TimePoint target, std::stop_token& stop);
   void Wake() noexcept;
   static bool Disarm(TimerHandle& h, bool wait_for_callback) noexcept;
+  void NoteCallbackTime(Callback callback, Duration took) noexcept;
 
   Clock& clock_;
   Duration tick_;
   std::uint64_t id_;  // unique per service, never reused: keys threads' blocks
   bool membarrier_;   // the thread going to sleep issues the barrier (see banner)
+  Duration slow_callback_;
+  // Written only under advance_mu_, read from any thread.
+  std::atomic<std::uint64_t> slow_count_{0};
+  std::atomic<std::int64_t> slow_longest_ns_{0};
+  std::atomic<Callback> slow_longest_callback_{nullptr};
   mutable std::mutex blocks_mu_;
   std::vector<std::shared_ptr<Block>> blocks_;  // never shrinks: orphans are reused
   std::mutex advance_mu_;

@@ -262,6 +262,7 @@ class CircuitBreaker {
   void ArmOpenTimerLocked(TimePoint until) noexcept;
   void DisarmOpenTimerLocked() noexcept;
   static void OnOpenTimer(void* self) noexcept;
+  static void HalfOpenWhenDue(void* self) noexcept;
 
   void Record(OutcomeClass outcome, Duration latency, TimePoint now) noexcept;
   void RecordClosed(CallRecord call, TimePoint now) noexcept;

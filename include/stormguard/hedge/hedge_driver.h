@@ -36,7 +36,9 @@
 // default service a hedge launches at its delay or up to one tick (1 ms)
 // later, a fraction of the few-millisecond delays hedging uses, and never
 // earlier; with a service on a ManualClock, exactly when RunDue() fires it.
-// The timer's callback only decides and submits, under the call's lock.
+// The timer's callback only queues the decision on the executor (which
+// decides and submits, under the call's lock): the decision reports to the
+// policy's listener, user code that must not hold up the timer thread.
 // The caller waits for its attempts in executor.Wait, so an executor made
 // for tests can run them in turns on virtual time.
 //
@@ -143,6 +145,7 @@ class BlockingHedgeBase {
   void StartAttempt(int i);
   void ArmTimer(TimePoint due);
   static void OnTimer(void* self) noexcept;
+  void OnTimerDue() noexcept;
   void CancelTimer() noexcept;
   // The budget's time: read only when there is a budget to tell it.
   TimePoint BooksNow() const noexcept {
