@@ -34,8 +34,8 @@ constexpr int kMembers = 8;
 constexpr double kLimit = 1000, kDemand = 2000;
 // Under a sanitizer the run only has to work (eight slowed processes on two
 // cores); the figures are the plain build's.
-constexpr auto kSteady = stormguard::testkit::kSanitized ? 10s : 30s;
-constexpr auto kPhase = stormguard::testkit::kSanitized ? 5s : 10s;
+constexpr auto kSteady = stormguard::testkit::kSanitized ? 4s : 10s;
+constexpr auto kPhase = stormguard::testkit::kSanitized ? 3s : 10s;
 
 // Member i's demand, calls/s: (i + 1) parts of the fleet's, or (n - i) reversed.
 double Demand(int i, bool reversed) {
