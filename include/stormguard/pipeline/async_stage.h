@@ -183,6 +183,7 @@ class AsyncCall {
   void Retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
 
   CallContext& call_ctx() const noexcept { return ctx_; }
+  std::size_t state_bytes() const noexcept { return plan_->state_bytes; }  // of the whole plan
   void DestroyStates() noexcept;
 
  private:
