@@ -3,7 +3,7 @@
 # same run, as one table of medians over 5 repetitions (interleaved, so a
 # noisy neighbour slows a value and its floor alike).
 #
-#   scripts/bench_hot_paths.sh [BUILD_DIR]   # default: $STORMGUARD_BUILD_DIR, else build
+#   scripts/bench_hot_paths.sh [BUILD_DIR]   # default: $STORMGUARD_BUILD_DIR, else the tree's build/
 #
 # Builds stormguard_bench in BUILD_DIR (configuring it first if it has no
 # build files; the async rows need libasio-dev), then prints:
@@ -19,8 +19,8 @@
 # For developers: CI does not run it (shared machines make times noisy).
 set -euo pipefail
 
-build=${1:-${STORMGUARD_BUILD_DIR:-build}}
 root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-${STORMGUARD_BUILD_DIR:-$root/build}}
 command -v jq >/dev/null || { echo "bench_hot_paths.sh: needs jq (apt-get install jq)" >&2; exit 2; }
 
 if [[ ! -f $build/build.ninja && ! -f $build/Makefile ]]; then
@@ -58,11 +58,11 @@ jq -r '
       median("BM_Async_Backoff_100k_Baseline"; "bytes_per_waiting_call"); " B"; "500")
   | @tsv' "$json" >"$json.tsv" || exit 2
 
-format='%-22s  %-12s  %-12s  %-12s  %-12s  %s\n'
-printf "$format" figure value floor difference goal result
+line() { printf '%-22s  %-12s  %-12s  %-12s  %-12s  %s\n' "$@"; }
+line figure value floor difference goal result
 fails=0
 while IFS=$'\t' read -r figure value floor diff goal verdict; do
-  printf "$format" "$figure" "$value" "$floor" "$diff" "$goal" "$verdict"
+  line "$figure" "$value" "$floor" "$diff" "$goal" "$verdict"
   [[ $verdict == pass ]] || fails=$((fails + 1))
 done <"$json.tsv"
 ((fails == 0)) || exit 1
