@@ -1,6 +1,8 @@
 // The clock reads of a successful call through the pipeline that
 // BM_Pipeline_Success measures: a precise read costs about as much as the
 // rest of a stage, so each one that comes back shows up here first.
+// BM_Pipeline_Success_Metrics_ClockReads counts the same reads on the real
+// clock (issue 31: at most 3.0 per call; the metrics pipeline reads 2.0625).
 #include <gtest/gtest.h>
 
 #include <optional>

@@ -166,20 +166,25 @@ class AsyncFrame final : public AsyncResultCall<R> {
   // Allocates the frame with room for every stage's state, and starts it.
   static void Launch(std::shared_ptr<const AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers, A attempt, D done,
                      std::optional<G> fallback) {
-    const std::size_t head = (sizeof(AsyncFrame) + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
-    const std::size_t bytes = head + plan->state_bytes;
-    void* memory = core_internal::AllocateBlock(bytes);
-    auto* states = static_cast<unsigned char*>(memory) + head;
-    auto* frame = new (memory) AsyncFrame(std::move(plan), ctx, timers, states, bytes, std::move(attempt),
-                                          std::move(done), std::move(fallback));
+    void* memory = core_internal::AllocateBlock(Head() + plan->state_bytes);
+    auto* states = static_cast<unsigned char*>(memory) + Head();
+    auto* frame = new (memory)
+        AsyncFrame(std::move(plan), ctx, timers, states, std::move(attempt), std::move(done), std::move(fallback));
     frame->Begin();
   }
 
  private:
-  AsyncFrame(std::shared_ptr<const AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers, void* states,
-             std::size_t bytes, A attempt, D done, std::optional<G> fallback)
+  // The frame's own bytes, rounded up so that the states after it are
+  // aligned. Its block's size is recomputed from the plan rather than kept:
+  // a waiting call holds the frame, and a word less can mean a smaller
+  // block class (block_cache.h).
+  static constexpr std::size_t Head() noexcept {
+    return (sizeof(AsyncFrame) + alignof(std::max_align_t) - 1) & ~(alignof(std::max_align_t) - 1);
+  }
+
+  AsyncFrame(std::shared_ptr<const AsyncPlan> plan, CallContext& ctx, AsyncTimers& timers, void* states, A attempt,
+             D done, std::optional<G> fallback)
       : AsyncResultCall<R>(std::move(plan), ctx, timers, states),
-        bytes_(bytes),
         attempt_(std::move(attempt)),
         done_(std::move(done)),
         fallback_(std::move(fallback)) {}
@@ -209,7 +214,7 @@ class AsyncFrame final : public AsyncResultCall<R> {
     done(std::move(result));
   }
   void Free() noexcept override {
-    const std::size_t bytes = bytes_;
+    const std::size_t bytes = Head() + this->state_bytes();  // while the frame still holds the plan
     this->DestroyStates();
     this->~AsyncFrame();
     core_internal::FreeBlock(this, bytes);
@@ -224,7 +229,6 @@ class AsyncFrame final : public AsyncResultCall<R> {
     }
   }
 
-  std::size_t bytes_;  // of its block
   A attempt_;
   D done_;
   std::optional<G> fallback_;

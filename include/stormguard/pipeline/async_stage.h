@@ -61,6 +61,9 @@ class AsyncCall;
 class Stage;
 
 // How a stage's per-call state is built and destroyed inside the frame.
+// Built as S(): a state without a user-provided default constructor is
+// zero-filled whole first, on every call. The built-in states on the hot
+// path declare `S() noexcept {}` and give every member an initializer.
 struct AsyncStateLayout {
   std::size_t size = 0;
   std::size_t align = 1;
@@ -183,6 +186,7 @@ class AsyncCall {
   void Retain() noexcept { refs_.fetch_add(1, std::memory_order_relaxed); }
 
   CallContext& call_ctx() const noexcept { return ctx_; }
+  std::size_t state_bytes() const noexcept { return plan_->state_bytes; }  // of the whole plan
   void DestroyStates() noexcept;
 
  private:

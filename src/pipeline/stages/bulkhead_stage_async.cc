@@ -14,6 +14,9 @@ namespace stormguard {
 namespace {
 
 struct BulkheadState : Bulkhead::QueuedWaiter {
+  // User-provided: every member has an initializer (AsyncStateLayout::Of).
+  BulkheadState() noexcept {}
+
   const BulkheadStage* stage = nullptr;
   AsyncStep step;
   TimePoint start{};

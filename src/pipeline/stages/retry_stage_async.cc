@@ -12,6 +12,9 @@ namespace stormguard {
 namespace {
 
 struct RetryState {
+  // User-provided: every member has an initializer (AsyncStateLayout::Of).
+  RetryState() noexcept {}
+
   const RetryStage* stage = nullptr;
   AsyncStep step;
   RetrySession session;

@@ -39,6 +39,9 @@ struct KeepForwarder {
 };
 
 struct TimeoutState {
+  // User-provided: every member has an initializer (AsyncStateLayout::Of).
+  TimeoutState() noexcept {}
+
   bool armed = false;
   Deadline deadline{};
   Deadline saved_deadline{};
