@@ -208,6 +208,8 @@ constexpr std::array<WatchedFamily, kWatchedCount> kWatchedFamilies = {{
     {"stormguard_retry_budget_tokens", "gauge", "Tokens left in the retry budget."},
     {"stormguard_config_reloads_accepted_total", "counter", "Configurations applied."},
     {"stormguard_config_reloads_rejected_total", "counter", "Configurations refused."},
+    {"stormguard_timer_slow_callbacks_total", "counter",
+     "Timer callbacks that ran past the timer service's bound, holding up its other timers."},
 }};
 
 // The families Scrape writes from events, but the histogram (its series

@@ -232,6 +232,7 @@ TEST(MetricsListenerTest, WatchesAreReadAtScrapeTime) {
   ASSERT_TRUE(m.Watch("db", Watched::kBudgetTokens, [] { return 2.5; }));
   ASSERT_TRUE(m.Watch("cfg", Watched::kReloadsAccepted, [] { return 4.0; }));
   ASSERT_TRUE(m.Watch("cfg", Watched::kReloadsRejected, [] { return 1.0; }));
+  ASSERT_TRUE(m.Watch("timers", Watched::kTimerSlowCallbacks, [] { return 2.0; }));
   in_use = 7;
   EXPECT_EQ(m.Scrape(),
             "# HELP stormguard_bulkhead_concurrent_calls Calls holding a bulkhead slot.\n"
@@ -251,7 +252,11 @@ TEST(MetricsListenerTest, WatchesAreReadAtScrapeTime) {
             "stormguard_config_reloads_accepted_total{name=\"cfg\"} 4\n"
             "# HELP stormguard_config_reloads_rejected_total Configurations refused.\n"
             "# TYPE stormguard_config_reloads_rejected_total counter\n"
-            "stormguard_config_reloads_rejected_total{name=\"cfg\"} 1\n" +
+            "stormguard_config_reloads_rejected_total{name=\"cfg\"} 1\n"
+            "# HELP stormguard_timer_slow_callbacks_total Timer callbacks that ran past the timer service's bound, "
+            "holding up its other timers.\n"
+            "# TYPE stormguard_timer_slow_callbacks_total counter\n"
+            "stormguard_timer_slow_callbacks_total{name=\"timers\"} 2\n" +
                 std::string(kNoOverflow));
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "demo/metrics_http.h"
+#include "stormguard/exec/timer_service.h"
 
 namespace stormguard::demo {
 namespace {
@@ -61,7 +62,12 @@ void Accept(int listener, std::vector<MetricsConnection>& conns, SteadyClock::ti
 }  // namespace
 
 MetricsListener& DemoMetrics() {
-  static MetricsListener* const metrics = new MetricsListener;  // pipelines may report until exit
+  static MetricsListener* const metrics = [] {
+    auto* m = new MetricsListener;  // pipelines may report until exit
+    m->Watch("timers", Watched::kTimerSlowCallbacks,
+             [] { return static_cast<double>(TimerService::Default().slow_callbacks().count); });
+    return m;
+  }();
   return *metrics;
 }
 

@@ -77,8 +77,11 @@ enum class Watched {
   kBudgetTokens,     // gauge: tokens left in a retry budget
   kReloadsAccepted,  // counter: configurations applied
   kReloadsRejected,  // counter: configurations refused
+  // counter: timer callbacks that ran past their service's slow_callback
+  // bound (TimerService::slow_callbacks()), holding up every other timer
+  kTimerSlowCallbacks,
 };
-inline constexpr int kWatchedCount = static_cast<int>(Watched::kReloadsRejected) + 1;
+inline constexpr int kWatchedCount = static_cast<int>(Watched::kTimerSlowCallbacks) + 1;
 
 namespace metrics_internal {
 class Instance;
