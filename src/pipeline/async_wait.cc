@@ -1,5 +1,7 @@
 #include "stormguard/pipeline/async_wait.h"
 
+#include <mutex>
+
 namespace stormguard {
 
 void AsyncWait::Start(AsyncTimers& timers, TimePoint until, std::stop_token stop, OnEnd on_end, void* arg) {

@@ -15,14 +15,16 @@
 // each Start. on_end runs on the thread that ended the wait (a timer
 // callback, whoever requested stop) and may continue the call inline.
 //
-// Thread safety: the three sources may race from any threads; a small
-// mutex decides the winner. Claim() may be called under the owner's lock
-// (it takes only this wait's mutex); Disarm() after a successful Claim()
+// Thread safety: the three sources may race from any threads; a one-byte
+// lock decides the winner (held only for a few stores, a stop callback's
+// registration and a timer's scheduling: a std::mutex would cost 40 bytes
+// in every waiting call). Claim() may be called under the owner's lock
+// (it takes only this wait's lock); Disarm() after a successful Claim()
 // must not be, since it waits out a timer callback that may be running.
 #pragma once
 
 #include <atomic>
-#include <mutex>
+#include <cstdint>
 #include <optional>
 #include <stop_token>
 #include <thread>
@@ -56,7 +58,19 @@ class AsyncWait {
   void Disarm() noexcept;
 
  private:
-  enum class State { kIdle, kArming, kArmed, kEnded };
+  enum class State : std::uint8_t { kIdle, kArming, kArmed, kEnded };
+  class Lock {  // a spin lock in one byte, for std::lock_guard
+   public:
+    void lock() noexcept {
+      while (locked_.exchange(true, std::memory_order_acquire)) {
+        while (locked_.load(std::memory_order_relaxed)) std::this_thread::yield();
+      }
+    }
+    void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+
+   private:
+    std::atomic<bool> locked_{false};
+  };
   struct Forward {
     AsyncWait* wait;
     void operator()() const noexcept { wait->OnStop(); }
@@ -64,18 +78,19 @@ class AsyncWait {
   static void OnTime(void* self) noexcept;
   void OnStop() noexcept;
 
-  // In an order that leaves no padding: every byte here is held by each
-  // call waiting in a backoff.
-  std::mutex mu_;
-  State state_ = State::kIdle;
-  bool stopped_while_arming_ = false;
-  bool claimed_early_ = false;
+  // In an order that leaves no padding but at the end, where an owner's
+  // [[no_unique_address]] wait lets its own small fields go: every byte
+  // here is held by each call waiting in a backoff.
   std::atomic<std::thread::id> arming_thread_{};
   AsyncTimers* timers_ = nullptr;
   AsyncTimerHandle timer_;
   std::optional<std::stop_callback<Forward>> on_stop_;
   OnEnd on_end_ = nullptr;
   void* arg_ = nullptr;
+  Lock mu_;
+  State state_ = State::kIdle;
+  bool stopped_while_arming_ = false;
+  bool claimed_early_ = false;
 };
 
 }  // namespace stormguard

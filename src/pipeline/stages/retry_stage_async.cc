@@ -20,9 +20,10 @@ struct RetryState {
   RetrySession session;
   Deadline call_deadline{};
   TimePoint start{};
+  // The flags go in the wait's tail padding: a waiting call holds this state.
+  [[no_unique_address]] AsyncWait wait;
   bool timed = false;  // attempts need "now": a per-attempt timeout or a listener
   bool books = false;  // a budget keeps books on the coarse clock
-  AsyncWait wait;
 };
 
 }  // namespace

@@ -32,7 +32,7 @@
 // copied into the call.
 //
 // A call that ends inside its start (a ready attempt that succeeds) never
-// suspends the awaiting coroutine and goes through no queue: the co_await
+// detaches the awaiting coroutine and goes through no queue: the co_await
 // returns at once. An attempt started on the executor's thread runs at
 // once; one started elsewhere (a bulkhead slot handed over by another
 // thread) is dispatched to the executor. Only a call still running
@@ -62,13 +62,30 @@
 #include <type_traits>
 
 #include "stormguard/asio/asio_timers.h"
+#include "stormguard/asio/caller_executor.h"
+#include "stormguard/core/internal/block_cache.h"
 #include "stormguard/pipeline/pipeline_ref.h"
 
 namespace stormguard {
 namespace asio_internal {
 
+// What Execute hands the call. The pipeline passes a non-callable placeholder when
+// the call has no fallback: then it takes no room.
+template <class F, class G>
+struct DriveArgs {
+  struct None {};
+  using Fallback = std::conditional_t<std::is_invocable_v<G&, const Status&>, std::optional<G>, None>;
+
+  PipelineRef pinned;
+  CallContext& ctx;
+  F fn;
+  [[no_unique_address]] Fallback fallback;
+};
+
 // One `co_await pipeline.Execute(...)`: lives in Drive's frame until the
-// call has ended and every attempt it started has finished.
+// call has ended and every attempt it started has finished. Its result
+// waits in a block of the per-thread cache from the call's end until the
+// caller takes it: a call waiting in a backoff holds no room for it.
 //
 // Tokens (pending_): the start, the call's end, each attempt's coroutine,
 // each cancel on its way. Whoever drops the last resumes the caller; the
@@ -79,26 +96,31 @@ namespace asio_internal {
 template <class R, class F, class G>
 class CoroutineCall {
  public:
-  // The pipeline passes a non-callable placeholder when the call has no fallback.
   static constexpr bool kHasFallback = std::is_invocable_v<G&, const Status&>;
   // A coroutine thread of Asio's (what co_spawn makes): an attempt runs
   // as one; the suspended caller's is held as one and launched again to
   // resume it.
   using Thread = asio::detail::awaitable_thread<asio::any_io_executor>;
 
-  CoroutineCall(CallContext& ctx, F fn, std::optional<G> fallback, const asio::any_io_executor& ex)
-      : ctx_(ctx), fn_(std::move(fn)), fallback_(std::move(fallback)), ex_(ex) {}
+  explicit CoroutineCall(DriveArgs<F, G> args) : args_(std::move(args)) {}
+  // Drive's parameter: moved into its frame before it starts, never after.
+  CoroutineCall(CoroutineCall&& o) noexcept : args_(std::move(o.args_)) {}
   CoroutineCall(const CoroutineCall&) = delete;
   CoroutineCall& operator=(const CoroutineCall&) = delete;
   ~CoroutineCall();
 
-  // Starts the call; `caller` is the awaiting coroutine's cancellation
-  // slot. True when the call has already ended: take its result.
-  bool Start(const Pipeline& p, asio::cancellation_slot caller);
+  // Starts the call on the awaiting coroutine's executor; `caller` is its
+  // cancellation slot. True when the call has already ended: take its result.
+  bool Start(const asio::any_io_executor& ex, asio::cancellation_slot caller);
   // The call is still running: `caller` (the awaiting coroutine's thread,
   // detached from its executor) resumes when the call ends.
   void Suspend(Thread caller);
-  R&& TakeResult() { return std::move(*result_); }
+  // Moved from; its block goes with the call, when Drive's frame does.
+  R&& TakeResult() {
+    // None when the start threw: the caller gets the exception instead.
+    if (result_ == nullptr) StoreResult(R(Status::Internal("the call did not start")));
+    return std::move(*result_);
+  }
 
  private:
   struct Slot;
@@ -131,7 +153,7 @@ class CoroutineCall {
   };
   struct Fallback {
     CoroutineCall* call;
-    R operator()(const Status& why) const { return (*call->fallback_)(why); }
+    R operator()(const Status& why) const { return (*call->args_.fallback)(why); }
   };
   // The awaiting coroutine can be cancelled: the call runs on its own stop
   // source, stopped by that cancellation or by the caller's stop. It lives
@@ -139,33 +161,32 @@ class CoroutineCall {
   // the slot is cleared), so a caller that cannot be cancelled pays nothing.
   class Linked {
    public:
-    explicit Linked(CallContext& ctx)
-        : forward_(ctx.stop, ForwardStop{&own_}), saved_(std::exchange(ctx.stop, own_.get_token())) {}
+    Linked(CallContext& ctx, asio::cancellation_slot slot)
+        : slot_(slot), forward_(ctx.stop, ForwardStop{&own_}), saved_(std::exchange(ctx.stop, own_.get_token())) {}
     void operator()(asio::cancellation_type type) {
       if ((type & asio::cancellation_type::terminal) != asio::cancellation_type::none) own_.request_stop();
     }
     std::stop_token TakeSaved() { return std::move(saved_); }
+    asio::cancellation_slot slot() const noexcept { return slot_; }
 
    private:
     struct ForwardStop {  // the caller's stop, to the call's own source
       std::stop_source* source;
       void operator()() const noexcept { source->request_stop(); }
     };
+    asio::cancellation_slot slot_;  // where it lives: clearing it destroys it
     std::stop_source own_;
     std::stop_callback<ForwardStop> forward_;
     std::stop_token saved_;  // the caller's, while the call has its own
   };
 
   static ThreadEntry RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c, Completion<R> done);
-  bool OnExecutorThread() const noexcept {
-    const auto* io = ex_.template target<asio::io_context::executor_type>();
-    return io != nullptr && io->running_in_this_thread();
-  }
   void StartAttempt(CallContext& c, Completion<R> done);
   Slot& TakeSlot();
   void AttemptFinished(Slot& s);
   void EmitCancel(Slot* s) noexcept;
   void Finish(R r);
+  void StoreResult(R r) { result_ = new (core_internal::AllocateBlock(sizeof(R))) R(std::move(r)); }
   // One of the things the caller waits for is over, on the executor; the last one resumes it.
   void Ended() {
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) Resume();
@@ -173,36 +194,38 @@ class CoroutineCall {
   void Unlink();
   void Resume();
 
-  CallContext& ctx_;
-  F fn_;
-  std::optional<G> fallback_;
-  const asio::any_io_executor& ex_;  // Drive's
-  std::optional<Thread> caller_;     // while suspended
-  std::optional<R> result_;
-  std::atomic<int> pending_{2};  // the start and the call's end
-  Linked* linked_ = nullptr;
-  asio::cancellation_slot caller_slot_;  // where linked_ lives
+  DriveArgs<F, G> args_;
+  CallerExecutor ex_;
+  std::optional<Thread> caller_;  // while suspended
+  R* result_ = nullptr;           // once the call has ended, until taken
+  std::atomic<int> pending_{2};   // the start and the call's end
+  Linked* linked_ = nullptr;      // in the caller's cancellation slot
   Slot first_;
 };
 
 template <class R, class F, class G>
 CoroutineCall<R, F, G>::~CoroutineCall() {
+  if (result_ != nullptr) {
+    result_->~R();
+    core_internal::FreeBlock(result_, sizeof(R));
+  }
   for (Slot* s = first_.next.load(std::memory_order_acquire); s != nullptr;) {
     delete std::exchange(s, s->next.load(std::memory_order_acquire));
   }
 }
 
 template <class R, class F, class G>
-bool CoroutineCall<R, F, G>::Start(const Pipeline& p, asio::cancellation_slot caller) {
+bool CoroutineCall<R, F, G>::Start(const asio::any_io_executor& ex, asio::cancellation_slot caller) {
+  ex_.Set(ex);
+  const Pipeline& p = *args_.pinned.get();
   if (caller.is_connected()) {
-    linked_ = &caller.template emplace<Linked>(ctx_);
-    caller_slot_ = caller;
+    linked_ = &caller.template emplace<Linked>(args_.ctx, caller);
   }
-  AsyncTimers& timers = TimersFor(ex_);
+  AsyncTimers& timers = TimersFor(ex);
   if constexpr (kHasFallback) {
-    p.ExecuteAsync<R>(timers, ctx_, Attempt{this}, Done{this}, Fallback{this});
+    p.ExecuteAsync<R>(timers, args_.ctx, Attempt{this}, Done{this}, Fallback{this});
   } else {
-    p.ExecuteAsync<R>(timers, ctx_, Attempt{this}, Done{this});
+    p.ExecuteAsync<R>(timers, args_.ctx, Attempt{this}, Done{this});
   }
   if (pending_.load(std::memory_order_acquire) != 1) return false;
   Unlink();
@@ -215,7 +238,7 @@ void CoroutineCall<R, F, G>::Suspend(Thread caller) {
   caller_.emplace(std::move(caller));
   // It ended since Start returned (on another thread): never resume the
   // caller from inside its own suspension.
-  if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) asio::post(ex_, [this] { Resume(); });
+  if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) asio::post(ex_.get(), [this] { Resume(); });
 }
 
 template <class R, class F, class G>
@@ -223,11 +246,11 @@ void CoroutineCall<R, F, G>::StartAttempt(CallContext& c, Completion<R> done) {
   Slot& s = TakeSlot();
   pending_.fetch_add(1, std::memory_order_relaxed);
   const asio::cancellation_slot parent = s.signal.slot();
-  Thread thread(RunAttempt(this, &s, c, std::move(done)), ex_, parent, asio::cancellation_state(parent));
-  if (OnExecutorThread()) {
+  Thread thread(RunAttempt(this, &s, c, std::move(done)), ex_.get(), parent, asio::cancellation_state(parent));
+  if (ex_.RunningInThisThread()) {
     thread.launch();
   } else {
-    asio::dispatch(ex_, Launch{std::move(thread)});
+    asio::dispatch(ex_.get(), Launch{std::move(thread)});
   }
 }
 
@@ -241,7 +264,7 @@ typename CoroutineCall<R, F, G>::ThreadEntry CoroutineCall<R, F, G>::RunAttempt(
     // is released.
     std::stop_callback<Emit> on_stop(c.stop, Emit{call, slot});
     try {
-      done(co_await call->fn_(c));
+      done(co_await call->args_.fn(c));
     } catch (const std::system_error& e) {
       if (e.code() == asio::error::operation_aborted) {
         done(R(Status::Cancelled("the attempt's operation was cancelled")));
@@ -287,7 +310,7 @@ void CoroutineCall<R, F, G>::EmitCancel(Slot* s) noexcept {
   // The slot is still this attempt's: its on_stop, gone before the slot is released, waits this out.
   const std::uint64_t armed = s->state.load(std::memory_order_relaxed);
   pending_.fetch_add(1, std::memory_order_relaxed);
-  asio::dispatch(ex_, [this, s, armed] {
+  asio::dispatch(ex_.get(), [this, s, armed] {
     if (s->state.load(std::memory_order_acquire) == armed) s->signal.emit(asio::cancellation_type::terminal);
     Ended();
   });
@@ -295,40 +318,47 @@ void CoroutineCall<R, F, G>::EmitCancel(Slot* s) noexcept {
 
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::Finish(R r) {
-  result_.emplace(std::move(r));
+  StoreResult(std::move(r));
   // The call may end on any thread (a stop requested elsewhere); the caller resumes on its executor.
-  if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) asio::dispatch(ex_, [this] { Resume(); });
+  if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) asio::dispatch(ex_.get(), [this] { Resume(); });
 }
 
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::Unlink() {
-  if (linked_ != nullptr) ctx_.stop = linked_->TakeSaved();
+  if (linked_ != nullptr) args_.ctx.stop = linked_->TakeSaved();
 }
 
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::Resume() {
   Unlink();
-  if (linked_ != nullptr) caller_slot_.clear();
+  if (linked_ != nullptr) linked_->slot().clear();
   Thread caller = std::move(*caller_);
   caller_.reset();
   caller.launch();  // the caller continues from its co_await; `this` may be gone
 }
 
 template <class R, class F, class G>
-asio::awaitable<R> Drive(PipelineRef pinned, CallContext& ctx, F fn, std::optional<G> fallback) {
-  const asio::any_io_executor ex = co_await asio::this_coro::executor;
-  CoroutineCall<R, F, G> call(ctx, std::move(fn), std::move(fallback), ex);
-  asio::cancellation_state caller = co_await asio::this_coro::cancellation_state;
-  if (!call.Start(*pinned.get(), caller.slot())) {
-    // Suspends by detaching this coroutine's thread, as Asio's own
-    // operations do, but without async_initiate's extra coroutine frame,
-    // which a waiting call would hold the whole wait.
+asio::awaitable<R> Drive(CoroutineCall<R, F, G> call) {
+  // Starts the call from this coroutine's suspension, where its executor
+  // and cancellation slot are read without copies held in this frame. A
+  // call still running detaches this coroutine's thread, as Asio's own
+  // operations do, but without async_initiate's extra coroutine frame,
+  // which a waiting call would hold the whole wait. Otherwise the thread
+  // stays attached and goes on at once. A start that throws leaves its
+  // exception to this frame, which throws it to the caller.
+  co_await [&call](auto* frame) {
     using Thread = typename CoroutineCall<R, F, G>::Thread;
-    co_await [&call](auto* frame) {
-      call.Suspend(Thread(std::move(*frame->detach_thread())));
-      return static_cast<Thread*>(nullptr);
-    };
-  }
+    try {
+      const asio::cancellation_state caller =
+          frame->await_transform(asio::this_coro::cancellation_state).await_resume();
+      if (!call.Start(frame->await_transform(asio::this_coro::executor).await_resume(), caller.slot())) {
+        call.Suspend(Thread(std::move(*frame->detach_thread())));
+      }
+    } catch (...) {
+      frame->set_except(std::current_exception());
+    }
+    return static_cast<Thread*>(nullptr);
+  };
   co_return call.TakeResult();
 }
 
@@ -340,9 +370,11 @@ struct PipelineDriver<asio::awaitable<R>> {
                 "the attempt must return asio::awaitable<Status> or asio::awaitable<Result<T>>");
   template <class F, class G>
   static asio::awaitable<R> Execute(PipelineRef pinned, CallContext& ctx, F& fn, G* fallback) {
-    std::optional<std::decay_t<G>> fb;
+    using Args = asio_internal::DriveArgs<std::decay_t<F>, std::decay_t<G>>;
+    typename Args::Fallback fb;
     if constexpr (std::is_invocable_v<G&, const Status&>) fb.emplace(*fallback);  // else: no fallback
-    return asio_internal::Drive<R>(std::move(pinned), ctx, std::decay_t<F>(fn), std::move(fb));
+    using Call = asio_internal::CoroutineCall<R, std::decay_t<F>, std::decay_t<G>>;
+    return asio_internal::Drive(Call(Args{std::move(pinned), ctx, fn, std::move(fb)}));
   }
 };
 
