@@ -53,6 +53,7 @@
 #include <asio/post.hpp>
 #include <asio/this_coro.hpp>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -63,7 +64,7 @@
 
 #include "stormguard/asio/asio_timers.h"
 #include "stormguard/asio/caller_executor.h"
-#include "stormguard/core/internal/block_cache.h"
+#include "stormguard/core/block_cache.h"
 #include "stormguard/pipeline/pipeline_ref.h"
 
 namespace stormguard {
@@ -186,7 +187,10 @@ class CoroutineCall {
   void AttemptFinished(Slot& s);
   void EmitCancel(Slot* s) noexcept;
   void Finish(R r);
-  void StoreResult(R r) { result_ = new (core_internal::AllocateBlock(sizeof(R))) R(std::move(r)); }
+  void StoreResult(R r) {
+    static_assert(alignof(R) <= alignof(std::max_align_t), "a cached block is aligned for max_align_t");
+    result_ = new (AllocateCachedBlock(sizeof(R))) R(std::move(r));
+  }
   // One of the things the caller waits for is over, on the executor; the last one resumes it.
   void Ended() {
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) Resume();
@@ -207,7 +211,7 @@ template <class R, class F, class G>
 CoroutineCall<R, F, G>::~CoroutineCall() {
   if (result_ != nullptr) {
     result_->~R();
-    core_internal::FreeBlock(result_, sizeof(R));
+    FreeCachedBlock(result_, sizeof(R));
   }
   for (Slot* s = first_.next.load(std::memory_order_acquire); s != nullptr;) {
     delete std::exchange(s, s->next.load(std::memory_order_acquire));
