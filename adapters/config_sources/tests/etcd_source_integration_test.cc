@@ -61,12 +61,12 @@ TEST_F(EtcdSourceIntegrationTest, APutIsDeliveredWithin100Milliseconds) {
   EXPECT_LT(p99, stormguard::testkit::kSanitized ? 500.0 : 100.0);
   // Each put was seen above; a sanitizer's stall may let two puts 55 ms
   // apart meet in one coalescing interval, so there one delivery may carry two.
-  if (stormguard::testkit::kSanitized) {
-    EXPECT_GE(source->stats().deliveries, 90U);
-    EXPECT_LE(source->stats().deliveries, 101U);
-  } else {
-    EXPECT_EQ(source->stats().deliveries, 101U);
-  }
+  // The watcher counts a delivery once the sink has returned: the count of
+  // the last one may trail the recorder by a moment (seen on a loaded machine).
+  const std::uint64_t least = stormguard::testkit::kSanitized ? 90U : 101U;
+  EXPECT_TRUE(Eventually([&] { return source->stats().deliveries >= least; }, milliseconds(2000)))
+      << source->stats().deliveries << " deliveries";
+  EXPECT_LE(source->stats().deliveries, 101U);
 }
 
 TEST_F(EtcdSourceIntegrationTest, AnInvalidDocumentIsDeliveredAsWritten) {

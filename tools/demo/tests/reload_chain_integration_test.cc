@@ -111,7 +111,7 @@ bool IsDeadlineAnswer(const std::string& answer) {
   return answer.find("DEADLINE_EXCEEDED") != std::string::npos || answer.rfind("504", 0) == 0;
 }
 
-// What a hop stalling under a sanitizer looks like: a deadline's answer, or
+// What a hop stalling looks like: a deadline's answer, or
 // B's three attempts each running out their 200 ms attempt timeout (chaos
 // fails an attempt in microseconds, so a failure after 3 that took 600 ms
 // or more is C not answering in time, whatever the configuration).
@@ -313,8 +313,10 @@ std::vector<double> CheckTraffic(const std::vector<CallRecord>& calls, const std
   };
   // Every call shows the state in force while it ran, or the one before
   // (a change takes a moment to reach B; how long is checked below).
-  // Under a sanitizer a process stalls now and then past an attempt's or
-  // A's budget: such a failure says nothing about reloads, and 1% of the
+  // A process stalls now and then past an attempt's or A's budget, often
+  // under a sanitizer and now and then on a loaded 2-core CI machine
+  // (three services, four callers and the other test ctest runs beside
+  // this one): such a failure says nothing about reloads, and 1% of the
   // calls may be one.
   std::size_t stalled = 0;
   for (const CallRecord& call : calls) {
@@ -322,10 +324,12 @@ std::vector<double> CheckTraffic(const std::vector<CallRecord>& calls, const std
     bool explained = false;
     const std::size_t first = window_of(call.start);
     for (std::size_t w = first == 0 ? 0 : first - 1; w <= window_of(call.end); ++w) explained |= state[w] == s;
-    if (!explained && kSanitized && !call.ok && LooksLikeAStall(call) && ++stalled <= calls.size() / 100) continue;
+    if (!explained && !call.ok && LooksLikeAStall(call) && ++stalled <= calls.size() / 100) continue;
     EXPECT_TRUE(explained) << "a call was " << Name(s) << " (attempts \"" << call.attempts << "\", " << call.answer
-                           << "), which no configuration in force while it ran explains";
+                           << ", " << std::chrono::duration<double, std::milli>(call.end - call.start).count()
+                           << " ms), which no configuration in force while it ran explains";
   }
+  if (stalled > 0) std::printf("%zu calls stalled past a budget (1%% may)\n", stalled);
   std::vector<double> visible_ms;
   for (std::size_t c = 0; c < changes.size(); ++c) {
     const Seen before = state[c], after = state[c + 1];

@@ -111,7 +111,7 @@ struct EtcdSourceStats {
   std::uint64_t failures = 0;         // reads or streams that failed
   std::uint64_t reconnects = 0;       // backoff waits before trying again
   std::uint64_t compactions = 0;      // full reads after a compaction
-  std::uint64_t deliveries = 0;       // documents handed to the sink
+  std::uint64_t deliveries = 0;       // documents handed to the sink (counted once it returns)
   std::uint64_t stale = 0;            // streams ended for silence (stale_after)
   std::uint64_t authentications = 0;  // tokens obtained from etcd
   std::int64_t revision = 0;          // of the last document delivered
