@@ -16,11 +16,11 @@
 // callback, whoever requested stop) and may continue the call inline.
 //
 // Thread safety: the three sources may race from any threads; a one-byte
-// lock decides the winner (held only for a few stores, a stop callback's
-// registration and a timer's scheduling: a std::mutex would cost 40 bytes
-// in every waiting call). Claim() may be called under the owner's lock
-// (it takes only this wait's lock); Disarm() after a successful Claim()
-// must not be, since it waits out a timer callback that may be running.
+// lock (wait_lock.h: a waiter sleeps, never spins) decides the winner
+// (held only for a few stores, a stop callback's registration and a
+// timer's scheduling: a std::mutex would cost 40 bytes in every waiting call). Claim() may be called under the owner's
+// lock (it takes only this wait's lock); Disarm() after a successful Claim() must not be, since it waits out a timer
+// callback that may be running.
 #pragma once
 
 #include <atomic>
@@ -29,6 +29,7 @@
 #include <stop_token>
 #include <thread>
 
+#include "stormguard/core/wait_lock.h"
 #include "stormguard/pipeline/async_timers.h"
 
 namespace stormguard {
@@ -59,18 +60,6 @@ class AsyncWait {
 
  private:
   enum class State : std::uint8_t { kIdle, kArming, kArmed, kEnded };
-  class Lock {  // a spin lock in one byte, for std::lock_guard
-   public:
-    void lock() noexcept {
-      while (locked_.exchange(true, std::memory_order_acquire)) {
-        while (locked_.load(std::memory_order_relaxed)) std::this_thread::yield();
-      }
-    }
-    void unlock() noexcept { locked_.store(false, std::memory_order_release); }
-
-   private:
-    std::atomic<bool> locked_{false};
-  };
   struct Forward {
     AsyncWait* wait;
     void operator()() const noexcept { wait->OnStop(); }
@@ -87,7 +76,7 @@ class AsyncWait {
   std::optional<std::stop_callback<Forward>> on_stop_;
   OnEnd on_end_ = nullptr;
   void* arg_ = nullptr;
-  Lock mu_;
+  WaitLock<std::uint8_t> mu_;
   State state_ = State::kIdle;
   bool stopped_while_arming_ = false;
   bool claimed_early_ = false;

@@ -36,9 +36,9 @@
 // stopped, or once nothing is scheduled (a wait still armed then is aborted
 // harmlessly).
 //
-// Thread safety: every method may be called from any thread (one mutex
-// guards the queue and the Asio timer). The executor must not run two
-// handlers at once (one io_context thread, or a strand).
+// Thread safety: every method may be called from any thread (one lock,
+// wait_lock.h, guards the queue and the Asio timer). The executor must not
+// run two handlers at once (one io_context thread, or a strand).
 #pragma once
 
 #include <asio/any_io_executor.hpp>
@@ -56,6 +56,7 @@
 #include <utility>
 
 #include "stormguard/asio/timer_heap.h"
+#include "stormguard/core/wait_lock.h"
 #include "stormguard/pipeline/async_timers.h"
 
 namespace stormguard {
@@ -146,7 +147,7 @@ class BasicAsioTimers final : public AsyncTimers {
 
   Work& work_;  // the context's count of outstanding work
   Clock& clock_;
-  mutable std::mutex mu_;
+  mutable WaitLock<> mu_;
   std::deque<Node> nodes_;  // stable addresses
   Node* free_ = nullptr;
   asio_internal::TimerHeap<Node> heap_;  // queued nodes, earliest first
