@@ -1,9 +1,7 @@
 // Counts heap allocations (and frees) of the calling thread, to show that
 // executing a pipeline allocates nothing on the success path, and how the
-// per-thread block cache behind asynchronous frames recycles. This file
-// replaces the global operator new for the whole test binary (counting
-// only; it forwards to malloc), so it must stay the binary's only
-// replacement.
+// per-thread block cache behind asynchronous frames recycles. This file is
+// the test binary's one user of testkit/counting_new.h.
 #include <gtest/gtest.h>
 #include <malloc.h>
 
@@ -16,35 +14,13 @@
 #include "pipeline/pipeline_test_util.h"
 #include "stormguard/core/internal/block_cache.h"
 #include "stormguard/metrics/counters.h"
-
-namespace {
-thread_local std::uint64_t thread_allocations = 0;
-thread_local std::uint64_t thread_frees = 0;
-
-void CountedFree(void* p) noexcept {
-  if (p != nullptr) ++thread_frees;
-  std::free(p);
-}
-
-void* CountedAlloc(std::size_t n) {
-  ++thread_allocations;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-}  // namespace
-
-void* operator new(std::size_t n) { return CountedAlloc(n); }
-void* operator new[](std::size_t n) { return CountedAlloc(n); }
-// Not inlined: GCC at -O1 (the sanitizer builds) would see the new
-// expression's operator new paired with this free() and warn of a mismatch.
-[[gnu::noinline]] void operator delete(void* p) noexcept { CountedFree(p); }
-[[gnu::noinline]] void operator delete[](void* p) noexcept { CountedFree(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { CountedFree(p); }
-[[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { CountedFree(p); }
+#include "testkit/counting_new.h"
 
 namespace stormguard {
 namespace {
 using namespace std::chrono_literals;
+using testkit::thread_allocations;
+using testkit::thread_frees;
 using testkit::Unwrap;
 
 TEST(PipelineAllocationTest, SuccessPathAllocatesNothingAfterWarmUp) {

@@ -134,6 +134,7 @@ class CoroutineCall {
     asio::cancellation_signal signal;
     // Odd while an attempt holds the slot; each take and each release adds
     // one, so a cancel on its way can tell whether its attempt still does.
+    // Written only on the executor; read by a stop on any thread.
     std::atomic<std::uint64_t> state{0};
     std::atomic<Slot*> next{nullptr};
   };
@@ -144,9 +145,23 @@ class CoroutineCall {
   // An attempt's thread: its operations take their cancellation slot from
   // a cancellation state hanging off the attempt's Slot.
   using ThreadEntry = asio::awaitable<asio::detail::awaitable_thread_entry_point, asio::any_io_executor>;
-  struct Launch {  // starts a thread on the executor (dispatched there from another thread)
-    Thread thread;
-    void operator()() { thread.launch(); }
+  struct Launch {  // starts an attempt on the executor (dispatched there from another thread)
+    CoroutineCall* call;
+    CallContext* ctx;
+    Completion<R> done;
+    void operator()() { call->LaunchHere(*ctx, std::move(done), true); }
+  };
+  // An attempt's thread being launched, on the launcher's stack: most
+  // attempts end inside their launch (a ready answer) and need no stop
+  // callback, so one is registered only for an attempt that suspended.
+  // An attempt that ends inside its launch leaves its token to the launch,
+  // which may still look at the call; one launched inside Start has none
+  // (Start's covers it) unless it is still running when the launch returns.
+  struct Launching {
+    Slot* slot;
+    std::optional<std::stop_callback<Emit>>* on_stop = nullptr;  // in the attempt's frame
+    Launching* outer;                                            // a launch this one runs inside
+    bool ended = false;
   };
   struct Done {
     CoroutineCall* call;
@@ -183,6 +198,8 @@ class CoroutineCall {
 
   static ThreadEntry RunAttempt(CoroutineCall* call, Slot* slot, CallContext& c, Completion<R> done);
   void StartAttempt(CallContext& c, Completion<R> done);
+  // `counted`: the attempt's token is taken already; else Start's covers the launch.
+  void LaunchHere(CallContext& c, Completion<R> done, bool counted);
   Slot& TakeSlot();
   void AttemptFinished(Slot& s);
   void EmitCancel(Slot* s) noexcept;
@@ -203,7 +220,13 @@ class CoroutineCall {
   std::optional<Thread> caller_;  // while suspended
   R* result_ = nullptr;           // once the call has ended, until taken
   std::atomic<int> pending_{2};   // the start and the call's end
-  Linked* linked_ = nullptr;      // in the caller's cancellation slot
+  // Inside Start, on the executor: the start's token keeps the caller
+  // waiting, so an attempt launched and ended there needs none of its own.
+  bool starting_ = false;
+  Linked* linked_ = nullptr;  // in the caller's cancellation slot
+  // The innermost launch running on this thread (a member would cost every
+  // waiting call 8 bytes for what lasts only while its attempt starts).
+  static inline thread_local Launching* launching_ = nullptr;
   Slot first_;
 };
 
@@ -226,6 +249,11 @@ bool CoroutineCall<R, F, G>::Start(const asio::any_io_executor& ex, asio::cancel
     linked_ = &caller.template emplace<Linked>(args_.ctx, caller);
   }
   AsyncTimers& timers = TimersFor(ex);
+  starting_ = true;
+  struct EndOfStart {  // also when the pipeline throws
+    bool& starting;
+    ~EndOfStart() { starting = false; }
+  } end_of_start{starting_};
   if constexpr (kHasFallback) {
     p.ExecuteAsync<R>(timers, args_.ctx, Attempt{this}, Done{this}, Fallback{this});
   } else {
@@ -247,26 +275,44 @@ void CoroutineCall<R, F, G>::Suspend(Thread caller) {
 
 template <class R, class F, class G>
 void CoroutineCall<R, F, G>::StartAttempt(CallContext& c, Completion<R> done) {
-  Slot& s = TakeSlot();
+  if (ex_.RunningInThisThread()) {
+    if (starting_) return LaunchHere(c, std::move(done), false);
+    pending_.fetch_add(1, std::memory_order_relaxed);  // the attempt's: the caller waits for the launch too
+    return LaunchHere(c, std::move(done), true);
+  }
   pending_.fetch_add(1, std::memory_order_relaxed);
+  asio::dispatch(ex_.get(), Launch{this, &c, std::move(done)});
+}
+
+template <class R, class F, class G>
+void CoroutineCall<R, F, G>::LaunchHere(CallContext& c, Completion<R> done, bool counted) {
+  Slot& s = TakeSlot();
   const asio::cancellation_slot parent = s.signal.slot();
   Thread thread(RunAttempt(this, &s, c, std::move(done)), ex_.get(), parent, asio::cancellation_state(parent));
-  if (ex_.RunningInThisThread()) {
-    thread.launch();
-  } else {
-    asio::dispatch(ex_.get(), Launch{std::move(thread)});
+  Launching launch{.slot = &s, .outer = launching_};
+  launching_ = &launch;
+  thread.launch();  // runs the attempt until it ends or waits
+  launching_ = launch.outer;
+  if (launch.ended) {
+    if (counted) Ended();  // the attempt's token, last: the caller may go on
+    return;
   }
+  if (!counted) pending_.fetch_add(1, std::memory_order_relaxed);  // it outlives the start: a token of its own
+  // It waits for an operation, whose completion runs on this executor, so
+  // not before this returns: from now on its stop cancels that operation
+  // (a stop already requested, at once).
+  launch.on_stop->emplace(c.stop, Emit{this, &s});
 }
 
 template <class R, class F, class G>
 typename CoroutineCall<R, F, G>::ThreadEntry CoroutineCall<R, F, G>::RunAttempt(CoroutineCall* call, Slot* slot,
                                                                                 CallContext& c, Completion<R> done) {
   {
-    // Registered once the thread has bound the slot (a stop already
-    // requested cancels at once: the attempt's first wait ends then), and
+    // Registered by the launch once the attempt waits (LaunchHere), and
     // gone, waiting out an Emit running on another thread, before the slot
     // is released.
-    std::stop_callback<Emit> on_stop(c.stop, Emit{call, slot});
+    std::optional<std::stop_callback<Emit>> on_stop;
+    call->launching_->on_stop = &on_stop;
     try {
       done(co_await call->args_.fn(c));
     } catch (const std::system_error& e) {
@@ -284,18 +330,22 @@ typename CoroutineCall<R, F, G>::ThreadEntry CoroutineCall<R, F, G>::RunAttempt(
 
 template <class R, class F, class G>
 typename CoroutineCall<R, F, G>::Slot& CoroutineCall<R, F, G>::TakeSlot() {
-  // Without a lock: an attempt may start on another thread (a bulkhead
-  // slot handed over by a call elsewhere). The chain only grows.
+  // On the executor, the one writer of the slots: plain stores, no
+  // read-modify-write. The chain only grows.
   for (Slot* s = &first_;;) {
-    std::uint64_t v = s->state.load(std::memory_order_relaxed);
-    if ((v & 1) == 0 && s->state.compare_exchange_strong(v, v + 1, std::memory_order_acquire)) return *s;
-    Slot* next = s->next.load(std::memory_order_acquire);
-    if (next == nullptr) {
-      auto fresh = std::make_unique<Slot>();
-      fresh->state.store(1, std::memory_order_relaxed);
-      if (s->next.compare_exchange_strong(next, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
+    const std::uint64_t v = s->state.load(std::memory_order_relaxed);
+    if ((v & 1) == 0) {
+      s->state.store(v + 1, std::memory_order_relaxed);
+      return *s;
     }
-    s = next;  // another attempt's slot, or the one it just added
+    Slot* next = s->next.load(std::memory_order_relaxed);
+    if (next == nullptr) {
+      next = new Slot;
+      next->state.store(1, std::memory_order_relaxed);
+      s->next.store(next, std::memory_order_release);
+      return *next;
+    }
+    s = next;
   }
 }
 
@@ -305,7 +355,11 @@ void CoroutineCall<R, F, G>::AttemptFinished(Slot& s) {
   // memory for an attempt it no longer runs). The attempt's coroutine is
   // past its last look at it: it only returns after this.
   s.signal.slot().clear();
-  s.state.fetch_add(1, std::memory_order_release);
+  s.state.store(s.state.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  if (launching_ != nullptr && launching_->slot == &s) {
+    launching_->ended = true;  // its launch drops the token
+    return;
+  }
   Ended();
 }
 
@@ -366,6 +420,19 @@ asio::awaitable<R> Drive(CoroutineCall<R, F, G> call) {
   co_return call.TakeResult();
 }
 
+// Drive's frame comes from the per-thread block cache (core/block_cache.h)
+// rather than Asio's recycling cache, which keeps two frames per thread:
+// with the caller's, Drive's, the attempt's entry and the attempt's own
+// frame alive at once, two of them missed it on every call (a malloc and a
+// free each). Drive co_awaits no asio::awaitable itself, whose await_suspend
+// would want Asio's own frame type.
+template <class T, class Executor>
+class CachedFrame final : public asio::detail::awaitable_frame<T, Executor> {
+ public:
+  static void* operator new(std::size_t size) { return AllocateCachedBlock(size); }
+  static void operator delete(void* frame, std::size_t size) noexcept { FreeCachedBlock(frame, size); }
+};
+
 }  // namespace asio_internal
 
 template <class R>
@@ -383,3 +450,10 @@ struct PipelineDriver<asio::awaitable<R>> {
 };
 
 }  // namespace stormguard
+
+// Drive's frame type (CachedFrame, above).
+template <class R, class F, class G>
+struct std::coroutine_traits<asio::awaitable<R, asio::any_io_executor>,
+                             stormguard::asio_internal::CoroutineCall<R, F, G>> {
+  using promise_type = stormguard::asio_internal::CachedFrame<R, asio::any_io_executor>;
+};
