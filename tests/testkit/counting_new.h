@@ -30,9 +30,21 @@ inline void* CountedAlloc(std::size_t n) {
 
 void* operator new(std::size_t n) { return stormguard::testkit::CountedAlloc(n); }
 void* operator new[](std::size_t n) { return stormguard::testkit::CountedAlloc(n); }
+// The nothrow forms too (std::stable_sort's buffer): each form's delete is
+// the plain one, so every new of the program must be ours, or ASan sees its
+// own allocation freed with free().
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  ++stormguard::testkit::thread_allocations;
+  return std::malloc(n == 0 ? 1 : n);
+}
+void* operator new[](std::size_t n, const std::nothrow_t& tag) noexcept { return operator new(n, tag); }
 // Not inlined: GCC at -O1 (the sanitizer builds) would see the new
 // expression's operator new paired with this free() and warn of a mismatch.
 [[gnu::noinline]] void operator delete(void* p) noexcept { stormguard::testkit::CountedFree(p); }
 [[gnu::noinline]] void operator delete[](void* p) noexcept { stormguard::testkit::CountedFree(p); }
 [[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { stormguard::testkit::CountedFree(p); }
 [[gnu::noinline]] void operator delete[](void* p, std::size_t) noexcept { stormguard::testkit::CountedFree(p); }
+[[gnu::noinline]] void operator delete(void* p, const std::nothrow_t&) noexcept { stormguard::testkit::CountedFree(p); }
+[[gnu::noinline]] void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  stormguard::testkit::CountedFree(p);
+}

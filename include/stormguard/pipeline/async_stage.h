@@ -111,6 +111,21 @@ class AsyncStep {
   void RunInner() const;             // tail call
   void Finish(Status status) const;  // tail call
 
+  // Keeps the call's frame (every stage's state) alive until destroyed,
+  // for a stage that looks at its state after RunInner returns, when the
+  // call may have ended meanwhile, on this thread or another.
+  class Hold {
+   public:
+    explicit Hold(AsyncCall& call) noexcept;
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+    ~Hold();
+
+   private:
+    AsyncCall& call_;
+  };
+  Hold HoldCall() const noexcept { return Hold(*call_); }
+
  private:
   void* RawState() const noexcept;
   AsyncCall* call_ = nullptr;
@@ -191,6 +206,7 @@ class AsyncCall {
 
  private:
   friend class AsyncStep;
+  friend class AsyncStep::Hold;
   friend class AsyncBranch;
   void Enter(std::size_t index);
   void Leave(std::size_t index, Status status);
@@ -218,6 +234,8 @@ inline bool AsyncStep::has_fallback() const noexcept { return call_->HasFallback
 inline Status AsyncStep::Fallback(const Status& why) const { return call_->CallFallback(why); }
 inline void AsyncStep::RunInner() const { call_->Enter(index_ + 1); }
 inline void AsyncStep::Finish(Status status) const { call_->Leave(index_, std::move(status)); }
+inline AsyncStep::Hold::Hold(AsyncCall& call) noexcept : call_(call) { call_.Retain(); }
+inline AsyncStep::Hold::~Hold() { call_.Release(); }
 inline void* AsyncStep::RawState() const noexcept {
   return call_->states_ + (call_->plan_->offsets[index_] - call_->base_);
 }
