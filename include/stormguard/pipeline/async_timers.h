@@ -11,8 +11,9 @@
 //   ...
 //   if (timers.Cancel(h)) { /* OnTime never ran and never will */ }
 //
-// Contract for implementations: Schedule never blocks and may be called
-// from a callback; Cancel returns true when the callback never ran and
+// Contract for implementations: Schedule never blocks, never runs the
+// callback before it returns (the asynchronous timeout relies on it), and
+// may be called from a callback; Cancel returns true when the callback never ran and
 // never will, false when it ran (waiting for it to return if it is running
 // on another thread); Cancel is never called from inside the same timer's
 // callback. Callbacks may continue a call inline (start its next attempt),
